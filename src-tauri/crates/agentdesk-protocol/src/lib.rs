@@ -1,0 +1,7 @@
+//! Wire types only: no I/O, no logic beyond (de)serialisation.
+//!
+//! - [`ui`]: the DTOs that cross the Tauri IPC boundary, exported to TypeScript with ts-rs
+//!   (`ui/src/generated/`); a test in this crate fails when the committed bindings are stale.
+//! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
+
+pub mod ui;

@@ -1,0 +1,68 @@
+//! The TypeScript bindings in `ui/src/generated/` are generated from the Rust types here and
+//! committed. This test fails when they are stale (or when a stray file is left there).
+//! Regenerate with: `UPDATE_BINDINGS=1 cargo test -p agentdesk-protocol --test bindings`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use agentdesk_protocol::ui;
+use ts_rs::{Config, TS};
+
+fn generated_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../ui/src/generated")
+}
+
+fn render<T: TS + 'static>(cfg: &Config, out: &mut BTreeMap<String, String>) {
+    let name = T::ident(cfg);
+    let body = T::export_to_string(cfg).expect("ts-rs export");
+    out.insert(format!("{name}.ts"), body);
+}
+
+/// Every type the UI sees. Add new UI-facing types here.
+fn expected() -> BTreeMap<String, String> {
+    let cfg = Config::new();
+    let mut out = BTreeMap::new();
+    render::<ui::Workspace>(&cfg, &mut out);
+    render::<ui::IpcError>(&cfg, &mut out);
+    render::<ui::ErrorCode>(&cfg, &mut out);
+    render::<ui::AppInfo>(&cfg, &mut out);
+    out
+}
+
+#[test]
+fn typescript_bindings_are_fresh() {
+    let dir = generated_dir();
+    let expected = expected();
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "ts") {
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+        for (file, body) in &expected {
+            std::fs::write(dir.join(file), body).unwrap();
+        }
+        return;
+    }
+    let mut stale = Vec::new();
+    for (file, body) in &expected {
+        match std::fs::read_to_string(dir.join(file)) {
+            Ok(on_disk) if on_disk.replace("\r\n", "\n") == *body => {}
+            Ok(_) => stale.push(format!("{file} differs")),
+            Err(_) => stale.push(format!("{file} is missing")),
+        }
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".ts") && !expected.contains_key(&name) {
+            stale.push(format!("{name} is not generated from any Rust type"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "ui/src/generated is stale: {stale:?}\nrun: UPDATE_BINDINGS=1 cargo test -p agentdesk-protocol --test bindings"
+    );
+}

@@ -1,0 +1,22 @@
+//! The one local SQLite file: schema migrations, typed queries, nothing else.
+//!
+//! No other crate writes SQL. Opening is careful: a database written by a newer build, a
+//! corrupt file or a failing migration returns a clear [`StoreError`] and leaves the file
+//! as it was (pending migrations run against a backup-protected file, see [`open`]).
+
+mod error;
+mod open;
+pub mod settings;
+pub mod workspaces;
+
+pub use error::{Result, StoreError};
+pub use open::{Store, DATABASE_FILE_NAME};
+
+/// Current time as Unix milliseconds: the only clock the schema uses.
+pub fn now_ms() -> i64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}

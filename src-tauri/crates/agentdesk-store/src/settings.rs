@@ -1,0 +1,30 @@
+//! Key/value settings, each value a JSON document.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::{now_ms, Result, Store};
+
+impl Store {
+    pub async fn get_setting<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
+        let v: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        v.map(|s| serde_json::from_str(&s)).transpose().map_err(Into::into)
+    }
+
+    pub async fn set_setting<T: Serialize>(&self, key: &str, value: &T) -> Result<()> {
+        let json = serde_json::to_string(value)?;
+        sqlx::query(
+            "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(key)
+        .bind(json)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,35 @@
+//! `tracing` to stderr and to a daily-rolling file in `<data dir>/logs`.
+
+use std::path::PathBuf;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{fmt, EnvFilter, Layer};
+
+/// Install the subscriber. `RUST_LOG` overrides the default filter. Returns the file writer's
+/// guard, which must live as long as the process.
+pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
+    let filter = || {
+        EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| EnvFilter::new("info,agentdesk=debug,tao=warn,wry=warn"))
+    };
+    let stderr = fmt::layer().with_writer(std::io::stderr).with_filter(filter());
+
+    let (file, guard) = match log_dir.map(|dir| (std::fs::create_dir_all(&dir), dir)) {
+        Some((Ok(()), dir)) => {
+            let appender = tracing_appender::rolling::daily(dir, "agentdesk.log");
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            let layer = fmt::layer().with_ansi(false).with_writer(writer).with_filter(filter());
+            (Some(layer), Some(guard))
+        }
+        Some((Err(e), dir)) => {
+            eprintln!("Agent Desk: cannot create the log directory {}: {e}", dir.display());
+            (None, None)
+        }
+        None => (None, None),
+    };
+
+    let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
+    guard
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run every test: lint, UI typecheck + unit tests, Rust unit/integration suites (with the real
+# codex and claude binaries against fake model servers), and the app E2E tests (the real app
+# under Xvfb through tauri-driver + WebKitWebDriver). Installs what is missing first.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+bash src-tauri/scripts/setup-linux.sh --test
+[ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+
+export CODEX_BIN="${CODEX_BIN:-$ROOT/target/engines/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex}"
+export CLAUDE_BIN="${CLAUDE_BIN:-$ROOT/target/engines/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude}"
+# Test output (screenshots, logs) lands here.
+export AGENTDESK_TEST_ARTIFACTS="${AGENTDESK_TEST_ARTIFACTS:-$ROOT/target/test-artifacts}"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "UI: typecheck and unit tests"
+npm --prefix ui run typecheck
+npm --prefix ui test
+
+step "UI: production build (embedded by the app binary)"
+npm --prefix ui run build
+
+step "Rust: formatting and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "Rust: build the app for the E2E tests"
+cargo build -p agentdesk
+export AGENTDESK_APP_BIN="$ROOT/target/debug/agentdesk"
+
+step "Rust: all suites"
+cargo test --no-fail-fast

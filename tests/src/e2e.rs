@@ -1,0 +1,304 @@
+//! Driving the real app: Xvfb, a private D-Bus session, tauri-driver + WebKitWebDriver, and a
+//! fantoccini WebDriver client. Every process started here is stopped on drop.
+//!
+//! Prerequisites (installed by `src-tauri/scripts/setup-linux.sh --test`): `Xvfb`,
+//! `dbus-daemon`, `WebKitWebDriver`, `tauri-driver`, and the app binary built with
+//! `cargo build -p agentdesk` (or `AGENTDESK_APP_BIN`). When one is missing the tests say
+//! SKIP loudly — and fail under `CI=true`, where a skipped suite is a defect.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Repository root (the parent of this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
+}
+
+/// Where a test leaves screenshots and logs.
+pub fn artifacts_dir(test: &str) -> PathBuf {
+    let base = std::env::var_os("AGENTDESK_TEST_ARTIFACTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("test-artifacts"));
+    let dir = base.join(test);
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".cargo/bin"));
+    }
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+pub struct Prerequisites {
+    pub app: PathBuf,
+    pub tauri_driver: PathBuf,
+    pub webkit_driver: PathBuf,
+    pub xvfb: PathBuf,
+    pub dbus_daemon: PathBuf,
+}
+
+/// Find everything the E2E tests need. `None` (after a loud SKIP line) when something is
+/// missing outside CI; a panic under `CI=true`.
+pub fn prerequisites(test: &str) -> Option<Prerequisites> {
+    let app = std::env::var_os("AGENTDESK_APP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("debug").join("agentdesk"));
+    let found = [
+        ("app binary (cargo build -p agentdesk)", app.is_file().then_some(app.clone())),
+        ("tauri-driver", find_on_path("tauri-driver")),
+        ("WebKitWebDriver", find_on_path("WebKitWebDriver")),
+        ("Xvfb", find_on_path("Xvfb")),
+        ("dbus-daemon", find_on_path("dbus-daemon")),
+    ];
+    let missing: Vec<&str> = found.iter().filter(|(_, p)| p.is_none()).map(|(n, _)| *n).collect();
+    if !missing.is_empty() {
+        let msg = format!("SKIP {test}: missing {}", missing.join(", "));
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{msg} — under CI=true the E2E tests must run");
+        }
+        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+        return None;
+    }
+    let [a, t, w, x, d] = found.map(|(_, p)| p.unwrap_or_default());
+    Some(Prerequisites { app: a, tauri_driver: t, webkit_driver: w, xvfb: x, dbus_daemon: d })
+}
+
+/// A child process that is terminated (SIGTERM, then SIGKILL) when dropped.
+pub struct Guarded {
+    name: &'static str,
+    child: Child,
+}
+
+impl Guarded {
+    pub fn new(name: &'static str, child: Child) -> Self {
+        Guarded { name, child }
+    }
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        // SIGTERM first: tauri-driver only stops WebKitWebDriver (and so the app) on SIGTERM.
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("{} did not stop on SIGTERM; killing", self.name);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn free_port() -> Result<u16, BoxError> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// A private X server on a free display number.
+pub struct Display {
+    pub name: String,
+    _server: Guarded,
+}
+
+impl Display {
+    pub fn start(xvfb: &Path) -> Result<Display, BoxError> {
+        for _ in 0..20 {
+            let n = 100 + (uuid::Uuid::new_v4().as_u128() % 800) as u32;
+            if Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+                continue;
+            }
+            let child = Command::new(xvfb)
+                .args([format!(":{n}"), "-screen".into(), "0".into(), "1280x800x24".into(), "-nolisten".into(), "tcp".into()])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?;
+            let server = Guarded::new("Xvfb", child);
+            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline && !socket.exists() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if socket.exists() {
+                return Ok(Display { name: format!(":{n}"), _server: server });
+            }
+        }
+        Err("could not start Xvfb on any display".into())
+    }
+}
+
+/// A private session bus, so notifications never reach (or depend on) the developer's desktop.
+pub struct SessionBus {
+    pub address: String,
+    _daemon: Guarded,
+}
+
+impl SessionBus {
+    pub fn start(dbus_daemon: &Path) -> Result<SessionBus, BoxError> {
+        let mut child = Command::new(dbus_daemon)
+            .args(["--session", "--nofork", "--print-address=1"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let stdout = child.stdout.take().ok_or("dbus-daemon has no stdout")?;
+        let daemon = Guarded::new("dbus-daemon", child);
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        let address = line.trim().to_string();
+        if address.is_empty() {
+            return Err("dbus-daemon printed no address".into());
+        }
+        Ok(SessionBus { address, _daemon: daemon })
+    }
+}
+
+/// Everything one app instance needs: its own data, config and cache dirs.
+pub struct AppEnv {
+    pub root: PathBuf,
+    pub data_dir: PathBuf,
+}
+
+impl AppEnv {
+    pub fn new(test: &str) -> Result<AppEnv, BoxError> {
+        let root = target_dir().join("e2e-homes").join(format!("{test}-{}", uuid::Uuid::new_v4()));
+        let data_dir = root.join("data");
+        std::fs::create_dir_all(&data_dir)?;
+        Ok(AppEnv { root, data_dir })
+    }
+
+    fn vars(&self) -> Vec<(String, PathBuf)> {
+        vec![
+            ("AGENTDESK_DATA_DIR".into(), self.data_dir.clone()),
+            // Tauri plugins (window state) write into the XDG dirs: keep instances apart.
+            ("XDG_DATA_HOME".into(), self.root.join("xdg-data")),
+            ("XDG_CONFIG_HOME".into(), self.root.join("xdg-config")),
+            ("XDG_CACHE_HOME".into(), self.root.join("xdg-cache")),
+        ]
+    }
+}
+
+/// One running tauri-driver with a WebDriver session on the app.
+pub struct AppSession {
+    pub client: Client,
+    _driver: Guarded,
+}
+
+pub struct Desktop {
+    pre: Prerequisites,
+    display: Display,
+    bus: SessionBus,
+}
+
+impl Desktop {
+    pub fn start(pre: Prerequisites) -> Result<Desktop, BoxError> {
+        let display = Display::start(&pre.xvfb)?;
+        let bus = SessionBus::start(&pre.dbus_daemon)?;
+        Ok(Desktop { pre, display, bus })
+    }
+
+    /// Start the app (through tauri-driver) and open a WebDriver session on it.
+    pub async fn launch(&self, env: &AppEnv, log_name: &str, artifacts: &Path) -> Result<AppSession, BoxError> {
+        let port = free_port()?;
+        let native_port = free_port()?;
+        let log = std::fs::File::create(artifacts.join(format!("{log_name}.log")))?;
+        let mut cmd = Command::new(&self.pre.tauri_driver);
+        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .arg("--native-driver")
+            .arg(&self.pre.webkit_driver)
+            .env("DISPLAY", &self.display.name)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.bus.address)
+            .env("NO_AT_BRIDGE", "1")
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        for (k, v) in env.vars() {
+            cmd.env(k, v);
+        }
+        let driver = Guarded::new("tauri-driver", cmd.spawn()?);
+        wait_for_port(port, Duration::from_secs(20)).await?;
+
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), serde_json::json!("wry"));
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({ "application": self.pre.app.display().to_string() }),
+        );
+        let client = tokio::time::timeout(
+            Duration::from_secs(60),
+            ClientBuilder::native().capabilities(caps).connect(&format!("http://127.0.0.1:{port}")),
+        )
+        .await
+        .map_err(|_| "timed out opening a WebDriver session on the app")??;
+        Ok(AppSession { client, _driver: driver })
+    }
+}
+
+async fn wait_for_port(port: u16, limit: Duration) -> Result<(), BoxError> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("nothing listens on 127.0.0.1:{port}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+impl AppSession {
+    pub async fn find(&self, css: &str) -> Result<fantoccini::elements::Element, BoxError> {
+        Ok(self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await?)
+    }
+
+    /// Wait until the text of some element matching `css` equals `text`.
+    pub async fn wait_for_text(&self, css: &str, text: &str) -> Result<(), BoxError> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            for el in self.client.find_all(Locator::Css(css)).await? {
+                if el.text().await?.trim() == text {
+                    return Ok(());
+                }
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no {css} with text {text:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn screenshot(&self, path: &Path) -> Result<(), BoxError> {
+        std::fs::write(path, self.client.screenshot().await?)?;
+        Ok(())
+    }
+
+    /// End the WebDriver session, which closes the app.
+    pub async fn quit(self) -> Result<(), BoxError> {
+        self.client.close().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,3 @@
+//! Shared test support: process helpers, fake model servers, fake engines (see `src/bin/`).
+
+pub mod e2e;

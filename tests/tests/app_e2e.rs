@@ -1,0 +1,53 @@
+//! The real app, under Xvfb, through tauri-driver + WebKitWebDriver: UI → Rust → SQLite → UI.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
+
+const TEST: &str = "workspace_survives_restart";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_added_by_typed_path_survives_restart() {
+    let Some(pre) = prerequisites(TEST) else { return };
+    tokio::time::timeout(Duration::from_secs(240), scenario(pre)).await.expect("E2E timed out").unwrap();
+}
+
+async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxError> {
+    let artifacts = artifacts_dir(TEST);
+    let desktop = Desktop::start(pre)?;
+    let env = AppEnv::new(TEST)?;
+    let folder = env.root.join("my project");
+    std::fs::create_dir_all(&folder)?;
+    let folder = std::fs::canonicalize(&folder)?.display().to_string();
+
+    // First run: an empty list, a bad path gets a clear error, a good one is listed.
+    let app = desktop.launch(&env, "first-run", &artifacts).await?;
+    app.find("[data-testid=no-workspaces]").await?;
+
+    let input = app.find("[data-testid=workspace-path-input]").await?;
+    input.send_keys("/definitely/not/here").await?;
+    app.find("[data-testid=add-workspace-submit]").await?.click().await?;
+    let banner = app.find("[data-testid=error-banner]").await?;
+    let text = banner.text().await?;
+    assert!(text.contains("/definitely/not/here does not exist"), "banner said: {text}");
+
+    input.clear().await?;
+    input.send_keys(&folder).await?;
+    app.find("[data-testid=add-workspace-submit]").await?.click().await?;
+    app.wait_for_text("[data-testid=workspace-path]", &folder).await?;
+    app.wait_for_text("[data-testid=selected-workspace-path]", &folder).await?;
+    app.screenshot(&artifacts.join("first-run.png")).await?;
+    app.quit().await?;
+
+    assert!(env.data_dir.join("agentdesk.db").is_file(), "the SQLite file is in the data dir");
+
+    // Second run on the same data dir: still there.
+    let app = desktop.launch(&env, "second-run", &artifacts).await?;
+    app.wait_for_text("[data-testid=workspace-path]", &folder).await?;
+    let items = app.client.find_all(fantoccini::Locator::Css("[data-testid=workspace-item]")).await?;
+    assert_eq!(items.len(), 1);
+    app.screenshot(&artifacts.join("second-run.png")).await?;
+    app.quit().await?;
+    Ok(())
+}

@@ -1,0 +1,22 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from "vite";
+
+// No React plugin: esbuild compiles TSX with the automatic runtime, and Vite's full-page
+// reload is the live reload `tauri dev` needs (fast refresh would need an inline script,
+// which our CSP forbids).
+export default defineConfig({
+  clearScreen: false,
+  esbuild: { jsx: "automatic" },
+  server: { port: 5173, strictPort: true, host: "localhost" },
+  build: {
+    outDir: "dist",
+    target: "es2022",
+    // Tauri's CSP forbids inline scripts and styles: keep every asset a file.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+  },
+  test: {
+    environment: "jsdom",
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+  },
+});
