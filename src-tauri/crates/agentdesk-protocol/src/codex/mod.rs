@@ -1,0 +1,40 @@
+//! Codex `app-server` v2 wire types: the subset Agent Desk speaks, pinned to codex 0.169.0
+//! (the full schema of that version is committed under `schema/codex-0.169.0/`; a test diffs it
+//! against the pinned binary so an upgrade fails loudly).
+//!
+//! Conventions, all of them forced by the wire:
+//! - Field names are camelCase except where codex itself uses snake_case (`text_elements`).
+//! - Tagged unions (`ThreadItem`, `UserInput`, ...) keep unknown variants as raw JSON in an
+//!   `Unknown(serde_json::Value)` variant: a newer codex must never crash a session.
+//! - Unknown fields are ignored, so additive changes on codex's side are harmless.
+//! - Notifications and server requests are parsed from `(method, params)` because the RPC
+//!   peer has already split the envelope; unknown methods come back as `Unknown { .. }`.
+
+pub mod client;
+pub mod items;
+pub mod notifications;
+pub mod server_requests;
+
+pub use client::*;
+pub use items::*;
+pub use notifications::*;
+pub use server_requests::*;
+
+/// The codex version whose wire this module follows and whose schema is committed.
+pub const PINNED_CODEX_VERSION: &str = "0.169.0";
+
+/// Client → server method names.
+pub mod method {
+    pub const INITIALIZE: &str = "initialize";
+    pub const INITIALIZED: &str = "initialized";
+    pub const THREAD_START: &str = "thread/start";
+    pub const THREAD_RESUME: &str = "thread/resume";
+    pub const TURN_START: &str = "turn/start";
+    pub const TURN_INTERRUPT: &str = "turn/interrupt";
+    pub const ACCOUNT_READ: &str = "account/read";
+    pub const MODEL_LIST: &str = "model/list";
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests;

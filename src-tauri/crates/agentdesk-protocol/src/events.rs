@@ -1,0 +1,293 @@
+//! Canonical, engine-neutral events: the timeline of a run is made of these, whichever engine
+//! produced it. Adapters translate engine-native messages into [`AgentEvent`]s; the core's run
+//! reducer, the store and the UI only ever see these.
+//!
+//! Serialized as `{"type": "message.delta", ...camelCase fields}`. Derives `TS`; the lead
+//! exports the bindings centrally (no `#[ts(export)]` here).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// What kind of tool an item is, for the card the UI draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    Command,
+    FileChange,
+    Mcp,
+    Web,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Running,
+    Completed,
+    Failed,
+    /// The user (or a rule) said no; the run went on.
+    Declined,
+    /// The run ended (interrupt, crash) before the tool finished.
+    Interrupted,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChangeKind {
+    Add,
+    Delete,
+    Update,
+    Move,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalKind {
+    Command,
+    FileChange,
+    Permission,
+    Tool,
+}
+
+/// A file an approval is about, with the change when known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalFile {
+    pub path: String,
+    pub kind: FileChangeKind,
+    pub diff: String,
+}
+
+/// How an approval ended, as far as the engine side knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalOutcome {
+    ApprovedOnce,
+    ApprovedForSession,
+    Denied,
+    /// The engine went away (or the run ended) before anyone answered: not a denial.
+    Expired,
+    /// Withdrawn on purpose (e.g. the run was interrupted).
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionOption {
+    pub label: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Question {
+    pub id: String,
+    pub header: Option<String>,
+    pub question: String,
+    pub options: Vec<QuestionOption>,
+    /// A free-text answer is allowed besides the options.
+    pub allow_other: bool,
+    pub secret: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticSource {
+    /// A line the engine wrote on stderr.
+    Stderr,
+    /// An engine message the adapter does not understand (kept, never dropped).
+    UnknownMessage,
+    /// Something the adapter did on the user's behalf (restart, fresh session after a failed
+    /// resume, ...): shown on the timeline as a notice.
+    Notice,
+    /// A warning the engine sent.
+    Warning,
+}
+
+/// One canonical event. `itemId`s are the engine's item ids, stable within a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(tag = "type")]
+pub enum AgentEvent {
+    #[serde(rename = "run.started", rename_all = "camelCase")]
+    RunStarted {
+        model: Option<String>,
+        tools: Vec<String>,
+        /// The engine's own id for the conversation (codex thread id, claude session id).
+        engine_session_id: Option<String>,
+    },
+    #[serde(rename = "message.delta", rename_all = "camelCase")]
+    MessageDelta { item_id: String, text: String },
+    #[serde(rename = "message.completed", rename_all = "camelCase")]
+    MessageCompleted { item_id: String, text: String },
+    #[serde(rename = "reasoning.delta", rename_all = "camelCase")]
+    ReasoningDelta { item_id: String, text: String },
+    #[serde(rename = "reasoning.completed", rename_all = "camelCase")]
+    ReasoningCompleted { item_id: String, text: String },
+    #[serde(rename = "tool.started", rename_all = "camelCase")]
+    ToolStarted {
+        item_id: String,
+        kind: ToolKind,
+        name: String,
+        #[ts(type = "unknown")]
+        input: Value,
+    },
+    /// Streaming output of a running tool (appended).
+    #[serde(rename = "tool.updated", rename_all = "camelCase")]
+    ToolUpdated {
+        item_id: String,
+        kind: ToolKind,
+        output: String,
+    },
+    #[serde(rename = "tool.completed", rename_all = "camelCase")]
+    ToolCompleted {
+        item_id: String,
+        kind: ToolKind,
+        name: String,
+        #[ts(type = "unknown")]
+        input: Value,
+        /// The full output (not a delta): authoritative over the streamed pieces.
+        output: Option<String>,
+        status: ToolStatus,
+        exit_code: Option<i32>,
+    },
+    #[serde(rename = "file.changed", rename_all = "camelCase")]
+    FileChanged {
+        item_id: String,
+        path: String,
+        kind: FileChangeKind,
+        diff: String,
+    },
+    #[serde(rename = "approval.requested", rename_all = "camelCase")]
+    ApprovalRequested {
+        /// Adapter-minted key (uuid v7) to resolve it with; unique for the adapter's lifetime.
+        request_id: String,
+        kind: ApprovalKind,
+        item_id: Option<String>,
+        command: Option<String>,
+        cwd: Option<String>,
+        files: Vec<ApprovalFile>,
+        reason: Option<String>,
+        /// Engine-specific detail (e.g. the permissions asked for), for display.
+        #[ts(type = "unknown")]
+        detail: Value,
+    },
+    #[serde(rename = "approval.resolved", rename_all = "camelCase")]
+    ApprovalResolved {
+        request_id: String,
+        outcome: ApprovalOutcome,
+    },
+    #[serde(rename = "question.asked", rename_all = "camelCase")]
+    QuestionAsked {
+        request_id: String,
+        item_id: Option<String>,
+        questions: Vec<Question>,
+    },
+    /// `answers` is `None` when the question expired unanswered.
+    #[serde(rename = "question.answered", rename_all = "camelCase")]
+    QuestionAnswered {
+        request_id: String,
+        answers: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    },
+    /// Token usage of this run (not of the whole session).
+    #[serde(rename = "usage", rename_all = "camelCase")]
+    Usage {
+        #[ts(type = "number")]
+        input: i64,
+        #[ts(type = "number")]
+        cached: i64,
+        #[ts(type = "number")]
+        output: i64,
+        #[ts(type = "number")]
+        reasoning: i64,
+        cost_usd: Option<f64>,
+    },
+    #[serde(rename = "run.completed", rename_all = "camelCase")]
+    RunCompleted { stop_reason: String },
+    #[serde(rename = "run.failed", rename_all = "camelCase")]
+    RunFailed {
+        /// A sentence for the user.
+        error: String,
+        /// Machine-readable cause when known (`http_401`, `engine_crashed`, ...).
+        code: Option<String>,
+    },
+    #[serde(rename = "run.interrupted")]
+    RunInterrupted {},
+    #[serde(rename = "engine.diagnostic", rename_all = "camelCase")]
+    EngineDiagnostic {
+        source: DiagnosticSource,
+        message: String,
+        #[ts(type = "unknown")]
+        raw: Option<Value>,
+    },
+}
+
+impl AgentEvent {
+    /// The wire name (`"message.delta"`, ...), handy for logs and tests.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::RunStarted { .. } => "run.started",
+            Self::MessageDelta { .. } => "message.delta",
+            Self::MessageCompleted { .. } => "message.completed",
+            Self::ReasoningDelta { .. } => "reasoning.delta",
+            Self::ReasoningCompleted { .. } => "reasoning.completed",
+            Self::ToolStarted { .. } => "tool.started",
+            Self::ToolUpdated { .. } => "tool.updated",
+            Self::ToolCompleted { .. } => "tool.completed",
+            Self::FileChanged { .. } => "file.changed",
+            Self::ApprovalRequested { .. } => "approval.requested",
+            Self::ApprovalResolved { .. } => "approval.resolved",
+            Self::QuestionAsked { .. } => "question.asked",
+            Self::QuestionAnswered { .. } => "question.answered",
+            Self::Usage { .. } => "usage",
+            Self::RunCompleted { .. } => "run.completed",
+            Self::RunFailed { .. } => "run.failed",
+            Self::RunInterrupted {} => "run.interrupted",
+            Self::EngineDiagnostic { .. } => "engine.diagnostic",
+        }
+    }
+
+    /// Ends the run: nothing follows for this run.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Self::RunCompleted { .. } | Self::RunFailed { .. } | Self::RunInterrupted {}
+        )
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tagged_with_dotted_names_and_camel_case_fields() {
+        let e = AgentEvent::MessageDelta {
+            item_id: "m1".into(),
+            text: "hi".into(),
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"type": "message.delta", "itemId": "m1", "text": "hi"})
+        );
+        assert_eq!(serde_json::from_value::<AgentEvent>(v).unwrap(), e);
+        let v = serde_json::to_value(AgentEvent::RunInterrupted {}).unwrap();
+        assert_eq!(v, serde_json::json!({"type": "run.interrupted"}));
+        let e = AgentEvent::ToolStarted {
+            item_id: "c".into(),
+            kind: ToolKind::FileChange,
+            name: "apply_patch".into(),
+            input: Value::Null,
+        };
+        assert_eq!(serde_json::to_value(&e).unwrap()["kind"], "file_change");
+        assert_eq!(e.type_name(), "tool.started");
+    }
+
+    #[test]
+    fn ts_declaration_builds() {
+        let decl = AgentEvent::decl(&ts_rs::Config::default());
+        assert!(decl.contains("\"message.delta\""), "{decl}");
+    }
+}
