@@ -1,3 +1,5 @@
 //! Shared test support: process helpers, fake model servers, fake engines (see `src/bin/`).
 
 pub mod e2e;
+pub mod fake_responses;
+pub mod http;
