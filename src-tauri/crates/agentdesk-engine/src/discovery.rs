@@ -1,0 +1,414 @@
+//! Finding an engine executable and probing its version.
+//!
+//! Order: explicit override (from settings) → `PATH` → the usual install dirs. A GUI app on
+//! macOS/Linux often starts with a minimal `PATH` (no shell profile ran), which is why the
+//! install dirs of npm, Homebrew, nvm/volta/mise/asdf and the native installers are searched
+//! too. All inputs are injectable for tests ([`Discovery::path_var`], [`Discovery::search_dirs`]).
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::process::Command;
+
+use crate::error::EngineError;
+use crate::process::ALWAYS_REMOVED_ENV;
+
+/// An engine CLI we know how to find and how to tell the user to install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineProgram {
+    /// Executable name without extension.
+    pub name: &'static str,
+    pub display_name: &'static str,
+    /// Shown when it cannot be found.
+    pub install_hint: &'static str,
+}
+
+impl EngineProgram {
+    pub const CODEX: Self = Self {
+        name: "codex",
+        display_name: "Codex",
+        install_hint: "install with `npm install -g @openai/codex`, or set its path in Settings",
+    };
+    pub const CLAUDE: Self = Self {
+        name: "claude",
+        display_name: "Claude Code",
+        install_hint: "install with `npm install -g @anthropic-ai/claude-code` (or `curl -fsSL https://claude.ai/install.sh | bash`), or set its path in Settings",
+    };
+}
+
+/// How the executable was found (shown in Settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundVia {
+    Override,
+    Path,
+    InstallDir,
+}
+
+/// A found executable and how to launch it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executable {
+    /// The file that was found.
+    pub path: PathBuf,
+    pub via: FoundVia,
+    /// What to spawn: `path` itself, or `cmd.exe` for a Windows `.cmd`/`.bat` shim.
+    pub launch_program: PathBuf,
+    /// Arguments before the engine's own (`/C <shim>` for a shim).
+    pub launch_prefix_args: Vec<OsString>,
+}
+
+impl Executable {
+    /// Wrap a path; on Windows, batch shims (what npm installs) cannot be spawned directly and
+    /// are run through `cmd /C`.
+    pub fn new(path: PathBuf, via: FoundVia) -> Self {
+        let is_batch = path
+            .extension()
+            .and_then(OsStr::to_str)
+            .is_some_and(|e| e.eq_ignore_ascii_case("cmd") || e.eq_ignore_ascii_case("bat"));
+        if cfg!(windows) && is_batch {
+            let comspec = std::env::var_os("ComSpec").unwrap_or_else(|| "cmd.exe".into());
+            return Self {
+                launch_program: PathBuf::from(comspec),
+                launch_prefix_args: vec!["/C".into(), path.clone().into_os_string()],
+                path,
+                via,
+            };
+        }
+        Self {
+            launch_program: path.clone(),
+            launch_prefix_args: Vec::new(),
+            path,
+            via,
+        }
+    }
+}
+
+/// Searches for one engine. Defaults come from the real environment.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    program: EngineProgram,
+    override_path: Option<PathBuf>,
+    path_var: Option<OsString>,
+    search_dirs: Vec<PathBuf>,
+}
+
+impl Discovery {
+    pub fn new(program: EngineProgram) -> Self {
+        Self {
+            program,
+            override_path: None,
+            path_var: std::env::var_os("PATH"),
+            search_dirs: default_install_dirs(&HostDirs::from_env()),
+        }
+    }
+
+    /// A user-configured path; when set, it is the only candidate (a wrong override is an
+    /// error to fix, not something to silently work around).
+    pub fn override_path(mut self, path: Option<PathBuf>) -> Self {
+        self.override_path = path.filter(|p| !p.as_os_str().is_empty());
+        self
+    }
+
+    /// Replace the `PATH` value searched.
+    pub fn path_var(mut self, path: Option<OsString>) -> Self {
+        self.path_var = path;
+        self
+    }
+
+    /// Replace the install dirs searched after `PATH`.
+    pub fn search_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.search_dirs = dirs;
+        self
+    }
+
+    /// Find the executable, or say what was searched and how to install it.
+    pub fn find(&self) -> Result<Executable, EngineError> {
+        if let Some(path) = &self.override_path {
+            if is_executable(path) {
+                return Ok(Executable::new(path.clone(), FoundVia::Override));
+            }
+            return Err(EngineError::NotFound {
+                program: self.program.name.to_owned(),
+                hint: format!(
+                    "the configured path {} is not an executable file; fix or clear it in Settings",
+                    path.display()
+                ),
+                searched: vec![path.clone()],
+            });
+        }
+        let mut searched = Vec::new();
+        let path_dirs: Vec<PathBuf> = self
+            .path_var
+            .as_deref()
+            .map(|p| std::env::split_paths(p).collect())
+            .unwrap_or_default();
+        for (dirs, via) in [
+            (&path_dirs, FoundVia::Path),
+            (&self.search_dirs, FoundVia::InstallDir),
+        ] {
+            for dir in dirs.iter().filter(|d| !d.as_os_str().is_empty()) {
+                for name in candidate_names(self.program.name) {
+                    let candidate = dir.join(&name);
+                    if is_executable(&candidate) {
+                        return Ok(Executable::new(candidate, via));
+                    }
+                }
+                searched.push(dir.clone());
+            }
+        }
+        Err(EngineError::NotFound {
+            program: self.program.name.to_owned(),
+            hint: self.program.install_hint.to_owned(),
+            searched,
+        })
+    }
+}
+
+fn candidate_names(name: &str) -> Vec<String> {
+    if cfg!(windows) {
+        // npm installs `codex.cmd` (and a `.ps1` we cannot run directly); native installers `.exe`.
+        ["exe", "cmd", "bat"]
+            .iter()
+            .map(|ext| format!("{name}.{ext}"))
+            .collect()
+    } else {
+        vec![name.to_owned()]
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// The environment the default install dirs are derived from (injectable for tests).
+#[derive(Debug, Clone, Default)]
+pub struct HostDirs {
+    pub home: Option<PathBuf>,
+    /// `NPM_CONFIG_PREFIX` / `prefix=` in `~/.npmrc`.
+    pub npm_prefix: Option<PathBuf>,
+    /// `NVM_BIN`, set when nvm is active in the launching shell.
+    pub nvm_bin: Option<PathBuf>,
+    /// Windows `%APPDATA%` / `%LOCALAPPDATA%`.
+    pub appdata: Option<PathBuf>,
+    pub local_appdata: Option<PathBuf>,
+}
+
+impl HostDirs {
+    pub fn from_env() -> Self {
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let home = var("HOME").or_else(|| var("USERPROFILE"));
+        let npm_prefix = var("NPM_CONFIG_PREFIX")
+            .or_else(|| var("npm_config_prefix"))
+            .or_else(|| home.as_deref().and_then(npmrc_prefix));
+        Self {
+            home,
+            npm_prefix,
+            nvm_bin: var("NVM_BIN"),
+            appdata: var("APPDATA"),
+            local_appdata: var("LOCALAPPDATA"),
+        }
+    }
+}
+
+fn npmrc_prefix(home: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(home.join(".npmrc")).ok()?;
+    text.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "prefix").then(|| expand_home(value.trim(), home))
+    })
+}
+
+fn expand_home(value: &str, home: &Path) -> PathBuf {
+    match value.strip_prefix("~/") {
+        Some(rest) => home.join(rest),
+        None => PathBuf::from(value),
+    }
+}
+
+/// The usual install locations, most specific first.
+pub fn default_install_dirs(host: &HostDirs) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(prefix) = &host.npm_prefix {
+        // npm puts global bins in PREFIX/bin on Unix and in PREFIX itself on Windows.
+        dirs.push(if cfg!(windows) {
+            prefix.clone()
+        } else {
+            prefix.join("bin")
+        });
+    }
+    if let Some(nvm) = &host.nvm_bin {
+        dirs.push(nvm.clone());
+    }
+    if cfg!(windows) {
+        if let Some(appdata) = &host.appdata {
+            dirs.push(appdata.join("npm"));
+        }
+        if let Some(local) = &host.local_appdata {
+            dirs.push(local.join("Programs").join("claude"));
+        }
+        if let Some(home) = &host.home {
+            dirs.push(home.join(".local").join("bin"));
+        }
+        return dirs;
+    }
+    if let Some(home) = &host.home {
+        for rel in [
+            ".local/bin",
+            ".npm-global/bin",
+            ".claude/local",
+            ".volta/bin",
+            ".bun/bin",
+        ] {
+            dirs.push(home.join(rel));
+        }
+        dirs.extend(nvm_version_bins(&home.join(".nvm/versions/node")));
+        for rel in [".local/share/mise/shims", ".asdf/shims"] {
+            dirs.push(home.join(rel));
+        }
+    }
+    for dir in ["/opt/homebrew/bin", "/usr/local/bin", "/usr/bin"] {
+        dirs.push(PathBuf::from(dir));
+    }
+    dirs
+}
+
+/// `~/.nvm/versions/node/v*/bin`, newest version first.
+fn nvm_version_bins(root: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut versions: Vec<(Vec<u64>, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let key = name
+                .trim_start_matches('v')
+                .split('.')
+                .map(|p| p.parse().unwrap_or(0))
+                .collect();
+            (key, e.path().join("bin"))
+        })
+        .collect();
+    versions.sort_by(|a, b| b.0.cmp(&a.0));
+    versions.into_iter().map(|(_, p)| p).collect()
+}
+
+/// A parsed `--version` output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineVersion {
+    /// The whole first line, e.g. `codex-cli 0.169.0` or `2.1.328 (Claude Code)`.
+    pub raw: String,
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+}
+
+impl fmt::Display for EngineVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl EngineVersion {
+    /// Find the first `X.Y.Z` token (optionally `v`-prefixed, with a `-pre` suffix ignored).
+    pub fn parse(output: &str) -> Option<Self> {
+        let line = output.lines().map(str::trim).find(|l| !l.is_empty())?;
+        line.split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '/')
+            .find_map(|token| {
+                let token = token.strip_prefix('v').unwrap_or(token);
+                let core = token.split(['-', '+']).next()?;
+                let mut parts = core.split('.');
+                let major = parts.next()?.parse().ok()?;
+                let minor = parts.next()?.parse().ok()?;
+                let patch = parts.next()?.parse().ok()?;
+                Some(Self {
+                    raw: line.to_owned(),
+                    major,
+                    minor,
+                    patch,
+                })
+            })
+    }
+}
+
+/// Run `<exe> --version` with a timeout and parse the answer.
+pub async fn probe_version(
+    exe: &Executable,
+    timeout: Duration,
+) -> Result<EngineVersion, EngineError> {
+    let mut cmd = Command::new(&exe.launch_program);
+    cmd.args(&exe.launch_prefix_args)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for key in ALWAYS_REMOVED_ENV {
+        cmd.env_remove(key);
+    }
+    let output = match tokio::time::timeout(timeout, cmd.output()).await {
+        Err(_) => {
+            return Err(EngineError::Timeout {
+                what: format!("`{} --version`", exe.path.display()),
+                after: timeout,
+            })
+        }
+        Ok(Err(source)) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Err(EngineError::NotFound {
+                program: exe.path.display().to_string(),
+                hint: "the executable disappeared; check the engine path in Settings".to_owned(),
+                searched: vec![exe.path.clone()],
+            })
+        }
+        Ok(Err(source)) => {
+            return Err(EngineError::Spawn {
+                program: exe.path.clone(),
+                source,
+            })
+        }
+        Ok(Ok(output)) => output,
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(EngineError::VersionProbe {
+            program: exe.path.clone(),
+            detail: format!(
+                "`--version` failed ({}): {}",
+                crate::process::ExitStatusInfo::from(output.status),
+                crate::diagnostic::excerpt(stderr.trim().as_bytes())
+            ),
+        });
+    }
+    EngineVersion::parse(&stdout).ok_or_else(|| EngineError::VersionProbe {
+        program: exe.path.clone(),
+        detail: format!(
+            "no version number in {:?}",
+            crate::diagnostic::excerpt(stdout.trim().as_bytes())
+        ),
+    })
+}
+
+#[cfg(test)]
+#[path = "discovery_tests.rs"]
+mod tests;

@@ -1,0 +1,143 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+#[test]
+fn parses_real_version_strings() {
+    let codex = EngineVersion::parse("codex-cli 0.169.0\n").unwrap();
+    assert_eq!((codex.major, codex.minor, codex.patch), (0, 169, 0));
+    assert_eq!(codex.raw, "codex-cli 0.169.0");
+    let claude = EngineVersion::parse("2.1.328 (Claude Code)").unwrap();
+    assert_eq!(claude.to_string(), "2.1.328");
+    assert_eq!(
+        EngineVersion::parse("tool v1.2.3-beta.1")
+            .unwrap()
+            .to_string(),
+        "1.2.3"
+    );
+    assert!(EngineVersion::parse("no version here").is_none());
+    assert!(EngineVersion::parse("").is_none());
+}
+
+#[test]
+fn not_found_says_how_to_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Discovery::new(EngineProgram::CODEX)
+        .path_var(Some(dir.path().as_os_str().to_owned()))
+        .search_dirs(vec![dir.path().join("nope")])
+        .find()
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("codex not found — install with `npm install -g @openai/codex`"),
+        "{msg}"
+    );
+    assert!(matches!(err, EngineError::NotFound { ref searched, .. } if searched.len() == 2));
+}
+
+#[test]
+fn bad_override_is_an_error_not_a_fallback() {
+    let err = Discovery::new(EngineProgram::CLAUDE)
+        .override_path(Some("/nonexistent/claude".into()))
+        .find()
+        .unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/claude"), "{err}");
+}
+
+#[test]
+fn default_dirs_cover_the_usual_places() {
+    let host = HostDirs {
+        home: Some("/home/u".into()),
+        npm_prefix: Some("/home/u/.npm-prefix".into()),
+        ..HostDirs::default()
+    };
+    let dirs = default_install_dirs(&host);
+    if cfg!(unix) {
+        for want in [
+            "/home/u/.npm-prefix/bin",
+            "/home/u/.local/bin",
+            "/home/u/.npm-global/bin",
+            "/opt/homebrew/bin",
+            "/usr/local/bin",
+            "/home/u/.volta/bin",
+            "/home/u/.asdf/shims",
+        ] {
+            assert!(dirs.contains(&PathBuf::from(want)), "missing {want}");
+        }
+    }
+}
+
+#[cfg(unix)]
+mod unix {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    use super::*;
+
+    fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn order_is_override_then_path_then_install_dirs() {
+        let path_dir = tempfile::tempdir().unwrap();
+        let install_dir = tempfile::tempdir().unwrap();
+        let in_install = script(install_dir.path(), "codex", "true");
+        let base = Discovery::new(EngineProgram::CODEX)
+            .path_var(Some(path_dir.path().as_os_str().to_owned()))
+            .search_dirs(vec![install_dir.path().to_owned()]);
+        let found = base.find().unwrap();
+        assert_eq!(
+            (found.path.clone(), found.via),
+            (in_install.clone(), FoundVia::InstallDir)
+        );
+
+        // Not executable → skipped.
+        std::fs::write(path_dir.path().join("codex"), "x").unwrap();
+        assert_eq!(base.find().unwrap().via, FoundVia::InstallDir);
+        let in_path = script(path_dir.path(), "codex", "true");
+        let found = base.find().unwrap();
+        assert_eq!((found.path, found.via), (in_path, FoundVia::Path));
+
+        let found = base
+            .clone()
+            .override_path(Some(in_install.clone()))
+            .find()
+            .unwrap();
+        assert_eq!((found.path, found.via), (in_install, FoundVia::Override));
+    }
+
+    #[tokio::test]
+    async fn probe_parses_output_and_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = script(dir.path(), "claude", "echo '2.1.328 (Claude Code)'");
+        let v = probe_version(&Executable::new(ok, FoundVia::Path), Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(v.to_string(), "2.1.328");
+
+        let slow = script(dir.path(), "slow", "exec sleep 30");
+        let err = probe_version(
+            &Executable::new(slow, FoundVia::Path),
+            Duration::from_millis(200),
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
+
+        let bad = script(dir.path(), "bad", "echo 'boom' >&2; exit 2");
+        let err = probe_version(
+            &Executable::new(bad, FoundVia::Path),
+            Duration::from_secs(5),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("exit code 2") && err.to_string().contains("boom"),
+            "{err}"
+        );
+    }
+}

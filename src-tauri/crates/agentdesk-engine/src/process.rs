@@ -1,0 +1,657 @@
+//! Process supervisor: one [`ChildProcess`] owns an engine child, its stderr reader and its
+//! wait task. Dropping it stops the child (stop ladder); there are no orphans by design.
+//!
+//! # Containment per platform
+//! - **Unix**: the child leads its own process group (`process_group(0)`), so signals reach the
+//!   engine *and* everything it started (shell commands, MCP servers). The stop ladder signals
+//!   the whole group, and after the leader exits the group is SIGKILLed so leftovers die too.
+//! - **Linux**: `PR_SET_PDEATHSIG(SIGKILL)` is set in the child, so it dies even when the app is
+//!   SIGKILLed and no destructor runs. Caveat: the signal fires when the *thread* that spawned
+//!   the child exits, so spawn from a long-lived thread (a runtime worker or the main thread),
+//!   never from `spawn_blocking` (those threads are reaped when idle).
+//! - **macOS**: there is no PDEATHSIG. Both engines exit on EOF of stdin (codex in 30–60 ms),
+//!   and the kernel closes our end of the stdin pipe when the app dies, so the pipe is the
+//!   watchdog for the engine itself; a kqueue `NOTE_EXIT` watcher in the child would be needed to
+//!   also cover grandchildren (not implemented).
+//! - **Windows** (not implemented beyond `kill_on_drop`): the equivalent is a Job Object with
+//!   `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` assigned right after spawn (`CREATE_SUSPENDED` then
+//!   resume), so closing the job handle, including by process death, kills the whole tree;
+//!   there is no SIGTERM, so the ladder is close stdin → TerminateJobObject.
+//!
+//! # Stop ladder
+//! close stdin → wait `stdin_grace` → SIGTERM the group → wait `term_grace` → SIGKILL the group
+//! → wait `kill_wait`. Run by [`ChildProcess::stop`] and, when not run, by `Drop`: `Drop`
+//! cannot await, so it spawns the ladder on the current runtime (with a guard that SIGKILLs the
+//! group if the runtime cancels it) or, without a runtime, SIGKILLs the group at once.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio::io::AsyncRead;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
+use crate::discovery::Executable;
+use crate::error::EngineError;
+use crate::transport::{Frame, LineFramer, LineWriter, Transport, TransportConfig};
+
+/// Variables removed from every child environment, whatever the profile says. A nested
+/// Claude Code CLI refuses to start when it sees `CLAUDECODE` (set when the app itself is run
+/// from inside Claude Code).
+pub const ALWAYS_REMOVED_ENV: &[&str] = &["CLAUDECODE"];
+
+/// How long the wait task lets stderr drain after the exit, so the tail in [`ChildExit`] holds
+/// the engine's last words. Bounded because a grandchild may keep the pipe open.
+const STDERR_DRAIN: Duration = Duration::from_millis(250);
+
+/// Exit status in a portable, serialisable form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ExitStatusInfo {
+    /// Exit code when the process exited normally.
+    pub code: Option<i32>,
+    /// Terminating signal (Unix) when it was killed.
+    pub signal: Option<i32>,
+}
+
+impl ExitStatusInfo {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl From<std::process::ExitStatus> for ExitStatusInfo {
+    fn from(status: std::process::ExitStatus) -> Self {
+        #[cfg(unix)]
+        let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        #[cfg(not(unix))]
+        let signal = None;
+        Self {
+            code: status.code(),
+            signal,
+        }
+    }
+}
+
+impl fmt::Display for ExitStatusInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.code, self.signal) {
+            (Some(code), _) => write!(f, "exit code {code}"),
+            (None, Some(sig)) => write!(f, "killed by signal {sig}{}", signal_name(sig)),
+            (None, None) => f.write_str("unknown exit status"),
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => " (SIGHUP)",
+        2 => " (SIGINT)",
+        6 => " (SIGABRT)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        13 => " (SIGPIPE)",
+        15 => " (SIGTERM)",
+        _ => "",
+    }
+}
+
+/// What is known once the child is gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChildExit {
+    pub status: ExitStatusInfo,
+    /// The last stderr lines (see [`ProcessSpec::stderr_tail_lines`]).
+    pub stderr_tail: String,
+}
+
+impl ChildExit {
+    /// The error every pending call fails with.
+    pub fn to_error(&self) -> EngineError {
+        EngineError::ChildExited {
+            status: Some(self.status),
+            stderr_tail: self.stderr_tail.clone(),
+        }
+    }
+}
+
+/// Observe the child's exit: cheap to clone, resolves once (after stderr drained briefly).
+#[derive(Debug, Clone)]
+pub struct ExitWatch {
+    rx: watch::Receiver<Option<ChildExit>>,
+}
+
+impl ExitWatch {
+    /// A sender/watch pair, for anything that is not a [`ChildProcess`] (tests, other hosts).
+    pub fn channel() -> (watch::Sender<Option<ChildExit>>, Self) {
+        let (tx, rx) = watch::channel(None);
+        (tx, Self { rx })
+    }
+
+    /// The exit, if it already happened.
+    pub fn get(&self) -> Option<ChildExit> {
+        self.rx.borrow().clone()
+    }
+
+    /// Wait for the exit. `None` if the supervisor vanished without reporting one.
+    pub async fn wait(&mut self) -> Option<ChildExit> {
+        let waited = match self.rx.wait_for(Option::is_some).await {
+            Ok(exit) => exit.clone(),
+            Err(_) => None,
+        };
+        waited.or_else(|| self.rx.borrow().clone())
+    }
+}
+
+/// Timings of the stop ladder. Total worst case: the sum of the three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopConfig {
+    /// After closing stdin (engines exit on EOF: codex in 30–60 ms).
+    pub stdin_grace: Duration,
+    /// After SIGTERM to the group.
+    pub term_grace: Duration,
+    /// After SIGKILL, for the kernel to deliver and us to reap.
+    pub kill_wait: Duration,
+}
+
+impl Default for StopConfig {
+    fn default() -> Self {
+        Self {
+            stdin_grace: Duration::from_secs(2),
+            term_grace: Duration::from_secs(2),
+            kill_wait: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Everything needed to start an engine child.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub cwd: Option<PathBuf>,
+    /// Start from the app's environment (default) or from an empty one.
+    pub inherit_env: bool,
+    /// Removed after inheriting (secrets the profile does not pass on). [`ALWAYS_REMOVED_ENV`]
+    /// is removed in any case.
+    pub env_remove: Vec<OsString>,
+    /// Added last (profile variables); entries named in [`ALWAYS_REMOVED_ENV`] are ignored.
+    pub env: Vec<(OsString, OsString)>,
+    pub stop: StopConfig,
+    /// Stderr lines kept for error messages.
+    pub stderr_tail_lines: usize,
+    /// Longer stderr lines are cut (memory bound against a child spewing without newlines).
+    pub stderr_max_line_bytes: usize,
+    /// Where stderr lines go as diagnostics (besides the tail and `tracing`).
+    pub diagnostics: Option<mpsc::UnboundedSender<Diagnostic>>,
+    /// Short name for logs ("codex", "claude").
+    pub label: String,
+}
+
+impl ProcessSpec {
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        let program = program.into();
+        let label = program
+            .file_stem()
+            .map_or_else(|| "engine".to_owned(), |s| s.to_string_lossy().into_owned());
+        Self {
+            program,
+            args: Vec::new(),
+            cwd: None,
+            inherit_env: true,
+            env_remove: Vec::new(),
+            env: Vec::new(),
+            stop: StopConfig::default(),
+            stderr_tail_lines: 100,
+            stderr_max_line_bytes: 64 * 1024,
+            diagnostics: None,
+            label,
+        }
+    }
+
+    /// Start from a discovered executable (on Windows a `.cmd` shim runs via `cmd /C`).
+    pub fn for_executable(exe: &Executable) -> Self {
+        let mut spec = Self::new(exe.launch_program.clone());
+        spec.args.clone_from(&exe.launch_prefix_args);
+        if let Some(stem) = exe.path.file_stem() {
+            spec.label = stem.to_string_lossy().into_owned();
+        }
+        spec
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
+        self.env_remove.push(key.into());
+        self
+    }
+
+    pub fn stop_config(mut self, stop: StopConfig) -> Self {
+        self.stop = stop;
+        self
+    }
+
+    pub fn diagnostics(mut self, sink: mpsc::UnboundedSender<Diagnostic>) -> Self {
+        self.diagnostics = Some(sink);
+        self
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Last resort if the wait task is dropped with the runtime: SIGKILL the leader.
+            .kill_on_drop(true);
+        if let Some(cwd) = &self.cwd {
+            cmd.current_dir(cwd);
+        }
+        if !self.inherit_env {
+            cmd.env_clear();
+        }
+        for key in &self.env_remove {
+            cmd.env_remove(key);
+        }
+        for key in ALWAYS_REMOVED_ENV {
+            cmd.env_remove(key);
+        }
+        for (key, value) in &self.env {
+            if ALWAYS_REMOVED_ENV.iter().any(|k| key == k) {
+                continue;
+            }
+            cmd.env(key, value);
+        }
+        #[cfg(unix)]
+        cmd.process_group(0);
+        #[cfg(target_os = "linux")]
+        set_parent_death_signal(&mut cmd);
+        #[cfg(windows)]
+        {
+            // CREATE_NO_WINDOW: no console window flashes up for a console engine.
+            const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+            cmd.creation_flags(CREATE_NO_WINDOW);
+        }
+        cmd
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_parent_death_signal(cmd: &mut Command) {
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed. It calls prctl(2) and getppid(2), both async-signal-safe, and builds
+    // io::Errors from raw OS codes, which does not allocate. It touches no locks or memory
+    // shared with the parent's other threads.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died between fork and prctl: then the signal never comes.
+            if libc::getppid() as u32 != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Bounded ring of the last stderr lines.
+#[derive(Debug)]
+struct StderrRing {
+    lines: Mutex<VecDeque<String>>,
+    max_lines: usize,
+}
+
+impl StderrRing {
+    fn push(&self, line: String) {
+        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        if lines.len() >= self.max_lines.max(1) {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    fn tail(&self) -> String {
+        let lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        lines.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// Sends signals to the child's group (Unix) and kill requests to the wait task (all).
+#[derive(Debug, Clone)]
+struct Killer {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pid: Option<u32>,
+    kill_tx: mpsc::UnboundedSender<()>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Sig {
+    Term,
+    Kill,
+}
+
+impl Killer {
+    fn signal(&self, sig: Sig) {
+        #[cfg(unix)]
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            let signo = match sig {
+                Sig::Term => libc::SIGTERM,
+                Sig::Kill => libc::SIGKILL,
+            };
+            // SAFETY: kill(2) with a negative pid signals the process group `pid`, which we
+            // created with process_group(0). No memory is involved; ESRCH (group already gone)
+            // is fine and ignored.
+            unsafe {
+                libc::kill(-pid, signo);
+            }
+        }
+        if matches!(sig, Sig::Kill) {
+            // Backup for a leader that left our group (setsid) and for non-Unix platforms.
+            let _ = self.kill_tx.send(());
+        }
+    }
+}
+
+/// Kills the group if the ladder future is dropped before it finished (runtime shutdown).
+struct KillOnCancel {
+    killer: Killer,
+    armed: bool,
+}
+
+impl Drop for KillOnCancel {
+    fn drop(&mut self) {
+        if self.armed {
+            self.killer.signal(Sig::Kill);
+        }
+    }
+}
+
+struct Ladder {
+    writer: Option<LineWriter>,
+    stdin: Option<ChildStdin>,
+    exit: ExitWatch,
+    killer: Killer,
+    config: StopConfig,
+    label: String,
+}
+
+impl Ladder {
+    async fn run(mut self) -> Option<ChildExit> {
+        let mut guard = KillOnCancel {
+            killer: self.killer.clone(),
+            armed: true,
+        };
+        if let Some(writer) = self.writer.take() {
+            writer.close();
+        }
+        drop(self.stdin.take());
+        let steps = [
+            (None, self.config.stdin_grace),
+            (Some(Sig::Term), self.config.term_grace),
+            (Some(Sig::Kill), self.config.kill_wait),
+        ];
+        let mut result = None;
+        for (sig, grace) in steps {
+            if let Some(sig) = sig {
+                tracing::debug!(engine = %self.label, ?sig, "stop ladder: signalling group");
+                self.killer.signal(sig);
+            }
+            if let Ok(exit) = tokio::time::timeout(grace, self.exit.wait()).await {
+                result = exit;
+                break;
+            }
+        }
+        // The leader is gone (or unkillable); whatever is left in its group is an orphan.
+        self.killer.signal(Sig::Kill);
+        guard.armed = false;
+        if result.is_none() {
+            tracing::warn!(engine = %self.label, "stop ladder: child did not exit after SIGKILL");
+        }
+        result
+    }
+}
+
+/// A running engine child. See the module docs for the guarantees.
+#[derive(Debug)]
+pub struct ChildProcess {
+    label: String,
+    pid: Option<u32>,
+    stdin: Option<ChildStdin>,
+    stdout: Option<ChildStdout>,
+    writer: Option<LineWriter>,
+    exit: ExitWatch,
+    ring: Arc<StderrRing>,
+    killer: Killer,
+    stop: StopConfig,
+    stopped: bool,
+}
+
+impl ChildProcess {
+    /// Spawn the child with piped stdio. Must be called inside a tokio runtime, from a
+    /// long-lived thread (see the Linux note in the module docs).
+    pub fn spawn(spec: ProcessSpec) -> Result<Self, EngineError> {
+        let mut child = spec.command().spawn().map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                EngineError::NotFound {
+                    program: spec.program.display().to_string(),
+                    hint: "the executable does not exist (check the engine path in Settings)"
+                        .to_owned(),
+                    searched: vec![spec.program.clone()],
+                }
+            } else {
+                EngineError::Spawn {
+                    program: spec.program.clone(),
+                    source,
+                }
+            }
+        })?;
+        let pid = child.id();
+        tracing::debug!(engine = %spec.label, ?pid, program = %spec.program.display(), "spawned");
+        let ring = Arc::new(StderrRing {
+            lines: Mutex::new(VecDeque::new()),
+            max_lines: spec.stderr_tail_lines,
+        });
+        let stderr_task = child.stderr.take().map(|stderr| {
+            tokio::spawn(stderr_loop(
+                stderr,
+                Arc::clone(&ring),
+                spec.diagnostics.clone(),
+                spec.label.clone(),
+                spec.stderr_max_line_bytes,
+            ))
+        });
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let (exit_tx, exit) = ExitWatch::channel();
+        let (kill_tx, kill_rx) = mpsc::unbounded_channel();
+        tokio::spawn(wait_loop(
+            child,
+            stderr_task,
+            Arc::clone(&ring),
+            exit_tx,
+            kill_rx,
+        ));
+        Ok(Self {
+            label: spec.label,
+            pid,
+            stdin,
+            stdout,
+            writer: None,
+            exit,
+            ring,
+            killer: Killer { pid, kill_tx },
+            stop: spec.stop,
+            stopped: false,
+        })
+    }
+
+    /// OS process id (also the process group id on Unix).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// A JSON-line transport over the child's stdio. The stop ladder closes stdin through its
+    /// writer. Fails if the stdio was already taken.
+    pub fn transport(&mut self, config: &TransportConfig) -> Result<Transport, EngineError> {
+        let (stdin, stdout) = self
+            .take_stdio()
+            .ok_or_else(|| EngineError::Closed("child stdio already taken".to_owned()))?;
+        let transport = Transport::new(stdout, stdin, config);
+        self.writer = Some(transport.writer.clone());
+        Ok(transport)
+    }
+
+    /// Raw stdio, for callers that frame by themselves. The stop ladder then cannot close stdin
+    /// (drop it yourself), and goes straight from the grace wait to SIGTERM.
+    pub fn take_stdio(&mut self) -> Option<(ChildStdin, ChildStdout)> {
+        Some((self.stdin.take()?, self.stdout.take()?))
+    }
+
+    /// Resolves when the child has exited.
+    pub fn exit_watch(&self) -> ExitWatch {
+        self.exit.clone()
+    }
+
+    /// The exit, if it already happened.
+    pub fn try_exit(&self) -> Option<ChildExit> {
+        self.exit.get()
+    }
+
+    /// The last stderr lines so far.
+    pub fn stderr_tail(&self) -> String {
+        self.ring.tail()
+    }
+
+    /// Run the stop ladder and return how the child ended (`None` only if it survived SIGKILL).
+    pub async fn stop(&mut self) -> Option<ChildExit> {
+        if self.stopped {
+            return self.exit.get();
+        }
+        let ladder = self.ladder();
+        let exit = ladder.run().await;
+        self.stopped = true;
+        exit
+    }
+
+    fn ladder(&mut self) -> Ladder {
+        Ladder {
+            writer: self.writer.take(),
+            stdin: self.stdin.take(),
+            exit: self.exit.clone(),
+            killer: self.killer.clone(),
+            config: self.stop,
+            label: self.label.clone(),
+        }
+    }
+}
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        if self.stopped {
+            return;
+        }
+        let ladder = self.ladder();
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(ladder.run());
+            }
+            Err(_) => self.killer.signal(Sig::Kill),
+        }
+    }
+}
+
+async fn wait_loop(
+    mut child: Child,
+    stderr_task: Option<JoinHandle<()>>,
+    ring: Arc<StderrRing>,
+    exit_tx: watch::Sender<Option<ChildExit>>,
+    mut kill_rx: mpsc::UnboundedReceiver<()>,
+) {
+    let status = loop {
+        tokio::select! {
+            status = child.wait() => break status,
+            Some(()) = kill_rx.recv() => {
+                // Error means it already exited; wait() will say so.
+                let _ = child.start_kill();
+            }
+        }
+    };
+    let status = match status {
+        Ok(status) => ExitStatusInfo::from(status),
+        Err(err) => {
+            tracing::warn!(error = %err, "waiting for engine child failed");
+            ExitStatusInfo {
+                code: None,
+                signal: None,
+            }
+        }
+    };
+    if let Some(task) = stderr_task {
+        let _ = tokio::time::timeout(STDERR_DRAIN, task).await;
+    }
+    let _ = exit_tx.send(Some(ChildExit {
+        status,
+        stderr_tail: ring.tail(),
+    }));
+}
+
+async fn stderr_loop<R: AsyncRead + Unpin>(
+    stderr: R,
+    ring: Arc<StderrRing>,
+    sink: Option<mpsc::UnboundedSender<Diagnostic>>,
+    label: String,
+    max_line: usize,
+) {
+    let mut framer = LineFramer::new(stderr, max_line);
+    while let Ok(Some(frame)) = framer.next_frame().await {
+        let line = match frame {
+            Frame::Line(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Frame::Oversized { len, head } => {
+                format!("{}… ({len} bytes, cut)", String::from_utf8_lossy(&head))
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        tracing::debug!(target: "agentdesk_engine::stderr", engine = %label, "{line}");
+        if let Some(sink) = &sink {
+            let _ = sink.send(Diagnostic::new(
+                DiagnosticSource::Stderr,
+                DiagnosticKind::StderrLine,
+                line.clone(),
+            ));
+        }
+        ring.push(line);
+    }
+}
+
+#[cfg(test)]
+#[path = "process_tests.rs"]
+mod tests;

@@ -1,0 +1,156 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![cfg(unix)]
+
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncReadExt;
+
+use super::*;
+
+fn sh(script: &str) -> ProcessSpec {
+    ProcessSpec::new("/bin/sh").arg("-c").arg(script)
+}
+
+fn fast_stop() -> StopConfig {
+    StopConfig {
+        stdin_grace: Duration::from_millis(300),
+        term_grace: Duration::from_millis(300),
+        kill_wait: Duration::from_secs(2),
+    }
+}
+
+#[tokio::test]
+async fn env_is_inherited_minus_removed_and_claudecode() {
+    std::env::set_var("AGENTDESK_TEST_SECRET", "s3cret");
+    std::env::set_var("AGENTDESK_TEST_KEEP", "kept");
+    std::env::set_var("CLAUDECODE", "1");
+    let spec = sh("echo \"${CLAUDECODE-unset} ${AGENTDESK_TEST_SECRET-unset} ${AGENTDESK_TEST_KEEP-unset} $PROFILE_VAR\"")
+        .env_remove("AGENTDESK_TEST_SECRET")
+        .env("PROFILE_VAR", "p")
+        .env("CLAUDECODE", "sneaky");
+    let mut child = ChildProcess::spawn(spec).unwrap();
+    let (_stdin, mut stdout) = child.take_stdio().unwrap();
+    let mut out = String::new();
+    stdout.read_to_string(&mut out).await.unwrap();
+    assert_eq!(out.trim(), "unset unset kept p");
+    let exit = tokio::time::timeout(Duration::from_secs(5), child.exit_watch().wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(exit.status.success());
+}
+
+#[tokio::test]
+async fn stderr_goes_to_tail_and_diagnostics() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let mut spec = sh("for i in 1 2 3 4 5; do echo line$i >&2; done; exit 4").diagnostics(tx);
+    spec.stderr_tail_lines = 3;
+    let child = ChildProcess::spawn(spec).unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(5), child.exit_watch().wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(exit.status.code, Some(4));
+    assert_eq!(exit.stderr_tail, "line3\nline4\nline5");
+    assert_eq!(
+        exit.to_error().to_string(),
+        "engine process exited (exit code 4); stderr:\nline3\nline4\nline5"
+    );
+    let first = rx.recv().await.unwrap();
+    assert_eq!(
+        (first.source, first.detail.as_str()),
+        (DiagnosticSource::Stderr, "line1")
+    );
+}
+
+#[tokio::test]
+async fn stop_closes_stdin_first_for_a_polite_child() {
+    // `cat` exits on EOF: the first rung is enough.
+    let mut child = ChildProcess::spawn(ProcessSpec::new("cat").stop_config(fast_stop())).unwrap();
+    let _transport = child.transport(&TransportConfig::default()).unwrap();
+    let started = Instant::now();
+    let exit = child.stop().await.unwrap();
+    assert_eq!(exit.status.code, Some(0));
+    assert!(started.elapsed() < Duration::from_millis(300));
+}
+
+#[tokio::test]
+async fn stop_ladder_escalates_to_sigkill_and_kills_the_group() {
+    // Ignores SIGTERM and stdin EOF; starts a grandchild in its group.
+    let spec = sh("trap '' TERM; sleep 300 & echo $! ; while :; do sleep 1; done")
+        .stop_config(fast_stop());
+    let mut child = ChildProcess::spawn(spec).unwrap();
+    let pid = child.pid().unwrap();
+    let (stdin, stdout) = child.take_stdio().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let grandchild: i32 = lines
+        .next_line()
+        .await
+        .unwrap()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    drop(stdin);
+    let started = Instant::now();
+    let exit = tokio::time::timeout(Duration::from_secs(6), child.stop())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(exit.status.signal, Some(libc::SIGKILL));
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "went through the grace periods"
+    );
+    assert!(wait_gone(pid as i32).await, "leader still alive");
+    assert!(wait_gone(grandchild).await, "grandchild still alive");
+}
+
+#[tokio::test]
+async fn drop_runs_the_ladder_in_the_background() {
+    let spec = sh("sleep 300 & echo $!; wait").stop_config(fast_stop());
+    let mut child = ChildProcess::spawn(spec).unwrap();
+    let pid = child.pid().unwrap() as i32;
+    let (_stdin, stdout) = child.take_stdio().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let grandchild: i32 = lines
+        .next_line()
+        .await
+        .unwrap()
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    drop(child);
+    assert!(wait_gone(pid).await);
+    assert!(wait_gone(grandchild).await);
+}
+
+#[tokio::test]
+async fn missing_program_is_not_found() {
+    let err = ChildProcess::spawn(ProcessSpec::new("/nonexistent/agentdesk-nope")).unwrap_err();
+    assert!(matches!(err, EngineError::NotFound { .. }), "{err}");
+}
+
+/// True once `pid` no longer exists or is a zombie (a container's PID 1 may never reap).
+async fn wait_gone(pid: i32) -> bool {
+    for _ in 0..100 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+fn alive(pid: i32) -> bool {
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|s| s.split_whitespace().next());
+        return state != Some("Z") && state != Some("X");
+    }
+    // SAFETY: signal 0 only checks for existence.
+    unsafe { libc::kill(pid, 0) == 0 }
+}

@@ -1,0 +1,378 @@
+//! Newline-delimited JSON over a pair of byte streams (a child's stdout/stdin, or a tokio
+//! duplex in tests).
+//!
+//! - Reading: one task frames lines with a hard size cap, accepts `\n` and `\r\n`, parses each
+//!   line as JSON and sends [`Inbound`] events on a bounded channel. Bad lines (too long,
+//!   not UTF-8, not JSON) become [`Inbound::Diagnostic`] and reading goes on; only EOF or an
+//!   I/O error ends the stream (the channel then closes).
+//! - Writing: one task owns the write half and is fed by an unbounded mpsc, so whole lines
+//!   never interleave no matter how many [`LineWriter`] clones exist.
+//!
+//! Nothing here knows about JSON-RPC: the Claude control protocol uses the transport directly.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource, EXCERPT_BYTES};
+use crate::error::EngineError;
+
+/// Default line cap: 64 MiB.
+///
+/// Why this size: legitimate single messages get big — a finished agent message is never
+/// truncated (a 400 KB answer is normal), `item/completed` carries a command's whole
+/// aggregated output, and user-message echoes carry base64 images (OpenAI accepts 20 MB
+/// images, i.e. ~27 MB of base64). 16 MiB would reject some of those. The cap still bounds
+/// memory per session to one buffer (plus its parsed `Value`), and a runaway line beyond it is
+/// skipped in streaming fashion without ever being held whole.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// Read buffer; large reads keep syscalls low for multi-megabyte lines.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Transport settings.
+#[derive(Debug, Clone)]
+pub struct TransportConfig {
+    /// Longest accepted line in bytes (without the newline). Longer lines become an
+    /// [`DiagnosticKind::OversizedLine`] diagnostic.
+    pub max_line_bytes: usize,
+    /// Capacity of the inbound channel. Bounded so a stalled consumer slows the child down
+    /// (pipe backpressure) instead of growing memory without limit.
+    pub inbound_capacity: usize,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            inbound_capacity: 256,
+        }
+    }
+}
+
+/// One event from the read side.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inbound {
+    /// A line that parsed as JSON (any JSON value; shapes are the next layer's business).
+    Message(Value),
+    /// A line that could not be used, or a read error.
+    Diagnostic(Diagnostic),
+}
+
+/// A framed line, or the fact that a line exceeded the cap.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    Line(Vec<u8>),
+    /// `head` holds the first [`EXCERPT_BYTES`] bytes; the rest was discarded while reading.
+    Oversized {
+        len: usize,
+        head: Vec<u8>,
+    },
+}
+
+/// Splits a byte stream into lines without ever buffering more than `max` bytes of one line.
+pub(crate) struct LineFramer<R> {
+    reader: BufReader<R>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineFramer<R> {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
+        Self {
+            reader: BufReader::with_capacity(READ_BUFFER_BYTES, reader),
+            max,
+        }
+    }
+
+    /// The next line (CR/LF stripped), `Ok(None)` at EOF. A last line without a newline counts.
+    pub(crate) async fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut total = 0usize;
+        let mut oversized = false;
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                if total == 0 {
+                    return Ok(None);
+                }
+                return Ok(Some(finish(buf, total, oversized)));
+            }
+            let (chunk, consumed, done) = match available.iter().position(|b| *b == b'\n') {
+                Some(i) => (&available[..i], i + 1, true),
+                None => (available, available.len(), false),
+            };
+            total += chunk.len();
+            if !oversized {
+                if buf.len() + chunk.len() > self.max {
+                    // Keep only a recognisable head and stop accumulating: memory stays bounded
+                    // however long the line turns out to be.
+                    oversized = true;
+                    let want = EXCERPT_BYTES.saturating_sub(buf.len()).min(chunk.len());
+                    buf.extend_from_slice(&chunk[..want]);
+                    buf.truncate(EXCERPT_BYTES);
+                    buf.shrink_to_fit();
+                } else {
+                    buf.extend_from_slice(chunk);
+                }
+            }
+            self.reader.consume(consumed);
+            if done {
+                return Ok(Some(finish(buf, total, oversized)));
+            }
+        }
+    }
+}
+
+fn finish(mut buf: Vec<u8>, total: usize, oversized: bool) -> Frame {
+    if oversized {
+        return Frame::Oversized {
+            len: total,
+            head: buf,
+        };
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Frame::Line(buf)
+}
+
+/// Turn one framed stdout line into an inbound event; `None` for blank lines.
+pub(crate) fn decode_frame(frame: Frame, max: usize) -> Option<Inbound> {
+    let bytes = match frame {
+        Frame::Oversized { len, head } => {
+            return Some(Inbound::Diagnostic(
+                Diagnostic::new(
+                    DiagnosticSource::Stdout,
+                    DiagnosticKind::OversizedLine { len, max },
+                    format!("skipped a {len}-byte line (limit {max} bytes)"),
+                )
+                .with_excerpt(&head),
+            ));
+        }
+        Frame::Line(bytes) => bytes,
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(err) => {
+            return Some(Inbound::Diagnostic(
+                Diagnostic::new(
+                    DiagnosticSource::Stdout,
+                    DiagnosticKind::InvalidUtf8,
+                    format!("line is not UTF-8: {err}"),
+                )
+                .with_excerpt(&bytes),
+            ));
+        }
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => Some(Inbound::Message(value)),
+        Err(err) => Some(Inbound::Diagnostic(
+            Diagnostic::new(
+                DiagnosticSource::Stdout,
+                DiagnosticKind::InvalidJson,
+                format!("line is not JSON: {err}"),
+            )
+            .with_excerpt(&bytes),
+        )),
+    }
+}
+
+/// Aborts the wrapped task when dropped, so owning structs never leak background tasks.
+#[derive(Debug)]
+pub struct AbortOnDrop(JoinHandle<()>);
+
+impl AbortOnDrop {
+    pub fn new(handle: JoinHandle<()>) -> Self {
+        Self(handle)
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+enum WriteCmd {
+    Line(Vec<u8>),
+    Close,
+}
+
+/// Cheap, clonable handle to the single writer task.
+///
+/// Sends are synchronous (`UnboundedSender`) so they can be used from `Drop` (answering a
+/// dropped [`crate::rpc::InboundRequest`]). The queue is unbounded on purpose: everything in
+/// it is produced by this app (requests, answers, user messages), never by the engine, so its
+/// size is bounded by user actions.
+#[derive(Clone, Debug)]
+pub struct LineWriter {
+    tx: mpsc::UnboundedSender<WriteCmd>,
+    closed: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for WriteCmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Line(l) => write!(f, "Line({} bytes)", l.len()),
+            Self::Close => f.write_str("Close"),
+        }
+    }
+}
+
+impl LineWriter {
+    /// Start the writer task over `writer`. Must be called inside a tokio runtime.
+    pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(writer: W) -> (Self, JoinHandle<()>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let closed = Arc::new(AtomicBool::new(false));
+        let task = tokio::spawn(write_loop(writer, rx, Arc::clone(&closed)));
+        (Self { tx, closed }, task)
+    }
+
+    /// Serialise `message` as one line and queue it.
+    pub fn send_json<T: Serialize + ?Sized>(&self, message: &T) -> Result<(), EngineError> {
+        let mut bytes = serde_json::to_vec(message).map_err(|source| EngineError::Encode {
+            context: "outbound message".to_owned(),
+            source,
+        })?;
+        bytes.push(b'\n');
+        self.send_bytes(bytes)
+    }
+
+    /// Queue an already-serialised line (a newline is appended if missing). The caller
+    /// guarantees it contains no other newline.
+    pub fn send_line(&self, line: impl Into<String>) -> Result<(), EngineError> {
+        let mut bytes = line.into().into_bytes();
+        if bytes.last() != Some(&b'\n') {
+            bytes.push(b'\n');
+        }
+        self.send_bytes(bytes)
+    }
+
+    fn send_bytes(&self, bytes: Vec<u8>) -> Result<(), EngineError> {
+        if self.is_closed() {
+            return Err(EngineError::Closed("engine stdin is closed".to_owned()));
+        }
+        self.tx
+            .send(WriteCmd::Line(bytes))
+            .map_err(|_| EngineError::Closed("engine stdin is closed".to_owned()))
+    }
+
+    /// Flush what is queued, then close the stream (for a child: EOF on its stdin).
+    /// Later sends fail with [`EngineError::Closed`].
+    pub fn close(&self) {
+        // Ignored error: the task is already gone, which is what we want.
+        let _ = self.tx.send(WriteCmd::Close);
+    }
+
+    /// True once the writer task has stopped (closed, write error, or never started).
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire) || self.tx.is_closed()
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut rx: mpsc::UnboundedReceiver<WriteCmd>,
+    closed: Arc<AtomicBool>,
+) {
+    'outer: while let Some(cmd) = rx.recv().await {
+        let mut next = Some(cmd);
+        // Write everything already queued before one flush: fewer syscalls under bursts.
+        while let Some(cmd) = next.take() {
+            match cmd {
+                WriteCmd::Line(bytes) => {
+                    if let Err(err) = writer.write_all(&bytes).await {
+                        tracing::debug!(error = %err, "engine stdin write failed");
+                        break 'outer;
+                    }
+                }
+                WriteCmd::Close => {
+                    let _ = writer.flush().await;
+                    break 'outer;
+                }
+            }
+            next = rx.try_recv().ok();
+        }
+        if let Err(err) = writer.flush().await {
+            tracing::debug!(error = %err, "engine stdin flush failed");
+            break;
+        }
+    }
+    closed.store(true, Ordering::Release);
+    rx.close();
+    // Shutdown then drop: for a ChildStdin this is the EOF the engine waits for.
+    let _ = writer.shutdown().await;
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(reader: R, max: usize, tx: mpsc::Sender<Inbound>) {
+    let mut framer = LineFramer::new(reader, max);
+    loop {
+        let event = match framer.next_frame().await {
+            Ok(None) => break,
+            Ok(Some(frame)) => match decode_frame(frame, max) {
+                Some(event) => event,
+                None => continue,
+            },
+            Err(err) => {
+                let diag = Diagnostic::new(
+                    DiagnosticSource::Stdout,
+                    DiagnosticKind::ReadError,
+                    format!("reading engine stdout failed: {err}"),
+                );
+                let _ = tx.send(Inbound::Diagnostic(diag)).await;
+                break;
+            }
+        };
+        if tx.send(event).await.is_err() {
+            break; // nobody listens any more
+        }
+    }
+}
+
+/// The two halves of a running JSON-line connection.
+#[derive(Debug)]
+pub struct Transport {
+    /// Queue lines to the peer.
+    pub writer: LineWriter,
+    /// Parsed lines and diagnostics from the peer; closes at EOF.
+    pub inbound: mpsc::Receiver<Inbound>,
+    reader_task: AbortOnDrop,
+}
+
+impl Transport {
+    /// Start the reader and writer tasks. Must be called inside a tokio runtime.
+    pub fn new<R, W>(reader: R, writer: W, config: &TransportConfig) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, inbound) = mpsc::channel(config.inbound_capacity.max(1));
+        let reader_task =
+            AbortOnDrop::new(tokio::spawn(read_loop(reader, config.max_line_bytes, tx)));
+        // The writer task ends by itself when every LineWriter is gone or on close().
+        let (writer, _writer_task) = LineWriter::spawn(writer);
+        Self {
+            writer,
+            inbound,
+            reader_task,
+        }
+    }
+
+    /// Split into parts; keep the guard alive as long as you read (dropping it stops the reader).
+    pub fn into_parts(self) -> (LineWriter, mpsc::Receiver<Inbound>, AbortOnDrop) {
+        (self.writer, self.inbound, self.reader_task)
+    }
+}
+
+#[cfg(test)]
+#[path = "transport_tests.rs"]
+mod tests;
