@@ -379,21 +379,10 @@ impl Killer {
     }
 }
 
-/// Kills the group if the ladder future is dropped before it finished (runtime shutdown).
-struct KillOnCancel {
-    killer: Killer,
-    armed: bool,
-}
-
-impl Drop for KillOnCancel {
-    fn drop(&mut self) {
-        if self.armed {
-            self.killer.signal(Sig::Kill);
-        }
-    }
-}
-
+/// The stop ladder, moved into a future. If that future is dropped before it finished, even
+/// unpolled (runtime shutting down right after `Drop` spawned it), `Drop` SIGKILLs the group.
 struct Ladder {
+    armed: bool,
     writer: Option<LineWriter>,
     stdin: Option<ChildStdin>,
     exit: ExitWatch,
@@ -404,10 +393,6 @@ struct Ladder {
 
 impl Ladder {
     async fn run(mut self) -> Option<ChildExit> {
-        let mut guard = KillOnCancel {
-            killer: self.killer.clone(),
-            armed: true,
-        };
         if let Some(writer) = self.writer.take() {
             writer.close();
         }
@@ -430,11 +415,19 @@ impl Ladder {
         }
         // The leader is gone (or unkillable); whatever is left in its group is an orphan.
         self.killer.signal(Sig::Kill);
-        guard.armed = false;
+        self.armed = false;
         if result.is_none() {
             tracing::warn!(engine = %self.label, "stop ladder: child did not exit after SIGKILL");
         }
         result
+    }
+}
+
+impl Drop for Ladder {
+    fn drop(&mut self) {
+        if self.armed {
+            self.killer.signal(Sig::Kill);
+        }
     }
 }
 
@@ -562,6 +555,7 @@ impl ChildProcess {
 
     fn ladder(&mut self) -> Ladder {
         Ladder {
+            armed: true,
             writer: self.writer.take(),
             stdin: self.stdin.take(),
             exit: self.exit.clone(),
@@ -582,7 +576,8 @@ impl Drop for ChildProcess {
             Ok(handle) => {
                 handle.spawn(ladder.run());
             }
-            Err(_) => self.killer.signal(Sig::Kill),
+            // No runtime: dropping the ladder unrun SIGKILLs the group.
+            Err(_) => drop(ladder),
         }
     }
 }

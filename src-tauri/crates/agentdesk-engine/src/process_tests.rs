@@ -126,6 +126,38 @@ async fn drop_runs_the_ladder_in_the_background() {
     assert!(wait_gone(grandchild).await);
 }
 
+#[test]
+fn drop_outside_a_runtime_kills_synchronously() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let child = rt.block_on(async { ChildProcess::spawn(sh("exec sleep 300")).unwrap() });
+    let pid = child.pid().unwrap() as i32;
+    drop(child); // no runtime entered here
+    assert!(rt.block_on(wait_gone(pid)));
+}
+
+#[test]
+fn ladder_cancelled_by_runtime_shutdown_still_kills() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let pid = rt.block_on(async {
+        let child = ChildProcess::spawn(sh("trap '' TERM; exec sleep 300")).unwrap();
+        let pid = child.pid().unwrap() as i32;
+        drop(child); // spawns the ladder, which never gets polled
+        pid
+    });
+    drop(rt);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    assert!(rt.block_on(wait_gone(pid)));
+}
+
 #[tokio::test]
 async fn missing_program_is_not_found() {
     let err = ChildProcess::spawn(ProcessSpec::new("/nonexistent/agentdesk-nope")).unwrap_err();
