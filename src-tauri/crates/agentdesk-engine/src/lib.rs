@@ -5,44 +5,60 @@
 //! # Engine-neutral API (what the adapters build on)
 //!
 //! ```text
-//! error      EngineError { Transport, Encode, Decode, Server{code,message,data}, Timeout,
-//!            ChildExited{status: Option<ExitStatusInfo>, stderr_tail}, NotFound{..},
-//!            Spawn{..}, VersionProbe{..}, Closed }                 -- one enum for the crate
+//! error      EngineError { Transport, Encode, Decode, Server{method,code,message,data}, Timeout,
+//!            ChildExited{status: Option<ExitStatusInfo>, stderr_tail}, NotFound{program,hint,searched},
+//!            Spawn, VersionProbe, Closed, … }  -- one enum for the crate; is_fatal()
 //! diagnostic Diagnostic { source: DiagnosticSource, kind: DiagnosticKind, detail, excerpt }
-//!            -- stderr lines, garbage/oversized/non-UTF-8 stdout lines, unknown messages
-//! transport  TransportConfig { max_line_bytes (default 64 MiB), inbound_capacity }
-//!            Transport::new(reader, writer, cfg) -> Transport { writer: LineWriter, inbound: mpsc::Receiver<Inbound> }
+//!            -- stderr lines, oversized/non-UTF-8/non-JSON stdout lines, unknown messages,
+//!               responses to expired requests. Values, never errors.
+//! transport  TransportConfig { max_line_bytes (DEFAULT_MAX_LINE_BYTES = 64 MiB), inbound_capacity }
+//!            Transport::new(reader, writer, &cfg) -> Transport { writer: LineWriter, inbound: mpsc::Receiver<Inbound> }
 //!            Inbound::{Message(serde_json::Value), Diagnostic(Diagnostic)}   (channel end = EOF)
-//!            LineWriter (Clone): send_json(&Value), send_line(String), close()   -- one writer task
-//! rpc        RpcConfig { send_jsonrpc_field, default_timeout, close_grace }   RpcConfig::codex()
+//!            LineWriter (Clone, sync sends): send_json(&T), send_line(String), close(), is_closed()
+//!            -- one writer task: lines never interleave. Usable without the RPC layer (Claude).
+//! rpc        RpcConfig { send_jsonrpc_field, default_timeout (60 s), close_grace, exit_drain }; RpcConfig::codex()
 //!            RpcPeer::start(transport, cfg, handler, exit: Option<ExitWatch>) -> (RpcPeer, PeerEvents)
-//!            RpcPeer (Clone): request(method, params) / request_with_timeout / request_typed /
-//!                             notify(method, params) / closed() / is_closed()
-//!            PeerEvent::{Notification(Notification), Request(InboundRequest), Diagnostic(Diagnostic),
-//!                        Closed{exit: Option<ChildExit>}}
-//!            RequestHandler (trait; closures FnMut(InboundRequest)->Dispatch implement it),
-//!            Dispatch::{Forward(req), Handled, Decline(req)}; ForwardAll; ForwardMethods
-//!            InboundRequest { method, id, params } .respond(result) / .respond_error(code,msg)
-//!            -- dropped unanswered => answered with error -32603 (engine never waits forever)
-//! process    ProcessSpec::new(program).args(..).cwd(..).env(k,v).env_remove(k).stop(StopConfig)
-//!            ChildProcess::spawn(spec) -> ChildProcess (own process group, PDEATHSIG on Linux)
-//!            child.transport(cfg) -> Transport      (stop ladder then closes stdin via the writer)
-//!            child.pid(), child.exit_watch() -> ExitWatch, child.stderr_tail(), child.stop().await
-//!            ChildExit { status: ExitStatusInfo{code, signal}, stderr_tail }; drop => stop ladder
-//! discovery  EngineProgram::{CODEX, CLAUDE}; Discovery::new(program).override_path(..).search_dirs(..)
-//!            .find() -> Result<Executable, EngineError::NotFound>; Executable { path, via, launcher }
+//!            RpcPeer (Clone): request(method, Value) / request_with_timeout(.., Option<Duration>) /
+//!                             request_typed::<P, R>(method, &P) / notify(method, Value) /
+//!                             close() / closed().await -> Option<ChildExit> / is_closed()
+//!            PeerEvents = mpsc::UnboundedReceiver<PeerEvent>, in arrival order:
+//!            PeerEvent::{Notification(Notification{method,params,extra}), Request(InboundRequest),
+//!                        Diagnostic(Diagnostic), Closed{exit: Option<ChildExit>}}
+//!            RequestHandler::dispatch(&mut self, InboundRequest) -> Dispatch::{Forward(req), Handled, Decline(req)}
+//!            (closures FnMut(InboundRequest) -> Dispatch implement it); ForwardAll; ForwardMethods::new([..])
+//!            InboundRequest { id: RequestId, method, params }: respond(Value) / respond_json(&T) /
+//!            respond_error(code, msg) / decline() (-32601) / parse_params::<T>()
+//!            -- Send, holdable for minutes; dropped unanswered => error -32603 is sent
+//! process    ProcessSpec::new(program) | ProcessSpec::for_executable(&exe); .arg/.args/.cwd/.env/.env_remove/
+//!            .stop_config(StopConfig{stdin_grace, term_grace, kill_wait})/.diagnostics(UnboundedSender<Diagnostic>)
+//!            ChildProcess::spawn(spec)?  (own process group; PDEATHSIG on Linux; CLAUDECODE always removed)
+//!            child.transport(&cfg)? -> Transport (the ladder closes stdin through its writer) | take_stdio()
+//!            child.pid(), exit_watch() -> ExitWatch (get(), wait().await), try_exit(), stderr_tail(),
+//!            stop().await -> Option<ChildExit>; Drop runs the ladder in the background
+//!            ChildExit { status: ExitStatusInfo{code, signal}, stderr_tail }.to_error()
+//! discovery  EngineProgram::{CODEX, CLAUDE}; Discovery::new(program).override_path(Option<PathBuf>)
+//!            .path_var(..).search_dirs(..).find() -> Result<Executable, EngineError::NotFound>
+//!            Executable { path, via: FoundVia, launch_program, launch_prefix_args }  (.cmd → cmd /C)
 //!            probe_version(&exe, timeout).await -> EngineVersion { raw, major, minor, patch }
+//!            default_install_dirs(&HostDirs::from_env())
 //! ```
 //!
 //! Typical use (Codex):
 //! ```ignore
-//! let exe = Discovery::new(EngineProgram::CODEX).find()?;
-//! let mut child = ChildProcess::spawn(ProcessSpec::for_executable(&exe).arg("app-server"))?;
-//! let transport = child.transport(TransportConfig::default())?;
-//! let (peer, mut events) = RpcPeer::start(transport, RpcConfig::codex(), ForwardAll, Some(child.exit_watch()));
+//! let exe = Discovery::new(EngineProgram::CODEX).override_path(settings_path).find()?;
+//! let version = probe_version(&exe, Duration::from_secs(5)).await?;
+//! let mut child = ChildProcess::spawn(ProcessSpec::for_executable(&exe).arg("app-server").cwd(dir))?;
+//! let transport = child.transport(&TransportConfig::default())?;
+//! let handler = ForwardMethods::new(["item/commandExecution/requestApproval", "item/fileChange/requestApproval"]);
+//! let (peer, mut events) = RpcPeer::start(transport, RpcConfig::codex(), handler, Some(child.exit_watch()));
 //! let init = peer.request("initialize", json!({...})).await?;
-//! while let Some(ev) = events.recv().await { ... }
+//! peer.notify("initialized", Value::Null)?;
+//! while let Some(ev) = events.recv().await { /* Notification | Request (hold, respond later) | Diagnostic | Closed */ }
+//! child.stop().await; // or just drop `child`
 //! ```
+//!
+//! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
+//! must run inside a tokio runtime.
 
 pub mod diagnostic;
 pub mod discovery;
@@ -52,11 +68,11 @@ pub mod rpc;
 pub mod transport;
 
 pub use diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
-pub use discovery::{Discovery, EngineProgram, EngineVersion, Executable};
+pub use discovery::{probe_version, Discovery, EngineProgram, EngineVersion, Executable, FoundVia};
 pub use error::EngineError;
 pub use process::{ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig};
 pub use rpc::{
     Dispatch, ForwardAll, ForwardMethods, InboundRequest, Notification, PeerEvent, PeerEvents,
     RequestHandler, RequestId, RpcConfig, RpcPeer,
 };
-pub use transport::{Inbound, LineWriter, Transport, TransportConfig};
+pub use transport::{AbortOnDrop, Inbound, LineWriter, Transport, TransportConfig};
