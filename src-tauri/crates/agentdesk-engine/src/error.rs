@@ -81,6 +81,16 @@ pub enum EngineError {
     /// The local side was shut down (writer closed, peer stopped) before the call.
     #[error("connection closed: {0}")]
     Closed(String),
+
+    /// A decision or answer for an approval/question that is no longer pending (answered,
+    /// expired, or never existed): refused, never replayed.
+    #[error("request {request_id} is no longer pending")]
+    NotPending { request_id: String },
+
+    /// A check before starting a run failed (not logged in, bad profile); the message says
+    /// what to do.
+    #[error("{0}")]
+    Preflight(String),
 }
 
 impl EngineError {

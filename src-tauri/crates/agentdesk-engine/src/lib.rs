@@ -60,6 +60,7 @@
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod codex;
 pub mod diagnostic;
 pub mod discovery;
 pub mod error;

@@ -105,6 +105,17 @@ pub enum DiagnosticSource {
     Warning,
 }
 
+/// The user's (or a rule's) answer to an approval, engine-neutral. Adapters map it to the
+/// engine's wire decision (codex: accept / acceptForSession / decline — never `cancel`, which
+/// would also end the turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum UserDecision {
+    ApproveOnce,
+    ApproveForSession,
+    Deny,
+}
+
 /// One canonical event. `itemId`s are the engine's item ids, stable within a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "type")]

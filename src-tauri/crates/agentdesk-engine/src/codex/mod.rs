@@ -1,0 +1,382 @@
+//! The Codex adapter: drives `codex app-server` (JSON-RPC over stdio) and turns its traffic
+//! into canonical [`AgentEvent`]s.
+//!
+//! - One resident app-server per Codex home (strictly: per [`options::ServerKey`], i.e. home +
+//!   command line + env), shared by all sessions and multiplexed by threadId.
+//! - First turn of a session: `thread/start`; later turns: `thread/resume` (works in a new
+//!   process with the same CODEX_HOME). A failed resume falls back to a fresh thread and says
+//!   so on the timeline (an `engine.diagnostic` notice).
+//! - Per-run usage = difference of the thread's token totals before and after the turn.
+//! - When the app-server dies: pending approvals expire, the run fails with the stderr tail,
+//!   and the next run restarts the process (after an exponential backoff).
+//!
+//! ```ignore
+//! let engine = CodexEngine::new(CodexEngineConfig::new(codex_path));
+//! let mut run = engine.start_run(RunRequest { codex_home, cwd, profile, resume_thread_id: None,
+//!     input: vec![UserInput::text("hi")] }).await?;
+//! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
+//! ```
+
+pub mod options;
+mod run;
+mod server;
+pub mod translate;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use agentdesk_protocol::codex::{
+    method, GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse,
+    ThreadResumeParams, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse,
+    TurnStartParams, TurnStartResponse, UserInput,
+};
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, UserDecision};
+use tokio::sync::{mpsc, oneshot};
+
+pub use options::{CodexProfile, CustomProvider, ServerKey};
+pub use translate::TurnTranslator;
+
+use crate::error::EngineError;
+use crate::process::StopConfig;
+use run::{Control, RunTask};
+use server::{RunMsg, Server};
+
+/// Engine-wide settings (not per profile).
+#[derive(Debug, Clone)]
+pub struct CodexEngineConfig {
+    /// The codex executable (from discovery or the user's override).
+    pub program: PathBuf,
+    pub client_name: String,
+    pub client_version: String,
+    /// Bound on every request we send (initialize, thread/start, turn/start, ...).
+    pub request_timeout: Duration,
+    /// After `turn/interrupt`, how long to wait for codex's `turn/completed` before ending
+    /// the run ourselves.
+    pub interrupt_grace: Duration,
+    /// Backoff before restarting after the n-th consecutive crash: base · 2ⁿ⁻¹, capped.
+    pub restart_backoff_base: Duration,
+    pub restart_backoff_max: Duration,
+    pub stop: StopConfig,
+}
+
+impl CodexEngineConfig {
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            client_name: "agent_desk".to_owned(),
+            client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            request_timeout: Duration::from_secs(30),
+            interrupt_grace: Duration::from_secs(10),
+            restart_backoff_base: Duration::from_millis(250),
+            restart_backoff_max: Duration::from_secs(15),
+            stop: StopConfig::default(),
+        }
+    }
+}
+
+/// One message of a session, to run as one codex turn.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    /// CODEX_HOME for the app-server; `None` inherits the user's default (~/.codex).
+    pub codex_home: Option<PathBuf>,
+    /// The workspace folder.
+    pub cwd: PathBuf,
+    pub profile: CodexProfile,
+    /// The session's codex thread id from its previous run (`None` on the first run).
+    pub resume_thread_id: Option<String>,
+    /// Text, local images (`UserInput::local_image`), image URLs.
+    pub input: Vec<UserInput>,
+}
+
+/// Commands for a running turn. Cheap to clone; outlives the run harmlessly.
+#[derive(Debug, Clone)]
+pub struct RunControl {
+    tx: mpsc::UnboundedSender<RunMsg>,
+}
+
+impl RunControl {
+    /// Ask codex to stop the turn; the run then ends with `run.interrupted` (bounded wait).
+    pub fn interrupt(&self) {
+        let _ = self.tx.send(RunMsg::Control(Control::Interrupt));
+    }
+
+    /// Decide an approval (`approval.requested.requestId`). Fails with
+    /// [`EngineError::NotPending`] when it is no longer pending (answered, expired, run over).
+    pub async fn resolve_approval(
+        &self,
+        request_id: &str,
+        decision: UserDecision,
+    ) -> Result<(), EngineError> {
+        let (reply, rx) = oneshot::channel();
+        let msg = RunMsg::Control(Control::Resolve {
+            request_id: request_id.to_owned(),
+            decision,
+            reply,
+        });
+        self.call(request_id, msg, rx).await
+    }
+
+    /// Answer a question (`question.asked.requestId`): question id → chosen labels or text.
+    pub async fn answer_question(
+        &self,
+        request_id: &str,
+        answers: BTreeMap<String, Vec<String>>,
+    ) -> Result<(), EngineError> {
+        let (reply, rx) = oneshot::channel();
+        let msg = RunMsg::Control(Control::Answer {
+            request_id: request_id.to_owned(),
+            answers,
+            reply,
+        });
+        self.call(request_id, msg, rx).await
+    }
+
+    async fn call(
+        &self,
+        request_id: &str,
+        msg: RunMsg,
+        rx: oneshot::Receiver<Result<(), EngineError>>,
+    ) -> Result<(), EngineError> {
+        let not_pending = || EngineError::NotPending {
+            request_id: request_id.to_owned(),
+        };
+        self.tx.send(msg).map_err(|_| not_pending())?;
+        rx.await.unwrap_or_else(|_| Err(not_pending()))
+    }
+}
+
+/// A started run: its events (ending with exactly one terminal event) and its controls.
+#[derive(Debug)]
+pub struct CodexRun {
+    /// Keep it with the session: the next run resumes it.
+    pub thread_id: String,
+    pub turn_id: String,
+    /// `true` when an existing thread was resumed (false on a fresh thread, including after a
+    /// failed resume).
+    pub resumed: bool,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    control: RunControl,
+}
+
+impl CodexRun {
+    /// The next event; `None` after the terminal event.
+    pub async fn next_event(&mut self) -> Option<AgentEvent> {
+        self.events.recv().await
+    }
+
+    pub fn control(&self) -> RunControl {
+        self.control.clone()
+    }
+
+    pub fn into_parts(self) -> (RunControl, mpsc::UnboundedReceiver<AgentEvent>) {
+        (self.control, self.events)
+    }
+}
+
+/// The Codex engine: owns the resident app-servers.
+#[derive(Clone)]
+pub struct CodexEngine {
+    config: Arc<CodexEngineConfig>,
+    servers: Arc<Mutex<HashMap<ServerKey, Arc<Server>>>>,
+}
+
+impl std::fmt::Debug for CodexEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodexEngine")
+            .field("program", &self.config.program)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CodexEngine {
+    pub fn new(config: CodexEngineConfig) -> Self {
+        Self {
+            config: Arc::new(config),
+            servers: Arc::new(Mutex::new(HashMap::new())),
+        }
+    }
+
+    fn server(&self, key: ServerKey) -> Arc<Server> {
+        let mut servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            servers
+                .entry(key.clone())
+                .or_insert_with(|| Server::new(key, Arc::clone(&self.config))),
+        )
+    }
+
+    /// The app-server pid(s) serving this Codex home (for diagnostics and crash tests).
+    pub fn app_server_pids(&self, codex_home: Option<&std::path::Path>) -> Vec<u32> {
+        let servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        servers
+            .values()
+            .filter(|s| s.key().codex_home.as_deref() == codex_home)
+            .filter_map(|s| s.pid())
+            .collect()
+    }
+
+    /// `account/read` against the app-server for this home/profile.
+    pub async fn account(
+        &self,
+        codex_home: Option<PathBuf>,
+        profile: &CodexProfile,
+    ) -> Result<GetAccountResponse, EngineError> {
+        let peer = self.server(profile.server_key(codex_home)).peer().await?;
+        peer.request_typed(
+            method::ACCOUNT_READ,
+            &GetAccountParams {
+                refresh_token: Some(false),
+            },
+        )
+        .await
+    }
+
+    /// `model/list` (the bundled catalog; no HTTP call).
+    pub async fn models(
+        &self,
+        codex_home: Option<PathBuf>,
+        profile: &CodexProfile,
+    ) -> Result<ModelListResponse, EngineError> {
+        let peer = self.server(profile.server_key(codex_home)).peer().await?;
+        peer.request_typed(method::MODEL_LIST, &ModelListParams::default())
+            .await
+    }
+
+    /// Start one turn. Errors here mean the turn never started (the app-server could not be
+    /// started, not logged in, turn/start refused); once it has, failures arrive as
+    /// `run.failed` on the run's events.
+    pub async fn start_run(&self, req: RunRequest) -> Result<CodexRun, EngineError> {
+        let server = self.server(req.profile.server_key(req.codex_home.clone()));
+        let peer = server.peer().await?;
+        let mut notices = Vec::new();
+
+        // With OpenAI as provider and no login, a turn retries forever offline: refuse early.
+        if req.profile.provider.is_none() {
+            let account: GetAccountResponse = peer
+                .request_typed(
+                    method::ACCOUNT_READ,
+                    &GetAccountParams {
+                        refresh_token: Some(false),
+                    },
+                )
+                .await?;
+            if account.account.is_none() && account.requires_openai_auth {
+                return Err(EngineError::Preflight(
+                    "Codex is not logged in: run `codex login` in a terminal (or set a custom provider in the profile)".into(),
+                ));
+            }
+        }
+
+        let cwd = req.cwd.to_string_lossy().into_owned();
+        let p = &req.profile;
+        let mut resumed = None;
+        if let Some(thread_id) = &req.resume_thread_id {
+            let params = ThreadResumeParams {
+                thread_id: thread_id.clone(),
+                cwd: Some(cwd.clone()),
+                model: p.model.clone(),
+                approval_policy: p.approval_policy.clone(),
+                sandbox: p.sandbox.clone(),
+                developer_instructions: p.developer_instructions.clone(),
+                // We keep the history ourselves; skip codex's deprecated full hydration.
+                exclude_turns: Some(true),
+                ..Default::default()
+            };
+            match peer.request_typed::<_, ThreadResumeResponse>(method::THREAD_RESUME, &params).await {
+                Ok(r) => resumed = Some(r),
+                Err(e) if !e.is_fatal() => notices.push(format!(
+                    "Could not resume the Codex conversation {thread_id} ({e}); continuing in a new conversation without its history."
+                )),
+                Err(e) => return Err(e),
+            }
+        }
+        let was_resumed = resumed.is_some();
+        let thread = match resumed {
+            Some(r) => r,
+            None => {
+                let params = ThreadStartParams {
+                    cwd: Some(cwd),
+                    model: p.model.clone(),
+                    approval_policy: p.approval_policy.clone(),
+                    sandbox: p.sandbox.clone(),
+                    developer_instructions: p.developer_instructions.clone(),
+                    ..Default::default()
+                };
+                peer.request_typed::<_, ThreadStartResponse>(method::THREAD_START, &params)
+                    .await?
+            }
+        };
+        let thread_id = thread.thread.id.clone();
+
+        // Route before turn/start: codex streams right after answering it.
+        let (tx, rx) = mpsc::unbounded_channel();
+        server.add_route(&thread_id, tx.clone());
+        let baseline = server.totals(&thread_id);
+        let params = TurnStartParams {
+            thread_id: thread_id.clone(),
+            input: req.input,
+            approval_policy: p.approval_policy.clone(),
+            model: p.model.clone(),
+            ..Default::default()
+        };
+        let turn: TurnStartResponse = match peer.request_typed(method::TURN_START, &params).await {
+            Ok(t) => t,
+            Err(e) => {
+                server.remove_route(&thread_id, &tx);
+                return Err(e);
+            }
+        };
+        let turn_id = turn.turn.id;
+
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let _ = events_tx.send(AgentEvent::RunStarted {
+            model: thread.model.clone().or_else(|| p.model.clone()),
+            tools: Vec::new(),
+            engine_session_id: Some(thread_id.clone()),
+        });
+        for message in notices {
+            let _ = events_tx.send(AgentEvent::EngineDiagnostic {
+                source: DiagnosticSource::Notice,
+                message,
+                raw: None,
+            });
+        }
+        let mut translator = TurnTranslator::new(baseline);
+        translator.set_turn_id(turn_id.clone());
+        let task = RunTask {
+            server,
+            peer,
+            thread_id: thread_id.clone(),
+            turn_id: turn_id.clone(),
+            route: tx.clone(),
+            translator,
+            interrupt_grace: self.config.interrupt_grace,
+            events: events_tx,
+        };
+        tokio::spawn(task.run(rx));
+        Ok(CodexRun {
+            thread_id,
+            turn_id,
+            resumed: was_resumed,
+            events,
+            control: RunControl { tx },
+        })
+    }
+
+    /// Stop every app-server (app exit). Runs in flight fail.
+    pub async fn shutdown(&self) {
+        let servers: Vec<Arc<Server>> = {
+            let mut map = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+            map.drain().map(|(_, s)| s).collect()
+        };
+        for s in servers {
+            s.shutdown().await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests;

@@ -1,0 +1,140 @@
+//! Profile options → `codex app-server` command line, environment and thread parameters.
+
+use std::path::PathBuf;
+
+use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
+
+/// An OpenAI-compatible Responses endpoint used instead of OpenAI (a proxy, a local model
+/// server, the tests' fake). Becomes `-c model_providers.<id>={...}` + `-c model_provider=<id>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CustomProvider {
+    /// Key under `model_providers` (letters, digits, `_`, `-`).
+    pub id: String,
+    pub name: String,
+    /// e.g. `http://127.0.0.1:8080/v1`; codex POSTs `{base_url}/responses`.
+    pub base_url: String,
+    /// Name of the environment variable holding the API key (the key itself never goes on
+    /// the command line).
+    pub env_key: String,
+    /// `Some(0)` for tests: fail fast instead of retrying.
+    pub request_max_retries: Option<u32>,
+    pub stream_max_retries: Option<u32>,
+}
+
+/// What a profile says about running Codex.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CodexProfile {
+    pub model: Option<String>,
+    pub approval_policy: Option<AskForApproval>,
+    pub sandbox: Option<SandboxMode>,
+    pub provider: Option<CustomProvider>,
+    /// Extra `-c key=value` overrides (value in TOML syntax), applied last.
+    pub config_overrides: Vec<(String, String)>,
+    /// Plugins reach github.com and chatgpt.com at start-up: off unless asked for.
+    pub enable_plugins: bool,
+    pub developer_instructions: Option<String>,
+    /// Extra environment for the app-server (e.g. the provider's key variable).
+    pub env: Vec<(String, String)>,
+    /// Removed from the inherited environment (secrets this profile does not pass on).
+    pub env_remove: Vec<String>,
+}
+
+/// Identifies one resident app-server: same home, same command line, same environment.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ServerKey {
+    pub codex_home: Option<PathBuf>,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub env_remove: Vec<String>,
+}
+
+fn toml_string(s: &str) -> String {
+    // TOML basic string: JSON string escaping is a valid subset for what we emit.
+    serde_json::Value::String(s.to_owned()).to_string()
+}
+
+impl CodexProfile {
+    /// The app-server arguments. `--strict-config` always: an invalid config otherwise falls
+    /// back silently to the real OpenAI provider (and hangs offline).
+    pub fn app_server_args(&self) -> Vec<String> {
+        let mut args = vec!["app-server".to_owned(), "--strict-config".to_owned()];
+        let mut c = |kv: String| {
+            args.push("-c".to_owned());
+            args.push(kv);
+        };
+        c(format!("features.plugins={}", self.enable_plugins));
+        c("analytics.enabled=false".to_owned());
+        if let Some(p) = &self.provider {
+            let mut fields = vec![
+                format!("name={}", toml_string(&p.name)),
+                format!("base_url={}", toml_string(&p.base_url)),
+                "wire_api=\"responses\"".to_owned(),
+                format!("env_key={}", toml_string(&p.env_key)),
+                "requires_openai_auth=false".to_owned(),
+                "supports_websockets=false".to_owned(),
+            ];
+            if let Some(n) = p.request_max_retries {
+                fields.push(format!("request_max_retries={n}"));
+            }
+            if let Some(n) = p.stream_max_retries {
+                fields.push(format!("stream_max_retries={n}"));
+            }
+            c(format!("model_providers.{}={{{}}}", p.id, fields.join(",")));
+            c(format!("model_provider={}", toml_string(&p.id)));
+        }
+        if let Some(m) = &self.model {
+            c(format!("model={}", toml_string(m)));
+        }
+        for (k, v) in &self.config_overrides {
+            c(format!("{k}={v}"));
+        }
+        args
+    }
+
+    pub fn server_key(&self, codex_home: Option<PathBuf>) -> ServerKey {
+        let mut env = self.env.clone();
+        env.sort();
+        let mut env_remove = self.env_remove.clone();
+        env_remove.sort();
+        ServerKey {
+            codex_home,
+            args: self.app_server_args(),
+            env,
+            env_remove,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offline_recipe_args() {
+        let p = CodexProfile {
+            model: Some("gpt-5.5".into()),
+            provider: Some(CustomProvider {
+                id: "mock".into(),
+                name: "mock".into(),
+                base_url: "http://127.0.0.1:9/v1".into(),
+                env_key: "MOCK_API_KEY".into(),
+                request_max_retries: Some(0),
+                stream_max_retries: Some(0),
+            }),
+            config_overrides: vec![("x.y".into(), "1".into())],
+            ..Default::default()
+        };
+        let a = p.app_server_args();
+        assert_eq!(&a[..2], ["app-server", "--strict-config"]);
+        let joined = a.join(" ");
+        assert!(joined.contains("-c features.plugins=false -c analytics.enabled=false"));
+        assert!(joined.contains(
+            r#"-c model_providers.mock={name="mock",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="MOCK_API_KEY",requires_openai_auth=false,supports_websockets=false,request_max_retries=0,stream_max_retries=0}"#
+        ));
+        assert!(
+            joined.contains(r#"-c model_provider="mock" -c model="gpt-5.5" -c x.y=1"#),
+            "{joined}"
+        );
+    }
+}

@@ -1,0 +1,635 @@
+//! Codex notifications of one turn → canonical [`AgentEvent`]s. Pure state machine (no I/O),
+//! so it is tested by replaying the real transcripts.
+//!
+//! Tracks what is open (items started but not completed) so an interrupt or a crash can close
+//! them: codex sends no `item/completed` for a partial message after `turn/interrupt`.
+
+use std::collections::{HashMap, VecDeque};
+
+use agentdesk_protocol::codex::{
+    CommandExecutionStatus, FileUpdateChange, PatchChangeKind, ServerNotification, ThreadItem,
+    TokenUsageBreakdown, TurnStatus,
+};
+use agentdesk_protocol::events::{
+    AgentEvent, ApprovalFile, DiagnosticSource, FileChangeKind, ToolKind, ToolStatus,
+};
+use serde_json::{json, Value};
+
+/// Recent `fileChange` items kept for approvals (which carry only the item id).
+const FILE_CHANGE_INDEX: usize = 256;
+
+/// Notifications that are process or UI chatter for us: not shown, not diagnostics.
+const IGNORED_METHODS: &[&str] = &[
+    "thread/status/changed",
+    "thread/readState/changed",
+    "thread/settings/updated",
+    "thread/goal/cleared",
+    "thread/started",
+    "serverRequest/resolved",
+    "turn/started",
+    "turn/diff/updated",
+    "turn/plan/updated",
+    "account/rateLimits/updated",
+    "remoteControl/status/changed",
+    "item/reasoning/summaryPartAdded",
+];
+
+#[derive(Debug, Clone)]
+enum Open {
+    Message(String),
+    Reasoning {
+        text: String,
+        part: i64,
+    },
+    Tool {
+        kind: ToolKind,
+        name: String,
+        input: Value,
+    },
+}
+
+/// How the turn ended, once it has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    Completed,
+    Interrupted,
+    Failed { error: String, code: Option<String> },
+}
+
+#[derive(Debug, Default)]
+pub struct TurnTranslator {
+    /// Known once `turn/start` answered; usage notifications for other turns are replays.
+    turn_id: Option<String>,
+    open: HashMap<String, Open>,
+    /// Order of `open` for deterministic finalisation.
+    open_order: Vec<String>,
+    file_changes: HashMap<String, Vec<FileUpdateChange>>,
+    file_change_order: VecDeque<String>,
+    /// Reasoning items that streamed summary text (raw text deltas are then not shown).
+    reasoning_with_summary: std::collections::HashSet<String>,
+    usage_baseline: Option<TokenUsageBreakdown>,
+    usage_latest: Option<TokenUsageBreakdown>,
+    last_error: Option<(String, Option<String>)>,
+    outcome: Option<TurnOutcome>,
+}
+
+impl TurnTranslator {
+    /// `baseline`: the thread's token totals before this turn, when known.
+    pub fn new(baseline: Option<TokenUsageBreakdown>) -> Self {
+        Self {
+            usage_baseline: baseline,
+            ..Self::default()
+        }
+    }
+
+    pub fn set_turn_id(&mut self, turn_id: String) {
+        self.turn_id = Some(turn_id);
+    }
+
+    pub fn turn_id(&self) -> Option<&str> {
+        self.turn_id.as_deref()
+    }
+
+    pub fn outcome(&self) -> Option<&TurnOutcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Paths and diffs of a `fileChange` item seen in this run.
+    pub fn file_change_files(&self, item_id: &str) -> Vec<ApprovalFile> {
+        self.file_changes
+            .get(item_id)
+            .map(|changes| {
+                changes
+                    .iter()
+                    .map(|c| ApprovalFile {
+                        path: c.path.clone(),
+                        kind: change_kind(&c.kind),
+                        diff: c.diff.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Feed one notification routed to this run's thread.
+    pub fn on_notification(&mut self, n: ServerNotification, out: &mut Vec<AgentEvent>) {
+        // Notifications of another turn of the same thread (the totals replayed after a
+        // resume, stragglers of an earlier turn) must not leak into this run.
+        if self.outcome.is_some() {
+            return;
+        }
+        if let Some(turn) = notification_turn_id(&n) {
+            // Before turn/start answered, token totals can only be replays of the past.
+            if self.turn_id.as_deref() != Some(turn) {
+                if let ServerNotification::ThreadTokenUsageUpdated(u) = &n {
+                    self.usage_baseline = Some(u.token_usage.total);
+                }
+                if self.turn_id.is_some() {
+                    return;
+                }
+            }
+        }
+        match n {
+            ServerNotification::ItemStarted(n) => self.item_started(n.item, out),
+            ServerNotification::ItemCompleted(n) => self.item_completed(n.item, out),
+            ServerNotification::AgentMessageDelta(d) => {
+                if let Some(Open::Message(text)) = self.open.get_mut(&d.item_id) {
+                    text.push_str(&d.delta);
+                }
+                out.push(AgentEvent::MessageDelta {
+                    item_id: d.item_id,
+                    text: d.delta,
+                });
+            }
+            ServerNotification::ReasoningSummaryTextDelta(d) => {
+                self.reasoning_with_summary.insert(d.item_id.clone());
+                let mut text = d.delta;
+                if let Some(Open::Reasoning { text: acc, part }) = self.open.get_mut(&d.item_id) {
+                    // A new summary part starts a new paragraph.
+                    if d.summary_index > *part && !acc.is_empty() {
+                        text.insert_str(0, "\n\n");
+                    }
+                    *part = d.summary_index;
+                    acc.push_str(&text);
+                }
+                out.push(AgentEvent::ReasoningDelta {
+                    item_id: d.item_id,
+                    text,
+                });
+            }
+            ServerNotification::ReasoningTextDelta(d) => {
+                if !self.reasoning_with_summary.contains(&d.item_id) {
+                    if let Some(Open::Reasoning { text, .. }) = self.open.get_mut(&d.item_id) {
+                        text.push_str(&d.delta);
+                    }
+                    out.push(AgentEvent::ReasoningDelta {
+                        item_id: d.item_id,
+                        text: d.delta,
+                    });
+                }
+            }
+            ServerNotification::CommandExecutionOutputDelta(d)
+            | ServerNotification::FileChangeOutputDelta(d) => {
+                let kind = match self.open.get(&d.item_id) {
+                    Some(Open::Tool { kind, .. }) => *kind,
+                    _ => ToolKind::Command,
+                };
+                out.push(AgentEvent::ToolUpdated {
+                    item_id: d.item_id,
+                    kind,
+                    output: d.delta,
+                });
+            }
+            ServerNotification::PlanDelta(_) => {}
+            ServerNotification::ThreadTokenUsageUpdated(u) => {
+                self.usage_latest = Some(u.token_usage.total);
+            }
+            ServerNotification::Error(e) => {
+                if e.will_retry {
+                    out.push(diagnostic(
+                        DiagnosticSource::Warning,
+                        e.error.message.clone(),
+                        None,
+                    ));
+                } else {
+                    let code = e
+                        .error
+                        .http_status()
+                        .map(|s| format!("http_{s}"))
+                        .or_else(|| e.error.code());
+                    self.last_error = Some((e.error.message, code));
+                }
+            }
+            ServerNotification::Warning(w) => {
+                out.push(diagnostic(DiagnosticSource::Warning, w.message, None))
+            }
+            ServerNotification::TurnCompleted(c) => match c.turn.status {
+                TurnStatus::Completed => {
+                    self.finalise_open(ToolStatus::Interrupted, out);
+                    self.push_usage(out);
+                    out.push(AgentEvent::RunCompleted {
+                        stop_reason: "completed".into(),
+                    });
+                    self.outcome = Some(TurnOutcome::Completed);
+                }
+                TurnStatus::Interrupted => self.interrupted(out),
+                TurnStatus::Failed | TurnStatus::InProgress | TurnStatus::Unknown(_) => {
+                    let (msg, code) = match (c.turn.error, self.last_error.take()) {
+                        (Some(e), _) => {
+                            let code = e
+                                .http_status()
+                                .map(|s| format!("http_{s}"))
+                                .or_else(|| e.code());
+                            (e.message, code)
+                        }
+                        (None, Some(last)) => last,
+                        (None, None) => {
+                            ("the turn failed without an error message".to_owned(), None)
+                        }
+                    };
+                    self.fail(model_error_message(&msg, code.as_deref()), code, out);
+                }
+            },
+            ServerNotification::Unknown { ref method, .. }
+                if IGNORED_METHODS.contains(&method.as_str()) => {}
+            ServerNotification::Unknown {
+                method,
+                params,
+                error,
+            } => {
+                let message = match error {
+                    Some(e) => format!("unreadable codex notification `{method}`: {e}"),
+                    None => format!("unknown codex notification `{method}`"),
+                };
+                out.push(diagnostic(
+                    DiagnosticSource::UnknownMessage,
+                    message,
+                    Some(json!({"method": method, "params": params})),
+                ));
+            }
+            // Known but without timeline meaning for a run.
+            ServerNotification::ThreadStarted(_)
+            | ServerNotification::ThreadStatusChanged(_)
+            | ServerNotification::TurnStarted(_)
+            | ServerNotification::TurnDiffUpdated(_)
+            | ServerNotification::TurnPlanUpdated(_)
+            | ServerNotification::ReasoningSummaryPartAdded(_)
+            | ServerNotification::ServerRequestResolved(_)
+            | ServerNotification::DeprecationNotice(_) => {}
+        }
+    }
+
+    /// The turn ended by interrupt (codex said so, or it did not answer in time).
+    pub fn interrupted(&mut self, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.finalise_open(ToolStatus::Interrupted, out);
+        self.push_usage(out);
+        out.push(AgentEvent::RunInterrupted {});
+        self.outcome = Some(TurnOutcome::Interrupted);
+    }
+
+    /// The run failed (model error, crash): close what is open, then `run.failed`.
+    pub fn fail(&mut self, error: String, code: Option<String>, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        self.finalise_open(ToolStatus::Interrupted, out);
+        self.push_usage(out);
+        out.push(AgentEvent::RunFailed {
+            error: error.clone(),
+            code: code.clone(),
+        });
+        self.outcome = Some(TurnOutcome::Failed { error, code });
+    }
+
+    fn push_usage(&mut self, out: &mut Vec<AgentEvent>) {
+        let Some(latest) = self.usage_latest else {
+            return;
+        };
+        let u = latest.saturating_sub(&self.usage_baseline.unwrap_or_default());
+        out.push(AgentEvent::Usage {
+            input: u.input_tokens,
+            cached: u.cached_input_tokens,
+            output: u.output_tokens,
+            reasoning: u.reasoning_output_tokens,
+            cost_usd: None,
+        });
+    }
+
+    fn finalise_open(&mut self, tool_status: ToolStatus, out: &mut Vec<AgentEvent>) {
+        for id in std::mem::take(&mut self.open_order) {
+            match self.open.remove(&id) {
+                Some(Open::Message(text)) => {
+                    out.push(AgentEvent::MessageCompleted { item_id: id, text })
+                }
+                Some(Open::Reasoning { text, .. }) => {
+                    out.push(AgentEvent::ReasoningCompleted { item_id: id, text })
+                }
+                Some(Open::Tool { kind, name, input }) => out.push(AgentEvent::ToolCompleted {
+                    item_id: id,
+                    kind,
+                    name,
+                    input,
+                    output: None,
+                    status: tool_status,
+                    exit_code: None,
+                }),
+                None => {}
+            }
+        }
+    }
+
+    fn open_item(&mut self, id: &str, open: Open) {
+        if self.open.insert(id.to_owned(), open).is_none() {
+            self.open_order.push(id.to_owned());
+        }
+    }
+
+    fn close_item(&mut self, id: &str) -> Option<Open> {
+        self.open_order.retain(|o| o != id);
+        self.open.remove(id)
+    }
+
+    fn remember_file_change(&mut self, id: &str, changes: &[FileUpdateChange]) {
+        if self
+            .file_changes
+            .insert(id.to_owned(), changes.to_vec())
+            .is_none()
+        {
+            self.file_change_order.push_back(id.to_owned());
+            while self.file_change_order.len() > FILE_CHANGE_INDEX {
+                if let Some(old) = self.file_change_order.pop_front() {
+                    self.file_changes.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn item_started(&mut self, item: ThreadItem, out: &mut Vec<AgentEvent>) {
+        match &item {
+            ThreadItem::UserMessage(_) => {}
+            ThreadItem::AgentMessage(m) => {
+                self.open_item(&m.id, Open::Message(m.text.clone()));
+                if !m.text.is_empty() {
+                    out.push(AgentEvent::MessageDelta {
+                        item_id: m.id.clone(),
+                        text: m.text.clone(),
+                    });
+                }
+            }
+            ThreadItem::Reasoning(r) => self.open_item(
+                &r.id,
+                Open::Reasoning {
+                    text: String::new(),
+                    part: 0,
+                },
+            ),
+            ThreadItem::FileChange(f) => self.remember_file_change(&f.id, &f.changes),
+            _ => {}
+        }
+        if let Some((id, kind, name, input)) = tool_of(&item) {
+            self.open_item(
+                &id,
+                Open::Tool {
+                    kind,
+                    name: name.clone(),
+                    input: input.clone(),
+                },
+            );
+            out.push(AgentEvent::ToolStarted {
+                item_id: id,
+                kind,
+                name,
+                input,
+            });
+        } else if let ThreadItem::Unknown(raw) = &item {
+            out.push(unknown_item(raw));
+        }
+    }
+
+    fn item_completed(&mut self, item: ThreadItem, out: &mut Vec<AgentEvent>) {
+        match &item {
+            ThreadItem::UserMessage(_) => return,
+            ThreadItem::AgentMessage(m) => {
+                self.close_item(&m.id);
+                out.push(AgentEvent::MessageCompleted {
+                    item_id: m.id.clone(),
+                    text: m.text.clone(),
+                });
+                return;
+            }
+            ThreadItem::Reasoning(r) => {
+                self.close_item(&r.id);
+                let text = if r.summary.is_empty() {
+                    r.content.join("\n\n")
+                } else {
+                    r.summary.join("\n\n")
+                };
+                out.push(AgentEvent::ReasoningCompleted {
+                    item_id: r.id.clone(),
+                    text,
+                });
+                return;
+            }
+            ThreadItem::ContextCompaction(_) => {
+                out.push(diagnostic(
+                    DiagnosticSource::Notice,
+                    "Codex compacted the conversation context".into(),
+                    None,
+                ));
+                return;
+            }
+            ThreadItem::Unknown(raw) => {
+                out.push(unknown_item(raw));
+                return;
+            }
+            _ => {}
+        }
+        let Some((id, kind, name, input)) = tool_of(&item) else {
+            return;
+        };
+        let was_open = self.close_item(&id).is_some();
+        if !was_open {
+            // Completed without a start (e.g. after a resume): still show the card.
+            out.push(AgentEvent::ToolStarted {
+                item_id: id.clone(),
+                kind,
+                name: name.clone(),
+                input: input.clone(),
+            });
+        }
+        let (output, status, exit_code) = match &item {
+            ThreadItem::CommandExecution(c) => (
+                c.aggregated_output.clone(),
+                tool_status(&c.status),
+                c.exit_code,
+            ),
+            ThreadItem::FileChange(f) => {
+                self.remember_file_change(&f.id, &f.changes);
+                let status = tool_status(&f.status);
+                if status == ToolStatus::Completed {
+                    for c in &f.changes {
+                        out.push(AgentEvent::FileChanged {
+                            item_id: f.id.clone(),
+                            path: c.path.clone(),
+                            kind: change_kind(&c.kind),
+                            diff: c.diff.clone(),
+                        });
+                    }
+                }
+                (None, status, None)
+            }
+            ThreadItem::McpToolCall(m) => {
+                let failed = m.status == "failed" || m.error.is_some();
+                let output = m.error.as_ref().or(m.result.as_ref()).map(value_text);
+                (
+                    output,
+                    if failed {
+                        ToolStatus::Failed
+                    } else {
+                        ToolStatus::Completed
+                    },
+                    None,
+                )
+            }
+            ThreadItem::DynamicToolCall(d) => {
+                let output = d
+                    .content_items
+                    .as_ref()
+                    .map(|c| value_text(&Value::Array(c.clone())));
+                let status = if d.success == Some(false) {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Completed
+                };
+                (output, status, None)
+            }
+            ThreadItem::Plan(p) => (Some(p.text.clone()), ToolStatus::Completed, None),
+            _ => (None, ToolStatus::Completed, None),
+        };
+        out.push(AgentEvent::ToolCompleted {
+            item_id: id,
+            kind,
+            name,
+            input,
+            output,
+            status,
+            exit_code,
+        });
+    }
+}
+
+fn notification_turn_id(n: &ServerNotification) -> Option<&str> {
+    Some(match n {
+        ServerNotification::ItemStarted(n) => &n.turn_id,
+        ServerNotification::ItemCompleted(n) => &n.turn_id,
+        ServerNotification::AgentMessageDelta(n)
+        | ServerNotification::PlanDelta(n)
+        | ServerNotification::CommandExecutionOutputDelta(n)
+        | ServerNotification::FileChangeOutputDelta(n) => &n.turn_id,
+        ServerNotification::ReasoningSummaryTextDelta(n) => &n.turn_id,
+        ServerNotification::ReasoningTextDelta(n) => &n.turn_id,
+        ServerNotification::ThreadTokenUsageUpdated(n) => &n.turn_id,
+        ServerNotification::TurnCompleted(n) => &n.turn.id,
+        ServerNotification::Error(n) => &n.turn_id,
+        _ => return None,
+    })
+}
+
+/// `(item id, kind, name, input)` for items shown as tool cards.
+fn tool_of(item: &ThreadItem) -> Option<(String, ToolKind, String, Value)> {
+    Some(match item {
+        ThreadItem::CommandExecution(c) => (
+            c.id.clone(),
+            ToolKind::Command,
+            "shell".into(),
+            json!({"command": c.command, "cwd": c.cwd}),
+        ),
+        ThreadItem::FileChange(f) => {
+            let files: Vec<Value> = f
+                .changes
+                .iter()
+                .map(|c| json!({"path": c.path, "kind": change_kind(&c.kind)}))
+                .collect();
+            (
+                f.id.clone(),
+                ToolKind::FileChange,
+                "apply_patch".into(),
+                json!({"changes": files}),
+            )
+        }
+        ThreadItem::McpToolCall(m) => (
+            m.id.clone(),
+            ToolKind::Mcp,
+            format!("{}/{}", m.server, m.tool),
+            m.arguments.clone(),
+        ),
+        ThreadItem::WebSearch(w) => (
+            w.id.clone(),
+            ToolKind::Web,
+            "web_search".into(),
+            json!({"query": w.query, "action": w.action}),
+        ),
+        ThreadItem::DynamicToolCall(d) => (
+            d.id.clone(),
+            ToolKind::Other,
+            d.tool.clone(),
+            d.arguments.clone(),
+        ),
+        ThreadItem::ImageView(i) => (
+            i.id.clone(),
+            ToolKind::Other,
+            "view_image".into(),
+            json!({"path": i.path}),
+        ),
+        ThreadItem::Plan(p) => (p.id.clone(), ToolKind::Other, "plan".into(), Value::Null),
+        _ => return None,
+    })
+}
+
+fn tool_status(s: &CommandExecutionStatus) -> ToolStatus {
+    match s {
+        CommandExecutionStatus::Completed => ToolStatus::Completed,
+        CommandExecutionStatus::Failed => ToolStatus::Failed,
+        CommandExecutionStatus::Declined => ToolStatus::Declined,
+        CommandExecutionStatus::InProgress => ToolStatus::Running,
+        CommandExecutionStatus::Unknown(_) => ToolStatus::Completed,
+    }
+}
+
+pub(crate) fn change_kind(k: &PatchChangeKind) -> FileChangeKind {
+    match k {
+        PatchChangeKind::Add => FileChangeKind::Add,
+        PatchChangeKind::Delete => FileChangeKind::Delete,
+        PatchChangeKind::Update { move_path: Some(_) } => FileChangeKind::Move,
+        PatchChangeKind::Update { move_path: None } | PatchChangeKind::Unknown(_) => {
+            FileChangeKind::Update
+        }
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub(crate) fn diagnostic(
+    source: DiagnosticSource,
+    message: String,
+    raw: Option<Value>,
+) -> AgentEvent {
+    AgentEvent::EngineDiagnostic {
+        source,
+        message,
+        raw,
+    }
+}
+
+fn unknown_item(raw: &Value) -> AgentEvent {
+    let ty = raw.get("type").and_then(Value::as_str).unwrap_or("?");
+    diagnostic(
+        DiagnosticSource::UnknownMessage,
+        format!("unknown codex item type `{ty}`"),
+        Some(raw.clone()),
+    )
+}
+
+/// A sentence for the user from codex's turn error.
+pub(crate) fn model_error_message(msg: &str, code: Option<&str>) -> String {
+    match code {
+        Some("http_401") => {
+            format!("The model provider rejected the credentials (HTTP 401): {msg}")
+        }
+        Some(c) if c.starts_with("http_") => {
+            format!(
+                "The model request failed (HTTP {}): {msg}",
+                c.trim_start_matches("http_")
+            )
+        }
+        _ => format!("The model request failed: {msg}"),
+    }
+}

@@ -1,0 +1,595 @@
+//! Real-engine suite: the pinned `codex` binary (env `CODEX_BIN`) driven through the Codex
+//! adapter against the fake Responses API on 127.0.0.1. No key, no network.
+//!
+//! Without `CODEX_BIN` every test prints a loud SKIP and passes — except under `CI=true`,
+//! where a missing binary is a failure. Every wait is bounded; no test can hang.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_engine::codex::{
+    CodexEngine, CodexEngineConfig, CodexProfile, CodexRun, CustomProvider, RunRequest,
+};
+use agentdesk_engine::EngineError;
+use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
+use agentdesk_protocol::events::{
+    AgentEvent, ApprovalKind, ApprovalOutcome, FileChangeKind, ToolKind, ToolStatus, UserDecision,
+};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+
+const STEP: Duration = Duration::from_secs(30);
+const TEST: Duration = Duration::from_secs(120);
+
+/// A 2×2 red PNG (the one from the research transcripts).
+const RED_PNG: &[u8] = &[
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
+    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
+    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
+fn codex_bin() -> Option<PathBuf> {
+    match std::env::var_os("CODEX_BIN").filter(|v| !v.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            eprintln!("\n!!!!!!!! SKIP (CODEX_BIN not set): real codex suite NOT run !!!!!!!!\n");
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "CODEX_BIN must be set in CI"
+            );
+            None
+        }
+    }
+}
+
+struct Env {
+    fake: FakeResponses,
+    home: PathBuf,
+    repo: PathBuf,
+    engine: CodexEngine,
+    profile: CodexProfile,
+}
+
+impl Env {
+    /// A fresh fake server and a CODEX_HOME under `target/` (NOT under $TMPDIR: the Linux
+    /// sandbox refuses helper binaries there).
+    async fn new(name: &str, bin: &Path, approval: AskForApproval) -> Self {
+        let fake = FakeResponses::start().await.unwrap();
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("codex-real/{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (home, repo) = (root.join("home"), root.join("repo"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::write(repo.join("README.md"), "test repo\n").unwrap();
+        let _ = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status();
+        let profile = CodexProfile {
+            // A catalog slug: codex then offers `apply_patch` (file-change approvals).
+            model: Some("gpt-5.5".into()),
+            approval_policy: Some(approval),
+            sandbox: Some(SandboxMode::WorkspaceWrite),
+            provider: Some(CustomProvider {
+                id: "mock".into(),
+                name: "mock".into(),
+                base_url: fake.base_url(),
+                env_key: "MOCK_API_KEY".into(),
+                request_max_retries: Some(0),
+                stream_max_retries: Some(0),
+            }),
+            env: vec![
+                ("MOCK_API_KEY".into(), "dummy".into()),
+                ("HOME".into(), home.to_string_lossy().into_owned()),
+                ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
+            ],
+            ..Default::default()
+        };
+        let mut config = CodexEngineConfig::new(bin);
+        config.interrupt_grace = Duration::from_secs(10);
+        Self {
+            fake,
+            home,
+            repo,
+            engine: CodexEngine::new(config),
+            profile,
+        }
+    }
+
+    fn request(&self, input: Vec<UserInput>, resume: Option<String>) -> RunRequest {
+        RunRequest {
+            codex_home: Some(self.home.clone()),
+            cwd: self.repo.clone(),
+            profile: self.profile.clone(),
+            resume_thread_id: resume,
+            input,
+        }
+    }
+
+    async fn run(&self, text: &str, resume: Option<String>) -> CodexRun {
+        tokio::time::timeout(
+            STEP,
+            self.engine
+                .start_run(self.request(vec![UserInput::text(text)], resume)),
+        )
+        .await
+        .expect("start_run timed out")
+        .expect("start_run failed")
+    }
+}
+
+async fn next(run: &mut CodexRun) -> AgentEvent {
+    tokio::time::timeout(STEP, run.next_event())
+        .await
+        .expect("no event in time")
+        .expect("events ended")
+}
+
+/// Events until (and including) the terminal one.
+async fn until_end(run: &mut CodexRun, mut seen: Vec<AgentEvent>) -> Vec<AgentEvent> {
+    loop {
+        let ev = next(run).await;
+        let end = ev.is_terminal();
+        seen.push(ev);
+        if end {
+            return seen;
+        }
+    }
+}
+
+async fn until(
+    run: &mut CodexRun,
+    pred: impl Fn(&AgentEvent) -> bool,
+) -> (AgentEvent, Vec<AgentEvent>) {
+    let mut seen = Vec::new();
+    loop {
+        let ev = next(run).await;
+        assert!(
+            !ev.is_terminal() || pred(&ev),
+            "run ended early: {ev:?}\nbefore: {seen:#?}"
+        );
+        if pred(&ev) {
+            return (ev, seen);
+        }
+        seen.push(ev);
+    }
+}
+
+fn approval_id(ev: &AgentEvent) -> String {
+    match ev {
+        AgentEvent::ApprovalRequested { request_id, .. } => request_id.clone(),
+        other => panic!("not an approval: {other:?}"),
+    }
+}
+
+macro_rules! real_test {
+    ($name:ident, |$bin:ident| $body:block) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let Some($bin) = codex_bin() else { return };
+            tokio::time::timeout(TEST, async move { $body })
+                .await
+                .expect("test timed out");
+        }
+    };
+}
+
+real_test!(streamed_text_and_reasoning, |bin| {
+    let env = Env::new("text", &bin, AskForApproval::Never).await;
+    env.fake.push(Reply::reasoning_then_text(
+        &["Thinking ", "hard"],
+        &["Hello ", "from ", "fake!"],
+    ));
+    let mut run = env.run("Say hello", None).await;
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(
+        matches!(&ev[0], AgentEvent::RunStarted { engine_session_id: Some(id), .. } if *id == run.thread_id)
+    );
+    let deltas: String = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, "Hello from fake!");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, AgentEvent::ReasoningDelta { .. })),
+        "{ev:#?}"
+    );
+    assert!(ev.iter().any(
+        |e| matches!(e, AgentEvent::ReasoningCompleted { text, .. } if text == "Thinking hard")
+    ));
+    assert!(ev.iter().any(
+        |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Hello from fake!")
+    ));
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::Usage {
+                input: 10,
+                output: 5,
+                ..
+            }
+        )),
+        "{ev:#?}"
+    );
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    env.engine.shutdown().await;
+});
+
+real_test!(command_approval_accepted_runs_the_command, |bin| {
+    let env = Env::new("cmd-accept", &bin, AskForApproval::Untrusted).await;
+    env.fake
+        .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
+    env.fake.push(Reply::text(&["Done (accept)."]));
+    let mut run = env.run("Please run: touch hello.txt", None).await;
+    let (ask, _) = until(&mut run, |e| {
+        matches!(e, AgentEvent::ApprovalRequested { .. })
+    })
+    .await;
+    let AgentEvent::ApprovalRequested {
+        kind, command, cwd, ..
+    } = &ask
+    else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::Command);
+    assert!(
+        command.as_deref().unwrap_or("").contains("touch hello.txt"),
+        "{ask:?}"
+    );
+    assert_eq!(cwd.as_deref(), Some(env.repo.to_str().unwrap()));
+    run.control()
+        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
+        .await
+        .unwrap();
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        AgentEvent::ApprovalResolved {
+            outcome: ApprovalOutcome::ApprovedOnce,
+            ..
+        }
+    )));
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolCompleted {
+                kind: ToolKind::Command,
+                status: ToolStatus::Completed,
+                exit_code: Some(0),
+                ..
+            }
+        )),
+        "{ev:#?}"
+    );
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    assert!(
+        env.repo.join("hello.txt").exists(),
+        "the command did not run"
+    );
+    // A second decision for the same request is refused, not replayed.
+    let again = run
+        .control()
+        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
+        .await;
+    assert!(
+        matches!(again, Err(EngineError::NotPending { .. })),
+        "{again:?}"
+    );
+    env.engine.shutdown().await;
+});
+
+real_test!(
+    command_approval_declined_skips_the_command_and_continues,
+    |bin| {
+        let env = Env::new("cmd-decline", &bin, AskForApproval::Untrusted).await;
+        env.fake
+            .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
+        env.fake.push(Reply::text(&["Done (decline)."]));
+        let mut run = env.run("Please run: touch hello.txt", None).await;
+        let (ask, _) = until(&mut run, |e| {
+            matches!(e, AgentEvent::ApprovalRequested { .. })
+        })
+        .await;
+        run.control()
+            .resolve_approval(&approval_id(&ask), UserDecision::Deny)
+            .await
+            .unwrap();
+        let ev = until_end(&mut run, Vec::new()).await;
+        assert!(ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::ApprovalResolved {
+                outcome: ApprovalOutcome::Denied,
+                ..
+            }
+        )));
+        assert!(
+            ev.iter().any(|e| matches!(
+                e,
+                AgentEvent::ToolCompleted {
+                    status: ToolStatus::Declined,
+                    ..
+                }
+            )),
+            "{ev:#?}"
+        );
+        assert!(ev.iter().any(
+            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Done (decline).")
+        ));
+        assert!(
+            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+            "{ev:#?}"
+        );
+        assert!(
+            !env.repo.join("hello.txt").exists(),
+            "a declined command ran"
+        );
+        env.engine.shutdown().await;
+    }
+);
+
+real_test!(file_change_approval_names_the_path, |bin| {
+    let env = Env::new("file-change", &bin, AskForApproval::Untrusted).await;
+    env.fake.push(Reply::apply_patch(
+        "call_patch",
+        "*** Begin Patch\n*** Add File: added.txt\n+hello from apply_patch\n*** End Patch\n",
+    ));
+    env.fake.push(Reply::text(&["patched"]));
+    let mut run = env.run("add a file", None).await;
+    let (ask, _) = until(&mut run, |e| {
+        matches!(e, AgentEvent::ApprovalRequested { .. })
+    })
+    .await;
+    let AgentEvent::ApprovalRequested { kind, files, .. } = &ask else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::FileChange);
+    assert_eq!(files.len(), 1, "{ask:?}");
+    assert_eq!(Path::new(&files[0].path), env.repo.join("added.txt"));
+    assert_eq!(files[0].kind, FileChangeKind::Add);
+    run.control()
+        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
+        .await
+        .unwrap();
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(
+        ev.iter().any(
+            |e| matches!(e, AgentEvent::FileChanged { path, kind: FileChangeKind::Add, .. }
+        if Path::new(path) == env.repo.join("added.txt"))
+        ),
+        "{ev:#?}"
+    );
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.repo.join("added.txt")).unwrap(),
+        "hello from apply_patch\n"
+    );
+    env.engine.shutdown().await;
+});
+
+real_test!(interrupt_mid_stream, |bin| {
+    let env = Env::new("interrupt", &bin, AskForApproval::Never).await;
+    env.fake
+        .push(Reply::slow_text(200, Duration::from_millis(100)));
+    let mut run = env.run("Stream a long answer", None).await;
+    let _ = until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
+    run.control().interrupt();
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
+        "{ev:#?}"
+    );
+    // The partial message is finalised although codex sends no item/completed for it.
+    assert!(
+        ev.iter().any(
+            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text.starts_with("chunk0"))
+        ),
+        "{ev:#?}"
+    );
+    assert!(
+        agentdesk_tests::http::wait_until(Duration::from_secs(10), || env.fake.disconnects() >= 1)
+            .await,
+        "codex kept the model stream open"
+    );
+    // The thread is usable again.
+    env.fake.push(Reply::text(&["after interrupt ok"]));
+    let mut run2 = env.run("again", Some(run.thread_id.clone())).await;
+    let ev = until_end(&mut run2, Vec::new()).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    env.engine.shutdown().await;
+});
+
+real_test!(local_image_reaches_the_model_as_an_image, |bin| {
+    let env = Env::new("image", &bin, AskForApproval::Never).await;
+    let png = env.repo.join("red.png");
+    std::fs::write(&png, RED_PNG).unwrap();
+    env.fake.push(Reply::text(&["I see a red square."]));
+    let input = vec![
+        UserInput::text("What is in this image?"),
+        UserInput::local_image(png.to_string_lossy()),
+    ];
+    let mut run = tokio::time::timeout(STEP, env.engine.start_run(env.request(input, None)))
+        .await
+        .unwrap()
+        .unwrap();
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    let reqs = env.fake.requests();
+    let content = reqs[0].input_content();
+    let image = content
+        .iter()
+        .find(|c| c["type"] == "input_image")
+        .unwrap_or_else(|| panic!("no input_image in {content:#?}"));
+    assert!(
+        image["image_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,"),
+        "{image}"
+    );
+    env.engine.shutdown().await;
+});
+
+real_test!(resume_in_a_new_app_server_process, |bin| {
+    let env = Env::new("resume", &bin, AskForApproval::Never).await;
+    env.fake.push(Reply::text(&["first answer"]));
+    let mut run = env.run("first question", None).await;
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    let thread_id = run.thread_id.clone();
+    let first_pid = env.engine.app_server_pids(Some(&env.home));
+    env.engine.shutdown().await;
+
+    // A new engine = a new app-server process, same CODEX_HOME.
+    let engine2 = CodexEngine::new(CodexEngineConfig::new(&bin));
+    env.fake.push(Reply::text(&["second answer"]));
+    let mut run2 = tokio::time::timeout(
+        STEP,
+        engine2.start_run(env.request(
+            vec![UserInput::text("second question")],
+            Some(thread_id.clone()),
+        )),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(run2.resumed);
+    assert_eq!(run2.thread_id, thread_id);
+    assert_ne!(engine2.app_server_pids(Some(&env.home)), first_pid);
+    let ev = until_end(&mut run2, Vec::new()).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    // Per-run usage, not the thread total.
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::Usage {
+                input: 10,
+                output: 5,
+                ..
+            }
+        )),
+        "{ev:#?}"
+    );
+    // The model saw the earlier exchange.
+    let body = env.fake.requests().last().unwrap().body.to_string();
+    assert!(
+        body.contains("first question") && body.contains("first answer"),
+        "history missing"
+    );
+
+    // A stale thread id: a fresh thread, and the timeline says so.
+    env.fake.push(Reply::text(&["fresh"]));
+    let stale = "01a22882-0000-7000-8000-000000000000".to_owned();
+    let mut run3 = tokio::time::timeout(
+        STEP,
+        engine2.start_run(env.request(vec![UserInput::text("hi")], Some(stale.clone()))),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(!run3.resumed);
+    assert_ne!(run3.thread_id, stale);
+    let ev = until_end(&mut run3, Vec::new()).await;
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("Could not resume"))), "{ev:#?}");
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    engine2.shutdown().await;
+});
+
+real_test!(model_http_401_and_500_fail_the_run_clearly, |bin| {
+    let env = Env::new("http-errors", &bin, AskForApproval::Never).await;
+    env.fake.push(Reply::status(401, "bad key"));
+    let mut run = env.run("hi", None).await;
+    let ev = until_end(&mut run, Vec::new()).await;
+    match ev.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("http_401"));
+            assert!(error.contains("401"), "{error}");
+        }
+        other => panic!("{other:?}\n{ev:#?}"),
+    }
+    env.fake.push(Reply::status(500, "exploded"));
+    let mut run = env.run("hi again", Some(run.thread_id.clone())).await;
+    let ev = until_end(&mut run, Vec::new()).await;
+    match ev.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("http_500"), "{error}");
+            assert!(error.contains("500"), "{error}");
+        }
+        other => panic!("{other:?}\n{ev:#?}"),
+    }
+    env.engine.shutdown().await;
+});
+
+real_test!(
+    app_server_killed_mid_turn_fails_the_run_and_restarts,
+    |bin| {
+        let env = Env::new("killed", &bin, AskForApproval::Untrusted).await;
+        env.fake
+            .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
+        let mut run = env.run("Please run: touch hello.txt", None).await;
+        let (ask, _) = until(&mut run, |e| {
+            matches!(e, AgentEvent::ApprovalRequested { .. })
+        })
+        .await;
+        let pids = env.engine.app_server_pids(Some(&env.home));
+        assert_eq!(pids.len(), 1);
+        let status = std::process::Command::new("kill")
+            .args(["-9", &pids[0].to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let ev = until_end(&mut run, Vec::new()).await;
+        let id = approval_id(&ask);
+        assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)), "{ev:#?}");
+        match ev.last() {
+            Some(AgentEvent::RunFailed { error, code }) => {
+                assert_eq!(code.as_deref(), Some("engine_crashed"));
+                assert!(error.contains("stopped unexpectedly"), "{error}");
+            }
+            other => panic!("{other:?}\n{ev:#?}"),
+        }
+        let late = run
+            .control()
+            .resolve_approval(&id, UserDecision::ApproveOnce)
+            .await;
+        assert!(
+            matches!(late, Err(EngineError::NotPending { .. })),
+            "{late:?}"
+        );
+        assert!(!env.repo.join("hello.txt").exists());
+
+        // The next turn restarts the app-server and resumes the thread.
+        env.fake.push(Reply::text(&["back"]));
+        let mut run2 = env.run("still there?", Some(run.thread_id.clone())).await;
+        let ev = until_end(&mut run2, Vec::new()).await;
+        assert!(
+            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+            "{ev:#?}"
+        );
+        assert_ne!(env.engine.app_server_pids(Some(&env.home)), pids);
+        env.engine.shutdown().await;
+    }
+);
