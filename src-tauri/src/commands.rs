@@ -36,18 +36,24 @@ pub async fn remove_workspace(state: State<'_, AppState>, id: String) -> CmdResu
 #[tauri::command]
 pub async fn pick_folder(app: AppHandle) -> CmdResult<Option<String>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().set_title("Add a workspace folder").pick_folder(move |picked| {
-        let _ = tx.send(picked);
-    });
+    app.dialog()
+        .file()
+        .set_title("Add a workspace folder")
+        .pick_folder(move |picked| {
+            let _ = tx.send(picked);
+        });
     let picked = rx.await.map_err(|_| IpcError {
         code: ErrorCode::Internal,
         message: "the folder picker closed without an answer".into(),
     })?;
     match picked {
         None => Ok(None),
-        Some(p) => p.into_path().map(|p| Some(p.display().to_string())).map_err(|e| IpcError {
-            code: ErrorCode::InvalidInput,
-            message: format!("the picked folder is not a local path: {e}"),
-        }),
+        Some(p) => p
+            .into_path()
+            .map(|p| Some(p.display().to_string()))
+            .map_err(|e| IpcError {
+                code: ErrorCode::InvalidInput,
+                message: format!("the picked folder is not a local path: {e}"),
+            }),
     }
 }

@@ -10,7 +10,12 @@ use tauri::Manager;
 pub fn run() {
     let data_dir = agentdesk_core::paths::data_dir();
     // Held for the whole process: dropping it would stop the log file writer.
-    let _log_guard = logging::init(data_dir.as_ref().ok().map(|d| agentdesk_core::paths::log_dir(d)));
+    let _log_guard = logging::init(
+        data_dir
+            .as_ref()
+            .ok()
+            .map(|d| agentdesk_core::paths::log_dir(d)),
+    );
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
 
     let app = tauri::Builder::default()

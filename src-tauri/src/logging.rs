@@ -14,22 +14,33 @@ pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
         EnvFilter::try_from_default_env()
             .unwrap_or_else(|_| EnvFilter::new("info,agentdesk=debug,tao=warn,wry=warn"))
     };
-    let stderr = fmt::layer().with_writer(std::io::stderr).with_filter(filter());
+    let stderr = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(filter());
 
     let (file, guard) = match log_dir.map(|dir| (std::fs::create_dir_all(&dir), dir)) {
         Some((Ok(()), dir)) => {
             let appender = tracing_appender::rolling::daily(dir, "agentdesk.log");
             let (writer, guard) = tracing_appender::non_blocking(appender);
-            let layer = fmt::layer().with_ansi(false).with_writer(writer).with_filter(filter());
+            let layer = fmt::layer()
+                .with_ansi(false)
+                .with_writer(writer)
+                .with_filter(filter());
             (Some(layer), Some(guard))
         }
         Some((Err(e), dir)) => {
-            eprintln!("Agent Desk: cannot create the log directory {}: {e}", dir.display());
+            eprintln!(
+                "Agent Desk: cannot create the log directory {}: {e}",
+                dir.display()
+            );
             (None, None)
         }
         None => (None, None),
     };
 
-    let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(file)
+        .try_init();
     guard
 }

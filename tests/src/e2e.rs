@@ -18,11 +18,16 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Repository root (the parent of this crate).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 pub fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"))
 }
 
 /// Where a test leaves screenshots and logs.
@@ -36,7 +41,9 @@ pub fn artifacts_dir(test: &str) -> PathBuf {
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
     if let Some(home) = std::env::var_os("HOME") {
         dirs.push(PathBuf::from(home).join(".cargo/bin"));
     }
@@ -58,13 +65,20 @@ pub fn prerequisites(test: &str) -> Option<Prerequisites> {
         .map(PathBuf::from)
         .unwrap_or_else(|| target_dir().join("debug").join("agentdesk"));
     let found = [
-        ("app binary (cargo build -p agentdesk)", app.is_file().then_some(app.clone())),
+        (
+            "app binary (cargo build -p agentdesk)",
+            app.is_file().then_some(app.clone()),
+        ),
         ("tauri-driver", find_on_path("tauri-driver")),
         ("WebKitWebDriver", find_on_path("WebKitWebDriver")),
         ("Xvfb", find_on_path("Xvfb")),
         ("dbus-daemon", find_on_path("dbus-daemon")),
     ];
-    let missing: Vec<&str> = found.iter().filter(|(_, p)| p.is_none()).map(|(n, _)| *n).collect();
+    let missing: Vec<&str> = found
+        .iter()
+        .filter(|(_, p)| p.is_none())
+        .map(|(n, _)| *n)
+        .collect();
     if !missing.is_empty() {
         let msg = format!("SKIP {test}: missing {}", missing.join(", "));
         if std::env::var("CI").is_ok_and(|v| v == "true") {
@@ -74,7 +88,13 @@ pub fn prerequisites(test: &str) -> Option<Prerequisites> {
         return None;
     }
     let [a, t, w, x, d] = found.map(|(_, p)| p.unwrap_or_default());
-    Some(Prerequisites { app: a, tauri_driver: t, webkit_driver: w, xvfb: x, dbus_daemon: d })
+    Some(Prerequisites {
+        app: a,
+        tauri_driver: t,
+        webkit_driver: w,
+        xvfb: x,
+        dbus_daemon: d,
+    })
 }
 
 /// A child process that is terminated (SIGTERM, then SIGKILL) when dropped.
@@ -98,7 +118,10 @@ impl Drop for Guarded {
             return;
         }
         // SIGTERM first: tauri-driver only stops WebKitWebDriver (and so the app) on SIGTERM.
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
@@ -130,7 +153,14 @@ impl Display {
                 continue;
             }
             let child = Command::new(xvfb)
-                .args([format!(":{n}"), "-screen".into(), "0".into(), "1280x800x24".into(), "-nolisten".into(), "tcp".into()])
+                .args([
+                    format!(":{n}"),
+                    "-screen".into(),
+                    "0".into(),
+                    "1280x800x24".into(),
+                    "-nolisten".into(),
+                    "tcp".into(),
+                ])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -142,7 +172,10 @@ impl Display {
                 std::thread::sleep(Duration::from_millis(50));
             }
             if socket.exists() {
-                return Ok(Display { name: format!(":{n}"), _server: server });
+                return Ok(Display {
+                    name: format!(":{n}"),
+                    _server: server,
+                });
             }
         }
         Err("could not start Xvfb on any display".into())
@@ -171,7 +204,10 @@ impl SessionBus {
         if address.is_empty() {
             return Err("dbus-daemon printed no address".into());
         }
-        Ok(SessionBus { address, _daemon: daemon })
+        Ok(SessionBus {
+            address,
+            _daemon: daemon,
+        })
     }
 }
 
@@ -183,7 +219,9 @@ pub struct AppEnv {
 
 impl AppEnv {
     pub fn new(test: &str) -> Result<AppEnv, BoxError> {
-        let root = target_dir().join("e2e-homes").join(format!("{test}-{}", uuid::Uuid::new_v4()));
+        let root = target_dir()
+            .join("e2e-homes")
+            .join(format!("{test}-{}", uuid::Uuid::new_v4()));
         let data_dir = root.join("data");
         std::fs::create_dir_all(&data_dir)?;
         Ok(AppEnv { root, data_dir })
@@ -220,21 +258,31 @@ impl Desktop {
     }
 
     /// Start the app (through tauri-driver) and open a WebDriver session on it.
-    pub async fn launch(&self, env: &AppEnv, log_name: &str, artifacts: &Path) -> Result<AppSession, BoxError> {
+    pub async fn launch(
+        &self,
+        env: &AppEnv,
+        log_name: &str,
+        artifacts: &Path,
+    ) -> Result<AppSession, BoxError> {
         let port = free_port()?;
         let native_port = free_port()?;
         let log = std::fs::File::create(artifacts.join(format!("{log_name}.log")))?;
         let mut cmd = Command::new(&self.pre.tauri_driver);
-        cmd.args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
-            .arg("--native-driver")
-            .arg(&self.pre.webkit_driver)
-            .env("DISPLAY", &self.display.name)
-            .env("DBUS_SESSION_BUS_ADDRESS", &self.bus.address)
-            .env("NO_AT_BRIDGE", "1")
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
+        cmd.args([
+            "--port",
+            &port.to_string(),
+            "--native-port",
+            &native_port.to_string(),
+        ])
+        .arg("--native-driver")
+        .arg(&self.pre.webkit_driver)
+        .env("DISPLAY", &self.display.name)
+        .env("DBUS_SESSION_BUS_ADDRESS", &self.bus.address)
+        .env("NO_AT_BRIDGE", "1")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
         for (k, v) in env.vars() {
             cmd.env(k, v);
         }
@@ -249,18 +297,26 @@ impl Desktop {
         );
         let client = tokio::time::timeout(
             Duration::from_secs(60),
-            ClientBuilder::native().capabilities(caps).connect(&format!("http://127.0.0.1:{port}")),
+            ClientBuilder::native()
+                .capabilities(caps)
+                .connect(&format!("http://127.0.0.1:{port}")),
         )
         .await
         .map_err(|_| "timed out opening a WebDriver session on the app")??;
-        Ok(AppSession { client, _driver: driver })
+        Ok(AppSession {
+            client,
+            _driver: driver,
+        })
     }
 }
 
 async fn wait_for_port(port: u16, limit: Duration) -> Result<(), BoxError> {
     let deadline = Instant::now() + limit;
     loop {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return Ok(());
         }
         if Instant::now() > deadline {
@@ -272,26 +328,39 @@ async fn wait_for_port(port: u16, limit: Duration) -> Result<(), BoxError> {
 
 impl AppSession {
     pub async fn find(&self, css: &str) -> Result<fantoccini::elements::Element, BoxError> {
-        Ok(self.client.wait().at_most(Duration::from_secs(20)).for_element(Locator::Css(css)).await?)
+        Ok(self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
+            .await?)
     }
 
-    /// Wait until the text of some element matching `css` equals `text`.
+    /// Wait until the text content of some element matching `css` equals `text`.
     pub async fn wait_for_text(&self, css: &str, text: &str) -> Result<(), BoxError> {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
+            let mut seen = Vec::new();
             for el in self.client.find_all(Locator::Css(css)).await? {
-                if el.text().await?.trim() == text {
+                // textContent, not the rendered text: WebKitWebDriver reports "" for text
+                // clipped with text-overflow inside a button.
+                let t = el.prop("textContent").await?.unwrap_or_default();
+                if t.trim() == text {
                     return Ok(());
                 }
+                seen.push(t);
             }
             if Instant::now() > deadline {
-                return Err(format!("no {css} with text {text:?}").into());
+                return Err(format!("no {css} with text {text:?}; seen: {seen:?}").into());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
     pub async fn screenshot(&self, path: &Path) -> Result<(), BoxError> {
+        // WebKitWebDriver snapshots the last painted frame; give React's last commit a
+        // moment to reach the screen so the artifact shows what the assertions saw.
+        tokio::time::sleep(Duration::from_millis(300)).await;
         std::fs::write(path, self.client.screenshot().await?)?;
         Ok(())
     }

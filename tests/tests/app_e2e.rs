@@ -9,8 +9,13 @@ const TEST: &str = "workspace_survives_restart";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workspace_added_by_typed_path_survives_restart() {
-    let Some(pre) = prerequisites(TEST) else { return };
-    tokio::time::timeout(Duration::from_secs(240), scenario(pre)).await.expect("E2E timed out").unwrap();
+    let Some(pre) = prerequisites(TEST) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(240), scenario(pre))
+        .await
+        .expect("E2E timed out")
+        .unwrap();
 }
 
 async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxError> {
@@ -27,25 +32,45 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
 
     let input = app.find("[data-testid=workspace-path-input]").await?;
     input.send_keys("/definitely/not/here").await?;
-    app.find("[data-testid=add-workspace-submit]").await?.click().await?;
+    app.find("[data-testid=add-workspace-submit]")
+        .await?
+        .click()
+        .await?;
     let banner = app.find("[data-testid=error-banner]").await?;
     let text = banner.text().await?;
-    assert!(text.contains("/definitely/not/here does not exist"), "banner said: {text}");
+    assert!(
+        text.contains("/definitely/not/here does not exist"),
+        "banner said: {text}"
+    );
 
     input.clear().await?;
     input.send_keys(&folder).await?;
-    app.find("[data-testid=add-workspace-submit]").await?.click().await?;
-    app.wait_for_text("[data-testid=workspace-path]", &folder).await?;
-    app.wait_for_text("[data-testid=selected-workspace-path]", &folder).await?;
+    app.find("[data-testid=add-workspace-submit]")
+        .await?
+        .click()
+        .await?;
+    let listed = app
+        .wait_for_text("[data-testid=workspace-path]", &folder)
+        .await;
     app.screenshot(&artifacts.join("first-run.png")).await?;
+    listed?;
+    app.wait_for_text("[data-testid=selected-workspace-path]", &folder)
+        .await?;
     app.quit().await?;
 
-    assert!(env.data_dir.join("agentdesk.db").is_file(), "the SQLite file is in the data dir");
+    assert!(
+        env.data_dir.join("agentdesk.db").is_file(),
+        "the SQLite file is in the data dir"
+    );
 
     // Second run on the same data dir: still there.
     let app = desktop.launch(&env, "second-run", &artifacts).await?;
-    app.wait_for_text("[data-testid=workspace-path]", &folder).await?;
-    let items = app.client.find_all(fantoccini::Locator::Css("[data-testid=workspace-item]")).await?;
+    app.wait_for_text("[data-testid=workspace-path]", &folder)
+        .await?;
+    let items = app
+        .client
+        .find_all(fantoccini::Locator::Css("[data-testid=workspace-item]"))
+        .await?;
     assert_eq!(items.len(), 1);
     app.screenshot(&artifacts.join("second-run.png")).await?;
     app.quit().await?;

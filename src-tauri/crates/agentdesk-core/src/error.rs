@@ -27,7 +27,10 @@ impl CoreError {
 
     /// The shape every error takes on its way to the UI.
     pub fn to_ipc(&self) -> IpcError {
-        IpcError { code: self.code(), message: self.to_string() }
+        IpcError {
+            code: self.code(),
+            message: self.to_string(),
+        }
     }
 }
 

@@ -23,7 +23,10 @@ impl Desk {
     /// Open the core over `data_dir` (created if missing), migrating the database.
     pub async fn open(data_dir: &Path) -> Result<Desk> {
         let store = Store::open_in_dir(data_dir).await?;
-        Ok(Desk { store, data_dir: data_dir.to_path_buf() })
+        Ok(Desk {
+            store,
+            data_dir: data_dir.to_path_buf(),
+        })
     }
 
     pub fn data_dir(&self) -> &Path {

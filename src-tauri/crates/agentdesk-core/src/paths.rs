@@ -33,7 +33,9 @@ fn home() -> Result<PathBuf> {
     non_empty_env("HOME")
         .or_else(|| non_empty_env("USERPROFILE"))
         .map(PathBuf::from)
-        .ok_or_else(|| CoreError::DataDir("neither HOME nor USERPROFILE is set; set AGENTDESK_DATA_DIR".into()))
+        .ok_or_else(|| {
+            CoreError::DataDir("neither HOME nor USERPROFILE is set; set AGENTDESK_DATA_DIR".into())
+        })
 }
 
 #[cfg(target_os = "macos")]
@@ -66,7 +68,8 @@ mod tests {
     #[test]
     fn identifier_matches_tauri_config() {
         let conf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tauri.conf.json");
-        let conf: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(conf).unwrap()).unwrap();
+        let conf: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(conf).unwrap()).unwrap();
         assert_eq!(conf["identifier"], APP_IDENTIFIER);
     }
 }

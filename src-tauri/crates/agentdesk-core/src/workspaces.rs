@@ -17,7 +17,9 @@ impl Desk {
         let path = validate_folder(path)?;
         let path_str = path
             .to_str()
-            .ok_or_else(|| CoreError::InvalidInput(format!("the path {} is not valid UTF-8", path.display())))?
+            .ok_or_else(|| {
+                CoreError::InvalidInput(format!("the path {} is not valid UTF-8", path.display()))
+            })?
             .to_string();
         let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
             Some(n) => n.to_string(),
@@ -60,14 +62,19 @@ fn validate_folder(raw: &str) -> Result<PathBuf> {
         }
     })?;
     if !meta.is_dir() {
-        return Err(CoreError::InvalidInput(format!("{trimmed} is not a folder")));
+        return Err(CoreError::InvalidInput(format!(
+            "{trimmed} is not a folder"
+        )));
     }
     std::fs::canonicalize(&expanded)
         .map_err(|e| CoreError::InvalidInput(format!("cannot resolve {trimmed}: {e}")))
 }
 
 fn expand_home(p: &str) -> PathBuf {
-    if let Some(rest) = p.strip_prefix("~/").or(if p == "~" { Some("") } else { None }) {
+    if let Some(rest) = p
+        .strip_prefix("~/")
+        .or(if p == "~" { Some("") } else { None })
+    {
         if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
             return PathBuf::from(home).join(rest);
         }
@@ -93,7 +100,10 @@ mod tests {
         let data = tempfile::tempdir().unwrap();
         let folder = tempfile::tempdir().unwrap();
         let desk = Desk::open(data.path()).await.unwrap();
-        let w = desk.add_workspace(folder.path().to_str().unwrap(), None).await.unwrap();
+        let w = desk
+            .add_workspace(folder.path().to_str().unwrap(), None)
+            .await
+            .unwrap();
         let canonical = std::fs::canonicalize(folder.path()).unwrap();
         assert_eq!(w.path, canonical.to_str().unwrap());
         assert_eq!(w.name, canonical.file_name().unwrap().to_str().unwrap());
@@ -101,12 +111,18 @@ mod tests {
 
         // The same folder spelled differently is still the same folder.
         let spelled = format!("{}/./", folder.path().display());
-        let err = desk.add_workspace(&spelled, Some("again")).await.unwrap_err();
+        let err = desk
+            .add_workspace(&spelled, Some("again"))
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::Conflict);
 
         desk.remove_workspace(&w.id).await.unwrap();
         assert!(desk.list_workspaces().await.unwrap().is_empty());
-        assert_eq!(desk.remove_workspace(&w.id).await.unwrap_err().code(), ErrorCode::NotFound);
+        assert_eq!(
+            desk.remove_workspace(&w.id).await.unwrap_err().code(),
+            ErrorCode::NotFound
+        );
     }
 
     #[tokio::test]
@@ -118,7 +134,10 @@ mod tests {
         let cases = [
             (String::new(), "enter the path"),
             ("relative/dir".to_string(), "not an absolute path"),
-            (data.path().join("missing").display().to_string(), "does not exist"),
+            (
+                data.path().join("missing").display().to_string(),
+                "does not exist",
+            ),
             (file.display().to_string(), "is not a folder"),
         ];
         for (input, expected) in cases {

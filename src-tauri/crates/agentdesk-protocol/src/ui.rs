@@ -62,14 +62,25 @@ mod tests {
 
     #[test]
     fn ipc_error_serialises_as_code_and_message() {
-        let e = IpcError { code: ErrorCode::NotFound, message: "no such workspace".into() };
+        let e = IpcError {
+            code: ErrorCode::NotFound,
+            message: "no such workspace".into(),
+        };
         let v = serde_json::to_value(&e).unwrap();
-        assert_eq!(v, serde_json::json!({"code": "not_found", "message": "no such workspace"}));
+        assert_eq!(
+            v,
+            serde_json::json!({"code": "not_found", "message": "no such workspace"})
+        );
     }
 
     #[test]
     fn workspace_is_camel_case() {
-        let w = Workspace { id: "1".into(), name: "n".into(), path: "/p".into(), created_at: 5 };
+        let w = Workspace {
+            id: "1".into(),
+            name: "n".into(),
+            path: "/p".into(),
+            created_at: 5,
+        };
         let v = serde_json::to_value(&w).unwrap();
         assert_eq!(v["createdAt"], 5);
     }

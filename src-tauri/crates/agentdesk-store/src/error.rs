@@ -4,7 +4,10 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot create the data directory {path}: {source}")]
-    DataDir { path: PathBuf, source: std::io::Error },
+    DataDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 
     #[error("the database {path} is not a valid Agent Desk database (corrupt or not SQLite): {detail}. Move it aside to start fresh; nothing was changed")]
     Corrupt { path: PathBuf, detail: String },
@@ -13,10 +16,18 @@ pub enum StoreError {
     Locked { path: PathBuf, detail: String },
 
     #[error("the database {path} was written by a newer Agent Desk (schema version {found}, this build knows up to {known}); nothing was changed — update Agent Desk")]
-    NewerSchema { path: PathBuf, found: i64, known: i64 },
+    NewerSchema {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
 
     #[error("migration {version} ({description}) failed: {detail}; the database was restored to its previous state")]
-    MigrationFailed { version: i64, description: String, detail: String },
+    MigrationFailed {
+        version: i64,
+        description: String,
+        detail: String,
+    },
 
     #[error("the database schema is inconsistent: {0}")]
     Schema(String),
@@ -50,14 +61,23 @@ pub(crate) fn classify_open_error(path: &std::path::Path, err: sqlx::Error) -> S
     if let sqlx::Error::Database(db) = &err {
         let code = db.code().map(|c| c.into_owned()).unwrap_or_default();
         // Extended codes carry the primary code in their low byte.
-        let primary = code.parse::<i64>().map(|c| (c & 0xff).to_string()).unwrap_or(code);
+        let primary = code
+            .parse::<i64>()
+            .map(|c| (c & 0xff).to_string())
+            .unwrap_or(code);
         let detail = db.message().to_string();
         match primary.as_str() {
             SQLITE_BUSY | SQLITE_LOCKED => {
-                return StoreError::Locked { path: path.to_path_buf(), detail }
+                return StoreError::Locked {
+                    path: path.to_path_buf(),
+                    detail,
+                }
             }
             SQLITE_CORRUPT | SQLITE_NOTADB => {
-                return StoreError::Corrupt { path: path.to_path_buf(), detail }
+                return StoreError::Corrupt {
+                    path: path.to_path_buf(),
+                    detail,
+                }
             }
             _ => {}
         }

@@ -33,8 +33,10 @@ impl Store {
 
     /// Open `<data_dir>/agentdesk.db`, creating the directory.
     pub async fn open_in_dir(data_dir: &Path) -> Result<Store> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|source| StoreError::DataDir { path: data_dir.to_path_buf(), source })?;
+        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
+            path: data_dir.to_path_buf(),
+            source,
+        })?;
         Store::open(&data_dir.join(DATABASE_FILE_NAME)).await
     }
 
@@ -58,8 +60,9 @@ impl Store {
 
     /// `PRAGMA integrity_check`: "ok" when healthy, otherwise SQLite's findings.
     pub async fn integrity_check(&self) -> Result<String> {
-        let rows: Vec<String> =
-            sqlx::query_scalar("PRAGMA integrity_check").fetch_all(&self.pool).await?;
+        let rows: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.join("\n"))
     }
 
@@ -102,18 +105,32 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
     if let Some(&found) = applied.iter().filter(|v| !known.contains(v)).max() {
         pool.close().await;
         let known = known.iter().copied().max().unwrap_or(0);
-        return Err(StoreError::NewerSchema { path: path.to_path_buf(), found, known });
+        return Err(StoreError::NewerSchema {
+            path: path.to_path_buf(),
+            found,
+            known,
+        });
     }
 
-    let pending: Vec<_> = migrator.iter().filter(|m| !applied.contains(&m.version)).collect();
+    let pending: Vec<_> = migrator
+        .iter()
+        .filter(|m| !applied.contains(&m.version))
+        .collect();
     if pending.is_empty() {
-        return Ok(Store { pool, path: path.to_path_buf() });
+        return Ok(Store {
+            pool,
+            path: path.to_path_buf(),
+        });
     }
 
     // Protect the existing data: sqlx runs each migration in its own transaction, so a
     // failure in the second of two pending migrations would leave the first applied.
     // A consistent copy (VACUUM INTO) is restored if anything fails.
-    let backup = if applied.is_empty() { None } else { Some(backup(&pool, path).await?) };
+    let backup = if applied.is_empty() {
+        None
+    } else {
+        Some(backup(&pool, path).await?)
+    };
 
     if let Err(e) = migrator.run(&pool).await {
         pool.close().await;
@@ -127,7 +144,9 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
         .or_else(|| pending.first().copied());
         return Err(StoreError::MigrationFailed {
             version: failed.map(|m| m.version).unwrap_or(0),
-            description: failed.map(|m| m.description.to_string()).unwrap_or_default(),
+            description: failed
+                .map(|m| m.description.to_string())
+                .unwrap_or_default(),
             detail: migrate_error_detail(&e),
         });
     }
@@ -135,7 +154,10 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
         // The migrated file is now the truth; the copy has done its job.
         let _ = std::fs::remove_file(b);
     }
-    Ok(Store { pool, path: path.to_path_buf() })
+    Ok(Store {
+        pool,
+        path: path.to_path_buf(),
+    })
 }
 
 fn migrate_error_detail(e: &sqlx::migrate::MigrateError) -> String {

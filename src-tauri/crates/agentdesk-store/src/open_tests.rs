@@ -4,7 +4,12 @@ use super::*;
 use agentdesk_protocol::ui::Workspace;
 
 fn ws(id: &str, path: &str) -> Workspace {
-    Workspace { id: id.into(), name: id.into(), path: path.into(), created_at: 1 }
+    Workspace {
+        id: id.into(),
+        name: id.into(),
+        path: path.into(),
+        created_at: 1,
+    }
 }
 
 fn digest(path: &Path) -> Vec<u8> {
@@ -29,16 +34,36 @@ async fn migrator_with(extra: &[(i64, &str, &str)]) -> (tempfile::TempDir, Migra
 #[tokio::test]
 async fn fresh_database_has_schema_and_pragmas() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_in_dir(&dir.path().join("nested")).await.unwrap();
-    assert_eq!(store.schema_version().await.unwrap(), Store::known_schema_version());
+    let store = Store::open_in_dir(&dir.path().join("nested"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.schema_version().await.unwrap(),
+        Store::known_schema_version()
+    );
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
-    let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&store.pool).await.unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
     assert_eq!(mode, "wal");
-    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(&store.pool).await.unwrap();
+    let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
     assert_eq!(fk, 1);
     for table in [
-        "workspaces", "profiles", "sessions", "runs", "timeline_items", "approvals",
-        "attachments", "run_attachments", "usage", "settings", "message_fts",
+        "workspaces",
+        "profiles",
+        "sessions",
+        "runs",
+        "timeline_items",
+        "approvals",
+        "attachments",
+        "run_attachments",
+        "usage",
+        "settings",
+        "message_fts",
     ] {
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = ?")
             .bind(table)
@@ -63,13 +88,17 @@ async fn reopening_keeps_data() {
 async fn newer_schema_is_refused_and_file_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(DATABASE_FILE_NAME);
-    let (_d, newer) = migrator_with(&[(99_999, "from_the_future", "CREATE TABLE future (x);")]).await;
+    let (_d, newer) =
+        migrator_with(&[(99_999, "from_the_future", "CREATE TABLE future (x);")]).await;
     let store = open_with(&path, &newer).await.unwrap();
     store.close().await;
     let before = digest(&path);
 
     let err = Store::open(&path).await.unwrap_err();
-    assert!(matches!(err, StoreError::NewerSchema { found: 99_999, .. }), "{err}");
+    assert!(
+        matches!(err, StoreError::NewerSchema { found: 99_999, .. }),
+        "{err}"
+    );
     assert!(err.to_string().contains("newer Agent Desk"), "{err}");
     assert_eq!(digest(&path), before);
 }
@@ -96,13 +125,21 @@ async fn failed_migration_restores_previous_database() {
 
     // Two pending migrations: the first succeeds, the second fails. Neither may remain.
     let (_d, broken) = migrator_with(&[
-        (9_998, "fine", "CREATE TABLE added_by_fine (x); DELETE FROM workspaces;"),
+        (
+            9_998,
+            "fine",
+            "CREATE TABLE added_by_fine (x); DELETE FROM workspaces;",
+        ),
         (9_999, "broken", "CREATE TABLE workspaces (duplicate);"),
     ])
     .await;
     let err = open_with(&path, &broken).await.unwrap_err();
     match &err {
-        StoreError::MigrationFailed { version, description, detail } => {
+        StoreError::MigrationFailed {
+            version,
+            description,
+            detail,
+        } => {
             assert_eq!(*version, 9_999);
             assert_eq!(description, "broken");
             assert!(detail.contains("already exists"), "{detail}");
@@ -111,11 +148,15 @@ async fn failed_migration_restores_previous_database() {
     }
 
     let store = Store::open(&path).await.unwrap();
-    assert_eq!(store.list_workspaces().await.unwrap(), vec![ws("keep", "/keep")]);
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'added_by_fine'")
-        .fetch_one(&store.pool)
-        .await
-        .unwrap();
+    assert_eq!(
+        store.list_workspaces().await.unwrap(),
+        vec![ws("keep", "/keep")]
+    );
+    let n: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_master WHERE name = 'added_by_fine'")
+            .fetch_one(&store.pool)
+            .await
+            .unwrap();
     assert_eq!(n, 0);
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     let leftovers: Vec<_> = std::fs::read_dir(dir.path())
@@ -133,7 +174,10 @@ async fn duplicate_workspace_path_is_a_conflict() {
     store.insert_workspace(&ws("a", "/same")).await.unwrap();
     let err = store.insert_workspace(&ws("b", "/same")).await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
-    assert!(matches!(store.delete_workspace("nope").await, Err(StoreError::NotFound { .. })));
+    assert!(matches!(
+        store.delete_workspace("nope").await,
+        Err(StoreError::NotFound { .. })
+    ));
     store.delete_workspace("a").await.unwrap();
     assert!(store.list_workspaces().await.unwrap().is_empty());
 }
@@ -152,7 +196,10 @@ async fn message_text_is_indexed_and_follows_updates() {
         .execute(p).await.unwrap();
     sqlx::query("INSERT INTO timeline_items (id, session_id, run_id, seq, kind, text, created_at, updated_at) VALUES ('t','s','r',2,'tool','zebra',1,1)")
         .execute(p).await.unwrap();
-    sqlx::query("UPDATE timeline_items SET text = 'hello world' WHERE id = 'i'").execute(p).await.unwrap();
+    sqlx::query("UPDATE timeline_items SET text = 'hello world' WHERE id = 'i'")
+        .execute(p)
+        .await
+        .unwrap();
     let count = |q: &'static str| async move {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM message_fts WHERE message_fts MATCH ?")
             .bind(q)
@@ -163,10 +210,19 @@ async fn message_text_is_indexed_and_follows_updates() {
     assert_eq!(count("world").await, 1);
     assert_eq!(count("wor").await, 0, "the old text must leave the index");
     assert_eq!(count("zebra").await, 0, "tool output is not message text");
-    sqlx::query("DELETE FROM sessions WHERE id = 's'").execute(p).await.unwrap();
-    assert_eq!(count("world").await, 0, "cascade delete must clean the index");
+    sqlx::query("DELETE FROM sessions WHERE id = 's'")
+        .execute(p)
+        .await
+        .unwrap();
+    assert_eq!(
+        count("world").await,
+        0,
+        "cascade delete must clean the index"
+    );
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
-    let fts_ok = sqlx::query("INSERT INTO message_fts(message_fts) VALUES ('integrity-check')").execute(p).await;
+    let fts_ok = sqlx::query("INSERT INTO message_fts(message_fts) VALUES ('integrity-check')")
+        .execute(p)
+        .await;
     assert!(fts_ok.is_ok(), "{fts_ok:?}");
 }
 
@@ -177,5 +233,8 @@ async fn settings_round_trip() {
     assert_eq!(store.get_setting::<String>("k").await.unwrap(), None);
     store.set_setting("k", &"v1").await.unwrap();
     store.set_setting("k", &"v2").await.unwrap();
-    assert_eq!(store.get_setting::<String>("k").await.unwrap().as_deref(), Some("v2"));
+    assert_eq!(
+        store.get_setting::<String>("k").await.unwrap().as_deref(),
+        Some("v2")
+    );
 }

@@ -11,7 +11,9 @@ impl Store {
             .bind(key)
             .fetch_optional(&self.pool)
             .await?;
-        v.map(|s| serde_json::from_str(&s)).transpose().map_err(Into::into)
+        v.map(|s| serde_json::from_str(&s))
+            .transpose()
+            .map_err(Into::into)
     }
 
     pub async fn set_setting<T: Serialize>(&self, key: &str, value: &T) -> Result<()> {

@@ -31,7 +31,9 @@ impl Store {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
-            .ok_or_else(|| StoreError::NotFound { what: format!("workspace {id}") })?;
+            .ok_or_else(|| StoreError::NotFound {
+                what: format!("workspace {id}"),
+            })?;
         from_row(&row)
     }
 
@@ -45,27 +47,33 @@ impl Store {
 
     /// Insert a workspace; a folder already added is a `Conflict`.
     pub async fn insert_workspace(&self, w: &Workspace) -> Result<()> {
-        let res = sqlx::query("INSERT INTO workspaces (id, name, path, created_at) VALUES (?, ?, ?, ?)")
-            .bind(&w.id)
-            .bind(&w.name)
-            .bind(&w.path)
-            .bind(w.created_at)
-            .execute(&self.pool)
-            .await;
+        let res =
+            sqlx::query("INSERT INTO workspaces (id, name, path, created_at) VALUES (?, ?, ?, ?)")
+                .bind(&w.id)
+                .bind(&w.name)
+                .bind(&w.path)
+                .bind(w.created_at)
+                .execute(&self.pool)
+                .await;
         match res {
             Ok(_) => Ok(()),
-            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
-                Err(StoreError::Conflict(format!("the folder {} is already a workspace", w.path)))
-            }
+            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => Err(
+                StoreError::Conflict(format!("the folder {} is already a workspace", w.path)),
+            ),
             Err(e) => Err(e.into()),
         }
     }
 
     /// Delete a workspace and everything in it (profiles, sessions, runs, timeline, approvals).
     pub async fn delete_workspace(&self, id: &str) -> Result<()> {
-        let res = sqlx::query("DELETE FROM workspaces WHERE id = ?").bind(id).execute(&self.pool).await?;
+        let res = sqlx::query("DELETE FROM workspaces WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         if res.rows_affected() == 0 {
-            return Err(StoreError::NotFound { what: format!("workspace {id}") });
+            return Err(StoreError::NotFound {
+                what: format!("workspace {id}"),
+            });
         }
         Ok(())
     }
