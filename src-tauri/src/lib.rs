@@ -4,6 +4,7 @@
 mod commands;
 mod logging;
 mod state;
+mod window_state;
 
 use tauri::Manager;
 
@@ -18,6 +19,7 @@ pub fn run() {
     );
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
 
+    let saver = window_state::WindowStateSaver::default();
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
@@ -28,6 +30,7 @@ pub fn run() {
             app.manage(state);
             Ok(())
         })
+        .on_window_event(move |window, event| saver.on_event(window.app_handle(), event))
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::list_workspaces,

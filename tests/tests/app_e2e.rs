@@ -56,6 +56,10 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     listed?;
     app.wait_for_text("[data-testid=selected-workspace-path]", &folder)
         .await?;
+    // The window remembers its size across restarts; it is saved after a short quiet time,
+    // so even an unclean exit (as when the WebDriver session ends) keeps it.
+    app.client.set_window_size(1000, 700).await?;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     app.quit().await?;
 
     assert!(
@@ -72,6 +76,8 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
         .find_all(fantoccini::Locator::Css("[data-testid=workspace-item]"))
         .await?;
     assert_eq!(items.len(), 1);
+    let (w, h) = app.client.get_window_size().await?;
+    assert_eq!((w, h), (1000, 700), "window size was not restored");
     app.screenshot(&artifacts.join("second-run.png")).await?;
     app.quit().await?;
     Ok(())
