@@ -5,6 +5,16 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+mod approvals;
+mod library;
+mod profiles;
+mod sessions;
+
+pub use approvals::*;
+pub use library::*;
+pub use profiles::*;
+pub use sessions::*;
+
 /// A workspace: one folder the user works in with the agents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

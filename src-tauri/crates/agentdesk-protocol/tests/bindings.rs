@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentdesk_protocol::ui;
+use agentdesk_protocol::{events, ui};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -27,6 +27,42 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::IpcError>(&cfg, &mut out);
     render::<ui::ErrorCode>(&cfg, &mut out);
     render::<ui::AppInfo>(&cfg, &mut out);
+    // Sessions, runs, timeline, approvals, profiles, attachments, usage, search (issue 5).
+    render::<ui::Engine>(&cfg, &mut out);
+    render::<ui::PermissionMode>(&cfg, &mut out);
+    render::<ui::RuleAction>(&cfg, &mut out);
+    render::<ui::ApprovalRule>(&cfg, &mut out);
+    render::<ui::ProfileSpec>(&cfg, &mut out);
+    render::<ui::Profile>(&cfg, &mut out);
+    render::<ui::ApprovalKindName>(&cfg, &mut out);
+    render::<ui::ApprovalState>(&cfg, &mut out);
+    render::<ui::DecidedBy>(&cfg, &mut out);
+    render::<ui::ApprovalRequest>(&cfg, &mut out);
+    render::<ui::ApprovalDecisionDetail>(&cfg, &mut out);
+    render::<ui::Approval>(&cfg, &mut out);
+    render::<ui::ApprovalChange>(&cfg, &mut out);
+    render::<ui::Session>(&cfg, &mut out);
+    render::<ui::RunStatus>(&cfg, &mut out);
+    render::<ui::Run>(&cfg, &mut out);
+    render::<ui::ItemStatus>(&cfg, &mut out);
+    render::<ui::ItemApproval>(&cfg, &mut out);
+    render::<ui::AttachmentRef>(&cfg, &mut out);
+    render::<ui::NoticeLevel>(&cfg, &mut out);
+    render::<ui::ItemBody>(&cfg, &mut out);
+    render::<ui::TimelineItem>(&cfg, &mut out);
+    render::<ui::TimelinePage>(&cfg, &mut out);
+    render::<ui::AttachmentKind>(&cfg, &mut out);
+    render::<ui::Attachment>(&cfg, &mut out);
+    render::<ui::Usage>(&cfg, &mut out);
+    render::<ui::SnippetPart>(&cfg, &mut out);
+    render::<ui::SearchHit>(&cfg, &mut out);
+    // Canonical event types the DTOs above refer to.
+    render::<events::ToolKind>(&cfg, &mut out);
+    render::<events::FileChangeKind>(&cfg, &mut out);
+    render::<events::ApprovalFile>(&cfg, &mut out);
+    render::<events::Question>(&cfg, &mut out);
+    render::<events::QuestionOption>(&cfg, &mut out);
+    render::<events::DiagnosticSource>(&cfg, &mut out);
     out
 }
 

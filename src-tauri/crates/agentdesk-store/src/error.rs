@@ -38,6 +38,12 @@ pub enum StoreError {
     #[error("{0}")]
     Conflict(String),
 
+    #[error("approval {id} is no longer pending (it is {}); the decision was not applied", state.as_str())]
+    ApprovalNotPending {
+        id: String,
+        state: agentdesk_protocol::ui::ApprovalState,
+    },
+
     #[error("stored JSON is malformed: {0}")]
     Json(#[from] serde_json::Error),
 

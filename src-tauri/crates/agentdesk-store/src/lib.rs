@@ -4,13 +4,24 @@
 //! corrupt file or a failing migration returns a clear [`StoreError`] and leaves the file
 //! as it was (pending migrations run against a backup-protected file, see [`open`]).
 
+pub mod approvals;
+pub mod attachments;
 mod error;
 mod open;
+pub mod profiles;
+pub mod runs;
+pub mod search;
+pub mod sessions;
 pub mod settings;
+pub mod timeline;
+pub mod usage;
 pub mod workspaces;
 
+pub use approvals::ApprovalEnd;
+pub use attachments::{Blob, RunAttachment};
 pub use error::{Result, StoreError};
 pub use open::{Store, DATABASE_FILE_NAME};
+pub use runs::{NewRun, RunEnd};
 
 /// Current time as Unix milliseconds: the only clock the schema uses.
 pub fn now_ms() -> i64 {

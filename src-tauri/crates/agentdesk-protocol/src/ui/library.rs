@@ -1,0 +1,92 @@
+//! Attachments, usage, search results.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AttachmentKind {
+    /// Passed to the engine as an image (codex localImage, claude image block).
+    Image,
+    /// Passed as a path the agent can read, mentioned in the prompt.
+    File,
+}
+
+impl AttachmentKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Image => "image",
+            Self::File => "file",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "image" => Some(Self::Image),
+            "file" => Some(Self::File),
+            _ => None,
+        }
+    }
+}
+
+/// A content-addressed blob in `<data dir>/attachments/<sha256>`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub sha256: String,
+    /// Sniffed from the bytes, not the file name.
+    pub mime: String,
+    pub kind: AttachmentKind,
+    #[ts(type = "number")]
+    pub size: i64,
+    /// The name the user gave it (the original file name).
+    pub name: String,
+    /// Absolute path of the stored blob (what the engines are given).
+    pub path: String,
+}
+
+/// Token counts and cost; per run, or summed.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[ts(type = "number")]
+    pub input: i64,
+    #[ts(type = "number")]
+    pub cached: i64,
+    #[ts(type = "number")]
+    pub output: i64,
+    #[ts(type = "number")]
+    pub reasoning: i64,
+    /// `None` when no run of the sum reported a cost.
+    pub cost_usd: Option<f64>,
+    /// How many runs the sum covers (1 for a run's own usage).
+    #[ts(type = "number")]
+    pub runs: i64,
+}
+
+/// A piece of a search snippet; `highlight` pieces matched the query.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SnippetPart {
+    pub text: String,
+    pub highlight: bool,
+}
+
+/// One message that matched a full-text search, best first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    pub item_id: String,
+    pub session_id: String,
+    pub session_title: String,
+    pub workspace_id: String,
+    pub run_id: String,
+    /// `user_message` or `agent_message`.
+    pub kind: String,
+    /// Plain text pieces (never HTML), with the matches marked.
+    pub snippet: Vec<SnippetPart>,
+    /// bm25: lower is better.
+    pub rank: f64,
+    #[ts(type = "number")]
+    pub created_at: i64,
+}

@@ -1,0 +1,279 @@
+//! Sessions, runs and the timeline they are made of.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use super::{ApprovalKindName, ApprovalState, DecidedBy, Engine};
+use crate::events::{ApprovalFile, DiagnosticSource, FileChangeKind, Question, ToolKind};
+
+/// A conversation with one engine, in one workspace, under one profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    pub id: String,
+    pub workspace_id: String,
+    pub profile_id: Option<String>,
+    pub title: String,
+    pub engine: Engine,
+    /// Codex thread id or Claude session id, once the engine has given one.
+    pub engine_session_id: Option<String>,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number")]
+    pub updated_at: i64,
+    #[ts(type = "number | null")]
+    pub archived_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Waiting for the session's active run to end.
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "queued" => Self::Queued,
+            "running" => Self::Running,
+            "completed" => Self::Completed,
+            "failed" => Self::Failed,
+            "interrupted" => Self::Interrupted,
+            _ => return None,
+        })
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Interrupted)
+    }
+}
+
+/// One user turn: a message (plus attachments) and what the engine did with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Run {
+    pub id: String,
+    pub session_id: String,
+    /// 1-based position in the session.
+    pub seq: i64,
+    pub status: RunStatus,
+    pub prompt: String,
+    pub profile_id: Option<String>,
+    pub model: Option<String>,
+    pub stop_reason: Option<String>,
+    /// Why it failed, for the user.
+    pub error: Option<String>,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number | null")]
+    pub started_at: Option<i64>,
+    #[ts(type = "number | null")]
+    pub ended_at: Option<i64>,
+}
+
+/// Where an item is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    /// Streaming or running.
+    Running,
+    Completed,
+    Failed,
+    /// The user (or a rule) said no.
+    Declined,
+    /// The run ended before the item did.
+    Interrupted,
+}
+
+impl ItemStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Declined => "declined",
+            Self::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "running" => Self::Running,
+            "completed" => Self::Completed,
+            "failed" => Self::Failed,
+            "declined" => Self::Declined,
+            "interrupted" => Self::Interrupted,
+            _ => return None,
+        })
+    }
+}
+
+/// An approval as shown inside its tool card (or alone when it has no tool).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemApproval {
+    /// The durable approval id, once the queue has it.
+    pub approval_id: Option<String>,
+    /// The engine-side request id.
+    pub request_id: String,
+    pub kind: ApprovalKindName,
+    pub command: Option<String>,
+    pub cwd: Option<String>,
+    pub files: Vec<ApprovalFile>,
+    pub reason: Option<String>,
+    pub state: ApprovalState,
+    pub decided_by: Option<DecidedBy>,
+}
+
+/// A file attached to a user message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentRef {
+    pub sha256: String,
+    pub name: String,
+    pub mime: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// What an item is; `kind` on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ItemBody {
+    UserMessage {
+        text: String,
+        attachments: Vec<AttachmentRef>,
+    },
+    AgentMessage {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
+    /// A tool call with its approval inside (one card).
+    Tool {
+        tool_kind: ToolKind,
+        name: String,
+        #[ts(type = "unknown")]
+        input: Value,
+        output: String,
+        exit_code: Option<i32>,
+        /// Files the tool changed, with diffs.
+        files: Vec<ApprovalFile>,
+        approval: Option<ItemApproval>,
+    },
+    /// A file change reported without a tool call to hang it on.
+    FileChange {
+        path: String,
+        change_kind: FileChangeKind,
+        diff: String,
+    },
+    /// An approval with no tool call to hang it on.
+    Approval {
+        approval: ItemApproval,
+    },
+    Question {
+        request_id: String,
+        approval_id: Option<String>,
+        questions: Vec<Question>,
+        answers: Option<BTreeMap<String, Vec<String>>>,
+        state: ApprovalState,
+    },
+    Notice {
+        level: NoticeLevel,
+        text: String,
+    },
+    /// Engine stderr or an unknown message: shown in diagnostics, never as chat text.
+    Diagnostic {
+        source: DiagnosticSource,
+        message: String,
+        #[ts(type = "unknown")]
+        raw: Option<Value>,
+    },
+    Usage {
+        #[ts(type = "number")]
+        input: i64,
+        #[ts(type = "number")]
+        cached: i64,
+        #[ts(type = "number")]
+        output: i64,
+        #[ts(type = "number")]
+        reasoning: i64,
+        cost_usd: Option<f64>,
+    },
+}
+
+impl ItemBody {
+    /// The stored `kind` column.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Self::UserMessage { .. } => "user_message",
+            Self::AgentMessage { .. } => "agent_message",
+            Self::Reasoning { .. } => "reasoning",
+            Self::Tool { .. } => "tool",
+            Self::FileChange { .. } => "file_change",
+            Self::Approval { .. } => "approval",
+            Self::Question { .. } => "question",
+            Self::Notice { .. } => "notice",
+            Self::Diagnostic { .. } => "diagnostic",
+            Self::Usage { .. } => "usage",
+        }
+    }
+}
+
+/// One timeline item, upserted by id while it streams.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelineItem {
+    /// Unique across the database: `<run id>:<engine item id>`.
+    pub id: String,
+    pub session_id: String,
+    pub run_id: String,
+    /// Order within the run.
+    #[ts(type = "number")]
+    pub seq: i64,
+    pub status: ItemStatus,
+    pub body: ItemBody,
+    #[ts(type = "number")]
+    pub created_at: i64,
+    #[ts(type = "number")]
+    pub updated_at: i64,
+}
+
+/// A page of a session's timeline, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TimelinePage {
+    pub items: Vec<TimelineItem>,
+    /// Pass back to load the items before this page; `None` at the start of the session.
+    #[ts(type = "number | null")]
+    pub before: Option<i64>,
+}

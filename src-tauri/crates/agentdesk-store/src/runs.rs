@@ -1,0 +1,216 @@
+//! Runs: one user turn each. Status moves `queued → running → completed | failed |
+//! interrupted`; every transition is a compare-and-set so a late writer cannot revive or
+//! rewrite a run that has ended.
+
+use agentdesk_protocol::ui::{Run, RunStatus};
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+
+use crate::{Result, Store, StoreError};
+
+const COLUMNS: &str = "id, session_id, seq, status, prompt, profile_id, model, stop_reason, error,
+    created_at, started_at, ended_at";
+
+/// What a new run starts with.
+#[derive(Debug, Clone)]
+pub struct NewRun<'a> {
+    pub id: &'a str,
+    pub session_id: &'a str,
+    /// `Queued` or `Running`.
+    pub status: RunStatus,
+    pub prompt: &'a str,
+    pub profile_id: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub at: i64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct RunEnd<'a> {
+    /// `Completed`, `Failed` or `Interrupted`.
+    pub status: RunStatus,
+    pub stop_reason: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub at: i64,
+}
+
+fn from_row(row: &SqliteRow) -> Result<Run> {
+    let status: String = row.try_get("status")?;
+    Ok(Run {
+        id: row.try_get("id")?,
+        session_id: row.try_get("session_id")?,
+        seq: row.try_get("seq")?,
+        status: RunStatus::parse(&status)
+            .ok_or_else(|| StoreError::Schema(format!("unknown run status {status:?}")))?,
+        prompt: row.try_get("prompt")?,
+        profile_id: row.try_get("profile_id")?,
+        model: row.try_get("model")?,
+        stop_reason: row.try_get("stop_reason")?,
+        error: row.try_get("error")?,
+        created_at: row.try_get("created_at")?,
+        started_at: row.try_get("started_at")?,
+        ended_at: row.try_get("ended_at")?,
+    })
+}
+
+fn not_found(id: &str) -> StoreError {
+    StoreError::NotFound {
+        what: format!("run {id}"),
+    }
+}
+
+impl Store {
+    /// Create a run at the end of its session (seq = last + 1) and touch the session.
+    pub async fn create_run(&self, r: &NewRun<'_>) -> Result<Run> {
+        if r.status.is_terminal() {
+            return Err(StoreError::Conflict(format!(
+                "a new run cannot start as {}",
+                r.status.as_str()
+            )));
+        }
+        let started_at = (r.status == RunStatus::Running).then_some(r.at);
+        let mut tx = self.pool.begin().await?;
+        let res = sqlx::query(&format!(
+            "INSERT INTO runs ({COLUMNS})
+             SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL
+             FROM runs WHERE session_id = ?"
+        ))
+        .bind(r.id)
+        .bind(r.session_id)
+        .bind(r.status.as_str())
+        .bind(r.prompt)
+        .bind(r.profile_id)
+        .bind(r.model)
+        .bind(r.at)
+        .bind(started_at)
+        .bind(r.session_id)
+        .execute(&mut *tx)
+        .await;
+        match res {
+            Ok(_) => {}
+            Err(sqlx::Error::Database(db)) if db.is_foreign_key_violation() => {
+                return Err(StoreError::NotFound {
+                    what: format!("session {}", r.session_id),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        }
+        sqlx::query("UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?")
+            .bind(r.at)
+            .bind(r.session_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.get_run(r.id).await
+    }
+
+    pub async fn get_run(&self, id: &str) -> Result<Run> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM runs WHERE id = ?"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| not_found(id))?;
+        from_row(&row)
+    }
+
+    /// A session's runs in order.
+    pub async fn list_runs(&self, session_id: &str) -> Result<Vec<Run>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM runs WHERE session_id = ? ORDER BY seq"
+        ))
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    /// `queued → running`. Refused for any other current status.
+    pub async fn start_run(&self, id: &str, model: Option<&str>, at: i64) -> Result<Run> {
+        let row = sqlx::query(&format!(
+            "UPDATE runs SET status = 'running', started_at = ?, model = COALESCE(?, model)
+             WHERE id = ? AND status = 'queued' RETURNING {COLUMNS}"
+        ))
+        .bind(at)
+        .bind(model)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            Some(row) => from_row(&row),
+            None => Err(self.refused(id, "start").await),
+        }
+    }
+
+    /// The model the engine reports once the run has started.
+    pub async fn set_run_model(&self, id: &str, model: &str) -> Result<()> {
+        let res = sqlx::query("UPDATE runs SET model = ? WHERE id = ?")
+            .bind(model)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if res.rows_affected() == 0 {
+            return Err(not_found(id));
+        }
+        Ok(())
+    }
+
+    /// `queued | running → completed | failed | interrupted`, once. Refused when the run has
+    /// already ended, so the first terminal state wins.
+    pub async fn finish_run(&self, id: &str, end: &RunEnd<'_>) -> Result<Run> {
+        if !end.status.is_terminal() {
+            return Err(StoreError::Conflict(format!(
+                "{} is not an end state for a run",
+                end.status.as_str()
+            )));
+        }
+        let row = sqlx::query(&format!(
+            "UPDATE runs SET status = ?, stop_reason = ?, error = ?, ended_at = ?
+             WHERE id = ? AND status IN ('queued', 'running') RETURNING {COLUMNS}"
+        ))
+        .bind(end.status.as_str())
+        .bind(end.stop_reason)
+        .bind(end.error)
+        .bind(end.at)
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        match row {
+            Some(row) => from_row(&row),
+            None => Err(self.refused(id, "end").await),
+        }
+    }
+
+    /// Runs a previous process left queued or running end as interrupted (at start-up: no
+    /// engine is attached to them any more). Returns the runs changed.
+    pub async fn interrupt_leftover_runs(&self, at: i64) -> Result<Vec<Run>> {
+        let rows = sqlx::query(&format!(
+            "UPDATE runs SET status = 'interrupted', ended_at = ?,
+                error = COALESCE(error, 'Agent Desk stopped while this run was active')
+             WHERE status IN ('queued', 'running') RETURNING {COLUMNS}"
+        ))
+        .bind(at)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    /// Runs that are queued or running, oldest first.
+    pub async fn active_runs(&self) -> Result<Vec<Run>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, seq"
+        ))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(from_row).collect()
+    }
+
+    async fn refused(&self, id: &str, what: &str) -> StoreError {
+        match self.get_run(id).await {
+            Ok(run) => StoreError::Conflict(format!(
+                "cannot {what} run {id}: it is {}",
+                run.status.as_str()
+            )),
+            Err(e) => e,
+        }
+    }
+}

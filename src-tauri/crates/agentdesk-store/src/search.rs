@@ -1,0 +1,141 @@
+//! Full-text search over message text (FTS5, bm25-ranked, with snippets).
+
+use agentdesk_protocol::ui::{SearchHit, SnippetPart};
+use sqlx::Row;
+
+use crate::{Result, Store};
+
+/// Snippet markers: control characters that cannot occur in the text we index meaningfully,
+/// so the snippet can be split into plain-text parts (the UI never gets HTML).
+const OPEN: char = '\u{2}';
+const CLOSE: char = '\u{3}';
+
+/// Words around a match in a snippet.
+const SNIPPET_TOKENS: i64 = 16;
+
+/// Turn what the user typed into an FTS5 query: every word must match (AND), quoted so
+/// FTS5 operators and punctuation in the input are plain text; the last word matches as a
+/// prefix so results come while typing. `None` when there is nothing to search for.
+pub fn fts_query(input: &str) -> Option<String> {
+    let words: Vec<String> = input
+        .split_whitespace()
+        .map(|w| w.replace('"', "\"\""))
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    let (last, rest) = words.split_last()?;
+    let mut q: Vec<String> = rest.iter().map(|w| format!("\"{w}\"")).collect();
+    q.push(format!("\"{last}\"*"));
+    Some(q.join(" "))
+}
+
+fn snippet_parts(raw: &str) -> Vec<SnippetPart> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut highlight = false;
+    for c in raw.chars() {
+        let flip = (c == OPEN && !highlight) || (c == CLOSE && highlight);
+        if flip {
+            if !cur.is_empty() {
+                parts.push(SnippetPart {
+                    text: std::mem::take(&mut cur),
+                    highlight,
+                });
+            }
+            highlight = !highlight;
+        } else if c != OPEN && c != CLOSE {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        parts.push(SnippetPart {
+            text: cur,
+            highlight,
+        });
+    }
+    parts
+}
+
+impl Store {
+    /// Messages matching `input`, best first; optionally within one workspace.
+    pub async fn search_messages(
+        &self,
+        input: &str,
+        workspace_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<SearchHit>> {
+        let Some(query) = fts_query(input) else {
+            return Ok(Vec::new());
+        };
+        let rows = sqlx::query(
+            "SELECT t.id, t.session_id, t.run_id, t.kind, t.created_at, s.title, s.workspace_id,
+                    snippet(message_fts, 0, ?, ?, '…', ?) AS snip, bm25(message_fts) AS rank
+             FROM message_fts
+             JOIN timeline_items t ON t.pk = message_fts.rowid
+             JOIN sessions s ON s.id = t.session_id
+             WHERE message_fts MATCH ? AND (? IS NULL OR s.workspace_id = ?)
+             ORDER BY rank LIMIT ?",
+        )
+        .bind(OPEN.to_string())
+        .bind(CLOSE.to_string())
+        .bind(SNIPPET_TOKENS)
+        .bind(&query)
+        .bind(workspace_id)
+        .bind(workspace_id)
+        .bind(i64::from(limit.clamp(1, 1_000)))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let snip: String = row.try_get("snip")?;
+                Ok(SearchHit {
+                    item_id: row.try_get("id")?,
+                    session_id: row.try_get("session_id")?,
+                    session_title: row.try_get("title")?,
+                    workspace_id: row.try_get("workspace_id")?,
+                    run_id: row.try_get("run_id")?,
+                    kind: row.try_get("kind")?,
+                    snippet: snippet_parts(&snip),
+                    rank: row.try_get("rank")?,
+                    created_at: row.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_are_quoted_and_prefix_on_the_last_word() {
+        assert_eq!(fts_query("  "), None);
+        assert_eq!(fts_query("hello"), Some("\"hello\"*".into()));
+        assert_eq!(
+            fts_query("say \"hi\" NEAR(x) -"),
+            Some("\"say\" \"\"\"hi\"\"\" \"NEAR(x)\"*".into())
+        );
+    }
+
+    #[test]
+    fn snippets_split_into_parts() {
+        let parts = snippet_parts("a \u{2}b\u{3} c");
+        assert_eq!(
+            parts,
+            vec![
+                SnippetPart {
+                    text: "a ".into(),
+                    highlight: false
+                },
+                SnippetPart {
+                    text: "b".into(),
+                    highlight: true
+                },
+                SnippetPart {
+                    text: " c".into(),
+                    highlight: false
+                },
+            ]
+        );
+    }
+}

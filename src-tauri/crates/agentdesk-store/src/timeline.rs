@@ -1,0 +1,199 @@
+//! Timeline items, upserted by id while they stream.
+//!
+//! An item's body is stored split: its `kind` and, for messages and reasoning, its `text` get
+//! their own columns (the FTS index follows `text` through triggers), the rest of the body is
+//! the `payload` JSON. So a 400 KB answer is stored once, not twice.
+
+use agentdesk_protocol::ui::{ItemBody, ItemStatus, TimelineItem, TimelinePage};
+use serde_json::{Map, Value};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, Sqlite, Transaction};
+
+use crate::{Result, Store, StoreError};
+
+const COLUMNS: &str =
+    "pk, id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at";
+
+/// Largest page the UI may ask for at once.
+pub const MAX_PAGE: u32 = 5_000;
+
+struct Split {
+    kind: String,
+    text: Option<String>,
+    payload: String,
+}
+
+fn split(body: &ItemBody) -> Result<Split> {
+    let mut map = match serde_json::to_value(body)? {
+        Value::Object(m) => m,
+        other => {
+            return Err(StoreError::Schema(format!(
+                "a timeline body serialised as {other}, not an object"
+            )))
+        }
+    };
+    let kind = match map.remove("kind") {
+        Some(Value::String(k)) => k,
+        _ => body.kind_name().to_string(),
+    };
+    let text = match map.remove("text") {
+        Some(Value::String(t)) => Some(t),
+        Some(other) => {
+            // Not a string: keep it in the payload untouched.
+            map.insert("text".into(), other);
+            None
+        }
+        None => None,
+    };
+    Ok(Split {
+        kind,
+        text,
+        payload: serde_json::to_string(&Value::Object(map))?,
+    })
+}
+
+fn join(kind: String, text: Option<String>, payload: &str) -> Result<ItemBody> {
+    let mut map: Map<String, Value> = serde_json::from_str(payload)?;
+    map.insert("kind".into(), Value::String(kind));
+    if let Some(t) = text {
+        map.insert("text".into(), Value::String(t));
+    }
+    Ok(serde_json::from_value(Value::Object(map))?)
+}
+
+fn from_row(row: &SqliteRow) -> Result<(i64, TimelineItem)> {
+    let status: String = row.try_get("status")?;
+    let payload: String = row.try_get("payload")?;
+    let item = TimelineItem {
+        id: row.try_get("id")?,
+        session_id: row.try_get("session_id")?,
+        run_id: row.try_get("run_id")?,
+        seq: row.try_get("seq")?,
+        status: ItemStatus::parse(&status)
+            .ok_or_else(|| StoreError::Schema(format!("unknown item status {status:?}")))?,
+        body: join(row.try_get("kind")?, row.try_get("text")?, &payload)?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    };
+    Ok((row.try_get("pk")?, item))
+}
+
+async fn upsert_one(tx: &mut Transaction<'_, Sqlite>, item: &TimelineItem) -> Result<()> {
+    let s = split(&item.body)?;
+    sqlx::query(
+        "INSERT INTO timeline_items
+            (id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET
+            kind = excluded.kind, status = excluded.status, text = excluded.text,
+            payload = excluded.payload, seq = excluded.seq, updated_at = excluded.updated_at",
+    )
+    .bind(&item.id)
+    .bind(&item.session_id)
+    .bind(&item.run_id)
+    .bind(item.seq)
+    .bind(&s.kind)
+    .bind(item.status.as_str())
+    .bind(&s.text)
+    .bind(&s.payload)
+    .bind(item.created_at)
+    .bind(item.updated_at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+impl Store {
+    /// Insert or update items by id, all in one transaction (one fsync for the batch).
+    pub async fn upsert_timeline_items(&self, items: &[TimelineItem]) -> Result<()> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.pool.begin().await?;
+        for item in items {
+            upsert_one(&mut tx, item).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The last `limit` items of a session before the cursor `before` (a value from an
+    /// earlier page; `None` = the end), oldest first. The first screenful of a session of any
+    /// size is one index range scan.
+    pub async fn load_timeline(
+        &self,
+        session_id: &str,
+        before: Option<i64>,
+        limit: u32,
+    ) -> Result<TimelinePage> {
+        let limit = limit.clamp(1, MAX_PAGE);
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM timeline_items
+             WHERE session_id = ? AND pk < ? ORDER BY pk DESC LIMIT ?"
+        ))
+        .bind(session_id)
+        .bind(before.unwrap_or(i64::MAX))
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&self.pool)
+        .await?;
+        let more = rows.len() > limit as usize;
+        let mut items = Vec::with_capacity(rows.len().min(limit as usize));
+        let mut oldest = None;
+        for row in rows.iter().take(limit as usize) {
+            let (pk, item) = from_row(row)?;
+            oldest = Some(pk);
+            items.push(item);
+        }
+        items.reverse();
+        Ok(TimelinePage {
+            items,
+            before: if more { oldest } else { None },
+        })
+    }
+
+    /// Every item of a session in order (export).
+    pub async fn session_items(&self, session_id: &str) -> Result<Vec<TimelineItem>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM timeline_items WHERE session_id = ? ORDER BY pk"
+        ))
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| from_row(r).map(|(_, i)| i)).collect()
+    }
+
+    /// A run's items in order.
+    pub async fn run_items(&self, run_id: &str) -> Result<Vec<TimelineItem>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM timeline_items WHERE run_id = ? ORDER BY seq, pk"
+        ))
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| from_row(r).map(|(_, i)| i)).collect()
+    }
+
+    /// A run's items still streaming or running end as `status` (the run ended under them:
+    /// interrupt, crash, or a previous process that stopped). Uses the by-run index.
+    pub async fn close_open_items(&self, run_id: &str, status: ItemStatus, at: i64) -> Result<u64> {
+        let res = sqlx::query(
+            "UPDATE timeline_items SET status = ?, updated_at = ?
+             WHERE run_id = ? AND status = 'running'",
+        )
+        .bind(status.as_str())
+        .bind(at)
+        .bind(run_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(res.rows_affected())
+    }
+
+    pub async fn count_session_items(&self, session_id: &str) -> Result<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT COUNT(*) FROM timeline_items WHERE session_id = ?")
+                .bind(session_id)
+                .fetch_one(&self.pool)
+                .await?,
+        )
+    }
+}
