@@ -357,11 +357,19 @@ impl AppSession {
         }
     }
 
+    /// A PNG of the window. WebKitWebDriver can hand back a frame painted before the last DOM
+    /// update, so keep taking pictures until two in a row agree (bounded), after a first pause.
     pub async fn screenshot(&self, path: &Path) -> Result<(), BoxError> {
-        // WebKitWebDriver snapshots the last painted frame; give React's last commit a
-        // moment to reach the screen so the artifact shows what the assertions saw.
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        std::fs::write(path, self.client.screenshot().await?)?;
+        let mut last: Option<Vec<u8>> = None;
+        for _ in 0..12 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let shot = self.client.screenshot().await?;
+            if last.as_deref() == Some(shot.as_slice()) {
+                break;
+            }
+            last = Some(shot);
+        }
+        std::fs::write(path, last.unwrap_or_default())?;
         Ok(())
     }
 

@@ -82,3 +82,45 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     app.quit().await?;
     Ok(())
 }
+
+/// A corrupt database never gives a blank window: the app opens and says what is wrong, and
+/// the file is left exactly as it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corrupt_database_is_reported_in_the_window() {
+    const NAME: &str = "corrupt_database";
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(180), async {
+        let artifacts = artifacts_dir(NAME);
+        let desktop = Desktop::start(pre)?;
+        let env = AppEnv::new(NAME)?;
+        let db = env.data_dir.join("agentdesk.db");
+        let garbage = b"not a database at all; ".repeat(500);
+        std::fs::write(&db, &garbage)?;
+
+        let app = desktop.launch(&env, "corrupt", &artifacts).await?;
+        let banner = app.find("[data-testid=error-banner]").await?;
+        let text = banner.text().await?;
+        app.screenshot(&artifacts.join("corrupt.png")).await?;
+        assert!(
+            text.contains("not a valid Agent Desk database"),
+            "banner said: {text}"
+        );
+        let input = app.find("[data-testid=workspace-path-input]").await?;
+        assert!(
+            !input.is_enabled().await?,
+            "adding is disabled while the store is broken"
+        );
+        app.quit().await?;
+        assert_eq!(
+            std::fs::read(&db)?,
+            garbage,
+            "the corrupt file was left untouched"
+        );
+        Ok::<(), BoxError>(())
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}

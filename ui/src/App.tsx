@@ -82,7 +82,8 @@ export function App({ ipc }: { ipc: Ipc }) {
         <h2 className="section-title">Workspaces</h2>
         <WorkspaceList
           items={state.items}
-          loading={state.loading && !storeBroken}
+          loading={state.loading}
+          unavailable={storeBroken}
           selectedId={state.selectedId}
           onSelect={(id) => dispatch({ type: "selected", id })}
           onRemove={remove}

@@ -3,12 +3,15 @@ import type { Workspace } from "../ipc";
 interface Props {
   items: Workspace[];
   loading: boolean;
+  /** The store could not be opened: there is no list to show. */
+  unavailable: boolean;
   selectedId: string | null;
   onSelect: (id: string) => void;
   onRemove: (id: string) => void;
 }
 
-export function WorkspaceList({ items, loading, selectedId, onSelect, onRemove }: Props) {
+export function WorkspaceList({ items, loading, unavailable, selectedId, onSelect, onRemove }: Props) {
+  if (unavailable) return <p className="muted">Unavailable — see the message on the right.</p>;
   if (loading) return <p className="muted">Loading…</p>;
   if (items.length === 0) return <p className="muted" data-testid="no-workspaces">No workspaces yet.</p>;
   return (
