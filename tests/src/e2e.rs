@@ -215,6 +215,7 @@ impl SessionBus {
 pub struct AppEnv {
     pub root: PathBuf,
     pub data_dir: PathBuf,
+    passed: bool,
 }
 
 impl AppEnv {
@@ -224,7 +225,16 @@ impl AppEnv {
             .join(format!("{test}-{}", uuid::Uuid::new_v4()));
         let data_dir = root.join("data");
         std::fs::create_dir_all(&data_dir)?;
-        Ok(AppEnv { root, data_dir })
+        Ok(AppEnv {
+            root,
+            data_dir,
+            passed: false,
+        })
+    }
+
+    /// The scenario succeeded: its files may go.
+    pub fn passed(&mut self) {
+        self.passed = true;
     }
 
     fn vars(&self) -> Vec<(String, PathBuf)> {
@@ -235,6 +245,15 @@ impl AppEnv {
             ("XDG_CONFIG_HOME".into(), self.root.join("xdg-config")),
             ("XDG_CACHE_HOME".into(), self.root.join("xdg-cache")),
         ]
+    }
+}
+
+impl Drop for AppEnv {
+    fn drop(&mut self) {
+        // Keep the data of a failed test for inspection; a passing one leaves nothing behind.
+        if self.passed {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
     }
 }
 

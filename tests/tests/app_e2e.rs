@@ -21,7 +21,7 @@ async fn workspace_added_by_typed_path_survives_restart() {
 async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxError> {
     let artifacts = artifacts_dir(TEST);
     let desktop = Desktop::start(pre)?;
-    let env = AppEnv::new(TEST)?;
+    let mut env = AppEnv::new(TEST)?;
     let folder = env.root.join("my project");
     std::fs::create_dir_all(&folder)?;
     let folder = std::fs::canonicalize(&folder)?.display().to_string();
@@ -80,6 +80,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     assert_eq!((w, h), (1000, 700), "window size was not restored");
     app.screenshot(&artifacts.join("second-run.png")).await?;
     app.quit().await?;
+    env.passed();
     Ok(())
 }
 
@@ -94,7 +95,7 @@ async fn corrupt_database_is_reported_in_the_window() {
     tokio::time::timeout(Duration::from_secs(180), async {
         let artifacts = artifacts_dir(NAME);
         let desktop = Desktop::start(pre)?;
-        let env = AppEnv::new(NAME)?;
+        let mut env = AppEnv::new(NAME)?;
         let db = env.data_dir.join("agentdesk.db");
         let garbage = b"not a database at all; ".repeat(500);
         std::fs::write(&db, &garbage)?;
@@ -118,6 +119,7 @@ async fn corrupt_database_is_reported_in_the_window() {
             garbage,
             "the corrupt file was left untouched"
         );
+        env.passed();
         Ok::<(), BoxError>(())
     })
     .await
