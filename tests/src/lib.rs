@@ -1,5 +1,6 @@
 //! Shared test support: process helpers, fake model servers, fake engines (see `src/bin/`).
 
 pub mod e2e;
+pub mod fake_messages;
 pub mod fake_responses;
 pub mod http;

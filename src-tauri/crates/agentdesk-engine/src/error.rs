@@ -87,6 +87,11 @@ pub enum EngineError {
     #[error("request {request_id} is no longer pending")]
     NotPending { request_id: String },
 
+    /// The engine cannot do what was asked (e.g. run an edited command on Codex), or the
+    /// request does not fit (deciding a question like an approval).
+    #[error("not supported: {0}")]
+    Unsupported(String),
+
     /// A check before starting a run failed (not logged in, bad profile); the message says
     /// what to do.
     #[error("{0}")]

@@ -57,12 +57,31 @@
 //! child.stop().await; // or just drop `child`
 //! ```
 //!
+//! # Adapters and the engine-neutral interface
+//!
+//! ```text
+//! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine)}.start_run(NeutralRunRequest{cwd,
+//!            resume_session_id, input: Vec<InputPart::{Text, LocalImage}>, options: EngineOptions::{Codex{..}, Claude(..)}})
+//!            -> AgentRun { session_id, resumed, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
+//!            RunHandle (Clone): interrupt() / resolve_approval(id, impl Into<ApprovalDecision>) / answer_question(id, answers)
+//!            ApprovalDecision { decision: UserDecision, updated_input, message, stop }  (From<UserDecision>;
+//!            allow_edited(v) / deny(msg) / deny_and_stop(msg))
+//! codex      CodexEngine::new(CodexEngineConfig).start_run(RunRequest) -> CodexRun (see codex/mod.rs)
+//! claude     ClaudeEngine::new(ClaudeEngineConfig{program, entrypoint, init_timeout, interrupt_grace, stop})
+//!            .start_run(ClaudeRunRequest{cwd, profile: ClaudeProfile, resume_session_id, input}) -> ClaudeRun
+//!            { session_id, resumed, version, account, pid } .next_event() / .control() -> claude::RunControl
+//!            .status(cwd, profile) -> ClaudeStatus { version, account, logged_in, initialize }
+//!            ClaudeTranslator (pure: SdkMessage -> AgentEvent), planned_change/unified_diff (edit-tool diffs)
+//! ```
+//!
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod claude;
 pub mod codex;
 pub mod diagnostic;
 pub mod discovery;
+pub mod engine;
 pub mod error;
 pub mod process;
 pub mod rpc;
@@ -70,6 +89,10 @@ pub mod transport;
 
 pub use diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
 pub use discovery::{probe_version, Discovery, EngineProgram, EngineVersion, Executable, FoundVia};
+pub use engine::{
+    AgentEngine, AgentRun, ApprovalDecision, EngineKind, EngineOptions, InputPart,
+    NeutralRunRequest, RunHandle,
+};
 pub use error::EngineError;
 pub use process::{ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig};
 pub use rpc::{

@@ -1,0 +1,354 @@
+//! The Claude Code adapter: drives the `claude` CLI over stream-json plus the control protocol
+//! (what the Agent SDKs do) and turns its output into canonical [`AgentEvent`]s.
+//!
+//! - One process per run: `--session-id=<new uuid>` on a session's first run, `--resume=<id>`
+//!   after; the process exits when we close stdin after the `result`. stdin stays open until
+//!   then (closing it earlier fails pending permission requests).
+//! - `initialize` first; hook callbacks and MCP messages may arrive before its reply and are
+//!   answered at once, as is any control request of an unknown subtype (with an error).
+//! - `can_use_tool` → `approval.requested` (AskUserQuestion → `question.asked`), held until the
+//!   user decides; `control_cancel_request` → the approval is `cancelled`.
+//! - A stale resume id (the CLI exits with "No conversation found") → a fresh session, said on
+//!   the timeline. The process dying → `run.failed` with the stderr tail, approvals expired.
+//!
+//! ```ignore
+//! let engine = ClaudeEngine::new(ClaudeEngineConfig::new(claude_path));
+//! let mut run = engine.start_run(ClaudeRunRequest { cwd, profile, resume_session_id: None,
+//!     input: vec![InputPart::text("hi")] }).await?;
+//! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
+//! ```
+
+mod diff;
+pub mod options;
+mod run;
+pub mod translate;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentdesk_protocol::claude::{
+    AccountInfo, ContentBlock, InitializeResponse, SdkMessage, UserMessage,
+};
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
+use tokio::sync::{mpsc, oneshot};
+
+pub use diff::{planned_change, unified_diff, PlannedChange};
+pub use options::{ClaudeProfile, PermissionMode, SessionArg};
+pub use translate::{ClaudeTranslator, RunOutcome};
+
+use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};
+use crate::engine::{ApprovalDecision, InputPart};
+use crate::error::EngineError;
+use crate::process::StopConfig;
+use run::{initialize, Control, InitFailure, RunTask, Session};
+
+/// Engine-wide settings (not per profile).
+#[derive(Debug, Clone)]
+pub struct ClaudeEngineConfig {
+    /// The claude executable (from discovery or the user's override).
+    pub program: PathBuf,
+    /// `CLAUDE_CODE_ENTRYPOINT`: who drives the CLI (shows up in its user agent).
+    pub entrypoint: String,
+    /// Bound on the `initialize` reply (0.3–0.55 s normally; first start after an update is slower).
+    pub init_timeout: Duration,
+    /// After an interrupt (or deny-and-stop), how long to wait for the CLI's `result` before
+    /// stopping the process ourselves.
+    pub interrupt_grace: Duration,
+    pub stop: StopConfig,
+}
+
+impl ClaudeEngineConfig {
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            entrypoint: "agent-desk".to_owned(),
+            init_timeout: Duration::from_secs(60),
+            interrupt_grace: Duration::from_secs(10),
+            stop: StopConfig::default(),
+        }
+    }
+}
+
+/// One message of a session, run as one `claude` process.
+#[derive(Debug, Clone)]
+pub struct ClaudeRunRequest {
+    /// The workspace folder.
+    pub cwd: PathBuf,
+    pub profile: ClaudeProfile,
+    /// The session id from the previous run (`None` on the first run).
+    pub resume_session_id: Option<String>,
+    /// Text and images (read and sent inline as base64).
+    pub input: Vec<InputPart>,
+}
+
+/// What `claude --version` and an `initialize` handshake tell about the installation.
+#[derive(Debug, Clone)]
+pub struct ClaudeStatus {
+    pub version: EngineVersion,
+    pub account: Option<AccountInfo>,
+    pub logged_in: bool,
+    /// The full `initialize` reply (models, commands, ...).
+    pub initialize: InitializeResponse,
+}
+
+/// Commands for a running turn. Cheap to clone; outlives the run harmlessly.
+#[derive(Debug, Clone)]
+pub struct RunControl {
+    tx: mpsc::UnboundedSender<Control>,
+}
+
+impl RunControl {
+    /// Ask Claude Code to stop the turn (`interrupt` control request); the run then ends with
+    /// `run.interrupted` (bounded: the process is stopped if it does not confirm in time).
+    pub fn interrupt(&self) {
+        let _ = self.tx.send(Control::Interrupt);
+    }
+
+    /// Decide an approval (`approval.requested.requestId`): allow (possibly with an edited
+    /// input), allow for the session, deny with a message, or deny and stop the turn. Fails
+    /// with [`EngineError::NotPending`] when it is no longer pending.
+    pub async fn resolve_approval(
+        &self,
+        request_id: &str,
+        decision: impl Into<ApprovalDecision>,
+    ) -> Result<(), EngineError> {
+        let (reply, rx) = oneshot::channel();
+        let msg = Control::Resolve {
+            request_id: request_id.to_owned(),
+            decision: decision.into(),
+            reply,
+        };
+        self.call(request_id, msg, rx).await
+    }
+
+    /// Answer a question (`question.asked.requestId`): question id (its text) → chosen labels
+    /// or free text.
+    pub async fn answer_question(
+        &self,
+        request_id: &str,
+        answers: BTreeMap<String, Vec<String>>,
+    ) -> Result<(), EngineError> {
+        let (reply, rx) = oneshot::channel();
+        let msg = Control::Answer {
+            request_id: request_id.to_owned(),
+            answers,
+            reply,
+        };
+        self.call(request_id, msg, rx).await
+    }
+
+    async fn call(
+        &self,
+        request_id: &str,
+        msg: Control,
+        rx: oneshot::Receiver<Result<(), EngineError>>,
+    ) -> Result<(), EngineError> {
+        let not_pending = || EngineError::NotPending {
+            request_id: request_id.to_owned(),
+        };
+        self.tx.send(msg).map_err(|_| not_pending())?;
+        rx.await.unwrap_or_else(|_| Err(not_pending()))
+    }
+}
+
+/// A started run: its events (ending with exactly one terminal event) and its controls.
+#[derive(Debug)]
+pub struct ClaudeRun {
+    /// Keep it with the session: the next run resumes it.
+    pub session_id: String,
+    /// `true` when an existing session was resumed (false on a fresh one, including after a
+    /// failed resume).
+    pub resumed: bool,
+    /// `claude_code_version` from the `initialize` reply.
+    pub version: Option<String>,
+    pub account: Option<AccountInfo>,
+    /// The CLI's pid (tests, diagnostics).
+    pub pid: Option<u32>,
+    events: mpsc::UnboundedReceiver<AgentEvent>,
+    control: RunControl,
+}
+
+impl ClaudeRun {
+    /// The next event; `None` after the terminal event.
+    pub async fn next_event(&mut self) -> Option<AgentEvent> {
+        self.events.recv().await
+    }
+
+    pub fn control(&self) -> RunControl {
+        self.control.clone()
+    }
+
+    pub fn into_parts(self) -> (RunControl, mpsc::UnboundedReceiver<AgentEvent>) {
+        (self.control, self.events)
+    }
+}
+
+/// The Claude engine. Holds no processes between runs.
+#[derive(Debug, Clone)]
+pub struct ClaudeEngine {
+    config: Arc<ClaudeEngineConfig>,
+}
+
+impl ClaudeEngine {
+    pub fn new(config: ClaudeEngineConfig) -> Self {
+        Self {
+            config: Arc::new(config),
+        }
+    }
+
+    pub fn config(&self) -> &ClaudeEngineConfig {
+        &self.config
+    }
+
+    /// Version (`claude --version`) and login state (the `initialize` reply's account), for
+    /// Settings and the preflight. Starts a short-lived process in `cwd`.
+    pub async fn status(
+        &self,
+        cwd: &Path,
+        profile: &ClaudeProfile,
+    ) -> Result<ClaudeStatus, EngineError> {
+        let exe = Executable::new(self.config.program.clone(), FoundVia::Override);
+        let version = probe_version(&exe, Duration::from_secs(15)).await?;
+        let session = SessionArg::New(uuid::Uuid::new_v4().to_string());
+        let mut s = Session::spawn(&self.config, cwd, profile, &session)?;
+        let init = initialize(&mut s, self.config.init_timeout).await;
+        s.child.stop().await;
+        let init = init.map_err(|f| match f {
+            InitFailure::NoConversation(m) => EngineError::Preflight(m),
+            InitFailure::Other(e) => e,
+        })?;
+        let logged_in = init.account.as_ref().is_none_or(logged_in);
+        Ok(ClaudeStatus {
+            version,
+            account: init.account.clone(),
+            logged_in,
+            initialize: init,
+        })
+    }
+
+    /// Start one run. Errors here mean the run never started (executable missing, not logged
+    /// in, no `initialize` reply); once it has, failures arrive as `run.failed`.
+    pub async fn start_run(&self, req: ClaudeRunRequest) -> Result<ClaudeRun, EngineError> {
+        let content = prompt_blocks(&req.input)?;
+        let mut notices = Vec::new();
+        let (mut session_id, mut resumed) = match &req.resume_session_id {
+            Some(id) => (id.clone(), true),
+            None => (uuid::Uuid::new_v4().to_string(), false),
+        };
+        let arg = if resumed {
+            SessionArg::Resume(session_id.clone())
+        } else {
+            SessionArg::New(session_id.clone())
+        };
+        let mut session = Session::spawn(&self.config, &req.cwd, &req.profile, &arg)?;
+        let init = match initialize(&mut session, self.config.init_timeout).await {
+            Ok(init) => init,
+            Err(InitFailure::NoConversation(why)) if resumed => {
+                session.child.stop().await;
+                notices.push(format!(
+                    "Could not resume the Claude Code session {session_id} ({why}); continuing in a new session without its history."
+                ));
+                session_id = uuid::Uuid::new_v4().to_string();
+                resumed = false;
+                session = Session::spawn(
+                    &self.config,
+                    &req.cwd,
+                    &req.profile,
+                    &SessionArg::New(session_id.clone()),
+                )?;
+                initialize(&mut session, self.config.init_timeout)
+                    .await
+                    .map_err(|f| match f {
+                        InitFailure::NoConversation(m) => EngineError::Preflight(m),
+                        InitFailure::Other(e) => e,
+                    })?
+            }
+            Err(InitFailure::NoConversation(m)) => {
+                session.child.stop().await;
+                return Err(EngineError::Preflight(m));
+            }
+            Err(InitFailure::Other(e)) => {
+                session.child.stop().await;
+                return Err(e);
+            }
+        };
+        if let Some(account) = init.account.as_ref().filter(|a| !logged_in(a)) {
+            session.child.stop().await;
+            return Err(EngineError::Preflight(format!(
+                "Claude Code is not logged in (token source: {}): run `claude` in a terminal and sign in with /login, or give the profile an API key variable",
+                account.token_source.as_deref().unwrap_or("none")
+            )));
+        }
+        session.send(&SdkMessage::User(UserMessage::prompt(content)))?;
+
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let mut translator = ClaudeTranslator::new(req.cwd.clone(), req.profile.model.clone());
+        let mut early = Vec::new();
+        for message in notices {
+            translator.notice(DiagnosticSource::Notice, message, None, &mut early);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let pid = session.child.pid();
+        let task = RunTask {
+            session,
+            translator,
+            cwd: req.cwd,
+            interrupt_grace: self.config.interrupt_grace,
+            events: events_tx,
+            control: rx,
+        };
+        tokio::spawn(task.run());
+        Ok(ClaudeRun {
+            session_id,
+            resumed,
+            version: init.claude_code_version.clone(),
+            account: init.account,
+            pid,
+            events,
+            control: RunControl { tx },
+        })
+    }
+}
+
+/// Logged in, or authenticating through a provider we cannot judge (Bedrock, Vertex, ...).
+fn logged_in(a: &AccountInfo) -> bool {
+    a.is_logged_in() || a.api_provider.as_deref().is_some_and(|p| p != "firstParty")
+}
+
+/// The prompt's content blocks; images are read and inlined as base64.
+fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBlock>, EngineError> {
+    input
+        .iter()
+        .map(|part| match part {
+            InputPart::Text(t) => Ok(ContentBlock::text(t.clone())),
+            InputPart::LocalImage(path) => {
+                let bytes = std::fs::read(path).map_err(|e| {
+                    EngineError::transport(format!("reading image {}", path.display()), e)
+                })?;
+                Ok(ContentBlock::base64_image(
+                    media_type(path),
+                    diff::base64(&bytes),
+                ))
+            }
+        })
+        .collect()
+}
+
+fn media_type(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => "image/png",
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests;

@@ -1,0 +1,224 @@
+//! Profile options → the `claude` command line and environment.
+//!
+//! Every value goes as `--flag=value`: a value starting with `-` (a prompt, a path) can then
+//! never be read as a flag of its own.
+
+use std::path::PathBuf;
+
+use crate::error::EngineError;
+
+/// `--permission-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PermissionMode {
+    /// Ask for everything that is not read-only.
+    Default,
+    /// File edits in the workspace run without asking.
+    AcceptEdits,
+    /// Read-only planning; every tool asks.
+    Plan,
+    /// Nothing asks (refused as root unless `IS_SANDBOX=1`).
+    BypassPermissions,
+}
+
+impl PermissionMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::AcceptEdits => "acceptEdits",
+            Self::Plan => "plan",
+            Self::BypassPermissions => "bypassPermissions",
+        }
+    }
+}
+
+/// What a profile says about running Claude Code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClaudeProfile {
+    pub model: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
+    /// Tools that run without asking (`Bash(git status:*)`, `Read`, ...).
+    pub allowed_tools: Vec<String>,
+    /// Tools removed from the model's tool list.
+    pub disallowed_tools: Vec<String>,
+    /// Appended to Claude Code's own system prompt (never replaces it).
+    pub append_system_prompt: Option<String>,
+    /// Extra directories the agent may read and edit (`--add-dir`).
+    pub add_dirs: Vec<PathBuf>,
+    /// An Anthropic-compatible endpoint instead of api.anthropic.com (`ANTHROPIC_BASE_URL`).
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the API key for that endpoint; its value is
+    /// passed as `ANTHROPIC_API_KEY` (the key itself never sits in the profile).
+    pub api_key_env: Option<String>,
+    /// `--setting-sources` (`user`, `project`, `local`); `Some(vec![])` loads no settings files.
+    pub setting_sources: Option<Vec<String>>,
+    pub max_turns: Option<u32>,
+    /// Extra environment (applied last).
+    pub env: Vec<(String, String)>,
+    /// Removed from the inherited environment (secrets this profile does not pass on).
+    pub env_remove: Vec<String>,
+}
+
+/// How a run attaches to its conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionArg {
+    /// A new session with an id we chose (so it is known before the CLI says it).
+    New(String),
+    Resume(String),
+}
+
+impl ClaudeProfile {
+    /// The full argument list (without the program).
+    pub fn args(&self, session: &SessionArg) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+            // Without it the CLI never asks: prompts are auto-denied.
+            "--permission-prompt-tool",
+            "stdio",
+            "--include-partial-messages",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        match session {
+            SessionArg::New(id) => args.push(format!("--session-id={id}")),
+            SessionArg::Resume(id) => args.push(format!("--resume={id}")),
+        }
+        if let Some(m) = &self.model {
+            args.push(format!("--model={m}"));
+        }
+        if let Some(mode) = self.permission_mode {
+            args.push(format!("--permission-mode={}", mode.as_str()));
+        }
+        if !self.allowed_tools.is_empty() {
+            args.push(format!("--allowedTools={}", self.allowed_tools.join(",")));
+        }
+        if !self.disallowed_tools.is_empty() {
+            args.push(format!(
+                "--disallowedTools={}",
+                self.disallowed_tools.join(",")
+            ));
+        }
+        if let Some(p) = self
+            .append_system_prompt
+            .as_deref()
+            .filter(|p| !p.is_empty())
+        {
+            args.push(format!("--append-system-prompt={p}"));
+        }
+        for d in &self.add_dirs {
+            args.push(format!("--add-dir={}", d.display()));
+        }
+        if let Some(sources) = &self.setting_sources {
+            args.push(format!("--setting-sources={}", sources.join(",")));
+        }
+        if let Some(n) = self.max_turns {
+            args.push(format!("--max-turns={n}"));
+        }
+        args
+    }
+
+    /// Environment additions: our entrypoint, the custom endpoint and its key, the profile's
+    /// own variables. Fails when the key variable is named but not set.
+    pub fn env_vars(&self, entrypoint: &str) -> Result<Vec<(String, String)>, EngineError> {
+        let mut env = vec![("CLAUDE_CODE_ENTRYPOINT".to_owned(), entrypoint.to_owned())];
+        if let Some(url) = &self.base_url {
+            env.push(("ANTHROPIC_BASE_URL".to_owned(), url.clone()));
+        }
+        if let Some(var) = &self.api_key_env {
+            let value = self
+                .env
+                .iter()
+                .rev()
+                .find(|(k, _)| k == var)
+                .map(|(_, v)| v.clone())
+                .or_else(|| std::env::var(var).ok())
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| {
+                    EngineError::Preflight(format!(
+                        "The profile takes its API key from the environment variable `{var}`, which is not set: set it before starting Agent Desk, or change the profile"
+                    ))
+                })?;
+            env.push(("ANTHROPIC_API_KEY".to_owned(), value));
+        }
+        env.extend(self.env.iter().cloned());
+        Ok(env)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_follows_the_sdk_and_never_splits_values() {
+        let p = ClaudeProfile {
+            model: Some("claude-sonnet-4-5".into()),
+            permission_mode: Some(PermissionMode::AcceptEdits),
+            allowed_tools: vec!["Read".into(), "Bash(git status:*)".into()],
+            disallowed_tools: vec!["WebFetch".into()],
+            append_system_prompt: Some("-be brief".into()),
+            add_dirs: vec![PathBuf::from("/data/x")],
+            setting_sources: Some(vec![]),
+            max_turns: Some(3),
+            ..Default::default()
+        };
+        let args = p.args(&SessionArg::Resume("abc".into()));
+        assert_eq!(
+            &args[..8],
+            [
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--input-format",
+                "stream-json",
+                "--permission-prompt-tool",
+                "stdio",
+                "--include-partial-messages"
+            ]
+        );
+        for want in [
+            "--resume=abc",
+            "--model=claude-sonnet-4-5",
+            "--permission-mode=acceptEdits",
+            "--allowedTools=Read,Bash(git status:*)",
+            "--disallowedTools=WebFetch",
+            "--append-system-prompt=-be brief",
+            "--add-dir=/data/x",
+            "--setting-sources=",
+            "--max-turns=3",
+        ] {
+            assert!(args.iter().any(|a| a == want), "{want} missing in {args:?}");
+        }
+        let args = ClaudeProfile::default().args(&SessionArg::New("u".into()));
+        assert_eq!(args.len(), 9);
+        assert_eq!(args[8], "--session-id=u");
+    }
+
+    #[test]
+    fn custom_endpoint_takes_the_key_from_the_named_variable() {
+        let p = ClaudeProfile {
+            base_url: Some("http://127.0.0.1:9".into()),
+            api_key_env: Some("AGENTDESK_TEST_KEY_VAR".into()),
+            env: vec![("AGENTDESK_TEST_KEY_VAR".into(), "sk-1".into())],
+            ..Default::default()
+        };
+        let env = p.env_vars("agent-desk").unwrap();
+        assert!(env.contains(&("CLAUDE_CODE_ENTRYPOINT".into(), "agent-desk".into())));
+        assert!(env.contains(&("ANTHROPIC_BASE_URL".into(), "http://127.0.0.1:9".into())));
+        assert!(env.contains(&("ANTHROPIC_API_KEY".into(), "sk-1".into())));
+        let missing = ClaudeProfile {
+            api_key_env: Some("AGENTDESK_SURELY_UNSET_VAR".into()),
+            ..Default::default()
+        };
+        let err = missing.env_vars("x").unwrap_err();
+        assert!(
+            err.to_string().contains("AGENTDESK_SURELY_UNSET_VAR"),
+            "{err}"
+        );
+    }
+}

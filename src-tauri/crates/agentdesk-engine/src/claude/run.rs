@@ -1,0 +1,728 @@
+//! One Claude run = one `claude` process: the handshake (`initialize`, answered while hook and
+//! MCP requests may already arrive) and the run task that owns the process, the translator and
+//! the held permission requests. Everything about the run arrives on one `select!` (stdout,
+//! stderr, user commands, the interrupt timer), so there are no locks and no races between a
+//! decision and the process dying. Nothing in the loop awaits the CLI: writes are queued, so
+//! control requests are answered while approvals stay pending.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_protocol::claude::{
+    CanUseToolRequest, ControlRequest, ControlRequestBody, ControlResponse, ControlResponseBody,
+    InitializeRequest, InitializeResponse, InterruptRequest, PermissionAllow, PermissionDeny,
+    PermissionResult, PermissionRule, PermissionUpdate, SdkMessage,
+};
+use agentdesk_protocol::events::{
+    AgentEvent, ApprovalFile, ApprovalKind, ApprovalOutcome, DiagnosticSource, Question,
+    QuestionOption, ToolKind, UserDecision,
+};
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use super::diff::planned_change;
+use super::options::{ClaudeProfile, SessionArg};
+use super::translate::{tool_kind, ClaudeTranslator};
+use super::ClaudeEngineConfig;
+use crate::diagnostic::Diagnostic;
+use crate::engine::ApprovalDecision;
+use crate::error::EngineError;
+use crate::process::{ChildExit, ChildProcess, ProcessSpec};
+use crate::transport::{AbortOnDrop, Inbound, LineWriter, TransportConfig};
+
+/// How long to wait for the exit status once stdout closed (the process is ending).
+const EXIT_AFTER_EOF: Duration = Duration::from_secs(3);
+
+/// A running `claude` process and its pipes.
+pub(crate) struct Session {
+    pub child: ChildProcess,
+    writer: LineWriter,
+    inbound: mpsc::Receiver<Inbound>,
+    _reader: AbortOnDrop,
+    stderr: mpsc::UnboundedReceiver<Diagnostic>,
+    next_id: u64,
+    /// Read during the handshake, replayed by the run task.
+    backlog: Vec<SdkMessage>,
+}
+
+impl Session {
+    pub fn spawn(
+        config: &ClaudeEngineConfig,
+        cwd: &Path,
+        profile: &ClaudeProfile,
+        session: &SessionArg,
+    ) -> Result<Self, EngineError> {
+        let (tx, stderr) = mpsc::unbounded_channel();
+        let mut spec = ProcessSpec::new(&config.program)
+            .args(profile.args(session))
+            .cwd(cwd)
+            .stop_config(config.stop)
+            .diagnostics(tx);
+        spec.label = "claude".to_owned();
+        for key in &profile.env_remove {
+            spec = spec.env_remove(key);
+        }
+        for (key, value) in profile.env_vars(&config.entrypoint)? {
+            spec = spec.env(key, value);
+        }
+        let mut child = ChildProcess::spawn(spec)?;
+        let (writer, inbound, reader) = child.transport(&TransportConfig::default())?.into_parts();
+        Ok(Self {
+            child,
+            writer,
+            inbound,
+            _reader: reader,
+            stderr,
+            next_id: 0,
+            backlog: Vec::new(),
+        })
+    }
+
+    pub fn send(&self, msg: &SdkMessage) -> Result<(), EngineError> {
+        self.writer.send_json(msg)
+    }
+
+    /// Send a host → CLI control request; returns its id (`req_<n>_<8 hex>`, like the SDKs).
+    fn request(&mut self, body: ControlRequestBody) -> Result<String, EngineError> {
+        self.next_id += 1;
+        let id = format!(
+            "req_{}_{}",
+            self.next_id,
+            &uuid::Uuid::new_v4().simple().to_string()[..8]
+        );
+        self.send(&SdkMessage::ControlRequest(ControlRequest::new(
+            id.clone(),
+            body,
+        )))?;
+        Ok(id)
+    }
+
+    fn respond(&self, request_id: &str, response: Value) -> Result<(), EngineError> {
+        self.send(&SdkMessage::ControlResponse(ControlResponse::success(
+            request_id, response,
+        )))
+    }
+
+    fn respond_error(&self, request_id: &str, error: String) -> Result<(), EngineError> {
+        self.send(&SdkMessage::ControlResponse(ControlResponse::error(
+            request_id, error,
+        )))
+    }
+
+    /// Answer what needs no user (hooks, MCP, unknown subtypes) at once; hand back the rest.
+    fn answer_simple(&self, req: ControlRequest) -> Option<ControlRequest> {
+        let id = req.request_id.clone();
+        let result = match &req.request {
+            ControlRequestBody::CanUseTool(_) => return Some(req),
+            // We register no hooks; answering keeps the CLI from waiting on one.
+            ControlRequestBody::HookCallback(_) => self.respond(&id, json!({"continue": true})),
+            ControlRequestBody::McpMessage(m) => {
+                let reply = match m.message.get("id") {
+                    Some(rpc_id) => {
+                        json!({"jsonrpc": "2.0", "id": rpc_id, "error": {"code": -32601,
+                        "message": format!("Agent Desk has no in-process MCP server `{}`", m.server_name)}})
+                    }
+                    None => json!({"jsonrpc": "2.0", "result": {}}),
+                };
+                self.respond(&id, json!({ "mcp_response": reply }))
+            }
+            other => {
+                let subtype = other.tag().unwrap_or("?");
+                self.respond_error(
+                    &id,
+                    format!("Unsupported control request subtype: {subtype}"),
+                )
+            }
+        };
+        if let Err(e) = result {
+            tracing::debug!(error = %e, "could not answer a control request");
+        }
+        None
+    }
+
+    async fn exit_after_eof(&self) -> Option<ChildExit> {
+        let mut watch = self.child.exit_watch();
+        tokio::time::timeout(EXIT_AFTER_EOF, watch.wait())
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
+/// Why the handshake failed.
+pub(crate) enum InitFailure {
+    /// `--resume` named a session the CLI does not have.
+    NoConversation(String),
+    Other(EngineError),
+}
+
+fn no_conversation(text: &str) -> Option<String> {
+    text.lines()
+        .find(|l| l.contains("No conversation found"))
+        .map(|l| l.trim().to_owned())
+}
+
+/// Send `initialize` and wait (bounded) for its reply, answering CLI requests meanwhile.
+pub(crate) async fn initialize(
+    s: &mut Session,
+    timeout: Duration,
+) -> Result<InitializeResponse, InitFailure> {
+    let id = s
+        .request(ControlRequestBody::Initialize(InitializeRequest::default()))
+        .map_err(InitFailure::Other)?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        let item = tokio::select! {
+            item = s.inbound.recv() => item,
+            _ = tokio::time::sleep_until(deadline) => {
+                return Err(InitFailure::Other(EngineError::Timeout {
+                    what: "Claude Code's reply to `initialize`".to_owned(),
+                    after: timeout,
+                }));
+            }
+        };
+        let msg = match item {
+            Some(Inbound::Message(v)) => SdkMessage::from_value(v),
+            // Garbage on stdout during start-up: keep it for the timeline's diagnostics.
+            Some(Inbound::Diagnostic(_)) => continue,
+            None => {
+                let exit = s.exit_after_eof().await;
+                let tail = exit
+                    .as_ref()
+                    .map_or_else(|| s.child.stderr_tail(), |e| e.stderr_tail.clone());
+                if let Some(m) = no_conversation(&tail) {
+                    return Err(InitFailure::NoConversation(m));
+                }
+                return Err(InitFailure::Other(EngineError::ChildExited {
+                    status: exit.map(|e| e.status),
+                    stderr_tail: tail,
+                }));
+            }
+        };
+        match msg {
+            SdkMessage::ControlResponse(r) if r.request_id() == Some(id.as_str()) => {
+                return match r.response {
+                    ControlResponseBody::Success(ok) => Ok(ok
+                        .response
+                        .and_then(|v| serde_json::from_value(v).ok())
+                        .unwrap_or_default()),
+                    ControlResponseBody::Error(e) => {
+                        Err(InitFailure::Other(EngineError::Preflight(format!(
+                            "Claude Code refused to start: {}",
+                            e.error
+                        ))))
+                    }
+                    ControlResponseBody::Unknown(v) => {
+                        Err(InitFailure::Other(EngineError::Preflight(format!(
+                            "Claude Code answered `initialize` with {v}"
+                        ))))
+                    }
+                };
+            }
+            SdkMessage::ControlRequest(req) => {
+                if let Some(req) = s.answer_simple(req) {
+                    s.backlog.push(SdkMessage::ControlRequest(req));
+                }
+            }
+            // A result before the initialize reply: the session could not be set up.
+            SdkMessage::Result(r) => {
+                let text = r.error_text();
+                return Err(match no_conversation(&text) {
+                    Some(m) => InitFailure::NoConversation(m),
+                    None => InitFailure::Other(EngineError::Preflight(format!(
+                        "Claude Code could not start the session: {text}"
+                    ))),
+                });
+            }
+            other => s.backlog.push(other),
+        }
+    }
+}
+
+/// User commands for a running turn.
+#[derive(Debug)]
+pub(crate) enum Control {
+    Interrupt,
+    Resolve {
+        request_id: String,
+        decision: ApprovalDecision,
+        reply: oneshot::Sender<Result<(), EngineError>>,
+    },
+    Answer {
+        request_id: String,
+        answers: BTreeMap<String, Vec<String>>,
+        reply: oneshot::Sender<Result<(), EngineError>>,
+    },
+}
+
+/// A `can_use_tool` held until the user decides.
+struct Pending {
+    engine_id: String,
+    req: CanUseToolRequest,
+    question: bool,
+}
+
+pub(crate) struct RunTask {
+    pub session: Session,
+    pub translator: ClaudeTranslator,
+    pub cwd: PathBuf,
+    pub interrupt_grace: Duration,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+    pub control: mpsc::UnboundedReceiver<Control>,
+}
+
+enum Step {
+    Stdout(Option<Inbound>),
+    Stderr(Diagnostic),
+    Control(Control),
+    InterruptTimeout,
+    Abandoned,
+}
+
+impl RunTask {
+    pub(crate) async fn run(mut self) {
+        let mut pending: HashMap<String, Pending> = HashMap::new();
+        let mut interrupt_deadline: Option<Instant> = None;
+        let mut out = Vec::new();
+        for msg in std::mem::take(&mut self.session.backlog) {
+            self.on_message(msg, &mut pending, &mut out);
+        }
+        loop {
+            if self.translator.outcome().is_none() {
+                let step = tokio::select! {
+                    item = self.session.inbound.recv() => Step::Stdout(item),
+                    Some(d) = self.session.stderr.recv() => Step::Stderr(d),
+                    Some(c) = self.control.recv() => Step::Control(c),
+                    _ = sleep_until(interrupt_deadline) => Step::InterruptTimeout,
+                    _ = self.events.closed() => Step::Abandoned,
+                };
+                match step {
+                    Step::Stdout(Some(Inbound::Message(v))) => {
+                        self.on_message(SdkMessage::from_value(v), &mut pending, &mut out)
+                    }
+                    Step::Stdout(Some(Inbound::Diagnostic(d))) => self.translator.notice(
+                        DiagnosticSource::UnknownMessage,
+                        d.detail,
+                        d.excerpt.map(Value::String),
+                        &mut out,
+                    ),
+                    Step::Stdout(None) => {
+                        let exit = self.session.exit_after_eof().await;
+                        expire_all(&mut pending, &mut out);
+                        let (msg, code) = crash_message(exit.as_ref(), &self.session.child);
+                        self.translator.fail(msg, Some(code), &mut out);
+                    }
+                    Step::Stderr(d) => {
+                        self.translator
+                            .notice(DiagnosticSource::Stderr, d.detail, None, &mut out)
+                    }
+                    Step::Control(Control::Interrupt) => {
+                        if interrupt_deadline.is_none() {
+                            self.translator.set_stopping();
+                            let sent = self.session.request(ControlRequestBody::Interrupt(
+                                InterruptRequest::default(),
+                            ));
+                            let grace = if sent.is_ok() {
+                                self.interrupt_grace
+                            } else {
+                                Duration::ZERO
+                            };
+                            interrupt_deadline = Some(Instant::now() + grace);
+                        }
+                    }
+                    Step::Control(Control::Resolve {
+                        request_id,
+                        decision,
+                        reply,
+                    }) => {
+                        let r = self.resolve(&mut pending, &request_id, decision, &mut out);
+                        if r.is_ok() && self.translator.stopping() && interrupt_deadline.is_none() {
+                            // Deny-and-stop: the CLI ends the turn itself; bound the wait anyway.
+                            interrupt_deadline = Some(Instant::now() + self.interrupt_grace);
+                        }
+                        let _ = reply.send(r);
+                    }
+                    Step::Control(Control::Answer {
+                        request_id,
+                        answers,
+                        reply,
+                    }) => {
+                        let _ =
+                            reply.send(self.answer(&mut pending, &request_id, answers, &mut out));
+                    }
+                    Step::InterruptTimeout => {
+                        self.translator.notice(
+                            DiagnosticSource::Notice,
+                            "Claude Code did not confirm the interrupt in time; it was stopped"
+                                .to_owned(),
+                            None,
+                            &mut out,
+                        );
+                        expire_all(&mut pending, &mut out);
+                        self.translator.interrupted(&mut out);
+                    }
+                    Step::Abandoned => {
+                        // Nobody listens any more: stop the CLI, leave nothing running.
+                        self.session.child.stop().await;
+                        return;
+                    }
+                }
+            }
+            if self.translator.outcome().is_some() {
+                expire_all(&mut pending, &mut out);
+                // The terminal event goes last, after the process is gone: "run ended" then
+                // really means nothing of it is left running.
+                let terminal = out
+                    .iter()
+                    .position(AgentEvent::is_terminal)
+                    .map(|i| out.remove(i));
+                for ev in out.drain(..) {
+                    let _ = self.events.send(ev);
+                }
+                // stdin closes only now (closing it earlier fails pending permissions).
+                self.session.writer.close();
+                self.session.child.stop().await;
+                if let Some(ev) = terminal {
+                    let _ = self.events.send(ev);
+                }
+                return;
+            }
+            for ev in out.drain(..) {
+                let _ = self.events.send(ev);
+            }
+        }
+    }
+
+    fn on_message(
+        &mut self,
+        msg: SdkMessage,
+        pending: &mut HashMap<String, Pending>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        match msg {
+            SdkMessage::ControlRequest(req) => {
+                if let Some(req) = self.session.answer_simple(req) {
+                    let ControlRequestBody::CanUseTool(c) = req.request else {
+                        return;
+                    };
+                    self.on_can_use_tool(req.request_id, c, pending, out);
+                }
+            }
+            SdkMessage::ControlCancelRequest(c) => {
+                let found = pending
+                    .iter()
+                    .find(|(_, p)| p.engine_id == c.request_id)
+                    .map(|(k, _)| k.clone());
+                if let Some(id) = found.and_then(|k| pending.remove_entry(&k)) {
+                    out.push(withdrawn(id.0, &id.1, ApprovalOutcome::Cancelled));
+                }
+            }
+            // Replies to our interrupt / set_* requests: nothing to do.
+            SdkMessage::ControlResponse(_) => {}
+            other => self.translator.on_message(other, out),
+        }
+    }
+
+    fn on_can_use_tool(
+        &mut self,
+        engine_id: String,
+        c: CanUseToolRequest,
+        pending: &mut HashMap<String, Pending>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        let request_id = uuid::Uuid::now_v7().to_string();
+        let question = c.tool_name == "AskUserQuestion";
+        if question {
+            let questions = c
+                .input
+                .get("questions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|q| {
+                    let text = q
+                        .get("question")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    Question {
+                        // The answer goes back keyed by the question's text.
+                        id: text.to_owned(),
+                        header: q.get("header").and_then(Value::as_str).map(str::to_owned),
+                        question: text.to_owned(),
+                        options: q
+                            .get("options")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .map(|o| QuestionOption {
+                                label: o
+                                    .get("label")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_owned(),
+                                description: o
+                                    .get("description")
+                                    .and_then(Value::as_str)
+                                    .map(str::to_owned),
+                            })
+                            .collect(),
+                        // Claude Code's own UI always offers "Other".
+                        allow_other: true,
+                        secret: false,
+                    }
+                })
+                .collect();
+            out.push(AgentEvent::QuestionAsked {
+                request_id: request_id.clone(),
+                item_id: c.tool_use_id.clone(),
+                questions,
+            });
+        } else {
+            let kind = match tool_kind(&c.tool_name) {
+                ToolKind::Command => ApprovalKind::Command,
+                ToolKind::FileChange => ApprovalKind::FileChange,
+                _ => ApprovalKind::Tool,
+            };
+            let files = planned_change(&c.tool_name, &c.input, &self.cwd)
+                .map(|p| ApprovalFile {
+                    path: p.path,
+                    kind: p.kind,
+                    diff: p.diff,
+                })
+                .into_iter()
+                .collect();
+            let reason = c.description.clone().or_else(|| {
+                c.decision_reason
+                    .as_ref()
+                    .map(|r| r.as_str().map_or_else(|| r.to_string(), str::to_owned))
+            });
+            out.push(AgentEvent::ApprovalRequested {
+                request_id: request_id.clone(),
+                kind,
+                item_id: c.tool_use_id.clone(),
+                command: c
+                    .input
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                cwd: Some(self.cwd.display().to_string()),
+                files,
+                reason,
+                detail: json!({
+                    "toolName": c.tool_name,
+                    "displayName": c.display_name,
+                    "input": c.input,
+                    "permissionSuggestions": c.permission_suggestions,
+                    "blockedPath": c.blocked_path,
+                    "decisionReasonType": c.decision_reason_type,
+                }),
+            });
+        }
+        pending.insert(
+            request_id,
+            Pending {
+                engine_id,
+                req: c,
+                question,
+            },
+        );
+    }
+
+    fn resolve(
+        &mut self,
+        pending: &mut HashMap<String, Pending>,
+        request_id: &str,
+        d: ApprovalDecision,
+        out: &mut Vec<AgentEvent>,
+    ) -> Result<(), EngineError> {
+        match pending.get(request_id) {
+            None => {
+                return Err(EngineError::NotPending {
+                    request_id: request_id.to_owned(),
+                })
+            }
+            Some(p) if p.question => {
+                return Err(EngineError::Unsupported(
+                    "this request is a question: answer it instead".into(),
+                ))
+            }
+            Some(_) => {}
+        }
+        let Some(p) = pending.remove(request_id) else {
+            return Err(EngineError::NotPending {
+                request_id: request_id.to_owned(),
+            });
+        };
+        let tool_use_id = p.req.tool_use_id.clone().unwrap_or_default();
+        let result = match d.decision {
+            UserDecision::ApproveOnce | UserDecision::ApproveForSession => {
+                let updated_permissions =
+                    (d.decision == UserDecision::ApproveForSession).then(|| session_rules(&p.req));
+                PermissionResult::Allow(PermissionAllow {
+                    updated_input: d.updated_input.unwrap_or(p.req.input),
+                    updated_permissions,
+                    extra: Map::new(),
+                })
+            }
+            UserDecision::Deny => {
+                self.translator.mark_declined(&tool_use_id);
+                if d.stop {
+                    self.translator.set_stopping();
+                }
+                PermissionResult::Deny(PermissionDeny {
+                    message: d
+                        .message
+                        .unwrap_or_else(|| "The user denied this tool use.".to_owned()),
+                    interrupt: d.stop.then_some(true),
+                    extra: Map::new(),
+                })
+            }
+        };
+        let value = serde_json::to_value(&result).map_err(|source| EngineError::Encode {
+            context: "permission result".into(),
+            source,
+        })?;
+        self.session.respond(&p.engine_id, value)?;
+        let outcome = match d.decision {
+            UserDecision::ApproveOnce => ApprovalOutcome::ApprovedOnce,
+            UserDecision::ApproveForSession => ApprovalOutcome::ApprovedForSession,
+            UserDecision::Deny => ApprovalOutcome::Denied,
+        };
+        out.push(AgentEvent::ApprovalResolved {
+            request_id: request_id.to_owned(),
+            outcome,
+        });
+        Ok(())
+    }
+
+    fn answer(
+        &mut self,
+        pending: &mut HashMap<String, Pending>,
+        request_id: &str,
+        answers: BTreeMap<String, Vec<String>>,
+        out: &mut Vec<AgentEvent>,
+    ) -> Result<(), EngineError> {
+        match pending.get(request_id) {
+            None => {
+                return Err(EngineError::NotPending {
+                    request_id: request_id.to_owned(),
+                })
+            }
+            Some(p) if !p.question => {
+                return Err(EngineError::Unsupported(
+                    "this request is an approval: decide it instead".into(),
+                ))
+            }
+            Some(_) => {}
+        }
+        let Some(p) = pending.remove(request_id) else {
+            return Err(EngineError::NotPending {
+                request_id: request_id.to_owned(),
+            });
+        };
+        let mut input = p.req.input;
+        // Keyed by the question's text; several choices joined like Claude Code's own UI.
+        let keyed: Map<String, Value> = answers
+            .iter()
+            .map(|(q, a)| (q.clone(), Value::String(a.join(", "))))
+            .collect();
+        if let Some(obj) = input.as_object_mut() {
+            obj.insert("answers".to_owned(), Value::Object(keyed));
+        }
+        let result = PermissionResult::Allow(PermissionAllow {
+            updated_input: input,
+            updated_permissions: None,
+            extra: Map::new(),
+        });
+        let value = serde_json::to_value(&result).map_err(|source| EngineError::Encode {
+            context: "question answer".into(),
+            source,
+        })?;
+        self.session.respond(&p.engine_id, value)?;
+        out.push(AgentEvent::QuestionAnswered {
+            request_id: request_id.to_owned(),
+            answers: Some(answers),
+        });
+        Ok(())
+    }
+}
+
+/// "Allow for this session": the CLI's own suggestions re-targeted at the `session`
+/// destination (never a settings file), or a plain rule for the tool.
+fn session_rules(req: &CanUseToolRequest) -> Vec<PermissionUpdate> {
+    let mut rules: Vec<PermissionUpdate> = req
+        .permission_suggestions
+        .iter()
+        .flatten()
+        .cloned()
+        .map(|mut s| {
+            s.destination = Some("session".to_owned());
+            s
+        })
+        .collect();
+    if !rules.iter().any(|r| r.kind == "addRules") {
+        rules.push(PermissionUpdate {
+            kind: "addRules".to_owned(),
+            rules: Some(vec![PermissionRule {
+                tool_name: req.tool_name.clone(),
+                rule_content: None,
+                extra: Map::new(),
+            }]),
+            behavior: Some("allow".to_owned()),
+            destination: Some("session".to_owned()),
+            mode: None,
+            directories: None,
+            extra: Map::new(),
+        });
+    }
+    rules
+}
+
+fn withdrawn(request_id: String, p: &Pending, outcome: ApprovalOutcome) -> AgentEvent {
+    if p.question {
+        AgentEvent::QuestionAnswered {
+            request_id,
+            answers: None,
+        }
+    } else {
+        AgentEvent::ApprovalResolved {
+            request_id,
+            outcome,
+        }
+    }
+}
+
+/// Pending requests expire (not "denied"): nobody answered.
+fn expire_all(pending: &mut HashMap<String, Pending>, out: &mut Vec<AgentEvent>) {
+    let mut all: Vec<(String, Pending)> = pending.drain().collect();
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, p) in all {
+        out.push(withdrawn(id, &p, ApprovalOutcome::Expired));
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn crash_message(exit: Option<&ChildExit>, child: &ChildProcess) -> (String, String) {
+    let mut msg = String::from("Claude Code stopped unexpectedly");
+    let tail = match exit {
+        Some(exit) => {
+            msg.push_str(&format!(" ({})", exit.status));
+            exit.stderr_tail.clone()
+        }
+        None => child.stderr_tail(),
+    };
+    let lines: Vec<&str> = tail.trim().lines().collect();
+    if !lines.is_empty() {
+        let start = lines.len().saturating_sub(10);
+        msg.push_str(&format!(". Last output:\n{}", lines[start..].join("\n")));
+    }
+    (msg, "engine_crashed".to_owned())
+}

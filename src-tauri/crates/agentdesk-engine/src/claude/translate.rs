@@ -1,0 +1,517 @@
+//! Claude stream-json messages of one run → canonical [`AgentEvent`]s. Pure state machine (no
+//! I/O except reading a file to diff against), tested by replaying the real transcripts.
+//!
+//! - Streaming: `stream_event` text/thinking deltas → `message.delta` / `reasoning.delta`; item
+//!   ids are `<message id>:<block index>`, since one API message holds several blocks.
+//! - Completion: the CLI prints one `assistant` message per content block *before* the block's
+//!   `content_block_stop`; it completes the open streamed block of the same kind.
+//! - Tools: `tool_use` → `tool.started`; the `user` message with the `tool_result` →
+//!   `tool.completed` (and `file.changed` for a successful edit tool).
+//! - `result` → `usage` + the terminal event. API errors arrive as `subtype: success` with
+//!   `is_error: true`; the synthetic assistant message that precedes them is not chat text.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use agentdesk_protocol::claude::{
+    AssistantMessage, ContentBlock, ContentDelta, RawStreamEvent, ResultMessage, SdkMessage,
+    StreamEvent, SystemMessage, TerminalReason, UserMessage,
+};
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, ToolKind, ToolStatus};
+use serde_json::Value;
+
+use super::diff::{planned_change, PlannedChange};
+
+/// How the run ended, once it has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    Completed,
+    Interrupted,
+    Failed { error: String, code: Option<String> },
+}
+
+#[derive(Debug, Clone)]
+enum OpenBlock {
+    Text { item_id: String, text: String },
+    Thinking { item_id: String, text: String },
+    Tool,
+}
+
+#[derive(Debug, Clone)]
+struct OpenTool {
+    kind: ToolKind,
+    name: String,
+    input: Value,
+    change: Option<PlannedChange>,
+}
+
+/// The canonical kind of a Claude tool.
+pub fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "Bash" | "BashOutput" | "KillShell" => ToolKind::Command,
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileChange,
+        "WebFetch" | "WebSearch" => ToolKind::Web,
+        n if n.starts_with("mcp__") => ToolKind::Mcp,
+        _ => ToolKind::Other,
+    }
+}
+
+#[derive(Debug)]
+pub struct ClaudeTranslator {
+    cwd: PathBuf,
+    /// From the profile, for `run.started` when the CLI never said `system/init`.
+    model_hint: Option<String>,
+    session_id: Option<String>,
+    started: bool,
+    /// Events produced before `run.started` (notices), emitted right after it.
+    prelude: Vec<AgentEvent>,
+    message_id: String,
+    open: Vec<(u32, OpenBlock)>,
+    minted: u64,
+    tools: HashMap<String, OpenTool>,
+    declined: HashSet<String>,
+    synthetic_error: Option<String>,
+    /// The user asked to stop (interrupt, deny-and-stop): an aborted result is not a failure.
+    stopping: bool,
+    outcome: Option<RunOutcome>,
+}
+
+impl ClaudeTranslator {
+    pub fn new(cwd: PathBuf, model_hint: Option<String>) -> Self {
+        Self {
+            cwd,
+            model_hint,
+            session_id: None,
+            started: false,
+            prelude: Vec::new(),
+            message_id: String::new(),
+            open: Vec::new(),
+            minted: 0,
+            tools: HashMap::new(),
+            declined: HashSet::new(),
+            synthetic_error: None,
+            stopping: false,
+            outcome: None,
+        }
+    }
+
+    pub fn outcome(&self) -> Option<&RunOutcome> {
+        self.outcome.as_ref()
+    }
+
+    /// The session id the CLI reported (`system/init`, `result`).
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The user asked to end the turn: an aborted result becomes `run.interrupted`.
+    pub fn set_stopping(&mut self) {
+        self.stopping = true;
+    }
+
+    pub fn stopping(&self) -> bool {
+        self.stopping
+    }
+
+    /// A tool use the user (or a rule) denied: its result is `declined`, not `failed`.
+    pub fn mark_declined(&mut self, tool_use_id: &str) {
+        self.declined.insert(tool_use_id.to_owned());
+    }
+
+    /// The planned change of a started file tool (for the approval card).
+    pub fn planned_change(&self, tool_use_id: &str) -> Option<PlannedChange> {
+        self.tools.get(tool_use_id).and_then(|t| t.change.clone())
+    }
+
+    /// A notice for the timeline (kept until `run.started` if that has not happened yet).
+    pub fn notice(
+        &mut self,
+        source: DiagnosticSource,
+        message: String,
+        raw: Option<Value>,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        let ev = AgentEvent::EngineDiagnostic {
+            source,
+            message,
+            raw,
+        };
+        if self.started {
+            out.push(ev);
+        } else {
+            self.prelude.push(ev);
+        }
+    }
+
+    fn start(&mut self, model: Option<String>, tools: Vec<String>, out: &mut Vec<AgentEvent>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        out.push(AgentEvent::RunStarted {
+            model: model.or_else(|| self.model_hint.clone()),
+            tools,
+            engine_session_id: self.session_id.clone(),
+        });
+        out.append(&mut self.prelude);
+    }
+
+    /// One stdout message (control messages are the run's business, not ours).
+    pub fn on_message(&mut self, msg: SdkMessage, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_some() {
+            return;
+        }
+        match msg {
+            SdkMessage::System(s) => self.on_system(s, out),
+            SdkMessage::StreamEvent(e) => self.on_stream(e, out),
+            SdkMessage::Assistant(a) => self.on_assistant(a, out),
+            SdkMessage::User(u) => self.on_user(u, out),
+            SdkMessage::Result(r) => self.on_result(r, out),
+            SdkMessage::ControlRequest(_)
+            | SdkMessage::ControlResponse(_)
+            | SdkMessage::ControlCancelRequest(_) => {}
+            SdkMessage::Unknown(raw) => {
+                let what = raw
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_owned();
+                self.notice(
+                    DiagnosticSource::UnknownMessage,
+                    format!("unknown Claude Code message `{what}`"),
+                    Some(raw),
+                    out,
+                );
+            }
+        }
+    }
+
+    fn on_system(&mut self, s: SystemMessage, out: &mut Vec<AgentEvent>) {
+        match s {
+            SystemMessage::Init(init) => {
+                self.session_id = Some(init.session_id.clone());
+                self.start(init.model, init.tools.unwrap_or_default(), out);
+            }
+            SystemMessage::ApiRetry(r) => {
+                let status = r
+                    .error_status
+                    .map_or_else(|| "error".to_owned(), |s| format!("HTTP {s}"));
+                let mut msg = format!(
+                    "Model request failed ({status}{}); retry {}/{}",
+                    r.error
+                        .as_deref()
+                        .map(|e| format!(", {e}"))
+                        .unwrap_or_default(),
+                    r.attempt,
+                    r.max_retries
+                );
+                if let Some(ms) = r.retry_delay_ms {
+                    msg.push_str(&format!(" in {ms} ms"));
+                }
+                self.notice(DiagnosticSource::Warning, msg, None, out);
+            }
+            SystemMessage::PermissionDenied(p) => {
+                if let Some(id) = &p.tool_use_id {
+                    self.declined.insert(id.clone());
+                }
+                let msg = format!(
+                    "{} was denied without asking: {}",
+                    p.tool_name,
+                    p.message.as_deref().unwrap_or("a permission rule")
+                );
+                self.notice(DiagnosticSource::Warning, msg, None, out);
+            }
+            SystemMessage::Status(_) | SystemMessage::ThinkingTokens(_) => {}
+            SystemMessage::Unknown(raw) => {
+                let what = raw
+                    .get("subtype")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_owned();
+                self.notice(
+                    DiagnosticSource::UnknownMessage,
+                    format!("unknown Claude Code system message `{what}`"),
+                    Some(raw),
+                    out,
+                );
+            }
+        }
+    }
+
+    fn on_stream(&mut self, e: StreamEvent, out: &mut Vec<AgentEvent>) {
+        match e.event {
+            RawStreamEvent::MessageStart(m) => {
+                self.message_id = m
+                    .message
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                self.open.clear();
+            }
+            RawStreamEvent::ContentBlockStart(b) => {
+                let item_id = format!("{}:{}", self.message_id, b.index);
+                let block = match b.content_block {
+                    ContentBlock::Text(_) => OpenBlock::Text {
+                        item_id,
+                        text: String::new(),
+                    },
+                    ContentBlock::Thinking(_) => OpenBlock::Thinking {
+                        item_id,
+                        text: String::new(),
+                    },
+                    _ => OpenBlock::Tool,
+                };
+                self.open.push((b.index, block));
+            }
+            RawStreamEvent::ContentBlockDelta(d) => {
+                let Some((_, block)) = self.open.iter_mut().find(|(i, _)| *i == d.index) else {
+                    return;
+                };
+                match (block, d.delta) {
+                    (OpenBlock::Text { item_id, text }, ContentDelta::TextDelta(t)) => {
+                        text.push_str(&t.text);
+                        out.push(AgentEvent::MessageDelta {
+                            item_id: item_id.clone(),
+                            text: t.text,
+                        });
+                    }
+                    (OpenBlock::Thinking { item_id, text }, ContentDelta::ThinkingDelta(t)) => {
+                        text.push_str(&t.thinking);
+                        out.push(AgentEvent::ReasoningDelta {
+                            item_id: item_id.clone(),
+                            text: t.thinking,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            // Blocks are completed by the `assistant` message, which comes before the stop.
+            _ => {}
+        }
+    }
+
+    /// The open streamed block this completed block belongs to (first of the same kind).
+    fn take_open(&mut self, thinking: bool) -> Option<String> {
+        let pos = self.open.iter().position(|(_, b)| match b {
+            OpenBlock::Text { .. } => !thinking,
+            OpenBlock::Thinking { .. } => thinking,
+            OpenBlock::Tool => false,
+        })?;
+        match self.open.remove(pos).1 {
+            OpenBlock::Text { item_id, .. } | OpenBlock::Thinking { item_id, .. } => Some(item_id),
+            OpenBlock::Tool => None,
+        }
+    }
+
+    fn mint(&mut self, message_id: &str) -> String {
+        self.minted += 1;
+        format!("{message_id}:b{}", self.minted)
+    }
+
+    fn on_assistant(&mut self, a: AssistantMessage, out: &mut Vec<AgentEvent>) {
+        if a.is_synthetic() {
+            // "API Error: 500 …" / "Not logged in": the result carries it as the failure.
+            self.synthetic_error = Some(a.error.clone().unwrap_or_else(|| "api_error".to_owned()));
+            return;
+        }
+        let message_id = a.message.id.clone();
+        for block in a.message.content {
+            match block {
+                ContentBlock::Text(t) => {
+                    let item_id = self
+                        .take_open(false)
+                        .unwrap_or_else(|| self.mint(&message_id));
+                    out.push(AgentEvent::MessageCompleted {
+                        item_id,
+                        text: t.text,
+                    });
+                }
+                ContentBlock::Thinking(t) => {
+                    let item_id = self
+                        .take_open(true)
+                        .unwrap_or_else(|| self.mint(&message_id));
+                    out.push(AgentEvent::ReasoningCompleted {
+                        item_id,
+                        text: t.thinking,
+                    });
+                }
+                ContentBlock::ToolUse(t) => {
+                    let kind = tool_kind(&t.name);
+                    let change = planned_change(&t.name, &t.input, &self.cwd);
+                    out.push(AgentEvent::ToolStarted {
+                        item_id: t.id.clone(),
+                        kind,
+                        name: t.name.clone(),
+                        input: t.input.clone(),
+                    });
+                    self.tools.insert(
+                        t.id,
+                        OpenTool {
+                            kind,
+                            name: t.name,
+                            input: t.input,
+                            change,
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn on_user(&mut self, u: UserMessage, out: &mut Vec<AgentEvent>) {
+        let interrupted = u
+            .tool_use_result
+            .as_ref()
+            .and_then(|r| r.get("interrupted"))
+            .and_then(Value::as_bool)
+            == Some(true);
+        for block in u.blocks() {
+            let ContentBlock::ToolResult(r) = block else {
+                // "[Request interrupted by user]" markers and the like: not conversation.
+                continue;
+            };
+            let Some(tool) = self.tools.remove(&r.tool_use_id) else {
+                continue;
+            };
+            let status = if self.declined.contains(&r.tool_use_id) {
+                ToolStatus::Declined
+            } else if interrupted {
+                ToolStatus::Interrupted
+            } else if r.is_error == Some(true) {
+                ToolStatus::Failed
+            } else {
+                ToolStatus::Completed
+            };
+            if status == ToolStatus::Completed {
+                if let Some(c) = &tool.change {
+                    out.push(AgentEvent::FileChanged {
+                        item_id: r.tool_use_id.clone(),
+                        path: c.path.clone(),
+                        kind: c.kind,
+                        diff: c.diff.clone(),
+                    });
+                }
+            }
+            out.push(AgentEvent::ToolCompleted {
+                item_id: r.tool_use_id.clone(),
+                kind: tool.kind,
+                name: tool.name,
+                input: tool.input,
+                output: Some(r.text()),
+                status,
+                exit_code: None,
+            });
+        }
+    }
+
+    fn on_result(&mut self, r: ResultMessage, out: &mut Vec<AgentEvent>) {
+        self.session_id = Some(r.session_id.clone());
+        let model = self.model_hint.clone();
+        self.start(model, Vec::new(), out);
+        if let Some(u) = &r.usage {
+            let input = u.input_tokens.unwrap_or(0)
+                + u.cache_creation_input_tokens.unwrap_or(0)
+                + u.cache_read_input_tokens.unwrap_or(0);
+            let reasoning = u
+                .output_tokens_details
+                .as_ref()
+                .and_then(|d| d.get("thinking_tokens"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            out.push(AgentEvent::Usage {
+                input: i64::try_from(input).unwrap_or(i64::MAX),
+                cached: i64::try_from(u.cache_read_input_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
+                output: i64::try_from(u.output_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
+                reasoning,
+                cost_usd: r.turn_cost_usd(),
+            });
+        }
+        let aborted = matches!(
+            r.terminal_reason,
+            Some(TerminalReason::AbortedStreaming | TerminalReason::AbortedTools)
+        );
+        let outcome = if self.stopping && (aborted || r.is_error) {
+            RunOutcome::Interrupted
+        } else if !r.is_error {
+            RunOutcome::Completed
+        } else {
+            let code = r
+                .api_error_status
+                .map(|s| format!("http_{s}"))
+                .or_else(|| self.synthetic_error.clone())
+                .or_else(|| r.terminal_reason.as_ref().map(|t| t.as_str().to_owned()))
+                .unwrap_or_else(|| r.subtype.as_str().to_owned());
+            RunOutcome::Failed {
+                error: r.error_text(),
+                code: Some(code),
+            }
+        };
+        let stop_reason = r
+            .terminal_reason
+            .as_ref()
+            .map(|t| t.as_str().to_owned())
+            .or(r.stop_reason.clone())
+            .unwrap_or_else(|| "completed".to_owned());
+        self.finish(outcome, stop_reason, out);
+    }
+
+    /// The engine went away (or was stopped) without a `result`.
+    pub fn fail(&mut self, error: String, code: Option<String>, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_none() {
+            self.finish(RunOutcome::Failed { error, code }, String::new(), out);
+        }
+    }
+
+    /// The user's interrupt was not confirmed in time and the CLI was stopped.
+    pub fn interrupted(&mut self, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_none() {
+            self.finish(RunOutcome::Interrupted, String::new(), out);
+        }
+    }
+
+    fn finish(&mut self, outcome: RunOutcome, stop_reason: String, out: &mut Vec<AgentEvent>) {
+        let model = self.model_hint.clone();
+        self.start(model, Vec::new(), out);
+        // Close what is still open so nothing stays "running" on the timeline.
+        for (_, block) in std::mem::take(&mut self.open) {
+            match block {
+                OpenBlock::Text { item_id, text } => {
+                    out.push(AgentEvent::MessageCompleted { item_id, text })
+                }
+                OpenBlock::Thinking { item_id, text } => {
+                    out.push(AgentEvent::ReasoningCompleted { item_id, text })
+                }
+                OpenBlock::Tool => {}
+            }
+        }
+        let mut open: Vec<(String, OpenTool)> = self.tools.drain().collect();
+        open.sort_by(|a, b| a.0.cmp(&b.0));
+        for (item_id, tool) in open {
+            let status = if self.declined.contains(&item_id) {
+                ToolStatus::Declined
+            } else {
+                ToolStatus::Interrupted
+            };
+            out.push(AgentEvent::ToolCompleted {
+                item_id,
+                kind: tool.kind,
+                name: tool.name,
+                input: tool.input,
+                output: None,
+                status,
+                exit_code: None,
+            });
+        }
+        out.push(match &outcome {
+            RunOutcome::Completed => AgentEvent::RunCompleted { stop_reason },
+            RunOutcome::Interrupted => AgentEvent::RunInterrupted {},
+            RunOutcome::Failed { error, code } => AgentEvent::RunFailed {
+                error: error.clone(),
+                code: code.clone(),
+            },
+        });
+        self.outcome = Some(outcome);
+    }
+}

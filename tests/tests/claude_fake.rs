@@ -1,0 +1,462 @@
+//! Protocol suite for the Claude adapter against the scripted fake CLI (`src/bin/fake-claude.rs`):
+//! every edge case the real CLI will not produce on demand (crash mid-turn, garbage lines, an
+//! unknown control request, a withdrawn permission, a silent hang, no login). Fast; no network.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentdesk_engine::claude::{
+    ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, ClaudeRun, ClaudeRunRequest,
+};
+use agentdesk_engine::{ApprovalDecision, EngineError, InputPart};
+use agentdesk_protocol::events::{
+    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, ToolStatus, UserDecision,
+};
+
+const STEP: Duration = Duration::from_secs(20);
+
+fn engine() -> ClaudeEngine {
+    let mut config = ClaudeEngineConfig::new(env!("CARGO_BIN_EXE_fake-claude"));
+    config.init_timeout = Duration::from_secs(3);
+    config.interrupt_grace = Duration::from_secs(1);
+    ClaudeEngine::new(config)
+}
+
+fn request(name: &str, script: &str, resume: Option<&str>) -> ClaudeRunRequest {
+    let cwd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("claude-fake/{name}"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    ClaudeRunRequest {
+        cwd,
+        profile: ClaudeProfile {
+            env: vec![("FAKE_CLAUDE_SCRIPT".into(), script.into())],
+            ..Default::default()
+        },
+        resume_session_id: resume.map(str::to_owned),
+        input: vec![InputPart::text("hi")],
+    }
+}
+
+async fn start(name: &str, script: &str) -> ClaudeRun {
+    tokio::time::timeout(STEP, engine().start_run(request(name, script, None)))
+        .await
+        .expect("start_run timed out")
+        .expect("start_run failed")
+}
+
+async fn until_end(run: &mut ClaudeRun) -> Vec<AgentEvent> {
+    let mut seen = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .expect("no event in time")
+            .expect("events ended before a terminal event");
+        let end = ev.is_terminal();
+        seen.push(ev);
+        if end {
+            assert!(
+                tokio::time::timeout(Duration::from_secs(1), run.next_event())
+                    .await
+                    .unwrap()
+                    .is_none(),
+                "events after the terminal one"
+            );
+            return seen;
+        }
+    }
+}
+
+async fn until_request(run: &mut ClaudeRun) -> AgentEvent {
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!ev.is_terminal(), "ended early: {ev:?}");
+        if matches!(
+            ev,
+            AgentEvent::ApprovalRequested { .. } | AgentEvent::QuestionAsked { .. }
+        ) {
+            return ev;
+        }
+    }
+}
+
+fn request_id(ev: &AgentEvent) -> String {
+    match ev {
+        AgentEvent::ApprovalRequested { request_id, .. }
+        | AgentEvent::QuestionAsked { request_id, .. } => request_id.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn all_text(ev: &[AgentEvent]) -> String {
+    ev.iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageCompleted { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn alive(pid: Option<u32>) -> bool {
+    let pid = pid.unwrap();
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[tokio::test]
+async fn text_turn_argv_entrypoint_usage_and_nothing_left_running() {
+    let mut run = start("text", "text").await;
+    assert_eq!(run.version.as_deref(), Some("9.9.9-fake"));
+    assert!(!run.resumed);
+    let ev = until_end(&mut run).await;
+    assert!(
+        matches!(&ev[0], AgentEvent::RunStarted { engine_session_id: Some(s), .. } if *s == run.session_id)
+    );
+    let deltas: String = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(deltas.starts_with("Hello from fake"), "{deltas}");
+    let text = all_text(&ev);
+    for want in [
+        "\"--output-format\",\"stream-json\",\"--verbose\",\"--input-format\",\"stream-json\",\"--permission-prompt-tool\",\"stdio\",\"--include-partial-messages\"",
+        &format!("\"--session-id={}\"", run.session_id),
+        "\"entrypoint\":\"agent-desk\"",
+    ] {
+        assert!(text.contains(want), "{want} not in {text}");
+    }
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage { input: 9, cached: 2, output: 3, cost_usd: Some(c), .. } if *c == 0.5)), "{ev:#?}");
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert!(
+        !alive(run.pid),
+        "the CLI is still running after the run ended"
+    );
+}
+
+#[tokio::test]
+async fn hook_and_mcp_requests_before_the_initialize_reply_are_answered() {
+    let mut run = start("hooks", "hooks_first").await;
+    let text = all_text(&until_end(&mut run).await);
+    assert!(text.contains("\"continue\":true"), "{text}");
+    assert!(text.contains("-32601"), "{text}");
+}
+
+#[tokio::test]
+async fn an_unknown_control_request_gets_an_error_at_once() {
+    let mut run = start("unknown-control", "unknown_control").await;
+    let ev = until_end(&mut run).await;
+    let text = all_text(&ev);
+    assert!(
+        text.contains("\"subtype\":\"error\"")
+            && text.contains("Unsupported control request subtype: bogus_subtype"),
+        "{text}"
+    );
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
+
+#[tokio::test]
+async fn garbage_lines_and_unknown_messages_are_diagnostics() {
+    let mut run = start("garbage", "garbage").await;
+    let ev = until_end(&mut run).await;
+    let diags: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::EngineDiagnostic {
+                source: DiagnosticSource::UnknownMessage,
+                message,
+                raw,
+            } => Some((message, raw)),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        diags.iter().any(|(_, raw)| raw
+            .as_ref()
+            .is_some_and(|r| r.to_string().contains("not json"))),
+        "{diags:?}"
+    );
+    assert!(
+        diags.iter().any(|(m, _)| m.contains("totally_new_message")),
+        "{diags:?}"
+    );
+    assert_eq!(all_text(&ev), "still fine");
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
+
+#[tokio::test]
+async fn crash_mid_turn_fails_the_run_with_the_stderr_tail() {
+    let mut run = start("crash", "crash_mid_turn").await;
+    let ev = until_end(&mut run).await;
+    match ev.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("engine_crashed"));
+            assert!(
+                error.contains("exit code 3") && error.contains("simulated crash"),
+                "{error}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The partial answer is closed, not left streaming.
+    assert!(
+        ev.iter().any(
+            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "partial answer")
+        ),
+        "{ev:#?}"
+    );
+}
+
+#[tokio::test]
+async fn crash_with_a_pending_permission_expires_it() {
+    let mut run = start("crash-pending", "crash_pending").await;
+    let ask = until_request(&mut run).await;
+    let ev = until_end(&mut run).await;
+    let id = request_id(&ask);
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)), "{ev:#?}");
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::ToolCompleted {
+                status: ToolStatus::Interrupted,
+                ..
+            }
+        )),
+        "{ev:#?}"
+    );
+    assert!(matches!(ev.last(), Some(AgentEvent::RunFailed { .. })));
+    let late = run
+        .control()
+        .resolve_approval(&id, UserDecision::ApproveOnce)
+        .await;
+    assert!(
+        matches!(late, Err(EngineError::NotPending { .. })),
+        "{late:?}"
+    );
+}
+
+/// Runs the `approval` script with `decision`; returns the events and the decision the fake saw.
+async fn decide(name: &str, decision: ApprovalDecision) -> (Vec<AgentEvent>, String) {
+    let mut run = start(name, "approval").await;
+    let ask = until_request(&mut run).await;
+    assert!(
+        matches!(&ask, AgentEvent::ApprovalRequested { kind: ApprovalKind::Command, command: Some(c), .. } if c == "echo asked"),
+        "{ask:?}"
+    );
+    run.control()
+        .resolve_approval(&request_id(&ask), decision)
+        .await
+        .unwrap();
+    let again = run
+        .control()
+        .resolve_approval(&request_id(&ask), UserDecision::ApproveOnce)
+        .await;
+    assert!(
+        matches!(again, Err(EngineError::NotPending { .. })),
+        "{again:?}"
+    );
+    let ev = until_end(&mut run).await;
+    let text = all_text(&ev);
+    (ev, text)
+}
+
+#[tokio::test]
+async fn approval_decisions_go_back_as_the_sdk_sends_them() {
+    let (ev, text) = decide("allow", UserDecision::ApproveOnce.into()).await;
+    assert!(
+        text.contains(r#""behavior":"allow""#)
+            && text.contains(r#""updatedInput":{"command":"echo asked""#),
+        "{text}"
+    );
+    assert!(!text.contains("updatedPermissions"), "{text}");
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        AgentEvent::ApprovalResolved {
+            outcome: ApprovalOutcome::ApprovedOnce,
+            ..
+        }
+    )));
+
+    let (_, text) = decide(
+        "edited",
+        ApprovalDecision::allow_edited(serde_json::json!({"command": "echo edited"})),
+    )
+    .await;
+    assert!(
+        text.contains(r#""updatedInput":{"command":"echo edited"}"#),
+        "{text}"
+    );
+
+    let (ev, text) = decide("session", UserDecision::ApproveForSession.into()).await;
+    assert!(
+        text.contains(r#""destination":"session""#) && !text.contains("localSettings"),
+        "{text}"
+    );
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        AgentEvent::ApprovalResolved {
+            outcome: ApprovalOutcome::ApprovedForSession,
+            ..
+        }
+    )));
+
+    let (ev, text) = decide("deny", ApprovalDecision::deny("not today")).await;
+    assert!(
+        text.contains(r#""behavior":"deny""#)
+            && text.contains("not today")
+            && !text.contains("interrupt"),
+        "{text}"
+    );
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        AgentEvent::ToolCompleted {
+            status: ToolStatus::Declined,
+            ..
+        }
+    )));
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+
+    let (ev, _) = decide("deny-stop", ApprovalDecision::deny_and_stop("stop")).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
+        "{ev:#?}"
+    );
+}
+
+#[tokio::test]
+async fn question_answers_are_keyed_by_question_text() {
+    let mut run = start("question", "question").await;
+    let ask = until_request(&mut run).await;
+    let AgentEvent::QuestionAsked { questions, .. } = &ask else {
+        panic!("{ask:?}")
+    };
+    assert_eq!(questions[0].id, "Which color?");
+    assert_eq!(questions[0].options.len(), 2);
+    let wrong = run
+        .control()
+        .resolve_approval(&request_id(&ask), UserDecision::ApproveOnce)
+        .await;
+    assert!(
+        matches!(wrong, Err(EngineError::Unsupported(_))),
+        "{wrong:?}"
+    );
+    let answers = BTreeMap::from([(
+        "Which color?".to_owned(),
+        vec!["Red".to_owned(), "Blue".to_owned()],
+    )]);
+    run.control()
+        .answer_question(&request_id(&ask), answers)
+        .await
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    let text = all_text(&ev);
+    assert!(
+        text.contains(r#""answers":{"Which color?":"Red, Blue"}"#),
+        "{text}"
+    );
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        AgentEvent::QuestionAnswered {
+            answers: Some(_),
+            ..
+        }
+    )));
+}
+
+#[tokio::test]
+async fn a_withdrawn_permission_is_cancelled_not_denied() {
+    let mut run = start("cancel", "cancel_permission").await;
+    let ask = until_request(&mut run).await;
+    let id = request_id(&ask);
+    let ev = until_end(&mut run).await;
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Cancelled } if *request_id == id)), "{ev:#?}");
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    let late = run
+        .control()
+        .resolve_approval(&id, UserDecision::ApproveOnce)
+        .await;
+    assert!(
+        matches!(late, Err(EngineError::NotPending { .. })),
+        "{late:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_silent_hang_is_ended_by_interrupt_within_the_grace() {
+    let mut run = start("hang", "hang").await;
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        if matches!(ev, AgentEvent::MessageDelta { .. }) {
+            break;
+        }
+    }
+    let t0 = std::time::Instant::now();
+    run.control().interrupt();
+    let ev = until_end(&mut run).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
+        "{ev:#?}"
+    );
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("did not confirm the interrupt"))));
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(!alive(run.pid), "the hung CLI is still running");
+}
+
+#[tokio::test]
+async fn start_errors_are_actionable() {
+    let t0 = std::time::Instant::now();
+    let err = engine()
+        .start_run(request("hang-init", "hang_init", None))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, EngineError::Timeout { .. }), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+
+    let err = engine()
+        .start_run(request("nologin", "not_logged_in", None))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Preflight(m) if m.contains("not logged in") && m.contains("/login")),
+        "{err}"
+    );
+
+    let missing = ClaudeEngine::new(ClaudeEngineConfig::new("/nonexistent/claude"));
+    let err = missing
+        .start_run(request("missing", "text", None))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, EngineError::NotFound { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn an_unknown_resume_id_starts_a_new_session_and_says_so() {
+    let stale = "missing-0000";
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine().start_run(request("resume", "text", Some(stale))),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(!run.resumed);
+    assert_ne!(run.session_id, stale);
+    let ev = until_end(&mut run).await;
+    assert!(matches!(ev[0], AgentEvent::RunStarted { .. }));
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { source: DiagnosticSource::Notice, message, .. }
+        if message.contains("Could not resume") && message.contains(stale))), "{ev:#?}");
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
