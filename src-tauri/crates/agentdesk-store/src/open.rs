@@ -66,8 +66,15 @@ impl Store {
         Ok(rows.join("\n"))
     }
 
-    /// Close every connection, checkpointing the WAL.
+    /// Close every connection. The WAL is checkpointed and truncated first, so a clean exit
+    /// leaves the whole database in the main file.
     pub async fn close(&self) {
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&self.pool)
+            .await
+        {
+            tracing::warn!(error = %e, "WAL checkpoint at close failed");
+        }
         self.pool.close().await;
     }
 }

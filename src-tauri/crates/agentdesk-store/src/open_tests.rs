@@ -12,8 +12,30 @@ fn ws(id: &str, path: &str) -> Workspace {
     }
 }
 
-fn digest(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap()
+/// A short fingerprint of the main database file once SQLite has let go of it.
+///
+/// sqlx closes SQLite connections on worker threads, so the final WAL checkpoint (which
+/// rewrites the main file) can land after `close().await` returns. Wait, bounded, until the
+/// WAL holds no frames: only then is the main file the whole database.
+fn digest(path: &Path) -> (usize, u64) {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal = std::path::PathBuf::from(wal);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let wal_has_frames = || {
+        std::fs::metadata(&wal)
+            .map(|m| m.len() > 0)
+            .unwrap_or(false)
+    };
+    while wal_has_frames() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let bytes = std::fs::read(path).unwrap();
+    // FNV-1a: enough to tell "same bytes" without printing megabytes on failure.
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (bytes.len(), hash)
 }
 
 /// A migrator made of the real migrations plus `extra` (version, name, sql) files.
@@ -112,7 +134,11 @@ async fn corrupt_file_is_reported_and_untouched() {
     let err = Store::open(&path).await.unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
     assert!(err.to_string().contains("not a valid Agent Desk database"));
-    assert_eq!(digest(&path), garbage);
+    assert_eq!(
+        std::fs::read(&path).unwrap() == garbage,
+        true,
+        "the corrupt file changed"
+    );
 }
 
 #[tokio::test]
