@@ -12,6 +12,16 @@ pub enum CoreError {
 
     #[error("cannot determine the data directory: {0}")]
     DataDir(String),
+
+    /// An attachment that cannot be taken (too big, unreadable, ...): the user can act on it.
+    #[error("{0}")]
+    Attachment(String),
+
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
 }
 
 impl CoreError {
@@ -20,6 +30,9 @@ impl CoreError {
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
             CoreError::Store(StoreError::NotFound { .. }) => ErrorCode::NotFound,
             CoreError::Store(StoreError::Conflict(_)) => ErrorCode::Conflict,
+            CoreError::Store(StoreError::ApprovalNotPending { .. }) => ErrorCode::Conflict,
+            CoreError::Attachment(_) => ErrorCode::InvalidInput,
+            CoreError::Io { .. } => ErrorCode::Internal,
             CoreError::Store(_) => ErrorCode::Storage,
             CoreError::DataDir(_) => ErrorCode::Internal,
         }

@@ -1,8 +1,16 @@
 //! Everything Agent Desk does, without a window: the Tauri shell and the CLI are two thin
 //! faces on [`Desk`].
 
+pub mod approval_rules;
+pub mod approvals;
+pub mod attachments;
 mod error;
+pub mod export;
 pub mod paths;
+pub mod profiles;
+pub mod recorder;
+pub mod sessions;
+pub mod timeline;
 mod workspaces;
 
 use std::path::{Path, PathBuf};
@@ -10,13 +18,22 @@ use std::path::{Path, PathBuf};
 use agentdesk_store::Store;
 
 pub use agentdesk_store::DATABASE_FILE_NAME;
+pub use approval_rules::{ApprovalPolicy, GrantKey, Verdict};
+pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Responder};
 pub use error::{CoreError, Result};
+pub use recorder::{FlushReport, RunInput, RunRecorder};
+pub use sessions::{NewSession, Recovery};
+pub use timeline::{RunOutcome, RunReducer};
 
 /// The application core: one per process, over one data directory.
 #[derive(Clone, Debug)]
 pub struct Desk {
     store: Store,
     data_dir: PathBuf,
+    approvals: ApprovalQueue,
+    /// Serialises importing blobs and collecting unreferenced ones, so a blob being
+    /// imported is never deleted under the import.
+    attachments_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Desk {
@@ -24,9 +41,21 @@ impl Desk {
     pub async fn open(data_dir: &Path) -> Result<Desk> {
         let store = Store::open_in_dir(data_dir).await?;
         Ok(Desk {
+            approvals: ApprovalQueue::new(store.clone()),
             store,
             data_dir: data_dir.to_path_buf(),
+            attachments_lock: Default::default(),
         })
+    }
+
+    /// The approval queue (subscribe to it for notifications, badges and cards).
+    pub fn approvals(&self) -> &ApprovalQueue {
+        &self.approvals
+    }
+
+    /// The store, for the run orchestration and the CLI's read-only views.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     pub fn data_dir(&self) -> &Path {

@@ -117,6 +117,17 @@ impl Store {
             .collect()
     }
 
+    /// The blobs a session's runs carry (to collect them once the session is deleted).
+    pub async fn session_blobs(&self, session_id: &str) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT DISTINCT ra.sha256 FROM run_attachments ra JOIN runs r ON r.id = ra.run_id
+             WHERE r.session_id = ?",
+        )
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     /// Blobs no run refers to, last imported before `imported_before`.
     pub async fn unreferenced_blobs(&self, imported_before: i64) -> Result<Vec<String>> {
         Ok(sqlx::query_scalar(

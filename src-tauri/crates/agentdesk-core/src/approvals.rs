@@ -1,0 +1,574 @@
+//! The durable approval queue.
+//!
+//! An approval is a row in the store (the durable truth) plus, while it is pending, a
+//! [`Responder`] held in memory by approval id: the engine's request, answered on the
+//! connection that asked. Every transition out of `pending` first *takes* the responder out
+//! of the in-memory map (so two deciders in this process cannot both proceed), then does a
+//! compare-and-set on `state = 'pending'` in the store (so a decision for anything no longer
+//! pending — decided, expired by a restart, cancelled — is refused, never replayed), and only
+//! then answers the engine. "No answer" ends as `expired`, `cancelled` or `timed_out`, never
+//! as `denied`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agentdesk_protocol::events::{AgentEvent, ApprovalKind, UserDecision};
+use agentdesk_protocol::ui::{
+    Approval, ApprovalChange, ApprovalDecisionDetail, ApprovalKindName, ApprovalRequest,
+    ApprovalState, DecidedBy,
+};
+use agentdesk_store::{now_ms, ApprovalEnd, Store, StoreError};
+use serde_json::Value;
+use tokio::sync::{broadcast, watch};
+
+use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey};
+use crate::{CoreError, Result};
+
+/// What goes back to the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    Decision {
+        decision: UserDecision,
+        /// Shown to the agent with a deny.
+        message: Option<String>,
+    },
+    /// A question's answers, by question id.
+    Answers(BTreeMap<String, Vec<String>>),
+}
+
+/// The engine's held request. Answered at most once; dropped unanswered when the approval
+/// expires or is cancelled (the adapter then tells the engine the request is gone).
+pub trait Responder: Send + 'static {
+    fn respond(self: Box<Self>, answer: ApprovalAnswer);
+}
+
+impl<F: FnOnce(ApprovalAnswer) + Send + 'static> Responder for F {
+    fn respond(self: Box<Self>, answer: ApprovalAnswer) {
+        (*self)(answer)
+    }
+}
+
+/// An engine's request, as the run orchestration hands it to the queue.
+#[derive(Debug, Clone)]
+pub struct ApprovalAsk {
+    pub session_id: String,
+    pub run_id: String,
+    /// The engine item (tool call) it belongs to.
+    pub item_id: Option<String>,
+    pub engine_request_id: String,
+    pub kind: ApprovalKindName,
+    pub request: ApprovalRequest,
+    pub suggestions: Value,
+}
+
+impl ApprovalAsk {
+    /// From an `approval.requested` or `question.asked` event; `None` for other events.
+    /// The tool name, when the adapter knows it, is read from `detail.toolName`.
+    pub fn from_event(session_id: &str, run_id: &str, ev: &AgentEvent) -> Option<ApprovalAsk> {
+        let (engine_request_id, kind, item_id, request, suggestions) = match ev {
+            AgentEvent::ApprovalRequested {
+                request_id,
+                kind,
+                item_id,
+                command,
+                cwd,
+                files,
+                reason,
+                detail,
+            } => {
+                let kind = match kind {
+                    ApprovalKind::Command => ApprovalKindName::Command,
+                    ApprovalKind::FileChange => ApprovalKindName::FileChange,
+                    ApprovalKind::Permission => ApprovalKindName::Permission,
+                    ApprovalKind::Tool => ApprovalKindName::Tool,
+                };
+                let tool = detail
+                    .get("toolName")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let suggestions = detail
+                    .get("permissionSuggestions")
+                    .cloned()
+                    .unwrap_or(Value::Array(Vec::new()));
+                let req = ApprovalRequest {
+                    tool,
+                    command: command.clone(),
+                    cwd: cwd.clone(),
+                    files: files.clone(),
+                    reason: reason.clone(),
+                    questions: Vec::new(),
+                    detail: detail.clone(),
+                };
+                (request_id, kind, item_id, req, suggestions)
+            }
+            AgentEvent::QuestionAsked {
+                request_id,
+                item_id,
+                questions,
+            } => {
+                let req = ApprovalRequest {
+                    questions: questions.clone(),
+                    ..Default::default()
+                };
+                (
+                    request_id,
+                    ApprovalKindName::Question,
+                    item_id,
+                    req,
+                    Value::Array(Vec::new()),
+                )
+            }
+            _ => return None,
+        };
+        Some(ApprovalAsk {
+            session_id: session_id.to_string(),
+            run_id: run_id.to_string(),
+            item_id: item_id.clone(),
+            engine_request_id: engine_request_id.clone(),
+            kind,
+            request,
+            suggestions,
+        })
+    }
+}
+
+/// What became of a request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Requested {
+    /// Waits for the user (in the pending set, announced to subscribers).
+    Pending(Approval),
+    /// A rule decided and the engine was answered; the user never sees it as pending.
+    AutoDecided(Approval),
+}
+
+impl Requested {
+    pub fn approval(&self) -> &Approval {
+        match self {
+            Requested::Pending(a) | Requested::AutoDecided(a) => a,
+        }
+    }
+}
+
+struct Held {
+    approval: Approval,
+    responder: Box<dyn Responder>,
+    deadline: Option<tokio::task::AbortHandle>,
+}
+
+#[derive(Default)]
+struct State {
+    held: HashMap<String, Held>,
+    /// "Always for this session" choices, per session.
+    grants: HashMap<String, HashSet<GrantKey>>,
+}
+
+struct Inner {
+    store: Store,
+    state: Mutex<State>,
+    pending_tx: watch::Sender<Vec<Approval>>,
+    changes_tx: broadcast::Sender<ApprovalChange>,
+}
+
+/// The queue. Cheap to clone; one per process.
+#[derive(Clone)]
+pub struct ApprovalQueue {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ApprovalQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApprovalQueue").finish_non_exhaustive()
+    }
+}
+
+/// Subscribers that fall this far behind get a `Lagged` and should re-read the pending set.
+const CHANGES_CAPACITY: usize = 256;
+
+fn state_for(answer: &ApprovalAnswer) -> ApprovalState {
+    match answer {
+        ApprovalAnswer::Decision { decision, .. } => match decision {
+            UserDecision::ApproveOnce => ApprovalState::ApprovedOnce,
+            UserDecision::ApproveForSession => ApprovalState::ApprovedSession,
+            UserDecision::Deny => ApprovalState::Denied,
+        },
+        ApprovalAnswer::Answers(_) => ApprovalState::Answered,
+    }
+}
+
+fn detail_for(answer: &ApprovalAnswer) -> Option<ApprovalDecisionDetail> {
+    match answer {
+        ApprovalAnswer::Decision {
+            message: Some(m), ..
+        } => Some(ApprovalDecisionDetail {
+            message: Some(m.clone()),
+            ..Default::default()
+        }),
+        ApprovalAnswer::Decision { message: None, .. } => None,
+        ApprovalAnswer::Answers(a) => Some(ApprovalDecisionDetail {
+            answers: Some(a.clone()),
+            ..Default::default()
+        }),
+    }
+}
+
+impl ApprovalQueue {
+    pub fn new(store: Store) -> ApprovalQueue {
+        let (pending_tx, _) = watch::channel(Vec::new());
+        let (changes_tx, _) = broadcast::channel(CHANGES_CAPACITY);
+        ApprovalQueue {
+            inner: Arc::new(Inner {
+                store,
+                state: Mutex::new(State::default()),
+                pending_tx,
+                changes_tx,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the maps half-updated (each critical
+        // section is a single insert/remove), so a poisoned lock is still consistent.
+        self.inner
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The pending set, updated on every change (badge count, queue view).
+    pub fn watch_pending(&self) -> watch::Receiver<Vec<Approval>> {
+        self.inner.pending_tx.subscribe()
+    }
+
+    /// Every change of the pending set, one by one (notifications, cards).
+    pub fn subscribe(&self) -> broadcast::Receiver<ApprovalChange> {
+        self.inner.changes_tx.subscribe()
+    }
+
+    /// The approvals pending and answerable in this process, oldest first.
+    pub fn pending(&self) -> Vec<Approval> {
+        self.inner.pending_tx.borrow().clone()
+    }
+
+    fn publish(&self, state: &State, change: Option<ApprovalChange>) {
+        let mut pending: Vec<Approval> = state.held.values().map(|h| h.approval.clone()).collect();
+        pending.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        self.inner.pending_tx.send_replace(pending);
+        if let Some(c) = change {
+            // No subscriber is fine: nobody is looking.
+            let _ = self.inner.changes_tx.send(c);
+        }
+    }
+
+    /// Start-up: approvals a previous process left pending expire (their engines are gone).
+    pub async fn recover(&self) -> Result<Vec<Approval>> {
+        Ok(self
+            .inner
+            .store
+            .expire_all_pending_approvals(now_ms())
+            .await?)
+    }
+
+    /// Take in an engine's request: decide it by rule, or hold it for the user.
+    pub async fn request(
+        &self,
+        ask: ApprovalAsk,
+        policy: &ApprovalPolicy,
+        responder: Box<dyn Responder>,
+    ) -> Result<Requested> {
+        let now = now_ms();
+        let verdict = {
+            let state = self.lock();
+            let none = HashSet::new();
+            let grants = state.grants.get(&ask.session_id).unwrap_or(&none);
+            evaluate(policy, ask.kind, &ask.request, grants)
+        };
+        let mut approval = Approval {
+            id: uuid::Uuid::now_v7().to_string(),
+            session_id: ask.session_id,
+            run_id: ask.run_id,
+            item_id: ask.item_id,
+            engine_request_id: ask.engine_request_id,
+            kind: ask.kind,
+            request: ask.request,
+            suggestions: ask.suggestions,
+            state: ApprovalState::Pending,
+            decided_by: None,
+            decision: None,
+            created_at: now,
+            deadline_at: None,
+            decided_at: None,
+        };
+        if let Some(v) = verdict {
+            approval.state = if v.approve {
+                ApprovalState::ApprovedOnce
+            } else {
+                ApprovalState::Denied
+            };
+            approval.decided_by = Some(DecidedBy::Rule);
+            approval.decided_at = Some(now);
+            approval.decision = Some(ApprovalDecisionDetail {
+                rule: Some(v.reason.clone()),
+                message: (!v.approve).then(|| format!("Denied by the profile: {}", v.reason)),
+                answers: None,
+            });
+            self.inner.store.insert_approval(&approval).await?;
+            let decision = if v.approve {
+                UserDecision::ApproveOnce
+            } else {
+                UserDecision::Deny
+            };
+            responder.respond(ApprovalAnswer::Decision {
+                decision,
+                message: approval.decision.as_ref().and_then(|d| d.message.clone()),
+            });
+            return Ok(Requested::AutoDecided(approval));
+        }
+        let timeout = policy
+            .timeout_secs
+            .map(|s| Duration::from_secs(u64::from(s)));
+        approval.deadline_at = timeout.map(|t| now.saturating_add(t.as_millis() as i64));
+        // Held before the row exists: a decision can only find the row once the responder
+        // is there to take.
+        self.lock().held.insert(
+            approval.id.clone(),
+            Held {
+                approval: approval.clone(),
+                responder,
+                deadline: None,
+            },
+        );
+        if let Err(e) = self.inner.store.insert_approval(&approval).await {
+            self.lock().held.remove(&approval.id);
+            return Err(e.into());
+        }
+        let mut state = self.lock();
+        if let Some(t) = timeout {
+            let queue = self.clone();
+            let id = approval.id.clone();
+            let task = tokio::spawn(async move {
+                tokio::time::sleep(t).await;
+                if let Err(e) = queue.time_out(&id).await {
+                    tracing::debug!(%id, error = %e, "deadline passed for an approval already ended");
+                }
+            });
+            match state.held.get_mut(&approval.id) {
+                Some(h) => h.deadline = Some(task.abort_handle()),
+                None => task.abort(),
+            }
+        }
+        self.publish(
+            &state,
+            Some(ApprovalChange::Added {
+                approval: approval.clone(),
+            }),
+        );
+        Ok(Requested::Pending(approval))
+    }
+
+    /// Take the held request out, then end the row; only then is the engine answered.
+    async fn end(
+        &self,
+        id: &str,
+        end: ApprovalEnd<'_>,
+        check: impl FnOnce(&Approval) -> Result<()>,
+    ) -> Result<(Approval, Option<Box<dyn Responder>>)> {
+        // No await while the guard lives (the future must stay Send).
+        let taken = {
+            let mut state = self.lock();
+            match state.held.get(id).map(|h| check(&h.approval)) {
+                Some(Err(e)) => Err(e),
+                Some(Ok(())) => Ok(state.held.remove(id)),
+                None => Ok(None),
+            }
+        };
+        let Some(held) = taken? else {
+            return Err(self.not_held(id).await);
+        };
+        if let Some(d) = &held.deadline {
+            d.abort();
+        }
+        match self.inner.store.end_approval(id, &end).await {
+            Ok(approval) => {
+                let state = self.lock();
+                self.publish(
+                    &state,
+                    Some(ApprovalChange::Resolved {
+                        approval: approval.clone(),
+                    }),
+                );
+                Ok((approval, Some(held.responder)))
+            }
+            Err(e @ StoreError::ApprovalNotPending { .. }) => {
+                // Another process ended it (a restart's recovery): the row is the truth, so
+                // the engine's request is let go unanswered.
+                let state = self.lock();
+                self.publish(&state, None);
+                Err(e.into())
+            }
+            Err(e) => {
+                // The write failed: it is still pending; keep it answerable.
+                self.lock().held.insert(id.to_string(), held);
+                Err(e.into())
+            }
+        }
+    }
+
+    async fn not_held(&self, id: &str) -> CoreError {
+        match self.inner.store.get_approval(id).await {
+            Ok(a) if a.state != ApprovalState::Pending => StoreError::ApprovalNotPending {
+                id: id.to_string(),
+                state: a.state,
+            }
+            .into(),
+            Ok(_) => CoreError::InvalidInput(format!(
+                "approval {id} is pending but its engine request is not held by this process (another Agent Desk process owns it); the decision was not applied"
+            )),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// The user's (or a notification button's) decision. Refused unless still pending.
+    pub async fn decide(
+        &self,
+        id: &str,
+        answer: ApprovalAnswer,
+        by: DecidedBy,
+    ) -> Result<Approval> {
+        if matches!(by, DecidedBy::Rule | DecidedBy::Deadline) {
+            return Err(CoreError::InvalidInput(
+                "rules and deadlines decide inside the queue, not through decide()".into(),
+            ));
+        }
+        let new_state = state_for(&answer);
+        let detail = detail_for(&answer);
+        let end = ApprovalEnd {
+            state: new_state,
+            decided_by: Some(by),
+            decision: detail.as_ref(),
+            at: now_ms(),
+        };
+        let (approval, responder) = self
+            .end(id, end, |a| {
+                let is_question = a.kind == ApprovalKindName::Question;
+                match (&answer, is_question) {
+                    (ApprovalAnswer::Answers(_), false) => Err(CoreError::InvalidInput(format!(
+                        "approval {id} is not a question; approve or deny it"
+                    ))),
+                    (
+                        ApprovalAnswer::Decision {
+                            decision: UserDecision::ApproveOnce | UserDecision::ApproveForSession,
+                            ..
+                        },
+                        true,
+                    ) => Err(CoreError::InvalidInput(format!(
+                        "approval {id} is a question; answer it (or deny to skip it)"
+                    ))),
+                    _ => Ok(()),
+                }
+            })
+            .await?;
+        if new_state == ApprovalState::ApprovedSession {
+            if let Some(key) = GrantKey::of(approval.kind, &approval.request) {
+                self.lock()
+                    .grants
+                    .entry(approval.session_id.clone())
+                    .or_default()
+                    .insert(key);
+            }
+        }
+        if let Some(r) = responder {
+            r.respond(answer);
+        }
+        Ok(approval)
+    }
+
+    /// The deadline passed: a safe deny goes to the engine, recorded as `timed_out`.
+    pub async fn time_out(&self, id: &str) -> Result<Approval> {
+        let end = ApprovalEnd {
+            state: ApprovalState::TimedOut,
+            decided_by: Some(DecidedBy::Deadline),
+            decision: None,
+            at: now_ms(),
+        };
+        // This usually runs *in* the deadline task: aborting that task here would cancel
+        // the rest of this very call at its next await.
+        if let Some(h) = self.lock().held.get_mut(id) {
+            h.deadline = None;
+        }
+        let (approval, responder) = self.end(id, end, |_| Ok(())).await?;
+        if let Some(r) = responder {
+            r.respond(ApprovalAnswer::Decision {
+                decision: UserDecision::Deny,
+                message: Some("No answer in time; denied for safety.".into()),
+            });
+        }
+        Ok(approval)
+    }
+
+    /// The engine withdrew the request (or the user dismissed the run's request on purpose).
+    pub async fn cancel(&self, id: &str) -> Result<Approval> {
+        let end = ApprovalEnd {
+            state: ApprovalState::Cancelled,
+            decided_by: None,
+            decision: None,
+            at: now_ms(),
+        };
+        // Dropping the responder lets the engine's request go unanswered.
+        let (approval, _dropped) = self.end(id, end, |_| Ok(())).await?;
+        Ok(approval)
+    }
+
+    /// A run ended: its pending approvals become `expired` (engine exited, run failed) or
+    /// `cancelled` (interrupted). Their requests are dropped, never answered.
+    pub async fn end_run(&self, run_id: &str, state: ApprovalState) -> Result<Vec<Approval>> {
+        let taken: Vec<Held> = {
+            let mut st = self.lock();
+            let ids: Vec<String> = st
+                .held
+                .iter()
+                .filter(|(_, h)| h.approval.run_id == run_id)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| st.held.remove(id)).collect()
+        };
+        for h in &taken {
+            if let Some(d) = &h.deadline {
+                d.abort();
+            }
+        }
+        let ended = match self
+            .inner
+            .store
+            .end_run_approvals(run_id, state, now_ms())
+            .await
+        {
+            Ok(ended) => ended,
+            Err(e) => {
+                let mut st = self.lock();
+                for h in taken {
+                    st.held.insert(h.approval.id.clone(), h);
+                }
+                return Err(e.into());
+            }
+        };
+        drop(taken);
+        let st = self.lock();
+        self.publish(&st, None);
+        for a in &ended {
+            let _ = self.inner.changes_tx.send(ApprovalChange::Resolved {
+                approval: a.clone(),
+            });
+        }
+        Ok(ended)
+    }
+
+    /// Forget a session's "always" choices (the session was deleted).
+    pub fn forget_session(&self, session_id: &str) {
+        self.lock().grants.remove(session_id);
+    }
+}
+
+#[cfg(test)]
+#[path = "approvals_tests.rs"]
+mod tests;

@@ -1,0 +1,353 @@
+//! Attachments: files copied into `<data dir>/attachments/<sha256>` (content-addressed, so
+//! the same bytes are stored once), typed by sniffing their bytes (never the extension),
+//! with a size limit per kind checked from the metadata before anything is read.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use agentdesk_protocol::ui::{Attachment, AttachmentKind};
+use agentdesk_store::{now_ms, Blob};
+use sha2::{Digest, Sha256};
+
+use crate::{CoreError, Desk, Result};
+
+const MIB: u64 = 1024 * 1024;
+
+/// How long a blob imported but not yet sent with a message is safe from collection.
+const IMPORT_GRACE_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// What the bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sniffed {
+    Png,
+    Jpeg,
+    Gif,
+    Webp,
+    Pdf,
+    Text,
+    Binary,
+}
+
+impl Sniffed {
+    pub fn mime(self) -> &'static str {
+        match self {
+            Sniffed::Png => "image/png",
+            Sniffed::Jpeg => "image/jpeg",
+            Sniffed::Gif => "image/gif",
+            Sniffed::Webp => "image/webp",
+            Sniffed::Pdf => "application/pdf",
+            Sniffed::Text => "text/plain",
+            Sniffed::Binary => "application/octet-stream",
+        }
+    }
+
+    pub fn kind(self) -> AttachmentKind {
+        match self {
+            Sniffed::Png | Sniffed::Jpeg | Sniffed::Gif | Sniffed::Webp => AttachmentKind::Image,
+            _ => AttachmentKind::File,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Sniffed::Png | Sniffed::Jpeg | Sniffed::Gif | Sniffed::Webp => "images",
+            Sniffed::Pdf => "PDF files",
+            Sniffed::Text => "text files",
+            Sniffed::Binary => "other files",
+        }
+    }
+}
+
+/// Bytes read to sniff the type.
+const SNIFF_LEN: usize = 8192;
+
+/// The type of a file from its first bytes.
+pub fn sniff(head: &[u8]) -> Sniffed {
+    if head.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Sniffed::Png
+    } else if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Sniffed::Jpeg
+    } else if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
+        Sniffed::Gif
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Sniffed::Webp
+    } else if head.starts_with(b"%PDF-") {
+        Sniffed::Pdf
+    } else if looks_like_text(head) {
+        Sniffed::Text
+    } else {
+        Sniffed::Binary
+    }
+}
+
+fn looks_like_text(head: &[u8]) -> bool {
+    if head.contains(&0) {
+        return false;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // The head may end in the middle of a character.
+        Err(e) => e.error_len().is_none() && head.len() - e.valid_up_to() < 4,
+    }
+}
+
+/// Size limits per kind, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttachmentLimits {
+    pub image: u64,
+    pub pdf: u64,
+    pub text: u64,
+    pub binary: u64,
+}
+
+impl Default for AttachmentLimits {
+    /// Images as the model APIs take them; text an agent can still read in one go.
+    fn default() -> Self {
+        AttachmentLimits {
+            image: 20 * MIB,
+            pdf: 32 * MIB,
+            text: 10 * MIB,
+            binary: 100 * MIB,
+        }
+    }
+}
+
+impl AttachmentLimits {
+    fn of(&self, s: Sniffed) -> u64 {
+        match s {
+            Sniffed::Png | Sniffed::Jpeg | Sniffed::Gif | Sniffed::Webp => self.image,
+            Sniffed::Pdf => self.pdf,
+            Sniffed::Text => self.text,
+            Sniffed::Binary => self.binary,
+        }
+    }
+
+    fn largest(&self) -> u64 {
+        self.image.max(self.pdf).max(self.text).max(self.binary)
+    }
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 1024 * MIB {
+        format!("{:.1} GB", bytes as f64 / (1024.0 * MIB as f64))
+    } else if bytes >= MIB {
+        format!("{:.1} MB", bytes as f64 / MIB as f64)
+    } else {
+        format!("{} KB", bytes.div_ceil(1024))
+    }
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> CoreError {
+    move |source| CoreError::Io { what, source }
+}
+
+/// Copy `src` into `dir/<sha256>` (blocking). The size is checked from the metadata first
+/// (a 2 GB file is refused without reading it), then against the sniffed kind's limit, and
+/// the copy stops if the file grows past the limit while it is read.
+pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<Blob> {
+    let name = src.display().to_string();
+    let meta = std::fs::metadata(src)
+        .map_err(|e| CoreError::Attachment(format!("cannot read {name}: {e}")))?;
+    if !meta.is_file() {
+        return Err(CoreError::Attachment(format!("{name} is not a file")));
+    }
+    let largest = limits.largest();
+    if meta.len() > largest {
+        return Err(CoreError::Attachment(format!(
+            "{name} is {}; attachments can be at most {}",
+            human(meta.len()),
+            human(largest)
+        )));
+    }
+    let mut file = std::fs::File::open(src)
+        .map_err(|e| CoreError::Attachment(format!("cannot open {name}: {e}")))?;
+    let mut head = vec![0u8; SNIFF_LEN];
+    let mut filled = 0;
+    while filled < head.len() {
+        let n = file
+            .read(&mut head[filled..])
+            .map_err(io(format!("reading {name}")))?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    head.truncate(filled);
+    let sniffed = sniff(&head);
+    let limit = limits.of(sniffed);
+    if meta.len() > limit {
+        return Err(CoreError::Attachment(format!(
+            "{name} is {}; {} can be at most {}",
+            human(meta.len()),
+            sniffed.noun(),
+            human(limit)
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    let tmp = dir.join(format!(".import-{}", uuid::Uuid::now_v7()));
+    let result = copy_hashing(&mut file, &head, &tmp, limit, &name, sniffed);
+    let (sha, size) = match result {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    let dest = dir.join(&sha);
+    if dest.exists() {
+        // Same bytes already stored: keep the one copy.
+        let _ = std::fs::remove_file(&tmp);
+    } else {
+        std::fs::rename(&tmp, &dest).map_err(io(format!("storing {name}")))?;
+    }
+    Ok(Blob {
+        sha256: sha,
+        mime: sniffed.mime().to_string(),
+        kind: sniffed.kind(),
+        size: i64::try_from(size).unwrap_or(i64::MAX),
+        created_at: now_ms(),
+    })
+}
+
+fn copy_hashing(
+    file: &mut std::fs::File,
+    head: &[u8],
+    tmp: &Path,
+    limit: u64,
+    name: &str,
+    sniffed: Sniffed,
+) -> Result<(String, u64)> {
+    let mut out = std::fs::File::create(tmp).map_err(io(format!("creating {}", tmp.display())))?;
+    let mut hasher = Sha256::new();
+    hasher.update(head);
+    out.write_all(head).map_err(io(format!("copying {name}")))?;
+    let mut size = head.len() as u64;
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = file.read(&mut buf).map_err(io(format!("reading {name}")))?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        if size > limit {
+            return Err(CoreError::Attachment(format!(
+                "{name} grew past {} while it was copied; {} can be at most that",
+                human(limit),
+                sniffed.noun()
+            )));
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n])
+            .map_err(io(format!("copying {name}")))?;
+    }
+    out.sync_all().map_err(io(format!("copying {name}")))?;
+    let sha: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((sha, size))
+}
+
+impl Desk {
+    /// Where blobs live.
+    pub fn attachments_dir(&self) -> PathBuf {
+        self.data_dir.join("attachments")
+    }
+
+    /// Copy a file into the attachment store (dedup by content) with the default limits.
+    pub async fn import_attachment(&self, path: &Path) -> Result<Attachment> {
+        self.import_attachment_with(path, AttachmentLimits::default())
+            .await
+    }
+
+    pub async fn import_attachment_with(
+        &self,
+        path: &Path,
+        limits: AttachmentLimits,
+    ) -> Result<Attachment> {
+        let _guard = self.attachments_lock.lock().await;
+        let dir = self.attachments_dir();
+        let src = path.to_path_buf();
+        let blob = tokio::task::spawn_blocking(move || store_blob(&dir, &src, &limits))
+            .await
+            .map_err(|e| CoreError::Attachment(format!("the import stopped: {e}")))??;
+        self.store.record_blob(&blob).await?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| blob.sha256.clone());
+        Ok(Attachment {
+            path: self
+                .attachments_dir()
+                .join(&blob.sha256)
+                .display()
+                .to_string(),
+            sha256: blob.sha256,
+            mime: blob.mime,
+            kind: blob.kind,
+            size: blob.size,
+            name,
+        })
+    }
+
+    /// The attachments of a run, in order, with the paths the engines are given.
+    pub async fn run_attachments(&self, run_id: &str) -> Result<Vec<Attachment>> {
+        let dir = self.attachments_dir();
+        Ok(self
+            .store
+            .run_attachments(run_id)
+            .await?
+            .into_iter()
+            .map(|a| Attachment {
+                path: dir.join(&a.blob.sha256).display().to_string(),
+                sha256: a.blob.sha256,
+                mime: a.blob.mime,
+                kind: a.blob.kind,
+                size: a.blob.size,
+                name: a.name,
+            })
+            .collect())
+    }
+
+    /// Delete blobs no run refers to (imported more than a day ago, so one waiting in the
+    /// composer survives). Returns how many files were removed.
+    pub async fn collect_attachments(&self) -> Result<usize> {
+        let _guard = self.attachments_lock.lock().await;
+        let before = now_ms().saturating_sub(IMPORT_GRACE_MS);
+        self.collect_unreferenced(before).await
+    }
+
+    async fn collect_unreferenced(&self, imported_before: i64) -> Result<usize> {
+        let shas = self.store.unreferenced_blobs(imported_before).await?;
+        self.remove_blobs_if_unreferenced(&shas, imported_before)
+            .await
+    }
+
+    /// Caller holds `attachments_lock`.
+    pub(crate) async fn remove_blobs_if_unreferenced(
+        &self,
+        shas: &[String],
+        imported_before: i64,
+    ) -> Result<usize> {
+        let mut removed = 0;
+        for sha in shas {
+            if self
+                .store
+                .forget_blob_if_unreferenced(sha, imported_before)
+                .await?
+            {
+                match std::fs::remove_file(self.attachments_dir().join(sha)) {
+                    Ok(()) => removed += 1,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => tracing::warn!(%sha, error = %e, "cannot remove attachment file"),
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+#[path = "attachments_tests.rs"]
+mod tests;

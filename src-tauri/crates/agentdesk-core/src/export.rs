@@ -1,0 +1,258 @@
+//! Export a session as Markdown (to read) or JSON (to process; everything stored).
+
+use agentdesk_protocol::ui::{
+    Approval, Attachment, ItemBody, ItemStatus, Run, Session, TimelineItem, Usage,
+};
+use serde::Serialize;
+
+use crate::{Desk, Result};
+
+/// Bump when the JSON shape changes incompatibly.
+pub const EXPORT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionExport {
+    pub version: u32,
+    pub session: Session,
+    pub usage: Usage,
+    pub runs: Vec<RunExport>,
+    pub approvals: Vec<Approval>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunExport {
+    pub run: Run,
+    pub usage: Option<Usage>,
+    pub attachments: Vec<Attachment>,
+    pub items: Vec<TimelineItem>,
+}
+
+impl Desk {
+    pub async fn export_session(&self, session_id: &str) -> Result<SessionExport> {
+        let session = self.store.get_session(session_id).await?;
+        let mut items = self.store.session_items(session_id).await?;
+        let mut runs = Vec::new();
+        for run in self.store.list_runs(session_id).await? {
+            let mut mine: Vec<TimelineItem> = Vec::new();
+            items.retain(|i| {
+                if i.run_id == run.id {
+                    mine.push(i.clone());
+                    false
+                } else {
+                    true
+                }
+            });
+            mine.sort_by_key(|i| i.seq);
+            runs.push(RunExport {
+                usage: self.store.run_usage(&run.id).await?,
+                attachments: self.run_attachments(&run.id).await?,
+                items: mine,
+                run,
+            });
+        }
+        Ok(SessionExport {
+            version: EXPORT_VERSION,
+            usage: self.store.session_usage(session_id).await?,
+            approvals: self.store.session_approvals(session_id).await?,
+            session,
+            runs,
+        })
+    }
+
+    pub async fn export_session_json(&self, session_id: &str) -> Result<String> {
+        let export = self.export_session(session_id).await?;
+        serde_json::to_string_pretty(&export).map_err(|e| {
+            crate::CoreError::InvalidInput(format!("cannot serialise the export: {e}"))
+        })
+    }
+
+    pub async fn export_session_markdown(&self, session_id: &str) -> Result<String> {
+        Ok(render_markdown(&self.export_session(session_id).await?))
+    }
+}
+
+/// A fence longer than any backtick run in `text`, so the content cannot close it.
+fn fenced(lang: &str, text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let nl = if text.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}{lang}\n{text}{nl}{fence}\n\n")
+}
+
+fn usage_line(u: &Usage) -> String {
+    let cost = u.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
+    format!(
+        "{} in ({} cached), {} out ({} reasoning){cost}",
+        u.input, u.cached, u.output, u.reasoning
+    )
+}
+
+pub fn render_markdown(e: &SessionExport) -> String {
+    let mut md = String::new();
+    let title = if e.session.title.is_empty() {
+        "Untitled session"
+    } else {
+        &e.session.title
+    };
+    md.push_str(&format!("# {title}\n\n"));
+    md.push_str(&format!(
+        "Engine: {} · runs: {} · tokens: {}\n\n",
+        e.session.engine.as_str(),
+        e.runs.len(),
+        usage_line(&e.usage)
+    ));
+    for r in &e.runs {
+        md.push_str(&format!(
+            "## Run {} — {}\n\n",
+            r.run.seq,
+            r.run.status.as_str()
+        ));
+        for item in &r.items {
+            render_item(&mut md, item, &r.attachments);
+        }
+        if let Some(err) = &r.run.error {
+            md.push_str(&format!("> **Error:** {}\n\n", err.replace('\n', "\n> ")));
+        }
+    }
+    md
+}
+
+fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment]) {
+    let interrupted = if item.status == ItemStatus::Interrupted {
+        " *(interrupted)*"
+    } else {
+        ""
+    };
+    match &item.body {
+        ItemBody::UserMessage { text, .. } => {
+            md.push_str(&format!("### You\n\n{text}\n\n"));
+            for a in attachments {
+                md.push_str(&format!(
+                    "- Attachment: `{}` ({}, {} bytes)\n",
+                    a.name, a.mime, a.size
+                ));
+            }
+            if !attachments.is_empty() {
+                md.push('\n');
+            }
+        }
+        ItemBody::AgentMessage { text } => {
+            md.push_str(&format!("### Agent{interrupted}\n\n{text}\n\n"))
+        }
+        ItemBody::Reasoning { text } => {
+            let quoted = text
+                .lines()
+                .map(|l| format!("> {l}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            md.push_str(&format!("> *Reasoning*\n>\n{quoted}\n\n"));
+        }
+        ItemBody::Tool {
+            name,
+            input,
+            output,
+            exit_code,
+            files,
+            approval,
+            ..
+        } => {
+            md.push_str(&format!(
+                "**Tool `{name}`** — {}{interrupted}\n\n",
+                item.status.as_str()
+            ));
+            let command = input.get("command").and_then(|c| c.as_str());
+            match command {
+                Some(c) => md.push_str(&fenced("sh", c)),
+                None if !input.is_null() => md.push_str(&fenced(
+                    "json",
+                    &serde_json::to_string_pretty(input).unwrap_or_default(),
+                )),
+                None => {}
+            }
+            if let Some(a) = approval {
+                let by = a
+                    .decided_by
+                    .map(|d| format!(" by {}", d.as_str()))
+                    .unwrap_or_default();
+                md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
+            }
+            for f in files {
+                md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
+                md.push_str(&fenced("diff", &f.diff));
+            }
+            if !output.is_empty() {
+                md.push_str(&fenced("", output));
+            }
+            if let Some(code) = exit_code {
+                md.push_str(&format!("Exit code: {code}\n\n"));
+            }
+        }
+        ItemBody::FileChange {
+            path,
+            change_kind,
+            diff,
+        } => {
+            md.push_str(&format!("**File `{path}`** ({change_kind:?})\n\n"));
+            md.push_str(&fenced("diff", diff));
+        }
+        ItemBody::Approval { approval } => {
+            let what = approval
+                .command
+                .clone()
+                .or(approval.reason.clone())
+                .unwrap_or_default();
+            md.push_str(&format!(
+                "**Approval** ({}): {what} — {}\n\n",
+                approval.kind.as_str(),
+                approval.state.as_str()
+            ));
+        }
+        ItemBody::Question {
+            questions,
+            answers,
+            state,
+            ..
+        } => {
+            for q in questions {
+                md.push_str(&format!("**Question:** {}\n\n", q.question));
+                if let Some(a) = answers.as_ref().and_then(|a| a.get(&q.id)) {
+                    md.push_str(&format!("**Answer:** {}\n\n", a.join(", ")));
+                }
+            }
+            if answers.is_none() {
+                md.push_str(&format!("*({})*\n\n", state.as_str()));
+            }
+        }
+        ItemBody::Notice { text, .. } => md.push_str(&format!("*{text}*\n\n")),
+        // Diagnostics are for the diagnostics view, not the conversation.
+        ItemBody::Diagnostic { .. } => {}
+        ItemBody::Usage {
+            input,
+            cached,
+            output,
+            reasoning,
+            cost_usd,
+        } => {
+            let u = Usage {
+                input: *input,
+                cached: *cached,
+                output: *output,
+                reasoning: *reasoning,
+                cost_usd: *cost_usd,
+                runs: 1,
+            };
+            md.push_str(&format!("*Usage: {}*\n\n", usage_line(&u)));
+        }
+    }
+}

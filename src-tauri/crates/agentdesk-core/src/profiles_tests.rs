@@ -1,0 +1,137 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use agentdesk_protocol::ui::{ApprovalRule, ErrorCode, RuleAction};
+
+use super::*;
+
+pub(crate) fn spec(name: &str) -> ProfileSpec {
+    ProfileSpec {
+        name: name.into(),
+        engine: Engine::Claude,
+        model: Some("claude-sonnet-4-5".into()),
+        base_url: Some("https://api.example.com/v1".into()),
+        api_key_env: Some("EXAMPLE_API_KEY".into()),
+        permission_mode: PermissionMode::AutoEdit,
+        allowed_tools: vec!["Read".into(), "Bash(git status:*)".into()],
+        denied_tools: vec!["WebFetch".into()],
+        system_prompt: Some("Answer in French.".into()),
+        extra_dirs: vec!["/usr/share/doc".into()],
+        env: [("RUST_LOG".to_string(), "debug".to_string())].into(),
+        approval_rules: vec![ApprovalRule {
+            kind: None,
+            tool: Some("Grep".into()),
+            command_prefix: None,
+            action: RuleAction::Allow,
+        }],
+        approval_timeout_secs: Some(120),
+        engine_options: serde_json::json!({}),
+    }
+}
+
+fn err(f: impl FnOnce(&mut ProfileSpec)) -> String {
+    let mut s = spec("p");
+    f(&mut s);
+    validate_profile(&s).unwrap_err().to_string()
+}
+
+#[test]
+fn a_full_profile_is_valid_and_normalised() {
+    let mut s = spec("  main ");
+    s.model = Some(" ".into());
+    s.system_prompt = Some("  ".into());
+    let v = validate_profile(&s).unwrap();
+    assert_eq!(v.name, "main");
+    assert_eq!(v.model, None);
+    assert_eq!(v.system_prompt, None);
+    for m in [
+        "gpt-5.1-codex",
+        "o3",
+        "openrouter/meta/llama-3:70b",
+        "claude-opus-4@20250101",
+    ] {
+        let mut s = spec("p");
+        s.model = Some(m.into());
+        assert!(validate_profile(&s).is_ok(), "{m}");
+    }
+    for u in [
+        "http://127.0.0.1:8080",
+        "https://[::1]:443/v1",
+        "http://localhost/x?y=1",
+    ] {
+        let mut s = spec("p");
+        s.base_url = Some(u.into());
+        assert!(validate_profile(&s).is_ok(), "{u}");
+    }
+}
+
+#[test]
+fn each_mistake_gets_a_clear_error() {
+    assert!(err(|s| s.name = " ".into()).contains("give the profile a name"));
+    assert!(err(|s| s.model = Some("gpt 5".into())).contains("model name \"gpt 5\" is not valid"));
+    assert!(err(|s| s.model = Some("-x".into())).contains("not valid"));
+    assert!(err(|s| s.base_url = Some("ftp://x".into())).contains("must start with http"));
+    assert!(err(|s| s.base_url = Some("https://".into())).contains("no host"));
+    assert!(err(|s| s.base_url = Some("https://a b".into())).contains("spaces"));
+    assert!(err(|s| s.base_url = Some("http://h:99999".into())).contains("port"));
+    assert!(
+        err(|s| s.api_key_env = Some("sk-123".into())).contains("not an environment variable name")
+    );
+    assert!(err(|s| s.extra_dirs = vec!["docs".into()]).contains("not an absolute path"));
+    assert!(err(|s| {
+        s.env.insert("1BAD".into(), "x".into());
+    })
+    .contains("\"1BAD\" is not a valid environment variable name"));
+    assert!(err(|s| s.denied_tools.push("Read".into())).contains("both allowed and denied"));
+    assert!(err(|s| s.approval_timeout_secs = Some(0)).contains("approval timeout"));
+    assert!(err(|s| s.approval_rules[0].tool = None).contains("matches nothing"));
+    assert!(err(|s| s.engine_options = serde_json::json!([1])).contains("JSON object"));
+    assert!(parse_engine("gemini")
+        .unwrap_err()
+        .to_string()
+        .contains("unknown engine \"gemini\""));
+    assert_eq!(parse_engine(" codex").unwrap(), Engine::Codex);
+    assert_eq!(
+        parse_permission_mode("auto-edit").unwrap(),
+        PermissionMode::AutoEdit
+    );
+    assert!(parse_permission_mode("yolo").is_err());
+}
+
+#[tokio::test]
+async fn several_named_profiles_one_default() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let ws = desk
+        .add_workspace(folder.path().to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let a = desk.create_profile(&ws.id, &spec("a")).await.unwrap();
+    let b = desk.create_profile(&ws.id, &spec("b")).await.unwrap();
+    assert!(a.is_default && !b.is_default);
+    let dup = desk.create_profile(&ws.id, &spec("a")).await.unwrap_err();
+    assert_eq!(dup.code(), ErrorCode::Conflict);
+    desk.set_default_profile(&b.id).await.unwrap();
+    assert_eq!(
+        desk.default_profile(&ws.id).await.unwrap().unwrap().id,
+        b.id
+    );
+    let mut changed = spec("b2");
+    changed.engine = Engine::Codex;
+    let b2 = desk.update_profile(&b.id, &changed).await.unwrap();
+    assert_eq!((b2.spec.name.as_str(), b2.is_default), ("b2", true));
+    assert_eq!(
+        desk.find_profile(&ws.id, "a").await.unwrap().unwrap().id,
+        a.id
+    );
+    let bad = desk.update_profile(&b.id, &spec("")).await.unwrap_err();
+    assert_eq!(bad.code(), ErrorCode::InvalidInput);
+    desk.delete_profile(&b.id).await.unwrap();
+    assert_eq!(
+        desk.default_profile(&ws.id).await.unwrap().unwrap().id,
+        a.id
+    );
+    assert_eq!(desk.list_profiles(&ws.id).await.unwrap().len(), 1);
+    let missing = desk.create_profile("nope", &spec("x")).await.unwrap_err();
+    assert_eq!(missing.code(), ErrorCode::NotFound);
+}

@@ -1,0 +1,314 @@
+//! Sessions and runs as stored: create, list, rename, archive, delete; a new run with its
+//! user message; recovery of what a previous process left active.
+
+use agentdesk_protocol::ui::{
+    ApprovalState, AttachmentRef, Engine, ItemBody, ItemStatus, Run, RunStatus, Session,
+    TimelineItem, TimelinePage, Usage,
+};
+use agentdesk_store::{now_ms, NewRun};
+
+use crate::{CoreError, Desk, Result};
+
+/// Items in the first screenful of a session.
+pub const FIRST_SCREEN: u32 = 100;
+
+/// What a new session is made from. The engine comes from the profile when not given.
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    pub workspace_id: String,
+    /// `None`: the workspace's default profile (if any).
+    pub profile_id: Option<String>,
+    pub engine: Option<Engine>,
+    pub title: Option<String>,
+}
+
+/// What start-up recovery changed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recovery {
+    pub interrupted_runs: Vec<String>,
+    pub expired_approvals: Vec<String>,
+}
+
+/// The timeline id of a run's user message.
+pub fn user_item_id(run_id: &str) -> String {
+    format!("{run_id}:user")
+}
+
+impl Desk {
+    /// Start-up: runs left queued or running become interrupted (their streaming items
+    /// too), pending approvals become expired. Call once, when this process is the one that
+    /// owns the engines (the app, or `agentdesk-cli run`), never from a read-only view.
+    pub async fn recover(&self) -> Result<Recovery> {
+        let at = now_ms();
+        let runs = self.store.interrupt_leftover_runs(at).await?;
+        for r in &runs {
+            self.store
+                .close_open_items(&r.id, ItemStatus::Interrupted, at)
+                .await?;
+        }
+        let approvals = self.approvals.recover().await?;
+        if !runs.is_empty() || !approvals.is_empty() {
+            tracing::info!(
+                runs = runs.len(),
+                approvals = approvals.len(),
+                "recovered what the previous process left active"
+            );
+        }
+        Ok(Recovery {
+            interrupted_runs: runs.into_iter().map(|r| r.id).collect(),
+            expired_approvals: approvals.into_iter().map(|a| a.id).collect(),
+        })
+    }
+
+    pub async fn create_session(&self, new: &NewSession) -> Result<Session> {
+        self.store.get_workspace(&new.workspace_id).await?;
+        let profile = match &new.profile_id {
+            Some(id) => {
+                let p = self.store.get_profile(id).await?;
+                if p.workspace_id != new.workspace_id {
+                    return Err(CoreError::InvalidInput(format!(
+                        "the profile {:?} belongs to another workspace",
+                        p.spec.name
+                    )));
+                }
+                Some(p)
+            }
+            None => self.store.default_profile(&new.workspace_id).await?,
+        };
+        let engine = new
+            .engine
+            .or(profile.as_ref().map(|p| p.spec.engine))
+            .ok_or_else(|| {
+                CoreError::InvalidInput(
+                    "choose an engine (codex or claude) or add a profile to this workspace".into(),
+                )
+            })?;
+        let now = now_ms();
+        let s = Session {
+            id: uuid::Uuid::now_v7().to_string(),
+            workspace_id: new.workspace_id.clone(),
+            profile_id: profile.map(|p| p.id),
+            title: new
+                .title
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or_default()
+                .to_string(),
+            engine,
+            engine_session_id: None,
+            created_at: now,
+            updated_at: now,
+            archived_at: None,
+        };
+        self.store.insert_session(&s).await?;
+        Ok(s)
+    }
+
+    pub async fn get_session(&self, id: &str) -> Result<Session> {
+        Ok(self.store.get_session(id).await?)
+    }
+
+    pub async fn list_sessions(
+        &self,
+        workspace_id: &str,
+        include_archived: bool,
+    ) -> Result<Vec<Session>> {
+        Ok(self
+            .store
+            .list_sessions(workspace_id, include_archived)
+            .await?)
+    }
+
+    pub async fn rename_session(&self, id: &str, title: &str) -> Result<()> {
+        Ok(self.store.rename_session(id, title.trim()).await?)
+    }
+
+    pub async fn archive_session(&self, id: &str, archived: bool) -> Result<()> {
+        let at = archived.then(now_ms);
+        Ok(self.store.set_session_archived(id, at).await?)
+    }
+
+    /// Delete a session with its history, then the attachment files no other run uses.
+    /// Refused while one of its runs is active.
+    pub async fn delete_session(&self, id: &str) -> Result<()> {
+        let active = self
+            .store
+            .list_runs(id)
+            .await?
+            .into_iter()
+            .any(|r| !r.status.is_terminal());
+        if active {
+            return Err(CoreError::InvalidInput(
+                "this session has a run in progress; interrupt it before deleting the session"
+                    .into(),
+            ));
+        }
+        let _guard = self.attachments_lock.lock().await;
+        let started = now_ms();
+        let blobs = self.store.session_blobs(id).await?;
+        self.store.delete_session(id).await?;
+        self.approvals.forget_session(id);
+        // Under the lock no import interleaves, so every blob of the session that no other
+        // run carries goes. (One also waiting unsent in a composer is then refused by
+        // `create_run` as not found, and can be attached again.)
+        let removed = self
+            .remove_blobs_if_unreferenced(&blobs, started + 1)
+            .await?;
+        tracing::info!(%id, blobs_removed = removed, "session deleted");
+        Ok(())
+    }
+
+    /// The last screenful of a session (or the page before `before`).
+    pub async fn load_timeline(
+        &self,
+        session_id: &str,
+        before: Option<i64>,
+        limit: Option<u32>,
+    ) -> Result<TimelinePage> {
+        Ok(self
+            .store
+            .load_timeline(session_id, before, limit.unwrap_or(FIRST_SCREEN))
+            .await?)
+    }
+
+    pub async fn list_runs(&self, session_id: &str) -> Result<Vec<Run>> {
+        Ok(self.store.list_runs(session_id).await?)
+    }
+
+    /// Record a user turn: the run (running, or queued behind the session's active run),
+    /// its attachments and its user-message item. Attachments are `(sha256, name)` of
+    /// blobs imported with `import_attachment`.
+    pub async fn create_run(
+        &self,
+        session_id: &str,
+        prompt: &str,
+        attachments: &[(String, String)],
+    ) -> Result<Run> {
+        let session = self.store.get_session(session_id).await?;
+        let busy = self
+            .store
+            .list_runs(session_id)
+            .await?
+            .iter()
+            .any(|r| !r.status.is_terminal());
+        let mut refs = Vec::with_capacity(attachments.len());
+        for (sha, name) in attachments {
+            let blob = self.store.get_blob(sha).await?;
+            refs.push(AttachmentRef {
+                sha256: blob.sha256,
+                name: name.clone(),
+                mime: blob.mime,
+            });
+        }
+        let id = uuid::Uuid::now_v7().to_string();
+        let at = now_ms();
+        let run = self
+            .store
+            .create_run(&NewRun {
+                id: &id,
+                session_id,
+                status: if busy {
+                    RunStatus::Queued
+                } else {
+                    RunStatus::Running
+                },
+                prompt,
+                profile_id: session.profile_id.as_deref(),
+                model: None,
+                at,
+            })
+            .await?;
+        let links: Vec<(&str, &str)> = attachments
+            .iter()
+            .map(|(s, n)| (s.as_str(), n.as_str()))
+            .collect();
+        self.store.link_run_attachments(&id, &links).await?;
+        self.store
+            .upsert_timeline_items(&[TimelineItem {
+                id: user_item_id(&id),
+                session_id: session_id.to_string(),
+                run_id: id.clone(),
+                seq: 0,
+                status: ItemStatus::Completed,
+                body: ItemBody::UserMessage {
+                    text: prompt.to_string(),
+                    attachments: refs,
+                },
+                created_at: at,
+                updated_at: at,
+            }])
+            .await?;
+        if session.title.is_empty() {
+            self.store
+                .rename_session(session_id, &default_title(prompt))
+                .await?;
+        }
+        Ok(run)
+    }
+
+    /// A run that never reached its engine (queued, then the user dropped it).
+    pub async fn cancel_queued_run(&self, run_id: &str) -> Result<Run> {
+        let run = self.store.get_run(run_id).await?;
+        if run.status != RunStatus::Queued {
+            return Err(CoreError::InvalidInput(format!(
+                "run {run_id} is {}, not queued",
+                run.status.as_str()
+            )));
+        }
+        self.approvals
+            .end_run(run_id, ApprovalState::Cancelled)
+            .await?;
+        Ok(self
+            .store
+            .finish_run(
+                run_id,
+                &agentdesk_store::RunEnd {
+                    status: RunStatus::Interrupted,
+                    stop_reason: Some("cancelled before it started"),
+                    error: None,
+                    at: now_ms(),
+                },
+            )
+            .await?)
+    }
+
+    pub async fn session_usage(&self, session_id: &str) -> Result<Usage> {
+        Ok(self.store.session_usage(session_id).await?)
+    }
+
+    pub async fn workspace_usage(&self, workspace_id: &str) -> Result<Usage> {
+        Ok(self.store.workspace_usage(workspace_id).await?)
+    }
+
+    pub async fn run_usage(&self, run_id: &str) -> Result<Option<Usage>> {
+        Ok(self.store.run_usage(run_id).await?)
+    }
+
+    /// Full-text search over every session's messages, best first.
+    pub async fn search(
+        &self,
+        query: &str,
+        workspace_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<agentdesk_protocol::ui::SearchHit>> {
+        Ok(self
+            .store
+            .search_messages(query, workspace_id, limit)
+            .await?)
+    }
+}
+
+/// The first line of the first prompt, shortened: what the sidebar shows until renamed.
+fn default_title(prompt: &str) -> String {
+    const MAX: usize = 60;
+    let line = prompt
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("New session");
+    if line.chars().count() <= MAX {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(MAX - 1).collect();
+    format!("{}…", cut.trim_end())
+}
