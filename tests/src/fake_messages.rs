@@ -108,6 +108,15 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// A header's value (names are lower-cased).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// Every content block of every message, in order (string contents as text blocks).
     pub fn content_blocks(&self) -> Vec<Value> {
         let mut out = Vec::new();

@@ -93,13 +93,15 @@ pub fn unified_diff(old: Option<&str>, new: &str, path: &str) -> String {
     let a_count = body.iter().filter(|(t, _)| *t != '+').count();
     let b_count = body.iter().filter(|(t, _)| *t != '-').count();
     let start = |count: usize| if count == 0 { ctx_start } else { ctx_start + 1 };
+    // git style for relative paths; absolute ones keep their single leading slash.
+    let sep = if path.starts_with('/') { "" } else { "/" };
     let from = if old.is_some() {
-        format!("a/{path}")
+        format!("a{sep}{path}")
     } else {
         "/dev/null".to_owned()
     };
     let mut out = format!(
-        "--- {from}\n+++ b/{path}\n@@ -{},{a_count} +{},{b_count} @@\n",
+        "--- {from}\n+++ b{sep}{path}\n@@ -{},{a_count} +{},{b_count} @@\n",
         start(a_count),
         start(b_count)
     );
