@@ -147,6 +147,7 @@ impl AgentEngine {
                         }
                     })
                     .collect();
+                let home = codex_home.clone();
                 let run = engine
                     .start_run(RunRequest {
                         codex_home,
@@ -161,6 +162,7 @@ impl AgentEngine {
                 Ok(AgentRun {
                     session_id,
                     resumed,
+                    pid: engine.app_server_pids(home.as_deref()).first().copied(),
                     events,
                     control: RunHandle::Codex(control),
                 })
@@ -174,11 +176,12 @@ impl AgentEngine {
                         input: req.input,
                     })
                     .await?;
-                let (session_id, resumed) = (run.session_id.clone(), run.resumed);
+                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
                 let (control, events) = run.into_parts();
                 Ok(AgentRun {
                     session_id,
                     resumed,
+                    pid,
                     events,
                     control: RunHandle::Claude(control),
                 })
@@ -204,6 +207,9 @@ pub struct AgentRun {
     /// Keep it with the session (codex thread id / claude session id).
     pub session_id: String,
     pub resumed: bool,
+    /// The engine process serving the run (Codex: the shared app-server; Claude: the run's
+    /// own CLI process), for diagnostics and crash tests.
+    pub pid: Option<u32>,
     /// Canonical events, ending with exactly one terminal event.
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     pub control: RunHandle,
