@@ -683,3 +683,69 @@ real_test!(
         assert!(!env.work.join("out.txt").exists());
     }
 );
+
+real_test!(status_reports_version_and_login_state, |bin| {
+    let env = Env::new("status", &bin).await;
+    let status = env.engine.status(&env.work, &env.profile).await.unwrap();
+    assert_eq!(
+        (
+            status.version.major,
+            status.version.minor,
+            status.version.patch
+        ),
+        (2, 1, 328)
+    );
+    assert!(status.logged_in);
+    assert_eq!(
+        status.account.unwrap().api_key_source.as_deref(),
+        Some("ANTHROPIC_API_KEY")
+    );
+    assert_eq!(
+        status.initialize.claude_code_version.as_deref(),
+        Some("2.1.328")
+    );
+    // No key and no login: the status says so, and a run is refused with what to do.
+    let mut profile = env.profile.clone();
+    profile.api_key_env = None;
+    profile.env_remove.push("ANTHROPIC_API_KEY".into());
+    let status = env.engine.status(&env.work, &profile).await.unwrap();
+    assert!(!status.logged_in, "{:?}", status.account);
+    let mut req = env.request(vec![InputPart::text("hi")], None);
+    req.profile = profile;
+    let err = env.engine.start_run(req).await.unwrap_err();
+    assert!(
+        matches!(&err, EngineError::Preflight(m) if m.contains("not logged in") && m.contains("/login")),
+        "{err}"
+    );
+    assert!(env.fake.model_requests().is_empty());
+});
+
+real_test!(
+    permission_mode_switched_mid_run_skips_the_edit_prompt,
+    |bin| {
+        let env = Env::new("set-mode", &bin).await;
+        let file = env.work.join("auto.txt");
+        env.fake.push(Reply::Stream(vec![
+            Step::Sleep(Duration::from_millis(800)),
+            Step::ToolUse {
+                id: "toolu_auto".into(),
+                name: "Write".into(),
+                input: json!({"file_path": file, "content": "auto\n"}),
+            },
+        ]));
+        env.fake.push(Reply::text(&["written"]));
+        let mut run = env.run("WRITE_FILE", None).await;
+        run.control()
+            .set_permission_mode(agentdesk_engine::claude::PermissionMode::AcceptEdits);
+        let ev = until_end(&mut run).await;
+        assert!(
+            !ev.iter().any(is_ask),
+            "asked although acceptEdits: {ev:#?}"
+        );
+        assert!(
+            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+            "{ev:#?}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "auto\n");
+    }
+);

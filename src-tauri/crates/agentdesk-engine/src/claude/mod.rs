@@ -29,7 +29,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentdesk_protocol::claude::{
-    AccountInfo, ContentBlock, InitializeResponse, SdkMessage, UserMessage,
+    AccountInfo, ContentBlock, ControlRequestBody, InitializeResponse, SdkMessage, SetModelRequest,
+    SetPermissionModeRequest, UserMessage,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use tokio::sync::{mpsc, oneshot};
@@ -104,6 +105,25 @@ impl RunControl {
     /// `run.interrupted` (bounded: the process is stopped if it does not confirm in time).
     pub fn interrupt(&self) {
         let _ = self.tx.send(Control::Interrupt);
+    }
+
+    /// Switch the permission mode for the rest of the run (`set_permission_mode`), e.g. to
+    /// `AcceptEdits` after the user said "allow all edits".
+    pub fn set_permission_mode(&self, mode: PermissionMode) {
+        let body = ControlRequestBody::SetPermissionMode(SetPermissionModeRequest {
+            mode: mode.as_str().to_owned(),
+            extra: Default::default(),
+        });
+        let _ = self.tx.send(Control::Request(body));
+    }
+
+    /// Switch the model for the rest of the run (`set_model`; `None` = the default model).
+    pub fn set_model(&self, model: Option<String>) {
+        let body = ControlRequestBody::SetModel(SetModelRequest {
+            model,
+            extra: Default::default(),
+        });
+        let _ = self.tx.send(Control::Request(body));
     }
 
     /// Decide an approval (`approval.requested.requestId`): allow (possibly with an edited

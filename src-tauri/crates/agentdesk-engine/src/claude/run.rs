@@ -245,6 +245,8 @@ pub(crate) async fn initialize(
 #[derive(Debug)]
 pub(crate) enum Control {
     Interrupt,
+    /// Mid-run changes (`set_permission_mode`, `set_model`): fire and forget.
+    Request(ControlRequestBody),
     Resolve {
         request_id: String,
         decision: ApprovalDecision,
@@ -330,6 +332,11 @@ impl RunTask {
                                 Duration::ZERO
                             };
                             interrupt_deadline = Some(Instant::now() + grace);
+                        }
+                    }
+                    Step::Control(Control::Request(body)) => {
+                        if let Err(e) = self.session.request(body) {
+                            tracing::debug!(error = %e, "could not send a control request");
                         }
                     }
                     Step::Control(Control::Resolve {
