@@ -13,7 +13,17 @@ export CLAUDE_BIN="${CLAUDE_BIN:-$ROOT/target/engines/claude/node_modules/@anthr
 # Test output (screenshots, logs) lands here.
 export AGENTDESK_TEST_ARTIFACTS="${AGENTDESK_TEST_ARTIFACTS:-$ROOT/target/test-artifacts}"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each step prints how long the previous one took, so CI logs show where the time goes.
+STEP_START=$(date +%s)
+STEP_NAME=""
+step() {
+  local now; now=$(date +%s)
+  [ -n "$STEP_NAME" ] && printf '\033[2m-- %s: %ss\033[0m\n' "$STEP_NAME" "$((now - STEP_START))"
+  STEP_START=$now
+  STEP_NAME="$*"
+  [ -n "$*" ] && printf '\n\033[1m== %s\033[0m\n' "$*"
+  return 0
+}
 
 step "UI: typecheck and unit tests"
 npm --prefix ui run typecheck
@@ -32,3 +42,4 @@ export AGENTDESK_APP_BIN="$ROOT/target/debug/agentdesk"
 
 step "Rust: all suites"
 cargo test --no-fail-fast
+step ""
