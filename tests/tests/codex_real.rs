@@ -16,7 +16,7 @@ use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
-use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 
 const STEP: Duration = Duration::from_secs(30);
 const TEST: Duration = Duration::from_secs(120);
@@ -593,3 +593,84 @@ real_test!(
         env.engine.shutdown().await;
     }
 );
+
+// Plan collaboration mode: the model's `request_user_input` tool becomes a question card;
+// the user's answer goes back to codex and reaches the model as the tool's output.
+real_test!(plan_mode_question_is_answered, |bin| {
+    let mut env = Env::new("question", &bin, AskForApproval::OnRequest).await;
+    env.profile.plan_mode = true;
+    let questions = serde_json::json!({"questions": [{
+        "id": "confirm",
+        "header": "Confirm",
+        "question": "Proceed?",
+        "options": [
+            {"label": "Yes (Recommended)", "description": "go"},
+            {"label": "No", "description": "stop"}
+        ]
+    }]});
+    env.fake.push(Reply::Stream(vec![Step::FunctionCall {
+        call_id: "call_rui".into(),
+        name: "request_user_input".into(),
+        arguments: questions.to_string(),
+    }]));
+    env.fake.push(Reply::text(&["Proceeding as confirmed."]));
+    let mut run = env.run("Ask me before you start", None).await;
+    let (asked, _) = until(&mut run, |e| matches!(e, AgentEvent::QuestionAsked { .. })).await;
+    let AgentEvent::QuestionAsked {
+        request_id,
+        questions,
+        ..
+    } = &asked
+    else {
+        unreachable!()
+    };
+    assert_eq!(questions.len(), 1, "{asked:?}");
+    assert_eq!(questions[0].id, "confirm");
+    assert_eq!(questions[0].question, "Proceed?");
+    let labels: Vec<&str> = questions[0]
+        .options
+        .iter()
+        .map(|o| o.label.as_str())
+        .collect();
+    assert_eq!(labels, ["Yes (Recommended)", "No"]);
+
+    let answers = std::collections::BTreeMap::from([("confirm".to_owned(), vec!["No".to_owned()])]);
+    run.control()
+        .answer_question(request_id, answers.clone())
+        .await
+        .unwrap();
+    // A second answer to the same question is refused, not replayed.
+    assert!(run
+        .control()
+        .answer_question(request_id, answers.clone())
+        .await
+        .is_err());
+    let ev = until_end(&mut run, Vec::new()).await;
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::QuestionAnswered { answers: Some(a), .. } if *a == answers
+        )),
+        "{ev:#?}"
+    );
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+
+    // The model's next request carries the answer as the tool's output.
+    assert!(env.fake.wait_for_requests(2, STEP).await);
+    let outputs = env.fake.requests()[1].input_items("function_call_output");
+    let output = outputs
+        .iter()
+        .find(|o| o["call_id"] == "call_rui")
+        .unwrap_or_else(|| panic!("no output for call_rui: {outputs:?}"));
+    let sent: serde_json::Value =
+        serde_json::from_str(output["output"].as_str().unwrap_or_default()).unwrap();
+    assert_eq!(
+        sent["answers"]["confirm"]["answers"],
+        serde_json::json!(["No"]),
+        "{output}"
+    );
+    env.engine.shutdown().await;
+});

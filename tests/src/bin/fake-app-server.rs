@@ -15,6 +15,9 @@
 //! - `unknown_server_request`: on `turn/start`, sends the server request `item/unknown/request`
 //!   and answers `turn/start` with `{"clientAnswer": <what the client replied>}`.
 //! - `slow_answer`: answers every request after `FAKE_DELAY_MS` (default 500).
+//! - `permissions`: on `turn/start`, asks `item/permissions/requestApproval` (network access)
+//!   and, once answered, streams the client's answer back as the agent message text (so a
+//!   test can see exactly what went over the wire), then completes the turn.
 //!
 //! Deliberately synchronous std code: a fake should be simpler than what it tests.
 
@@ -27,9 +30,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 fn main() {
-    let script = std::env::args()
-        .nth(1)
-        .or_else(|| std::env::var("FAKE_SCRIPT").ok())
+    // FAKE_SCRIPT wins; else the first argument — unless it is `app-server`, which is what
+    // the Codex adapter passes when it runs this fake in place of codex.
+    let script = std::env::var("FAKE_SCRIPT")
+        .ok()
+        .or_else(|| std::env::args().nth(1).filter(|a| a != "app-server"))
         .unwrap_or_else(|| "normal".to_owned());
     eprintln!("fake-app-server: starting, script={script}");
     let mut server = Server {
@@ -150,6 +155,32 @@ impl Server {
                 self.send(&json!({"id": server_id, "method": "item/unknown/request", "params": {"threadId": "t1"}}));
                 let answer = wait_for_response(lines, server_id);
                 self.reply(&id, json!({"clientAnswer": answer}));
+            }
+            "permissions" if method == "turn/start" => {
+                self.reply(
+                    &id,
+                    json!({"turn": {"id": "turn_fake", "status": "inProgress"}}),
+                );
+                self.notify(
+                    "turn/started",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake"}),
+                );
+                let server_id = self.next_server_id;
+                self.next_server_id += 1;
+                self.send(&json!({"id": server_id, "method": "item/permissions/requestApproval", "params": {
+                    "threadId": "thr_fake", "turnId": "turn_fake", "itemId": "perm1",
+                    "cwd": "/work/repo", "reason": "fetch the docs",
+                    "permissions": {"network": {"enabled": true}}
+                }}));
+                let answer = wait_for_response(lines, server_id);
+                self.notify(
+                    "item/agentMessage/delta",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "m1", "delta": answer["result"].to_string()}),
+                );
+                self.notify(
+                    "turn/completed",
+                    json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
+                );
             }
             "slow_answer" => {
                 std::thread::sleep(Duration::from_millis(env_num("FAKE_DELAY_MS", 500)));

@@ -314,11 +314,23 @@ impl CodexEngine {
         let (tx, rx) = mpsc::unbounded_channel();
         server.add_route(&thread_id, tx.clone());
         let baseline = server.totals(&thread_id);
+        // Plan mode is per turn; its settings need the model the thread actually runs.
+        let collaboration_mode = p.plan_mode.then(|| {
+            serde_json::json!({
+                "mode": "plan",
+                "settings": {
+                    "model": p.model.clone().or_else(|| thread.model.clone()),
+                    "reasoning_effort": null,
+                    "developer_instructions": null,
+                },
+            })
+        });
         let params = TurnStartParams {
             thread_id: thread_id.clone(),
             input: req.input,
             approval_policy: p.approval_policy.clone(),
             model: p.model.clone(),
+            collaboration_mode,
             ..Default::default()
         };
         let turn: TurnStartResponse = match peer.request_typed(method::TURN_START, &params).await {

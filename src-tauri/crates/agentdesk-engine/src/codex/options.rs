@@ -33,6 +33,9 @@ pub struct CodexProfile {
     /// Plugins reach github.com and chatgpt.com at start-up: off unless asked for.
     pub enable_plugins: bool,
     pub developer_instructions: Option<String>,
+    /// Plan collaboration mode (experimental API): codex plans instead of acting and may ask
+    /// the user questions (`item/tool/requestUserInput` → `question.asked`).
+    pub plan_mode: bool,
     /// Extra environment for the app-server (e.g. the provider's key variable).
     pub env: Vec<(String, String)>,
     /// Removed from the inherited environment (secrets this profile does not pass on).
