@@ -342,6 +342,11 @@ impl Desk {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                     Err(e) => tracing::warn!(%sha, error = %e, "cannot remove attachment file"),
                 }
+                // The typed names images are handed to the engines under (runs.rs).
+                for ext in crate::engines::IMAGE_EXTENSIONS {
+                    let _ =
+                        std::fs::remove_file(self.attachments_dir().join(format!("{sha}.{ext}")));
+                }
             }
         }
         Ok(removed)

@@ -17,6 +17,14 @@ pub enum CoreError {
     #[error("{0}")]
     Attachment(String),
 
+    /// An engine could not be found, started or spoken to.
+    #[error(transparent)]
+    Engine(#[from] agentdesk_engine::EngineError),
+
+    /// A bug or a task that stopped unexpectedly; the message says what.
+    #[error("{0}")]
+    Internal(String),
+
     #[error("{what}: {source}")]
     Io {
         what: String,
@@ -33,6 +41,10 @@ impl CoreError {
             CoreError::Store(StoreError::ApprovalNotPending { .. }) => ErrorCode::Conflict,
             CoreError::Attachment(_) => ErrorCode::InvalidInput,
             CoreError::Io { .. } => ErrorCode::Internal,
+            CoreError::Engine(agentdesk_engine::EngineError::NotFound { .. }) => {
+                ErrorCode::NotFound
+            }
+            CoreError::Engine(_) | CoreError::Internal(_) => ErrorCode::Internal,
             CoreError::Store(_) => ErrorCode::Storage,
             CoreError::DataDir(_) => ErrorCode::Internal,
         }

@@ -4,11 +4,13 @@
 pub mod approval_rules;
 pub mod approvals;
 pub mod attachments;
+pub mod engines;
 mod error;
 pub mod export;
 pub mod paths;
 pub mod profiles;
 pub mod recorder;
+pub mod runs;
 pub mod sessions;
 pub mod timeline;
 mod workspaces;
@@ -17,11 +19,14 @@ use std::path::{Path, PathBuf};
 
 use agentdesk_store::Store;
 
+pub use agentdesk_engine::{ApprovalDecision, EngineVersion, Executable};
 pub use agentdesk_store::DATABASE_FILE_NAME;
 pub use approval_rules::{ApprovalPolicy, GrantKey, Verdict};
 pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Responder};
+pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
 pub use recorder::{FlushReport, RunInput, RunRecorder};
+pub use runs::RunUpdate;
 pub use sessions::{NewSession, Recovery};
 pub use timeline::{RunOutcome, RunReducer};
 
@@ -34,6 +39,8 @@ pub struct Desk {
     /// Serialises importing blobs and collecting unreferenced ones, so a blob being
     /// imported is never deleted under the import.
     attachments_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// Engines and the runs this process drives (see `runs`).
+    runs: std::sync::Arc<runs::Runs>,
 }
 
 impl Desk {
@@ -45,6 +52,7 @@ impl Desk {
             store,
             data_dir: data_dir.to_path_buf(),
             attachments_lock: Default::default(),
+            runs: Default::default(),
         })
     }
 

@@ -1,0 +1,466 @@
+//! The engines a `Desk` drives: where their executables are, one [`AgentEngine`] per kind
+//! (created on first use), and how a profile becomes adapter options.
+//!
+//! A run takes a snapshot of its profile when it starts (`run_options`), so editing a
+//! profile changes the next run and never the running one.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_engine::claude::{
+    ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, PermissionMode as ClaudeMode,
+};
+use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CustomProvider};
+use agentdesk_engine::{
+    probe_version, AgentEngine, Discovery, EngineOptions, EngineProgram, EngineVersion, Executable,
+};
+use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
+use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+use crate::{CoreError, Desk, Result};
+
+/// Settings key of [`EngineSettings`].
+pub const ENGINE_SETTINGS_KEY: &str = "engines";
+/// Environment overrides of the executables (scripts, tests); the settings' paths win.
+pub const CODEX_BIN_ENV: &str = "AGENTDESK_CODEX_BIN";
+pub const CLAUDE_BIN_ENV: &str = "AGENTDESK_CLAUDE_BIN";
+
+/// Secrets the engines could read from the inherited environment. With a custom endpoint
+/// they would go to a third party, so they are removed unless the profile names one as its key.
+const PROVIDER_SECRETS: &[&str] = &[
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+];
+
+/// What the user set in Settings → Engines.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineSettings {
+    #[serde(default)]
+    pub codex_bin: Option<PathBuf>,
+    #[serde(default)]
+    pub claude_bin: Option<PathBuf>,
+    /// CODEX_HOME for profiles that do not set one; `None`: `$CODEX_HOME`, else codex's default.
+    #[serde(default)]
+    pub codex_home: Option<PathBuf>,
+}
+
+/// The lazily created engines. An engine is created with the executable found at first use;
+/// changing the settings drops it (after its runs) so the next run uses the new path.
+#[derive(Default)]
+pub(crate) struct Engines {
+    codex: Mutex<Option<AgentEngine>>,
+    claude: Mutex<Option<AgentEngine>>,
+    /// Every engine ever created, for shutdown (a replaced Codex engine keeps its app-server
+    /// until its runs end).
+    created: std::sync::Mutex<Vec<AgentEngine>>,
+}
+
+impl std::fmt::Debug for Engines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engines").finish_non_exhaustive()
+    }
+}
+
+impl Engines {
+    fn slot(&self, engine: Engine) -> &Mutex<Option<AgentEngine>> {
+        match engine {
+            Engine::Codex => &self.codex,
+            Engine::Claude => &self.claude,
+        }
+    }
+
+    pub(crate) async fn reset(&self) {
+        *self.codex.lock().await = None;
+        *self.claude.lock().await = None;
+    }
+
+    pub(crate) async fn shutdown(&self) {
+        let all: Vec<AgentEngine> = std::mem::take(
+            &mut *self
+                .created
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for e in all {
+            e.shutdown().await;
+        }
+        self.reset().await;
+    }
+}
+
+fn program(engine: Engine) -> (EngineProgram, &'static str) {
+    match engine {
+        Engine::Codex => (EngineProgram::CODEX, CODEX_BIN_ENV),
+        Engine::Claude => (EngineProgram::CLAUDE, CLAUDE_BIN_ENV),
+    }
+}
+
+fn env_path(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+impl Desk {
+    pub async fn engine_settings(&self) -> Result<EngineSettings> {
+        Ok(self
+            .store
+            .get_setting(ENGINE_SETTINGS_KEY)
+            .await?
+            .unwrap_or_default())
+    }
+
+    /// Store new engine settings; engines are re-created (with the new paths) at the next run.
+    pub async fn set_engine_settings(&self, settings: &EngineSettings) -> Result<()> {
+        self.store
+            .set_setting(ENGINE_SETTINGS_KEY, settings)
+            .await?;
+        self.runs.engines.reset().await;
+        Ok(())
+    }
+
+    /// Where an engine's executable is: settings override, then `AGENTDESK_*_BIN`, then PATH
+    /// and the usual install dirs.
+    pub async fn locate_engine(&self, engine: Engine) -> Result<Executable> {
+        let settings = self.engine_settings().await?;
+        let (prog, var) = program(engine);
+        let configured = match engine {
+            Engine::Codex => settings.codex_bin,
+            Engine::Claude => settings.claude_bin,
+        };
+        Ok(Discovery::new(prog)
+            .override_path(configured.or_else(|| env_path(var)))
+            .find()?)
+    }
+
+    pub async fn engine_version(&self, engine: Engine) -> Result<EngineVersion> {
+        let exe = self.locate_engine(engine).await?;
+        Ok(probe_version(&exe, Duration::from_secs(10)).await?)
+    }
+
+    /// The engine for a kind, created on first use.
+    pub(crate) async fn engine(&self, engine: Engine) -> Result<AgentEngine> {
+        let mut slot = self.runs.engines.slot(engine).lock().await;
+        if let Some(e) = slot.as_ref() {
+            return Ok(e.clone());
+        }
+        let exe = self.locate_engine(engine).await?;
+        let created = match engine {
+            Engine::Codex => {
+                AgentEngine::Codex(CodexEngine::new(CodexEngineConfig::new(exe.path.clone())))
+            }
+            Engine::Claude => {
+                AgentEngine::Claude(ClaudeEngine::new(ClaudeEngineConfig::new(exe.path.clone())))
+            }
+        };
+        tracing::info!(engine = engine.as_str(), path = %exe.path.display(), "engine ready");
+        self.runs
+            .engines
+            .created
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(created.clone());
+        *slot = Some(created.clone());
+        Ok(created)
+    }
+
+    /// CODEX_HOME for a profile: `engineOptions.codexHome`, else the settings, else `$CODEX_HOME`.
+    pub(crate) async fn codex_home(&self, spec: Option<&ProfileSpec>) -> Result<Option<PathBuf>> {
+        if let Some(h) =
+            spec.and_then(|s| s.engine_options.get("codexHome").and_then(Value::as_str))
+        {
+            return Ok(Some(PathBuf::from(h)));
+        }
+        Ok(self
+            .engine_settings()
+            .await?
+            .codex_home
+            .or_else(|| env_path("CODEX_HOME")))
+    }
+}
+
+/// The adapter options for one run of a profile (`None`: the engine's defaults, asking for
+/// everything that is not read-only).
+pub(crate) fn engine_options(
+    engine: Engine,
+    spec: Option<&ProfileSpec>,
+    codex_home: Option<PathBuf>,
+) -> Result<EngineOptions> {
+    let default_spec;
+    let spec = match spec {
+        Some(s) => s,
+        None => {
+            default_spec = ProfileSpec {
+                name: String::new(),
+                engine,
+                model: None,
+                base_url: None,
+                api_key_env: None,
+                permission_mode: PermissionMode::Ask,
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: Default::default(),
+                approval_rules: Vec::new(),
+                approval_timeout_secs: None,
+                engine_options: Value::Null,
+            };
+            &default_spec
+        }
+    };
+    if spec.engine != engine {
+        return Err(CoreError::InvalidInput(format!(
+            "the profile {:?} is for {}, but the session runs on {}",
+            spec.name,
+            spec.engine.as_str(),
+            engine.as_str()
+        )));
+    }
+    let env: Vec<(String, String)> = spec
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let env_remove: Vec<String> = if spec.base_url.is_some() {
+        PROVIDER_SECRETS
+            .iter()
+            .filter(|s| spec.api_key_env.as_deref() != Some(**s) && !spec.env.contains_key(**s))
+            .map(|s| (*s).to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let opts = &spec.engine_options;
+    Ok(match engine {
+        Engine::Codex => EngineOptions::Codex {
+            codex_home,
+            profile: codex_profile(spec, env, env_remove, opts),
+        },
+        Engine::Claude => EngineOptions::Claude(claude_profile(spec, env, env_remove, opts)),
+    })
+}
+
+fn u32_opt(opts: &Value, key: &str) -> Option<u32> {
+    opts.get(key)
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+fn codex_profile(
+    spec: &ProfileSpec,
+    env: Vec<(String, String)>,
+    env_remove: Vec<String>,
+    opts: &Value,
+) -> CodexProfile {
+    // Codex is asked about everything the profile might want to see (`untrusted`) and the
+    // queue's rules then decide, so every decision is recorded in one place. Full-auto is
+    // codex's own `--full-auto`; read-only never asks and cannot write.
+    let (approval, sandbox) = match spec.permission_mode {
+        PermissionMode::Ask | PermissionMode::AutoEdit => {
+            (AskForApproval::Untrusted, SandboxMode::WorkspaceWrite)
+        }
+        PermissionMode::FullAuto => (AskForApproval::OnRequest, SandboxMode::WorkspaceWrite),
+        PermissionMode::ReadOnly => (AskForApproval::Never, SandboxMode::ReadOnly),
+    };
+    let provider = spec.base_url.as_ref().map(|url| CustomProvider {
+        id: "agentdesk".into(),
+        name: "Agent Desk profile endpoint".into(),
+        base_url: url.clone(),
+        env_key: spec
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| "OPENAI_API_KEY".into()),
+        request_max_retries: u32_opt(opts, "requestMaxRetries"),
+        stream_max_retries: u32_opt(opts, "streamMaxRetries"),
+    });
+    let config_overrides = opts
+        .get("configOverrides")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    (k.clone(), v)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    // Extra dirs: codex's sandboxes already let the agent read the whole disk, so there is
+    // nothing to add for reading.
+    CodexProfile {
+        model: spec.model.clone(),
+        approval_policy: Some(approval),
+        sandbox: Some(sandbox),
+        provider,
+        config_overrides,
+        enable_plugins: false,
+        developer_instructions: spec.system_prompt.clone().filter(|s| !s.is_empty()),
+        // `engineOptions.planMode`: codex plans (and may ask questions) instead of acting.
+        plan_mode: opts
+            .get("planMode")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        env,
+        env_remove,
+    }
+}
+
+fn claude_profile(
+    spec: &ProfileSpec,
+    env: Vec<(String, String)>,
+    env_remove: Vec<String>,
+    opts: &Value,
+) -> ClaudeProfile {
+    // Full-auto and read-only stay in the CLI's default mode: the CLI asks, and the queue's
+    // rules approve (full-auto) or deny (read-only) with a record. Bypass mode would skip the
+    // record and is refused as root.
+    let mode = match spec.permission_mode {
+        PermissionMode::AutoEdit => ClaudeMode::AcceptEdits,
+        _ => ClaudeMode::Default,
+    };
+    let setting_sources = opts
+        .get("settingSources")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        });
+    ClaudeProfile {
+        model: spec.model.clone(),
+        permission_mode: Some(mode),
+        allowed_tools: spec.allowed_tools.clone(),
+        disallowed_tools: spec.denied_tools.clone(),
+        append_system_prompt: spec.system_prompt.clone().filter(|s| !s.is_empty()),
+        add_dirs: spec.extra_dirs.iter().map(PathBuf::from).collect(),
+        base_url: spec.base_url.clone(),
+        api_key_env: spec.api_key_env.clone(),
+        setting_sources,
+        max_turns: u32_opt(opts, "maxTurns"),
+        env,
+        env_remove,
+    }
+}
+
+/// Extensions of the typed image links next to the blobs.
+pub(crate) const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "gif", "webp"];
+
+/// The path an engine is given for an image blob: a hard link (or copy) named with the
+/// sniffed type's extension, since engines tell the image type from the file name.
+pub(crate) fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
+    let ext = match mime {
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        _ => "png",
+    };
+    let typed = blob.with_extension(ext);
+    if !typed.exists() && std::fs::hard_link(blob, &typed).is_err() {
+        std::fs::copy(blob, &typed).map_err(|source| CoreError::Io {
+            what: format!("preparing the image {}", blob.display()),
+            source,
+        })?;
+    }
+    Ok(typed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(engine: Engine, mode: PermissionMode) -> ProfileSpec {
+        ProfileSpec {
+            name: "p".into(),
+            engine,
+            model: Some("m-1".into()),
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            api_key_env: Some("ANTHROPIC_API_KEY".into()),
+            permission_mode: mode,
+            allowed_tools: vec!["Read".into()],
+            denied_tools: vec!["WebFetch".into()],
+            system_prompt: Some("be brief".into()),
+            extra_dirs: vec!["/data/x".into()],
+            env: [("A".to_string(), "1".to_string())].into(),
+            approval_rules: Vec::new(),
+            approval_timeout_secs: None,
+            engine_options: serde_json::json!({"maxTurns": 3, "configOverrides": {"x.y": 1}}),
+        }
+    }
+
+    #[test]
+    fn claude_options_follow_the_profile_and_keep_only_the_named_secret() {
+        let s = spec(Engine::Claude, PermissionMode::AutoEdit);
+        let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), None).unwrap()
+        else {
+            panic!("not claude")
+        };
+        assert_eq!(p.permission_mode, Some(ClaudeMode::AcceptEdits));
+        assert_eq!(p.model.as_deref(), Some("m-1"));
+        assert_eq!(p.disallowed_tools, vec!["WebFetch".to_string()]);
+        assert_eq!(p.append_system_prompt.as_deref(), Some("be brief"));
+        assert_eq!(p.add_dirs, vec![PathBuf::from("/data/x")]);
+        assert_eq!(p.max_turns, Some(3));
+        assert_eq!(p.env, vec![("A".to_string(), "1".to_string())]);
+        // The profile's own key variable is passed on; the other provider secrets are not.
+        assert!(!p.env_remove.contains(&"ANTHROPIC_API_KEY".to_string()));
+        assert!(p.env_remove.contains(&"OPENAI_API_KEY".to_string()));
+    }
+
+    #[test]
+    fn codex_options_map_permission_modes() {
+        for (mode, approval, sandbox) in [
+            (
+                PermissionMode::Ask,
+                AskForApproval::Untrusted,
+                SandboxMode::WorkspaceWrite,
+            ),
+            (
+                PermissionMode::FullAuto,
+                AskForApproval::OnRequest,
+                SandboxMode::WorkspaceWrite,
+            ),
+            (
+                PermissionMode::ReadOnly,
+                AskForApproval::Never,
+                SandboxMode::ReadOnly,
+            ),
+        ] {
+            let s = spec(Engine::Codex, mode);
+            let home = Some(PathBuf::from("/h"));
+            let EngineOptions::Codex {
+                codex_home,
+                profile,
+            } = engine_options(Engine::Codex, Some(&s), home.clone()).unwrap()
+            else {
+                panic!("not codex")
+            };
+            assert_eq!(codex_home, home);
+            assert_eq!(profile.approval_policy, Some(approval));
+            assert_eq!(profile.sandbox, Some(sandbox));
+            let provider = profile.provider.unwrap();
+            assert_eq!(provider.base_url, "http://127.0.0.1:9/v1");
+            assert_eq!(provider.env_key, "ANTHROPIC_API_KEY");
+            assert_eq!(profile.developer_instructions.as_deref(), Some("be brief"));
+            assert_eq!(
+                profile.config_overrides,
+                vec![("x.y".to_string(), "1".to_string())]
+            );
+        }
+    }
+
+    #[test]
+    fn a_profile_for_another_engine_is_refused() {
+        let s = spec(Engine::Claude, PermissionMode::Ask);
+        let err = engine_options(Engine::Codex, Some(&s), None).unwrap_err();
+        assert!(err.to_string().contains("is for claude"), "{err}");
+    }
+}

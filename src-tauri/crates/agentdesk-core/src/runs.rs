@@ -1,0 +1,680 @@
+//! Run orchestration: a user message → a run → the engine → the recorder → a terminal state.
+//!
+//! # API (stable names; the shell and `agentdesk-cli` build on these)
+//!
+//! ```text
+//! Desk::send_message(session_id, text, &[(sha256, name)]) -> Result<Run>
+//!     Records the run (status Running, or Queued behind the session's active run: it starts
+//!     when that run ends) and starts the engine in the background. Attachments are blobs from
+//!     Desk::import_attachment (images → native image input; other files → their paths,
+//!     mentioned in the prompt). The profile is snapshotted when the run *starts*.
+//! Desk::interrupt(run_id) -> Result<()>          running → interrupted; queued → cancelled
+//! Desk::decide_approval(approval_id, ApprovalDecision, DecidedBy) -> Result<Approval>
+//!     ApprovalDecision (re-exported from agentdesk_engine): From<UserDecision>, ::deny(msg)
+//!     Refused (CoreError, code Conflict) when no longer pending. `by` is User or
+//!     Notification: Rule/Deadline are refused (rules decide inside the queue, from the
+//!     profile's approval rules / permission mode; a script that answers everything the
+//!     same way decides as DecidedBy::User).
+//! Desk::answer_question(approval_id, BTreeMap<question id, Vec<answer>>, DecidedBy) -> Result<Approval>
+//! Desk::subscribe_runs() -> broadcast::Receiver<RunUpdate>
+//!     RunUpdate::Status { run: Run }                              queued / running / ended
+//!     RunUpdate::Event { session_id, run_id, event: AgentEvent }  canonical events, live
+//!     RunUpdate::Items { session_id, run_id, items: Vec<TimelineItem> }  each persisted batch
+//!     (Lagged: re-read with Desk::load_timeline / list_runs.)
+//! Desk::wait_run(run_id, Duration) -> Result<Run>   until the run is terminal (bounded)
+//! Desk::active_run_ids() -> Vec<String>             runs this process drives now
+//! Desk::run_engine_pid(run_id) -> Option<u32>       the engine process serving it
+//! Desk::engine_settings() / set_engine_settings(EngineSettings) (stored, key "engines")
+//!     EngineSettings { codex_bin: Option<PathBuf>, claude_bin: Option<PathBuf>, codex_home: Option<PathBuf> }
+//! Desk::locate_engine(Engine) -> Result<Executable>   override > AGENTDESK_{CODEX,CLAUDE}_BIN > PATH > usual dirs
+//! Desk::engine_version(Engine) -> Result<EngineVersion>
+//! Desk::shutdown()     interrupts active runs (bounded wait), stops every engine process
+//! ```
+//!
+//! Approvals: `approval.requested` / `question.asked` go through `ApprovalQueue::request`
+//! with the run's policy (profile rules decide without reaching the pending set; the
+//! profile's deadline ends in a safe deny recorded as `timed_out`). Watch the pending set with
+//! `Desk::approvals().watch_pending()` / `.subscribe()`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle};
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::{
+    Approval, ApprovalChange, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, Engine,
+    ItemStatus, Run, RunStatus, TimelineItem,
+};
+use agentdesk_store::{now_ms, RunEnd, StoreError};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::engines::{engine_options, typed_image_path, Engines};
+use crate::{
+    ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
+    RunRecorder, RunReducer,
+};
+
+/// How far a slow subscriber may fall behind before it gets `Lagged`.
+const UPDATES_CAPACITY: usize = 4096;
+/// Events waiting for the recorder (it writes once a second; this only absorbs bursts).
+const RECORDER_BACKLOG: usize = 1024;
+/// How long `shutdown` lets interrupted runs end on their own before stopping them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(15);
+
+/// What the shell and the CLI see of runs, live.
+#[derive(Debug, Clone)]
+pub enum RunUpdate {
+    /// A run was queued, started, or ended (`run.status`).
+    Status { run: Run },
+    /// A canonical event of a running run, as the engine adapter produced it.
+    Event {
+        session_id: String,
+        run_id: String,
+        event: AgentEvent,
+    },
+    /// Timeline items just written (at most about one batch per second per run).
+    Items {
+        session_id: String,
+        run_id: String,
+        items: Vec<TimelineItem>,
+    },
+}
+
+/// A run this process drives.
+struct ActiveRun {
+    /// `None` while the engine is starting.
+    control: Option<RunHandle>,
+    /// The engine process serving it (Codex: the shared app-server; Claude: its own CLI).
+    pid: Option<u32>,
+    /// Asked before the engine had started: interrupt as soon as it has.
+    interrupt_requested: bool,
+    task: Option<tokio::task::AbortHandle>,
+}
+
+/// The orchestration's state, shared by every clone of a `Desk`.
+pub(crate) struct Runs {
+    pub(crate) engines: Engines,
+    active: Mutex<HashMap<String, ActiveRun>>,
+    /// Serialises "is the session busy? then queue, else start" against "a run ended: start
+    /// the next queued one", so a queued run is never stranded.
+    start_lock: tokio::sync::Mutex<()>,
+    updates: broadcast::Sender<RunUpdate>,
+    /// Decision details the queue's answer cannot carry (edited input, deny-and-stop), by
+    /// (run id, engine request id), taken by the responder.
+    decision_extras: Mutex<HashMap<(String, String), ApprovalDecision>>,
+    shutting_down: AtomicBool,
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs").finish_non_exhaustive()
+    }
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs {
+            engines: Engines::default(),
+            active: Mutex::default(),
+            start_lock: tokio::sync::Mutex::new(()),
+            updates: broadcast::channel(UPDATES_CAPACITY).0,
+            decision_extras: Mutex::default(),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Each critical section is a single map operation: a poisoned lock is still consistent.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Runs {
+    fn publish(&self, update: RunUpdate) {
+        // No subscriber is fine: nobody is looking.
+        let _ = self.updates.send(update);
+    }
+}
+
+/// Answers an engine's request through the run's handle. The queue calls it synchronously
+/// (inside its async methods), so the answer goes out on a task.
+struct HandleResponder {
+    runs: Arc<Runs>,
+    control: RunHandle,
+    run_id: String,
+    request_id: String,
+    is_question: bool,
+}
+
+impl Responder for HandleResponder {
+    fn respond(self: Box<Self>, answer: ApprovalAnswer) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::error!(request = %self.request_id, "no runtime to answer the engine on");
+            return;
+        };
+        rt.spawn(async move {
+            let key = (self.run_id.clone(), self.request_id.clone());
+            let extra = lock(&self.runs.decision_extras).remove(&key);
+            let result = match answer {
+                ApprovalAnswer::Answers(answers) => {
+                    self.control
+                        .answer_question(&self.request_id, answers)
+                        .await
+                }
+                ApprovalAnswer::Decision { decision, message } => {
+                    let d = extra.unwrap_or(ApprovalDecision {
+                        decision,
+                        updated_input: None,
+                        message,
+                        stop: false,
+                    });
+                    let r = self.control.resolve_approval(&self.request_id, d).await;
+                    if r.is_err() && self.is_question {
+                        // Skipping a question: engines that only take answers get none.
+                        self.control
+                            .answer_question(&self.request_id, BTreeMap::new())
+                            .await
+                    } else {
+                        r
+                    }
+                }
+            };
+            if let Err(e) = result {
+                tracing::warn!(request = %self.request_id, error = %e, "the engine did not take the answer");
+            }
+        });
+    }
+}
+
+impl Desk {
+    /// Live run updates (status, canonical events, written timeline items).
+    pub fn subscribe_runs(&self) -> broadcast::Receiver<RunUpdate> {
+        self.runs.updates.subscribe()
+    }
+
+    /// Runs this process is driving now.
+    pub fn active_run_ids(&self) -> Vec<String> {
+        lock(&self.runs.active).keys().cloned().collect()
+    }
+
+    /// The engine process serving a run this process drives (diagnostics, crash tests).
+    pub fn run_engine_pid(&self, run_id: &str) -> Option<u32> {
+        lock(&self.runs.active).get(run_id).and_then(|a| a.pid)
+    }
+
+    /// Send a user message: a new run, started now or queued behind the session's active
+    /// run. Returns the run as recorded (status `running` or `queued`).
+    pub async fn send_message(
+        &self,
+        session_id: &str,
+        text: &str,
+        attachments: &[(String, String)],
+    ) -> Result<Run> {
+        if self.runs.shutting_down.load(Ordering::SeqCst) {
+            return Err(CoreError::InvalidInput(
+                "Agent Desk is shutting down".into(),
+            ));
+        }
+        let _guard = self.runs.start_lock.lock().await;
+        let run = self.create_run(session_id, text, attachments).await?;
+        self.runs.publish(RunUpdate::Status { run: run.clone() });
+        if run.status == RunStatus::Running {
+            self.spawn_run(run.clone());
+        }
+        Ok(run)
+    }
+
+    /// Stop a run: a running one is interrupted (it ends as `interrupted` once the engine
+    /// confirms, bounded by the adapters), a queued one is cancelled before it starts.
+    pub async fn interrupt(&self, run_id: &str) -> Result<()> {
+        {
+            let mut active = lock(&self.runs.active);
+            if let Some(a) = active.get_mut(run_id) {
+                a.interrupt_requested = true;
+                if let Some(c) = &a.control {
+                    c.interrupt();
+                }
+                return Ok(());
+            }
+        }
+        let _guard = self.runs.start_lock.lock().await;
+        let run = self.store.get_run(run_id).await?;
+        match run.status {
+            RunStatus::Queued => {
+                let run = self.cancel_queued_run(run_id).await?;
+                self.runs.publish(RunUpdate::Status { run });
+                Ok(())
+            }
+            s if s.is_terminal() => Err(CoreError::InvalidInput(format!(
+                "run {run_id} has already ended ({})",
+                s.as_str()
+            ))),
+            _ => Err(CoreError::InvalidInput(format!(
+                "run {run_id} is not driven by this process; it cannot be interrupted from here"
+            ))),
+        }
+    }
+
+    /// The user's decision on a pending approval (in the app, the CLI or a notification).
+    /// Refused when the approval is no longer pending.
+    pub async fn decide_approval(
+        &self,
+        approval_id: &str,
+        decision: ApprovalDecision,
+        by: DecidedBy,
+    ) -> Result<Approval> {
+        let approval = self.store.get_approval(approval_id).await?;
+        if decision.updated_input.is_some() {
+            let session = self.store.get_session(&approval.session_id).await?;
+            if session.engine == Engine::Codex {
+                return Err(CoreError::InvalidInput(
+                    "Codex cannot run an edited version of a requested action; approve or deny it"
+                        .into(),
+                ));
+            }
+        }
+        let key = (approval.run_id.clone(), approval.engine_request_id.clone());
+        let has_extra = decision.updated_input.is_some() || decision.stop;
+        if has_extra {
+            lock(&self.runs.decision_extras).insert(key.clone(), decision.clone());
+        }
+        let answer = ApprovalAnswer::Decision {
+            decision: decision.decision,
+            message: decision.message,
+        };
+        let result = self.approvals.decide(approval_id, answer, by).await;
+        if result.is_err() && has_extra {
+            lock(&self.runs.decision_extras).remove(&key);
+        }
+        result
+    }
+
+    /// Answer a pending question (question id → chosen labels or typed text).
+    pub async fn answer_question(
+        &self,
+        approval_id: &str,
+        answers: BTreeMap<String, Vec<String>>,
+        by: DecidedBy,
+    ) -> Result<Approval> {
+        self.approvals
+            .decide(approval_id, ApprovalAnswer::Answers(answers), by)
+            .await
+    }
+
+    /// Wait (at most `timeout`) until a run has ended; returns it as recorded.
+    pub async fn wait_run(&self, run_id: &str, timeout: Duration) -> Result<Run> {
+        let mut updates = self.subscribe_runs();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let run = self.store.get_run(run_id).await?;
+            let driven = lock(&self.runs.active).contains_key(run_id);
+            if run.status.is_terminal() && !driven {
+                return Ok(run);
+            }
+            // The update wakes us early; the tick covers lagging and runs of other sessions.
+            let tick = tokio::time::sleep(Duration::from_millis(250));
+            tokio::select! {
+                _ = updates.recv() => {}
+                _ = tick => {}
+                _ = tokio::time::sleep_until(deadline) => {
+                    return Err(CoreError::InvalidInput(format!(
+                        "run {run_id} did not end within {} s (it is {})",
+                        timeout.as_secs(),
+                        run.status.as_str()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// Stop everything this process runs: active runs are interrupted (and stopped if they
+    /// do not end in time), queued ones cancelled, engine processes stopped. No orphans.
+    pub async fn shutdown(&self) {
+        self.runs.shutting_down.store(true, Ordering::SeqCst);
+        let ids = self.active_run_ids();
+        for id in &ids {
+            let _ = self.interrupt(id).await;
+        }
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
+        while !lock(&self.runs.active).is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let stuck: Vec<(String, ActiveRun)> = lock(&self.runs.active).drain().collect();
+        for (run_id, a) in stuck {
+            if let Some(t) = &a.task {
+                t.abort();
+            }
+            tracing::warn!(%run_id, "run did not end in time at shutdown; stopped");
+            self.end_unfinished(&run_id, RunStatus::Interrupted, "Agent Desk shut down")
+                .await;
+            self.publish_status(&run_id).await;
+        }
+        // Queued behind a run that had to be stopped: they would never start now.
+        if let Ok(runs) = self.store.active_runs().await {
+            for r in runs.into_iter().filter(|r| r.status == RunStatus::Queued) {
+                if let Ok(run) = self.cancel_queued_run(&r.id).await {
+                    self.runs.publish(RunUpdate::Status { run });
+                }
+            }
+        }
+        self.runs.engines.shutdown().await;
+    }
+
+    fn spawn_run(&self, run: Run) {
+        let mut active = lock(&self.runs.active);
+        active.insert(
+            run.id.clone(),
+            ActiveRun {
+                control: None,
+                pid: None,
+                interrupt_requested: false,
+                task: None,
+            },
+        );
+        let desk = self.clone();
+        let run_id = run.id.clone();
+        let task = tokio::spawn(async move { desk.drive(run).await });
+        if let Some(a) = active.get_mut(&run_id) {
+            a.task = Some(task.abort_handle());
+        }
+    }
+
+    async fn publish_status(&self, run_id: &str) {
+        if let Ok(run) = self.store.get_run(run_id).await {
+            self.runs.publish(RunUpdate::Status { run });
+        }
+    }
+
+    /// End a run the recorder could not end (an error before or while recording).
+    async fn end_unfinished(&self, run_id: &str, status: RunStatus, error: &str) {
+        let approvals = if status == RunStatus::Interrupted {
+            ApprovalState::Cancelled
+        } else {
+            ApprovalState::Expired
+        };
+        if let Err(e) = self.approvals.end_run(run_id, approvals).await {
+            tracing::error!(%run_id, error = %e, "cannot end the run's approvals");
+        }
+        let at = now_ms();
+        let _ = self
+            .store
+            .close_open_items(run_id, ItemStatus::Interrupted, at)
+            .await;
+        let end = RunEnd {
+            status,
+            stop_reason: None,
+            error: Some(error),
+            at,
+        };
+        match self.store.finish_run(run_id, &end).await {
+            Ok(_) | Err(StoreError::Conflict(_)) => {}
+            Err(e) => tracing::error!(%run_id, error = %e, "cannot end the run"),
+        }
+    }
+
+    /// One run from start to end, then the session's next queued run.
+    async fn drive(self, run: Run) {
+        let run_id = run.id.clone();
+        let session_id = run.session_id.clone();
+        if let Err(e) = self.drive_engine(&run).await {
+            tracing::warn!(%run_id, error = %e, "run failed in the core");
+            self.end_unfinished(&run_id, RunStatus::Failed, &e.to_string())
+                .await;
+        }
+        lock(&self.runs.active).remove(&run_id);
+        self.publish_status(&run_id).await;
+        self.start_next(&session_id).await;
+    }
+
+    /// The session's oldest queued run starts (or, when shutting down, is cancelled).
+    async fn start_next(&self, session_id: &str) {
+        let _guard = self.runs.start_lock.lock().await;
+        let queued = match self.store.list_runs(session_id).await {
+            Ok(runs) => runs.into_iter().find(|r| r.status == RunStatus::Queued),
+            Err(e) => {
+                tracing::error!(%session_id, error = %e, "cannot read the session's queue");
+                return;
+            }
+        };
+        let Some(next) = queued else { return };
+        if self.runs.shutting_down.load(Ordering::SeqCst) {
+            if let Ok(run) = self.cancel_queued_run(&next.id).await {
+                self.runs.publish(RunUpdate::Status { run });
+            }
+            return;
+        }
+        match self.store.start_run(&next.id, None, now_ms()).await {
+            Ok(run) => {
+                self.runs.publish(RunUpdate::Status { run: run.clone() });
+                self.spawn_run(run);
+            }
+            Err(e) => tracing::warn!(run = %next.id, error = %e, "queued run could not start"),
+        }
+    }
+}
+
+impl Desk {
+    /// Start the engine for a run and pump its events into the recorder and the queue.
+    async fn drive_engine(&self, run: &Run) -> Result<()> {
+        let session = self.store.get_session(&run.session_id).await?;
+        let workspace = self.store.get_workspace(&session.workspace_id).await?;
+        let cwd = PathBuf::from(&workspace.path);
+        // The profile as it is now: edits made after this point apply to the next run.
+        let profile = match &session.profile_id {
+            Some(id) => Some(self.store.get_profile(id).await?),
+            None => None,
+        };
+        let spec = profile.as_ref().map(|p| &p.spec);
+        let policy = match spec {
+            Some(s) => ApprovalPolicy::from_profile(s, &cwd),
+            None => ApprovalPolicy {
+                workspace_root: cwd.clone(),
+                ..Default::default()
+            },
+        };
+        let codex_home = self.codex_home(spec).await?;
+        let options = engine_options(session.engine, spec, codex_home)?;
+        let input = self.run_input(run).await?;
+
+        let (tx, rx) = mpsc::channel(RECORDER_BACKLOG);
+        let (items_tx, mut items_rx) = mpsc::unbounded_channel();
+        let recorder = RunRecorder::new(
+            self.store.clone(),
+            &session.id,
+            RunReducer::new(&session.id, &run.id),
+        )
+        .approvals(self.approvals.clone())
+        .sink(items_tx);
+        let recording = tokio::spawn(recorder.run(rx));
+        let runs = self.runs.clone();
+        let (sid, rid) = (session.id.clone(), run.id.clone());
+        tokio::spawn(async move {
+            while let Some(items) = items_rx.recv().await {
+                runs.publish(RunUpdate::Items {
+                    session_id: sid.clone(),
+                    run_id: rid.clone(),
+                    items,
+                });
+            }
+        });
+        // Subscribed before the engine starts, so no decision of this run is missed.
+        let approvals_rx = self.approvals.subscribe();
+
+        let started = match self.engine(session.engine).await {
+            Ok(engine) => engine
+                .start_run(NeutralRunRequest {
+                    cwd,
+                    resume_session_id: session.engine_session_id.clone(),
+                    input,
+                    options,
+                })
+                .await
+                .map_err(CoreError::from),
+            Err(e) => Err(e),
+        };
+        match started {
+            Ok(agent_run) => {
+                let ctx = PumpContext {
+                    session_id: &session.id,
+                    run_id: &run.id,
+                    policy: &policy,
+                    tx: &tx,
+                };
+                self.pump(agent_run, approvals_rx, ctx).await;
+            }
+            Err(e) => {
+                let event = AgentEvent::RunFailed {
+                    error: e.to_string(),
+                    code: Some("engine_start".into()),
+                };
+                self.runs.publish(RunUpdate::Event {
+                    session_id: session.id.clone(),
+                    run_id: run.id.clone(),
+                    event: event.clone(),
+                });
+                let _ = tx.send(RunInput::Event(event)).await;
+            }
+        }
+        drop(tx);
+        recording
+            .await
+            .map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
+        Ok(())
+    }
+
+    /// The message as the engine gets it: the text (with other files' paths mentioned),
+    /// then the images natively.
+    async fn run_input(&self, run: &Run) -> Result<Vec<InputPart>> {
+        let attachments = self.run_attachments(&run.id).await?;
+        let mut text = run.prompt.clone();
+        let files: Vec<_> = attachments
+            .iter()
+            .filter(|a| a.kind == AttachmentKind::File)
+            .collect();
+        if !files.is_empty() {
+            text.push_str("\n\nAttached files (read them at these paths):");
+            for f in files {
+                text.push_str(&format!(
+                    "\n- {} ({}, {} bytes): {}",
+                    f.name, f.mime, f.size, f.path
+                ));
+            }
+        }
+        let mut input = vec![InputPart::Text(text)];
+        for a in attachments
+            .iter()
+            .filter(|a| a.kind == AttachmentKind::Image)
+        {
+            let path = typed_image_path(Path::new(&a.path), &a.mime)?;
+            input.push(InputPart::LocalImage(path));
+        }
+        Ok(input)
+    }
+
+    async fn pump(
+        &self,
+        mut agent_run: AgentRun,
+        mut approvals_rx: broadcast::Receiver<ApprovalChange>,
+        ctx: PumpContext<'_>,
+    ) {
+        let PumpContext {
+            session_id,
+            run_id,
+            policy,
+            tx,
+        } = ctx;
+        if let Err(e) = self
+            .store
+            .set_engine_session_id(session_id, Some(&agent_run.session_id))
+            .await
+        {
+            tracing::warn!(%session_id, error = %e, "cannot store the engine session id");
+        }
+        let control = agent_run.control();
+        if let Some(a) = lock(&self.runs.active).get_mut(run_id) {
+            a.control = Some(control.clone());
+            a.pid = agent_run.pid;
+            if a.interrupt_requested {
+                control.interrupt();
+            }
+        }
+        let mut watching_approvals = true;
+        loop {
+            tokio::select! {
+                ev = agent_run.next_event() => {
+                    // `None`: the adapter went away without a terminal event; the recorder
+                    // fails the run when its input closes.
+                    let Some(ev) = ev else { break };
+                    let terminal = ev.is_terminal();
+                    self.runs.publish(RunUpdate::Event {
+                        session_id: session_id.to_string(),
+                        run_id: run_id.to_string(),
+                        event: ev.clone(),
+                    });
+                    let ask = ApprovalAsk::from_event(session_id, run_id, &ev);
+                    if tx.send(RunInput::Event(ev)).await.is_err() {
+                        break;
+                    }
+                    if let Some(ask) = ask {
+                        self.ask(ask, policy, &control, tx).await;
+                    }
+                    if terminal {
+                        break;
+                    }
+                }
+                change = approvals_rx.recv(), if watching_approvals => match change {
+                    Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
+                        if approval.run_id == run_id =>
+                    {
+                        let _ = tx.send(RunInput::Approval(Box::new(approval))).await;
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => watching_approvals = false,
+                },
+            }
+        }
+    }
+
+    /// Hand an engine's request to the queue; rules may answer it at once.
+    async fn ask(
+        &self,
+        ask: ApprovalAsk,
+        policy: &ApprovalPolicy,
+        control: &RunHandle,
+        tx: &mpsc::Sender<RunInput>,
+    ) {
+        let responder = Box::new(HandleResponder {
+            runs: self.runs.clone(),
+            control: control.clone(),
+            run_id: ask.run_id.clone(),
+            request_id: ask.engine_request_id.clone(),
+            is_question: ask.kind == ApprovalKindName::Question,
+        });
+        let request_id = ask.engine_request_id.clone();
+        match self.approvals.request(ask, policy, responder).await {
+            Ok(r) => {
+                let _ = tx
+                    .send(RunInput::Approval(Box::new(r.approval().clone())))
+                    .await;
+            }
+            Err(e) => {
+                // The request cannot be recorded, so it cannot be decided safely: deny it.
+                tracing::error!(request = %request_id, error = %e, "cannot record an approval; denied");
+                let deny = ApprovalDecision::deny(format!(
+                    "Agent Desk could not record this request: {e}"
+                ));
+                let _ = control.resolve_approval(&request_id, deny).await;
+            }
+        }
+    }
+}
+
+struct PumpContext<'a> {
+    session_id: &'a str,
+    run_id: &'a str,
+    policy: &'a ApprovalPolicy,
+    tx: &'a mpsc::Sender<RunInput>,
+}

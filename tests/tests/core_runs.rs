@@ -1,0 +1,665 @@
+//! The run orchestration of `agentdesk-core` (`Desk::send_message` and friends) with the REAL
+//! engines (`CODEX_BIN`, `CLAUDE_BIN`) against the fake model servers on 127.0.0.1: each
+//! scenario is written once and run on both. A missing binary is a loud SKIP (a failure under
+//! `CI=true`). Every wait is bounded; each scenario ends with `Desk::shutdown` and checks that
+//! no engine process is left.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
+use agentdesk_engine::ApprovalDecision;
+use agentdesk_protocol::events::{AgentEvent, UserDecision};
+use agentdesk_protocol::ui::{
+    Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
+    ItemBody, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
+};
+use agentdesk_tests::{fake_messages, fake_responses};
+use serde_json::json;
+
+const STEP: Duration = Duration::from_secs(40);
+const TEST: Duration = Duration::from_secs(180);
+
+const RED_PNG: &[u8] = &[
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
+    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
+    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+const RED_PNG_B64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAD0lEQVR4nGNgYPgPRmAKABf2A/1+6zfzAAAAAElFTkSuQmCC";
+
+fn bin(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).filter(|v| !v.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            eprintln!("\n!!!!!!!! SKIP ({var} not set): core run suite NOT run for it !!!!!!!!\n");
+            assert_ne!(
+                std::env::var("CI").as_deref(),
+                Ok("true"),
+                "{var} must be set in CI"
+            );
+            None
+        }
+    }
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+enum Fake {
+    Codex(fake_responses::FakeResponses),
+    Claude(fake_messages::FakeMessages),
+}
+
+/// A desk over a fresh data dir, one workspace, one profile for the engine, one session.
+struct World {
+    desk: Desk,
+    fake: Fake,
+    work: PathBuf,
+    session: Session,
+}
+
+impl World {
+    async fn new(engine: Engine, name: &str, bin: &Path, rules: Vec<ApprovalRule>) -> World {
+        Self::with_profile(engine, name, bin, |p| p.approval_rules = rules).await
+    }
+
+    async fn with_profile(
+        engine: Engine,
+        name: &str,
+        bin: &Path,
+        customise: impl FnOnce(&mut ProfileSpec),
+    ) -> World {
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "core_runs/{}-{name}-{}",
+            engine.as_str(),
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+        let (data, home, work, tmp) = (
+            root.join("data"),
+            root.join("home"),
+            root.join("work"),
+            root.join("t"),
+        );
+        for d in [&data, &home.join(".claude"), &work, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let desk = Desk::open(&data).await.unwrap();
+        let mut settings = EngineSettings::default();
+        let mut env = BTreeMap::new();
+        env.insert("HOME".to_string(), s(&home));
+        env.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+        let (fake, spec) = match engine {
+            Engine::Codex => {
+                settings.codex_bin = Some(bin.to_path_buf());
+                let _ = std::process::Command::new("git")
+                    .args(["init", "-q"])
+                    .current_dir(&work)
+                    .status();
+                let fake = fake_responses::FakeResponses::start().await.unwrap();
+                env.insert("MOCK_API_KEY".into(), "dummy".into());
+                let spec = ProfileSpec {
+                    model: Some("gpt-5.5".into()),
+                    base_url: Some(fake.base_url()),
+                    api_key_env: Some("MOCK_API_KEY".into()),
+                    engine_options: json!({
+                        "codexHome": s(&home),
+                        "requestMaxRetries": 0,
+                        "streamMaxRetries": 0,
+                    }),
+                    ..spec(engine, env)
+                };
+                (Fake::Codex(fake), spec)
+            }
+            Engine::Claude => {
+                settings.claude_bin = Some(bin.to_path_buf());
+                let fake = fake_messages::FakeMessages::start().await.unwrap();
+                for (k, v) in [
+                    ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
+                    ("CLAUDE_CONFIG_DIR", s(&home.join(".claude"))),
+                    // Short: the CLI puts a unix socket under it (≤ 103 bytes).
+                    ("CLAUDE_CODE_TMPDIR", s(&tmp)),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+                    ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+                    ("DISABLE_AUTOUPDATER", "1".into()),
+                ] {
+                    env.insert(k.into(), v);
+                }
+                let spec = ProfileSpec {
+                    model: Some(fake_messages::FAKE_MODEL.into()),
+                    base_url: Some(fake.base_url()),
+                    api_key_env: Some("AGENTDESK_TEST_ANTHROPIC_KEY".into()),
+                    ..spec(engine, env)
+                };
+                (Fake::Claude(fake), spec)
+            }
+        };
+        let mut spec = spec;
+        customise(&mut spec);
+        desk.set_engine_settings(&settings).await.unwrap();
+        let ws = desk.add_workspace(&s(&work), None).await.unwrap();
+        let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
+        let session = desk
+            .create_session(&NewSession {
+                workspace_id: ws.id.clone(),
+                profile_id: Some(profile.id.clone()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        World {
+            desk,
+            fake,
+            work: PathBuf::from(ws.path),
+            session,
+        }
+    }
+
+    fn push_text(&self, pieces: &[&str]) {
+        match &self.fake {
+            Fake::Codex(f) => f.push(fake_responses::Reply::text(pieces)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::text(pieces)),
+        }
+    }
+
+    fn push_command(&self, call_id: &str, cmd: &str) {
+        match &self.fake {
+            Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(call_id, cmd)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::bash(call_id, cmd)),
+        }
+    }
+
+    fn push_slow_text(&self) {
+        let every = Duration::from_millis(100);
+        match &self.fake {
+            Fake::Codex(f) => f.push(fake_responses::Reply::slow_text(200, every)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::slow_text(200, every)),
+        }
+    }
+
+    fn image_sent(&self) -> Option<String> {
+        match &self.fake {
+            Fake::Codex(f) => {
+                let reqs = f.requests();
+                let content = reqs.first()?.input_content();
+                let url = content.iter().find(|c| c["type"] == "input_image")?["image_url"]
+                    .as_str()?
+                    .to_owned();
+                url.split_once(";base64,").map(|(_, d)| d.to_owned())
+            }
+            Fake::Claude(f) => {
+                let reqs = f.model_requests();
+                let images = reqs.first()?.blocks_of("image");
+                Some(images.first()?["source"]["data"].as_str()?.to_owned())
+            }
+        }
+    }
+
+    async fn send(&self, text: &str) -> String {
+        let run = self
+            .desk
+            .send_message(&self.session.id, text, &[])
+            .await
+            .unwrap();
+        run.id
+    }
+
+    async fn wait_run(&self, run_id: &str) -> agentdesk_protocol::ui::Run {
+        self.desk.wait_run(run_id, STEP).await.unwrap()
+    }
+
+    /// The first pending approval of a run (bounded wait on the pending set).
+    async fn pending(&self, run_id: &str) -> Approval {
+        let mut rx = self.desk.approvals().watch_pending();
+        let found = tokio::time::timeout(STEP, async {
+            loop {
+                if let Some(a) = rx.borrow_and_update().iter().find(|a| a.run_id == run_id) {
+                    return a.clone();
+                }
+                rx.changed().await.unwrap();
+            }
+        })
+        .await;
+        found.expect("no pending approval in time")
+    }
+
+    async fn agent_text(&self) -> String {
+        let page = self
+            .desk
+            .load_timeline(&self.session.id, None, Some(500))
+            .await
+            .unwrap();
+        page.items
+            .iter()
+            .filter_map(|i| match &i.body {
+                ItemBody::AgentMessage { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Shut down and check that nothing is left running: no active run in the store, no
+    /// pending approval, the engine process gone.
+    async fn finish(self, pids: &[u32]) {
+        tokio::time::timeout(STEP, self.desk.shutdown())
+            .await
+            .expect("shutdown hung");
+        let active = self.desk.store().active_runs().await.unwrap();
+        assert!(active.is_empty(), "runs left active: {active:?}");
+        assert!(self.desk.approvals().pending().is_empty());
+        for pid in pids {
+            let gone = agentdesk_tests::http::wait_until(Duration::from_secs(10), || {
+                !Path::new(&format!("/proc/{pid}")).exists() || is_zombie(*pid)
+            })
+            .await;
+            assert!(gone, "engine process {pid} left behind");
+        }
+        self.desk.close().await;
+    }
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(true)
+}
+
+fn spec(engine: Engine, env: BTreeMap<String, String>) -> ProfileSpec {
+    ProfileSpec {
+        name: "test".into(),
+        engine,
+        model: None,
+        base_url: None,
+        api_key_env: None,
+        permission_mode: PermissionMode::Ask,
+        allowed_tools: Vec::new(),
+        denied_tools: Vec::new(),
+        system_prompt: None,
+        extra_dirs: Vec::new(),
+        env,
+        approval_rules: Vec::new(),
+        approval_timeout_secs: None,
+        engine_options: json!({}),
+    }
+}
+
+// ---- the scenarios, written once ----
+
+async fn text(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "text", &bin, Vec::new()).await;
+    let mut updates = w.desk.subscribe_runs();
+    w.push_text(&["Hello ", "from ", "zanzibar!"]);
+    let run_id = w.send("Say hello").await;
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    assert_eq!(w.agent_text().await, "Hello from zanzibar!");
+    let hits = w.desk.search("zanzibar", None, 10).await.unwrap();
+    assert!(
+        hits.iter()
+            .any(|h| h.run_id == run_id && h.kind == "agent_message"),
+        "{hits:?}"
+    );
+    // The engine session id is kept for the next message.
+    let session = w.desk.get_session(&w.session.id).await.unwrap();
+    assert!(session.engine_session_id.is_some());
+    // Subscribers saw the stream and the end.
+    let (mut deltas, mut ended) = (String::new(), false);
+    while let Ok(u) = updates.try_recv() {
+        match u {
+            RunUpdate::Event {
+                event: AgentEvent::MessageDelta { text, .. },
+                ..
+            } => deltas.push_str(&text),
+            RunUpdate::Status { run } if run.id == run_id && run.status.is_terminal() => {
+                ended = true
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(deltas, "Hello from zanzibar!");
+    assert!(ended);
+    w.finish(&[]).await;
+}
+
+async fn approval(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "approval", &bin, Vec::new()).await;
+    w.push_command("call_core_1", "touch approved.txt");
+    w.push_text(&["Done."]);
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    assert_eq!(a.kind, ApprovalKindName::Command);
+    assert!(!w.work.join("approved.txt").exists());
+    let decided = w
+        .desk
+        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+        .await
+        .unwrap();
+    assert_eq!(decided.state, ApprovalState::ApprovedOnce);
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    assert!(w.work.join("approved.txt").exists());
+    assert!(w.agent_text().await.contains("Done."));
+    let again = w
+        .desk
+        .decide_approval(&a.id, ApprovalDecision::deny("late"), DecidedBy::User)
+        .await;
+    assert!(again.is_err(), "a second decision was accepted");
+    w.finish(&[]).await;
+}
+
+async fn queued(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "queued", &bin, Vec::new()).await;
+    w.push_command("call_core_q", "touch first.txt");
+    w.push_text(&["First done."]);
+    w.push_text(&["Second done."]);
+    let first = w.send("First: create the file").await;
+    let a = w.pending(&first).await;
+    let second = w
+        .desk
+        .send_message(&w.session.id, "Second message", &[])
+        .await
+        .unwrap();
+    assert_eq!(second.status, RunStatus::Queued);
+    // Still queued while the first waits for its approval.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let still = w.desk.store().get_run(&second.id).await.unwrap();
+    assert_eq!(still.status, RunStatus::Queued);
+    // A third one is dropped from the queue before it ever starts.
+    let third = w
+        .desk
+        .send_message(&w.session.id, "Third message", &[])
+        .await
+        .unwrap();
+    assert_eq!(third.status, RunStatus::Queued);
+    w.desk.interrupt(&third.id).await.unwrap();
+    let r3 = w.wait_run(&third.id).await;
+    assert_eq!(r3.status, RunStatus::Interrupted, "{r3:?}");
+    assert_eq!(r3.started_at, None);
+    w.desk
+        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+        .await
+        .unwrap();
+    let r1 = w.wait_run(&first).await;
+    let r2 = w.wait_run(&second.id).await;
+    assert_eq!(r1.status, RunStatus::Completed, "{r1:?}");
+    assert_eq!(r2.status, RunStatus::Completed, "{r2:?}");
+    assert!(r2.started_at.unwrap() >= r1.ended_at.unwrap());
+    let text = w.agent_text().await;
+    assert!(
+        text.contains("First done.") && text.contains("Second done."),
+        "{text}"
+    );
+    w.finish(&[]).await;
+}
+
+async fn interrupt(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "interrupt", &bin, Vec::new()).await;
+    let mut updates = w.desk.subscribe_runs();
+    w.push_slow_text();
+    let run_id = w.send("Stream a long answer").await;
+    tokio::time::timeout(STEP, async {
+        loop {
+            if let Ok(RunUpdate::Event {
+                event: AgentEvent::MessageDelta { .. },
+                ..
+            }) = updates.recv().await
+            {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("no text streamed");
+    // Codex's app-server outlives the run: shutdown must stop it.
+    let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
+    w.desk.interrupt(&run_id).await.unwrap();
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
+    assert!(w.agent_text().await.starts_with("chunk0"));
+    w.finish(&[pid]).await;
+}
+
+async fn engine_killed(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "killed", &bin, Vec::new()).await;
+    w.push_command("call_core_kill", "touch never.txt");
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
+    assert!(std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Failed, "{run:?}");
+    let error = run.error.unwrap_or_default();
+    assert!(error.contains("stopped unexpectedly"), "{error}");
+    let a = w.desk.store().get_approval(&a.id).await.unwrap();
+    assert_eq!(a.state, ApprovalState::Expired);
+    assert!(w.desk.approvals().pending().is_empty());
+    assert!(w.desk.store().active_runs().await.unwrap().is_empty());
+    let late = w
+        .desk
+        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+        .await;
+    assert!(late.is_err(), "a decision after the crash was accepted");
+    assert!(!w.work.join("never.txt").exists());
+    // The next message works again (Codex restarts its app-server, Claude starts a new CLI).
+    w.push_text(&["Back again."]);
+    let next = w.send("Are you there?").await;
+    let run = w.wait_run(&next).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.finish(&[pid]).await;
+}
+
+async fn image(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "image", &bin, Vec::new()).await;
+    // No extension: the type is sniffed from the bytes.
+    let png = w.work.join("picture");
+    std::fs::write(&png, RED_PNG).unwrap();
+    let att = w.desk.import_attachment(&png).await.unwrap();
+    w.push_text(&["A red square."]);
+    let run = w
+        .desk
+        .send_message(
+            &w.session.id,
+            "What is in this image?",
+            &[(att.sha256.clone(), att.name.clone())],
+        )
+        .await
+        .unwrap();
+    let run = w.wait_run(&run.id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    assert_eq!(w.image_sent().as_deref(), Some(RED_PNG_B64));
+    w.finish(&[]).await;
+}
+
+async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
+    let rule = ApprovalRule {
+        kind: Some(ApprovalKindName::Command),
+        tool: None,
+        command_prefix: None,
+        action: RuleAction::Allow,
+    };
+    let w = World::new(engine, "rule", &bin, vec![rule]).await;
+    let mut changes = w.desk.approvals().subscribe();
+    w.push_command("call_core_rule", "touch ruled.txt");
+    w.push_text(&["Done by rule."]);
+    let run_id = w.send("Please create the file").await;
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    assert!(w.work.join("ruled.txt").exists());
+    let recorded: Vec<Approval> = w
+        .desk
+        .store()
+        .session_approvals(&w.session.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|a| a.run_id == run_id)
+        .collect();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0].state, ApprovalState::ApprovedOnce);
+    assert_eq!(recorded[0].decided_by, Some(DecidedBy::Rule));
+    while let Ok(c) = changes.try_recv() {
+        assert!(
+            !matches!(c, ApprovalChange::Added { .. }),
+            "a rule-decided approval reached the pending set: {c:?}"
+        );
+    }
+    w.finish(&[]).await;
+}
+
+async fn parallel_sessions(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "parallel", &bin, Vec::new()).await;
+    let other = w
+        .desk
+        .create_session(&NewSession {
+            workspace_id: w.session.workspace_id.clone(),
+            profile_id: w.session.profile_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // The first session waits for an approval while the second runs to its end.
+    w.push_command("call_core_par", "touch parallel.txt");
+    let first = w.send("First session: create the file").await;
+    let a = w.pending(&first).await;
+    w.push_text(&["Second session answered."]);
+    let second = w
+        .desk
+        .send_message(&other.id, "Second session: hello", &[])
+        .await
+        .unwrap();
+    assert_eq!(second.status, RunStatus::Running);
+    let r2 = w.wait_run(&second.id).await;
+    assert_eq!(r2.status, RunStatus::Completed, "{r2:?}");
+    let r1 = w.desk.store().get_run(&first).await.unwrap();
+    assert_eq!(r1.status, RunStatus::Running);
+    w.push_text(&["First session done."]);
+    w.desk
+        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+        .await
+        .unwrap();
+    let r1 = w.wait_run(&first).await;
+    assert_eq!(r1.status, RunStatus::Completed, "{r1:?}");
+    assert!(w.work.join("parallel.txt").exists());
+    w.finish(&[]).await;
+}
+
+async fn stale_resume(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "stale", &bin, Vec::new()).await;
+    // A conversation the engine does not know (deleted, or from another machine).
+    let stale = "0195d3a1-7c4e-7b2a-9f00-000000000001";
+    w.desk
+        .store()
+        .set_engine_session_id(&w.session.id, Some(stale))
+        .await
+        .unwrap();
+    w.push_text(&["Fresh start."]);
+    let run_id = w.send("Continue").await;
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    let session = w.desk.get_session(&w.session.id).await.unwrap();
+    assert!(
+        session
+            .engine_session_id
+            .as_deref()
+            .is_some_and(|id| id != stale),
+        "{session:?}"
+    );
+    let page = w
+        .desk
+        .load_timeline(&w.session.id, None, Some(500))
+        .await
+        .unwrap();
+    assert!(
+        page.items
+            .iter()
+            .any(|i| matches!(i.body, ItemBody::Notice { .. })),
+        "no notice of the new session on the timeline: {:#?}",
+        page.items
+    );
+    w.finish(&[]).await;
+}
+
+async fn deadline_denies(engine: Engine, bin: PathBuf) {
+    let w = World::with_profile(engine, "deadline", &bin, |p| {
+        p.approval_timeout_secs = Some(1)
+    })
+    .await;
+    w.push_command("call_core_deadline", "touch late.txt");
+    w.push_text(&["Nobody answered."]);
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    let a = w.desk.store().get_approval(&a.id).await.unwrap();
+    assert_eq!(a.state, ApprovalState::TimedOut);
+    assert_eq!(a.decided_by, Some(DecidedBy::Deadline));
+    assert!(!w.work.join("late.txt").exists());
+    w.finish(&[]).await;
+}
+
+macro_rules! instantiate {
+    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
+        mod $module {
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let Some(bin) = bin($var) else { return };
+                    tokio::time::timeout(TEST, super::$scenario($engine, bin))
+                        .await
+                        .expect("scenario timed out");
+                }
+            )+
+        }
+    };
+}
+
+instantiate!(
+    codex,
+    Engine::Codex,
+    "CODEX_BIN",
+    [
+        text,
+        approval,
+        queued,
+        interrupt,
+        engine_killed,
+        image,
+        rule_auto_approves,
+        parallel_sessions,
+        stale_resume,
+        deadline_denies
+    ]
+);
+instantiate!(
+    claude,
+    Engine::Claude,
+    "CLAUDE_BIN",
+    [
+        text,
+        approval,
+        queued,
+        interrupt,
+        engine_killed,
+        image,
+        rule_auto_approves,
+        parallel_sessions,
+        stale_resume,
+        deadline_denies
+    ]
+);
