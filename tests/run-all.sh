@@ -39,6 +39,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "Rust: build the app for the E2E tests"
 cargo build -p agentdesk
 export AGENTDESK_APP_BIN="$ROOT/target/debug/agentdesk"
+# The CLI suite (tests/tests/cli.rs) runs the built binary; a bin of another crate is not
+# built by `cargo test` of the tests crate.
+cargo build -p agentdesk-core --bin agentdesk-cli
 
 step "Rust: all suites"
 cargo test --no-fail-fast

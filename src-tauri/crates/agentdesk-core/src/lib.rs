@@ -1,5 +1,8 @@
 //! Everything Agent Desk does, without a window: the Tauri shell and the CLI are two thin
 //! faces on [`Desk`].
+//!
+//! Runs (send a message, queue, interrupt, decide approvals, live updates, shutdown): see
+//! the API summary at the top of [`runs`]; engines and profile → engine options: [`engines`].
 
 pub mod approval_rules;
 pub mod approvals;
@@ -7,6 +10,7 @@ pub mod attachments;
 pub mod engines;
 mod error;
 pub mod export;
+pub mod owner;
 pub mod paths;
 pub mod profiles;
 pub mod recorder;

@@ -1,0 +1,317 @@
+//! `profile list|add|edit|remove`: every profile field as a flag. Validation is the core's
+//! (`validate_profile`), so the CLI and the app refuse the same things with the same words.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use agentdesk_core::profiles::{parse_engine, parse_permission_mode};
+use agentdesk_core::Desk;
+use agentdesk_protocol::ui::{ApprovalRule, Profile, ProfileSpec};
+use clap::{Args, Subcommand};
+
+use crate::error::{CliError, CliResult};
+use crate::views::{print_json, workspace_for};
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// List the workspace's profiles (the default marked with *).
+    List {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a profile (the workspace's first profile becomes its default).
+    Add {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        /// The profile's name, unique in the workspace.
+        name: String,
+        /// codex or claude.
+        #[arg(long)]
+        engine: String,
+        #[command(flatten)]
+        fields: ProfileFields,
+    },
+    /// Change some fields of a profile; the others keep their values.
+    Edit {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        /// The profile to change.
+        name: String,
+        /// codex or claude.
+        #[arg(long)]
+        engine: Option<String>,
+        /// A new name.
+        #[arg(long, value_name = "NAME")]
+        rename: Option<String>,
+        /// Reset fields to empty: model, base-url, api-key-env, system-prompt, allowed-tools,
+        /// denied-tools, extra-dirs, env, rules, approval-timeout, engine-options.
+        #[arg(long, value_name = "FIELD")]
+        clear: Vec<String>,
+        #[command(flatten)]
+        fields: ProfileFields,
+    },
+    /// Remove a profile (its sessions keep their history).
+    Remove {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        name: String,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct WorkspaceArg {
+    /// The workspace folder (default: the current directory).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub workspace: PathBuf,
+}
+
+/// The optional fields, shared by `add` and `edit`. A list flag given on `edit` replaces the
+/// whole list.
+#[derive(Args, Debug)]
+pub struct ProfileFields {
+    /// The engine's model id (e.g. gpt-5.1-codex, claude-sonnet-4-5).
+    #[arg(long)]
+    model: Option<String>,
+    /// A custom OpenAI- or Anthropic-compatible endpoint (http or https URL).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The NAME of the environment variable holding the endpoint's key (never the key).
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+    /// ask, auto_edit, full_auto or read_only.
+    #[arg(long, value_name = "MODE")]
+    permission_mode: Option<String>,
+    /// A tool the agent may use without asking (repeatable).
+    #[arg(long = "allow-tool", value_name = "TOOL")]
+    allowed_tools: Vec<String>,
+    /// A tool the agent may never use (repeatable).
+    #[arg(long = "deny-tool", value_name = "TOOL")]
+    denied_tools: Vec<String>,
+    /// Text appended to the engine's system prompt.
+    #[arg(long, value_name = "TEXT")]
+    system_prompt: Option<String>,
+    /// An extra absolute directory the agent may read (repeatable).
+    #[arg(long = "extra-dir", value_name = "DIR")]
+    extra_dirs: Vec<String>,
+    /// An environment variable for the engine process (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// Approval rules as a JSON array, e.g. '[{"tool":"Bash","commandPrefix":"git status","action":"allow"}]'.
+    #[arg(long, value_name = "JSON")]
+    rules: Option<String>,
+    /// Seconds before a pending approval is safely denied (recorded as timed out).
+    #[arg(long, value_name = "SECS")]
+    approval_timeout: Option<u32>,
+    /// Engine-specific options as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    engine_options: Option<String>,
+    /// Make this the workspace's default profile.
+    #[arg(long)]
+    default: bool,
+}
+
+pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
+    match cmd {
+        ProfileCommand::List { ws, json } => {
+            let ws = workspace_for(desk, &ws.workspace, false).await?;
+            let profiles = desk.list_profiles(&ws.id).await?;
+            if json {
+                return print_json(&profiles);
+            }
+            if profiles.is_empty() {
+                println!("no profiles in {} (add one with `profile add`)", ws.path);
+            }
+            for p in &profiles {
+                print_profile(p);
+            }
+            Ok(())
+        }
+        ProfileCommand::Add {
+            ws,
+            name,
+            engine,
+            fields,
+        } => {
+            let ws = workspace_for(desk, &ws.workspace, true).await?;
+            let mut spec = ProfileSpec {
+                name,
+                engine: parse_engine(&engine)?,
+                model: None,
+                base_url: None,
+                api_key_env: None,
+                permission_mode: Default::default(),
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: BTreeMap::new(),
+                approval_rules: Vec::new(),
+                approval_timeout_secs: None,
+                engine_options: serde_json::Value::Null,
+            };
+            let make_default = fields.default;
+            apply(&mut spec, fields)?;
+            let p = desk.create_profile(&ws.id, &spec).await?;
+            if make_default && !p.is_default {
+                desk.set_default_profile(&p.id).await?;
+            }
+            println!("added profile {:?} ({})", p.spec.name, p.id);
+            Ok(())
+        }
+        ProfileCommand::Edit {
+            ws,
+            name,
+            engine,
+            rename,
+            clear,
+            fields,
+        } => {
+            let ws = workspace_for(desk, &ws.workspace, false).await?;
+            let p = find(desk, &ws.id, &name).await?;
+            let mut spec = p.spec.clone();
+            for field in &clear {
+                clear_field(&mut spec, field)?;
+            }
+            if let Some(e) = engine {
+                spec.engine = parse_engine(&e)?;
+            }
+            if let Some(n) = rename {
+                spec.name = n;
+            }
+            let make_default = fields.default;
+            apply(&mut spec, fields)?;
+            let p = desk.update_profile(&p.id, &spec).await?;
+            if make_default && !p.is_default {
+                desk.set_default_profile(&p.id).await?;
+            }
+            println!("updated profile {:?}", p.spec.name);
+            Ok(())
+        }
+        ProfileCommand::Remove { ws, name } => {
+            let ws = workspace_for(desk, &ws.workspace, false).await?;
+            let p = find(desk, &ws.id, &name).await?;
+            desk.delete_profile(&p.id).await?;
+            println!("removed profile {:?}", p.spec.name);
+            Ok(())
+        }
+    }
+}
+
+pub async fn find(desk: &Desk, workspace_id: &str, name: &str) -> CliResult<Profile> {
+    desk.find_profile(workspace_id, name).await?.ok_or_else(|| {
+        CliError::not_found(format!(
+            "no profile named {name:?} in this workspace (see `agentdesk-cli profile list`)"
+        ))
+    })
+}
+
+fn apply(spec: &mut ProfileSpec, f: ProfileFields) -> CliResult<()> {
+    let set = |target: &mut Option<String>, v: Option<String>| {
+        if v.is_some() {
+            *target = v;
+        }
+    };
+    set(&mut spec.model, f.model);
+    set(&mut spec.base_url, f.base_url);
+    set(&mut spec.api_key_env, f.api_key_env);
+    set(&mut spec.system_prompt, f.system_prompt);
+    if let Some(m) = f.permission_mode {
+        spec.permission_mode = parse_permission_mode(&m)?;
+    }
+    if !f.allowed_tools.is_empty() {
+        spec.allowed_tools = f.allowed_tools;
+    }
+    if !f.denied_tools.is_empty() {
+        spec.denied_tools = f.denied_tools;
+    }
+    if !f.extra_dirs.is_empty() {
+        spec.extra_dirs = f.extra_dirs;
+    }
+    if !f.env.is_empty() {
+        spec.env = f
+            .env
+            .iter()
+            .map(|kv| {
+                kv.split_once('=')
+                    .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                    .ok_or_else(|| {
+                        CliError::invalid(format!("--env {kv:?}: write it as KEY=VALUE"))
+                    })
+            })
+            .collect::<CliResult<_>>()?;
+    }
+    if let Some(r) = f.rules {
+        spec.approval_rules = serde_json::from_str::<Vec<ApprovalRule>>(&r)
+            .map_err(|e| CliError::invalid(format!("--rules is not a JSON array of rules: {e}")))?;
+    }
+    if let Some(t) = f.approval_timeout {
+        spec.approval_timeout_secs = Some(t);
+    }
+    if let Some(o) = f.engine_options {
+        spec.engine_options = serde_json::from_str(&o)
+            .map_err(|e| CliError::invalid(format!("--engine-options is not JSON: {e}")))?;
+    }
+    Ok(())
+}
+
+fn clear_field(spec: &mut ProfileSpec, field: &str) -> CliResult<()> {
+    match field.replace('_', "-").as_str() {
+        "model" => spec.model = None,
+        "base-url" => spec.base_url = None,
+        "api-key-env" => spec.api_key_env = None,
+        "system-prompt" => spec.system_prompt = None,
+        "allowed-tools" => spec.allowed_tools.clear(),
+        "denied-tools" => spec.denied_tools.clear(),
+        "extra-dirs" => spec.extra_dirs.clear(),
+        "env" => spec.env.clear(),
+        "rules" => spec.approval_rules.clear(),
+        "approval-timeout" => spec.approval_timeout_secs = None,
+        "engine-options" => spec.engine_options = serde_json::Value::Null,
+        other => {
+            return Err(CliError::invalid(format!(
+                "--clear {other:?}: not a field that can be cleared (model, base-url, api-key-env, system-prompt, allowed-tools, denied-tools, extra-dirs, env, rules, approval-timeout, engine-options)"
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn print_profile(p: &Profile) {
+    let s = &p.spec;
+    let mark = if p.is_default { "*" } else { " " };
+    println!(
+        "{mark} {}  engine={} model={} permission={}",
+        s.name,
+        s.engine.as_str(),
+        s.model.as_deref().unwrap_or("(engine default)"),
+        s.permission_mode.as_str()
+    );
+    let line = |label: &str, value: String| {
+        if !value.is_empty() {
+            println!("    {label}: {value}");
+        }
+    };
+    line("base url", s.base_url.clone().unwrap_or_default());
+    line("key env", s.api_key_env.clone().unwrap_or_default());
+    line("allowed tools", s.allowed_tools.join(", "));
+    line("denied tools", s.denied_tools.join(", "));
+    line("extra dirs", s.extra_dirs.join(", "));
+    // Values can be secrets: names only.
+    line("env", s.env.keys().cloned().collect::<Vec<_>>().join(", "));
+    line("system prompt", s.system_prompt.clone().unwrap_or_default());
+    line(
+        "approval timeout",
+        s.approval_timeout_secs
+            .map(|t| format!("{t}s"))
+            .unwrap_or_default(),
+    );
+    if !s.approval_rules.is_empty() {
+        line(
+            "rules",
+            serde_json::to_string(&s.approval_rules).unwrap_or_default(),
+        );
+    }
+}

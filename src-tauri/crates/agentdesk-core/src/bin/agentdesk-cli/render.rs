@@ -1,0 +1,253 @@
+//! Human-readable text for stored timeline items and for live events. Plain text, no colours:
+//! the output is meant for pipes and logs as much as for terminals.
+
+use agentdesk_protocol::events::{AgentEvent, ApprovalFile};
+use agentdesk_protocol::ui::{Approval, ItemBody, Run, TimelineItem, Usage};
+
+/// `YYYY-MM-DD HH:MM` UTC from Unix milliseconds (no date crate for one format).
+pub fn time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|l| format!("{prefix}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn files(files: &[ApprovalFile]) -> String {
+    files
+        .iter()
+        .map(|f| format!("{:?} {}", f.kind, f.path).to_lowercase())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One stored item as text; `None` for what is not shown (diagnostics unless asked).
+pub fn item(it: &TimelineItem, diagnostics: bool) -> Option<String> {
+    let status = it.status.as_str();
+    Some(match &it.body {
+        ItemBody::UserMessage { text, attachments } => {
+            let mut s = format!("\n> {}", text.replace('\n', "\n> "));
+            for a in attachments {
+                s.push_str(&format!("\n> [attached {} ({})]", a.name, a.mime));
+            }
+            s
+        }
+        ItemBody::AgentMessage { text } => format!("\n{text}"),
+        ItemBody::Reasoning { text } => format!("(thinking) {}", text.replace('\n', " ")),
+        ItemBody::Tool {
+            name,
+            input,
+            output,
+            exit_code,
+            approval,
+            ..
+        } => {
+            let what = input
+                .get("command")
+                .and_then(|c| c.as_str().map(str::to_string))
+                .unwrap_or_else(|| compact(input));
+            let mut s = format!("[{name}] {what} ({status}");
+            if let Some(c) = exit_code {
+                s.push_str(&format!(", exit {c}"));
+            }
+            s.push(')');
+            if let Some(a) = approval {
+                s.push_str(&format!(" · approval {}", a.state.as_str()));
+            }
+            if !output.trim().is_empty() {
+                s.push('\n');
+                s.push_str(&indent(output.trim_end(), "  | "));
+            }
+            s
+        }
+        ItemBody::FileChange {
+            path, change_kind, ..
+        } => format!("[file] {change_kind:?} {path}").to_lowercase(),
+        ItemBody::Approval { approval } => format!(
+            "[approval] {} {} → {}",
+            approval.kind.as_str(),
+            approval
+                .command
+                .clone()
+                .unwrap_or_else(|| files(&approval.files)),
+            approval.state.as_str()
+        ),
+        ItemBody::Question {
+            questions, state, ..
+        } => format!(
+            "[question] {} → {}",
+            questions
+                .iter()
+                .map(|q| q.question.as_str())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            state.as_str()
+        ),
+        ItemBody::Notice { text, .. } => format!("note: {text}"),
+        ItemBody::Diagnostic { message, .. } if diagnostics => format!("[diagnostic] {message}"),
+        ItemBody::Diagnostic { .. } => return None,
+        ItemBody::Usage { .. } => return None,
+    })
+}
+
+fn compact(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 200 {
+        format!("{}…", s.chars().take(200).collect::<String>())
+    } else {
+        s
+    }
+}
+
+pub fn run_end(run: &Run) -> String {
+    let mut s = format!("-- run {}", run.status.as_str());
+    if let Some(r) = run.stop_reason.as_deref().filter(|r| !r.is_empty()) {
+        s.push_str(&format!(" ({r})"));
+    }
+    if let Some(e) = &run.error {
+        s.push_str(&format!(": {e}"));
+    }
+    s
+}
+
+pub fn usage(u: &Usage) -> String {
+    let mut s = format!(
+        "-- tokens: {} in ({} cached), {} out ({} reasoning)",
+        u.input, u.cached, u.output, u.reasoning
+    );
+    if let Some(c) = u.cost_usd {
+        s.push_str(&format!(", ${c:.4}"));
+    }
+    s
+}
+
+pub fn approval_summary(a: &Approval) -> String {
+    let r = &a.request;
+    let what = r
+        .command
+        .clone()
+        .or_else(|| (!r.files.is_empty()).then(|| files(&r.files)))
+        .or_else(|| r.tool.clone())
+        .unwrap_or_default();
+    let mut s = format!("{}: {what}", a.kind.as_str());
+    if let Some(cwd) = &r.cwd {
+        s.push_str(&format!(" (in {cwd})"));
+    }
+    if let Some(reason) = &r.reason {
+        s.push_str(&format!(" — {reason}"));
+    }
+    s
+}
+
+/// Streaming text for one live event, or `None` for events that print nothing by
+/// themselves. Deltas print as they come; a completed message prints only what its deltas
+/// did not (`streamed` holds the item ids whose deltas were printed).
+pub fn event(ev: &AgentEvent, streamed: &mut std::collections::HashSet<String>) -> Option<String> {
+    match ev {
+        AgentEvent::RunStarted { model, .. } => Some(format!(
+            "-- run started{}\n",
+            model
+                .as_deref()
+                .map(|m| format!(" (model {m})"))
+                .unwrap_or_default()
+        )),
+        AgentEvent::MessageDelta { item_id, text } => {
+            streamed.insert(item_id.clone());
+            Some(text.clone())
+        }
+        AgentEvent::MessageCompleted { item_id, text } => Some(if streamed.remove(item_id) {
+            "\n".to_string()
+        } else {
+            format!("{text}\n")
+        }),
+        AgentEvent::ToolStarted { name, input, .. } => Some(format!(
+            "[{name}] {}\n",
+            input
+                .get("command")
+                .and_then(|c| c.as_str().map(str::to_string))
+                .unwrap_or_else(|| compact(input))
+        )),
+        AgentEvent::ToolCompleted {
+            name,
+            status,
+            exit_code,
+            output,
+            ..
+        } => {
+            let mut s = format!("[{name}] {status:?}").to_lowercase();
+            if let Some(c) = exit_code {
+                s.push_str(&format!(" (exit {c})"));
+            }
+            if let Some(o) = output.as_deref().filter(|o| !o.trim().is_empty()) {
+                s.push('\n');
+                s.push_str(&indent(o.trim_end(), "  | "));
+            }
+            s.push('\n');
+            Some(s)
+        }
+        AgentEvent::FileChanged { path, kind, .. } => {
+            Some(format!("[file] {kind:?} {path}\n").to_lowercase())
+        }
+        AgentEvent::ApprovalResolved { outcome, .. } => {
+            Some(format!("[approval] {outcome:?}\n").to_lowercase())
+        }
+        AgentEvent::Usage {
+            input,
+            cached,
+            output,
+            reasoning,
+            cost_usd,
+        } => Some(
+            usage(&Usage {
+                input: *input,
+                cached: *cached,
+                output: *output,
+                reasoning: *reasoning,
+                cost_usd: *cost_usd,
+                runs: 1,
+            }) + "\n",
+        ),
+        AgentEvent::RunCompleted { stop_reason } => {
+            Some(format!("-- run completed ({stop_reason})\n"))
+        }
+        AgentEvent::RunFailed { error, .. } => Some(format!("-- run failed: {error}\n")),
+        AgentEvent::RunInterrupted {} => Some("-- run interrupted\n".to_string()),
+        AgentEvent::EngineDiagnostic {
+            source: agentdesk_protocol::events::DiagnosticSource::Notice,
+            message,
+            ..
+        } => Some(format!("note: {message}\n")),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_utc_times() {
+        assert_eq!(time(0), "1970-01-01 00:00");
+        assert_eq!(time(1_700_000_000_000), "2023-11-14 22:13");
+        assert_eq!(time(951_782_400_000), "2000-02-29 00:00");
+    }
+}

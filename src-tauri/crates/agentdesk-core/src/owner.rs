@@ -1,0 +1,111 @@
+//! Who may run start-up recovery. [`crate::Desk::recover`] turns every run left `running`
+//! into `interrupted`, which is only right when no other live process is driving those runs:
+//! the app and any number of `agentdesk-cli run` may share one data directory.
+//!
+//! Every process that drives engines holds a *shared* advisory lock on `<data dir>/engines.lock`
+//! for its lifetime. A process that can take the lock *exclusively* knows nobody else is
+//! driving runs, so whatever is still `running` was left by a process that died (the kernel
+//! drops a dead process's locks, even after SIGKILL). Unix only; elsewhere nobody is
+//! considered alive, which is what recovery did before this lock existed.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+use crate::{CoreError, Result};
+
+pub const OWNER_LOCK_FILE: &str = "engines.lock";
+
+/// Held while this process drives engines; dropping it releases the lock.
+#[derive(Debug)]
+pub struct OwnerLock {
+    _file: File,
+}
+
+fn open(data_dir: &Path) -> Result<File> {
+    std::fs::create_dir_all(data_dir).map_err(|source| CoreError::Io {
+        what: format!("cannot create the data directory {}", data_dir.display()),
+        source,
+    })?;
+    let path = data_dir.join(OWNER_LOCK_FILE);
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| CoreError::Io {
+            what: format!("cannot open {}", path.display()),
+            source,
+        })
+}
+
+#[cfg(unix)]
+fn flock(file: &File, op: libc::c_int) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a file descriptor this `File` owns; no memory is shared.
+    unsafe { libc::flock(file.as_raw_fd(), op | libc::LOCK_NB) == 0 }
+}
+
+/// True when no other process holds the lock (so leftovers may be recovered). Does not keep
+/// the lock: read-only commands call this, then go on without owning anything.
+pub fn nobody_else_owns(data_dir: &Path) -> Result<bool> {
+    let file = open(data_dir)?;
+    #[cfg(unix)]
+    {
+        Ok(flock(&file, libc::LOCK_EX))
+    }
+    #[cfg(not(unix))]
+    {
+        drop(file);
+        Ok(true)
+    }
+}
+
+impl OwnerLock {
+    /// Take the shared lock (never blocks: shared locks only wait for an exclusive holder,
+    /// which only holds it for the instant of a check, so a short retry is enough). Returns
+    /// the lock and whether this process was alone when it took it.
+    pub fn acquire(data_dir: &Path) -> Result<(OwnerLock, bool)> {
+        let file = open(data_dir)?;
+        #[cfg(unix)]
+        {
+            let alone = flock(&file, libc::LOCK_EX);
+            // Downgrading (or taking shared directly) lets other owners in alongside.
+            for _ in 0..200 {
+                if flock(&file, libc::LOCK_SH) {
+                    return Ok((OwnerLock { _file: file }, alone));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(CoreError::Io {
+                what: format!("cannot lock {}", data_dir.join(OWNER_LOCK_FILE).display()),
+                source: std::io::Error::last_os_error(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok((OwnerLock { _file: file }, true))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_holder_blocks_recovery_and_releases_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(nobody_else_owns(dir.path()).unwrap());
+        let (first, alone) = OwnerLock::acquire(dir.path()).unwrap();
+        assert!(alone);
+        // flock locks belong to the open file description, so a second open in the same
+        // process behaves like another process.
+        let (second, alone) = OwnerLock::acquire(dir.path()).unwrap();
+        assert_eq!(alone, !cfg!(unix));
+        assert_eq!(nobody_else_owns(dir.path()).unwrap(), !cfg!(unix));
+        drop(first);
+        drop(second);
+        assert!(nobody_else_owns(dir.path()).unwrap());
+    }
+}
