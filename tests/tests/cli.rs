@@ -7,7 +7,8 @@
 //!   attached image, a command approved from the terminal (piped "y"), then search, show
 //!   and export of the result;
 //! - crash recovery: SIGKILL the CLI mid-stream, reopen: the run is interrupted, its text up
-//!   to the last second is stored, the database is intact, no engine process is left.
+//!   to the last second is stored, the database is intact, no engine process is left;
+//! - Ctrl-C (SIGINT): the run ends interrupted, exit code 3, no engine process is left.
 //!
 //! A missing binary or engine is a loud SKIP (a failure under `CI=true`). Every wait is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -98,6 +99,12 @@ impl Env {
         c.args(args)
             .envs(self.vars.iter().map(|(k, v)| (k, v)))
             .env_remove("CLAUDECODE")
+            // Hermetic: no real key or login reaches the engines (or the login report).
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("ANTHROPIC_AUTH_TOKEN")
+            .env_remove("CLAUDE_CODE_OAUTH_TOKEN")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("CODEX_API_KEY")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -365,6 +372,27 @@ async fn doctor_reports_data_dir_database_and_engines() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn doctor_probes_the_real_engines() {
+    let Some((mut env, _fake)) = engine_env("codex", "doctor").await else {
+        return;
+    };
+    let Some(claude) = engine_bin("CLAUDE_BIN") else {
+        return;
+    };
+    env.vars.push(("AGENTDESK_CLAUDE_BIN".into(), s(&claude)));
+    let json: Value = serde_json::from_str(&env.ok(&["doctor", "--json"]).await).unwrap();
+    for (i, name) in ["codex", "claude"].iter().enumerate() {
+        let e = &json["engines"][i];
+        assert_eq!(e["engine"], *name);
+        assert!(e["version"].as_str().is_some_and(|v| !v.is_empty()), "{e}");
+        // No login in these homes: reported, not an error.
+        assert_eq!(e["loggedIn"], false, "{e}");
+    }
+    let text = env.ok(&["doctor"]).await;
+    assert!(text.contains("NOT logged in"), "{text}");
+}
+
 /// One engine's fake model server and the CLI environment and profile pointed at it.
 enum Fake {
     Codex(fake_responses::FakeResponses),
@@ -620,8 +648,10 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-async fn crash_recovery(engine: &str) {
-    let Some((env, fake)) = engine_env(engine, "crash").await else {
+/// Stop a streaming `run` with `signal`: KILL (a crash: the next process recovers) or INT
+/// (Ctrl-C: the CLI interrupts the run itself and exits with 3).
+async fn stop_mid_stream(engine: &str, signal: &str) {
+    let Some((env, fake)) = engine_env(engine, &signal.to_lowercase()).await else {
         return;
     };
     if !cfg!(target_os = "linux") {
@@ -651,9 +681,19 @@ async fn crash_recovery(engine: &str) {
     let engines = descendants(pid);
     assert!(!engines.is_empty(), "no engine process under the CLI");
     let _ = std::process::Command::new("kill")
-        .args(["-KILL", &pid.to_string()])
+        .args([format!("-{signal}"), pid.to_string()])
         .status();
-    let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    // An interrupt waits for the engine to confirm (bounded by the adapters).
+    let status = tokio::time::timeout(Duration::from_secs(45), child.wait())
+        .await
+        .expect("the CLI did not exit after the signal")
+        .unwrap();
+    if signal == "INT" {
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err).await;
+        assert_eq!(status.code(), Some(3), "Ctrl-C must exit with 3: {err}");
+        assert!(err.contains("interrupting the run"), "{err}");
+    }
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
     while engines.iter().any(|p| alive(*p)) && tokio::time::Instant::now() < deadline {
@@ -683,10 +723,20 @@ async fn crash_recovery(engine: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn crash_recovery_codex() {
-    crash_recovery("codex").await;
+    stop_mid_stream("codex", "KILL").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_interrupts_codex() {
+    stop_mid_stream("codex", "INT").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_interrupts_claude() {
+    stop_mid_stream("claude", "INT").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn crash_recovery_claude() {
-    crash_recovery("claude").await;
+    stop_mid_stream("claude", "KILL").await;
 }
