@@ -1,114 +1,93 @@
-//! Timeline persistence: items written per second in batches, and the time to the first
-//! screenful (100 items) of a 50,000-item session. Dependency-free harness (best of 5).
-//! `cargo bench -p agentdesk-store --bench timeline`
+//! Store speed (divan): `cargo bench -p agentdesk-store --bench timeline`.
+//!
+//! - `persist_batched`: timeline items written per second, in batches of 500 per transaction
+//!   (what a run's recorder does, at far higher rates than any engine streams).
+//! - `reflush_batched`: the same items upserted again (a streaming flush re-indexes FTS text).
+//! - `first_screenful_of_50k`: the last 100 items of a 50,000-item session (opening a session).
+//! - `search_1m_messages`: FTS5 search, bm25-ranked with snippets, over 1,000,000 messages. The
+//!   database is built once (about a minute) and kept under `target/bench-data/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::{Duration, Instant};
+#[path = "support.rs"]
+mod support;
 
-use agentdesk_protocol::ui::*;
-use agentdesk_store::{NewRun, Store};
+use std::sync::LazyLock;
 
-const ITEMS: usize = 50_000;
-const BATCH: usize = 500;
-
-fn item(i: usize) -> TimelineItem {
-    TimelineItem {
-        id: format!("r:{i}"),
-        session_id: "s".into(),
-        run_id: "r".into(),
-        seq: i as i64,
-        status: ItemStatus::Completed,
-        body: ItemBody::AgentMessage {
-            text: format!(
-                "message {i}: the quick brown fox jumps over the lazy dog, again and again, {i}"
-            ),
-        },
-        created_at: 1,
-        updated_at: 1,
-    }
-}
+use divan::counter::ItemsCount;
+use divan::Bencher;
+use support::{items, runtime, seed, Seeded};
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in_dir(dir.path()).await.unwrap();
-        store
-            .insert_workspace(&Workspace {
-                id: "w".into(),
-                name: "w".into(),
-                path: "/w".into(),
-                created_at: 1,
+    divan::main();
+}
+
+const BATCH: usize = 500;
+
+static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(runtime);
+
+/// A fresh database with one session of 50,000 items.
+static FIFTY_K: LazyLock<Seeded> = LazyLock::new(|| RT.block_on(seed(None, 1, 50_000)));
+
+/// 1,000,000 messages in 20 sessions, built once and reused across runs.
+static ONE_M: LazyLock<Seeded> = LazyLock::new(|| {
+    let dir = support::bench_data_dir().join("fts-1m");
+    RT.block_on(seed(Some(dir), 20, 50_000))
+});
+
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn persist_batched(b: Bencher) {
+    const N: usize = 10_000;
+    b.counter(ItemsCount::new(N))
+        .with_inputs(|| RT.block_on(seed(None, 1, 0)))
+        .bench_values(|seeded| {
+            RT.block_on(async {
+                let batch = items(&seeded.sessions[0], 0, N);
+                for chunk in batch.chunks(BATCH) {
+                    seeded.store.upsert_timeline_items(chunk).await.unwrap();
+                }
+                seeded
             })
-            .await
-            .unwrap();
-        store
-            .insert_session(&Session {
-                id: "s".into(),
-                workspace_id: "w".into(),
-                profile_id: None,
-                title: "t".into(),
-                engine: Engine::Codex,
-                engine_session_id: None,
-                created_at: 1,
-                updated_at: 1,
-                archived_at: None,
-            })
-            .await
-            .unwrap();
-        store
-            .create_run(&NewRun {
-                id: "r",
-                session_id: "s",
-                status: RunStatus::Running,
-                prompt: "p",
-                profile_id: None,
-                model: None,
-                at: 1,
-            })
-            .await
-            .unwrap();
-        let items: Vec<TimelineItem> = (0..ITEMS).map(item).collect();
-        let t = Instant::now();
-        for chunk in items.chunks(BATCH) {
-            store.upsert_timeline_items(chunk).await.unwrap();
-        }
-        let insert = t.elapsed();
-        // Updating the same items again (what streaming flushes do).
-        let t = Instant::now();
-        for chunk in items.chunks(BATCH) {
-            store.upsert_timeline_items(chunk).await.unwrap();
-        }
-        let update = t.elapsed();
-        let mut best = Duration::MAX;
-        for _ in 0..5 {
-            let t = Instant::now();
-            let page = store.load_timeline("s", None, 100).await.unwrap();
-            best = best.min(t.elapsed());
-            assert_eq!(page.items.len(), 100);
-        }
-        let mut search = Duration::MAX;
-        for _ in 0..5 {
-            let t = Instant::now();
-            let hits = store
-                .search_messages("lazy dog 4999", None, 20)
+        });
+}
+
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn reflush_batched(b: Bencher) {
+    const N: usize = 10_000;
+    let seeded = &*FIFTY_K;
+    let batch = items(&seeded.sessions[0], 0, N);
+    b.counter(ItemsCount::new(N)).bench(|| {
+        RT.block_on(async {
+            for chunk in batch.chunks(BATCH) {
+                seeded.store.upsert_timeline_items(chunk).await.unwrap();
+            }
+        })
+    });
+}
+
+#[divan::bench(sample_count = 50)]
+fn first_screenful_of_50k(b: Bencher) {
+    let seeded = &*FIFTY_K;
+    b.bench(|| {
+        RT.block_on(async {
+            let page = seeded
+                .store
+                .load_timeline(&seeded.sessions[0].0, None, 100)
                 .await
                 .unwrap();
-            search = search.min(t.elapsed());
-            assert!(!hits.is_empty());
-        }
-        println!(
-            "insert {ITEMS} items in batches of {BATCH}: {:.0} items/s ({insert:?})",
-            ITEMS as f64 / insert.as_secs_f64()
-        );
-        println!(
-            "upsert (update) {ITEMS} items: {:.0} items/s ({update:?})",
-            ITEMS as f64 / update.as_secs_f64()
-        );
-        println!("first screenful (100 items) of a {ITEMS}-item session: {best:?}");
-        println!("FTS search over {ITEMS} messages (top 20): {search:?}");
+            assert_eq!(page.items.len(), 100);
+            page
+        })
+    });
+}
+
+#[divan::bench(sample_count = 30, args = ["kettle", "zebra orbit", "quartz 4242"])]
+fn search_1m_messages(b: Bencher, query: &str) {
+    let seeded = &*ONE_M;
+    b.bench(|| {
+        RT.block_on(async {
+            let hits = seeded.store.search_messages(query, None, 20).await.unwrap();
+            assert!(!hits.is_empty(), "no hits for {query}");
+            hits
+        })
     });
 }
