@@ -674,3 +674,44 @@ real_test!(plan_mode_question_is_answered, |bin| {
     );
     env.engine.shutdown().await;
 });
+
+// Discovery and preflight against the real binary: the override path is found, its version
+// is probed, and without a login (default OpenAI provider, no key) a turn is refused up front
+// with what to do — instead of codex retrying forever offline.
+real_test!(discovery_version_and_login_preflight, |bin| {
+    use agentdesk_engine::{probe_version, Discovery, EngineProgram, FoundVia};
+    let exe = Discovery::new(EngineProgram::CODEX)
+        .override_path(Some(bin.clone()))
+        .find()
+        .unwrap();
+    assert_eq!(exe.via, FoundVia::Override);
+    let version = probe_version(&exe, STEP).await.unwrap();
+    assert_eq!(version.to_string(), "0.169.0", "{}", version.raw);
+
+    let env = Env::new("login", &bin, AskForApproval::Never).await;
+    let mut profile = env.profile.clone();
+    profile.provider = None;
+    profile.model = None;
+    profile.env_remove = vec!["OPENAI_API_KEY".into(), "CODEX_API_KEY".into()];
+    let account = env
+        .engine
+        .account(Some(env.home.clone()), &profile)
+        .await
+        .unwrap();
+    assert!(account.account.is_none(), "{account:?}");
+    assert!(account.requires_openai_auth);
+    let mut req = env.request(vec![UserInput::text("hi")], None);
+    req.profile = profile;
+    let err = tokio::time::timeout(STEP, env.engine.start_run(req))
+        .await
+        .expect("start_run hung")
+        .err()
+        .expect("an unauthenticated turn must be refused");
+    assert!(matches!(err, EngineError::Preflight(_)), "{err:?}");
+    assert!(err.to_string().contains("codex login"), "{err}");
+    assert!(
+        env.fake.requests().is_empty(),
+        "nothing may reach a model before the login check"
+    );
+    env.engine.shutdown().await;
+});
