@@ -89,6 +89,16 @@ impl Reply {
         Self::Stream(steps)
     }
 
+    /// `n` text pieces, `every` apart, then a normal end: for overlapping turns.
+    pub fn slow_text_then_end(n: usize, every: Duration) -> Self {
+        let mut steps = Vec::new();
+        for i in 0..n {
+            steps.push(Step::Text(vec![format!("chunk{i} ")]));
+            steps.push(Step::Sleep(every));
+        }
+        Self::Stream(steps)
+    }
+
     pub fn status(code: u16, message: &str) -> Self {
         Self::Status(code, message.into())
     }

@@ -715,3 +715,43 @@ real_test!(discovery_version_and_login_preflight, |bin| {
     );
     env.engine.shutdown().await;
 });
+
+// One resident app-server per Codex home, multiplexed by threadId: two sessions' turns run at
+// the same time on one process, and each run only sees its own thread's events.
+real_test!(two_threads_share_one_app_server, |bin| {
+    let env = Env::new("multiplex", &bin, AskForApproval::Never).await;
+    env.fake
+        .push(Reply::slow_text_then_end(4, Duration::from_millis(60)));
+    env.fake
+        .push(Reply::slow_text_then_end(4, Duration::from_millis(60)));
+    let (mut a, mut b) = tokio::join!(env.run("first", None), env.run("second", None));
+    assert_ne!(a.thread_id, b.thread_id);
+    assert_eq!(
+        env.engine.app_server_pids(Some(&env.home)).len(),
+        1,
+        "both threads must share one app-server"
+    );
+    let (ea, eb) = tokio::join!(until_end(&mut a, Vec::new()), until_end(&mut b, Vec::new()));
+    for (run, events) in [(&a, &ea), (&b, &eb)] {
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            text, "chunk0 chunk1 chunk2 chunk3 ",
+            "{}: {events:#?}",
+            run.thread_id
+        );
+        assert!(matches!(
+            events.last(),
+            Some(AgentEvent::RunCompleted { .. })
+        ));
+        assert!(
+            matches!(&events[0], AgentEvent::RunStarted { engine_session_id: Some(id), .. } if *id == run.thread_id)
+        );
+    }
+    env.engine.shutdown().await;
+});
