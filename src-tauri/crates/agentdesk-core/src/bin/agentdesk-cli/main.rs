@@ -65,7 +65,8 @@ enum Command {
     Export(views::ExportArgs),
     /// List the approvals waiting for an answer.
     Approvals(views::ApprovalsArgs),
-    /// Check the engines, the data directory and the database.
+    /// Check the engines, the data directory and the database; runs left `running` by a
+    /// process that died are marked interrupted.
     Doctor(doctor::DoctorArgs),
     /// Manage a workspace's profiles.
     #[command(subcommand)]
@@ -104,7 +105,9 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
         Command::Run(args) => run::run(&data_dir, args).await,
         Command::Doctor(args) => doctor::doctor(&data_dir, args).await,
         command => {
-            let desk = open_desk(&data_dir).await?;
+            // Pure reads and profile edits: they never touch run states, so they are safe
+            // next to a live app or `run` whatever locks those hold.
+            let desk = Desk::open(&data_dir).await?;
             let result = match command {
                 Command::Sessions(a) => views::sessions(&desk, a).await,
                 Command::Show(a) => views::show(&desk, a).await,
@@ -121,8 +124,8 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
 }
 
 /// Open the core and, when no live process drives runs in this data directory, turn what a
-/// dead one left `running` into `interrupted` (so a SIGKILLed `run` shows as interrupted the
-/// next time anything looks).
+/// dead one left `running` into `interrupted` (`doctor` does this, and `run` before it
+/// starts, so a SIGKILLed `run` shows as interrupted afterwards).
 pub(crate) async fn open_desk(data_dir: &std::path::Path) -> CliResult<Desk> {
     let desk = Desk::open(data_dir).await?;
     if owner::nobody_else_owns(data_dir)? {
