@@ -705,8 +705,7 @@ real_test!(discovery_version_and_login_preflight, |bin| {
     let err = tokio::time::timeout(STEP, env.engine.start_run(req))
         .await
         .expect("start_run hung")
-        .err()
-        .expect("an unauthenticated turn must be refused");
+        .expect_err("an unauthenticated turn must be refused");
     assert!(matches!(err, EngineError::Preflight(_)), "{err:?}");
     assert!(err.to_string().contains("codex login"), "{err}");
     assert!(

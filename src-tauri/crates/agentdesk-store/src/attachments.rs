@@ -72,7 +72,7 @@ impl Store {
 
     /// Attach blobs to a run, in order, in one transaction.
     pub async fn link_run_attachments(&self, run_id: &str, blobs: &[(&str, &str)]) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         for (position, (sha256, name)) in blobs.iter().enumerate() {
             let res = sqlx::query(
                 "INSERT INTO run_attachments (run_id, sha256, position, name) VALUES (?, ?, ?, ?)",

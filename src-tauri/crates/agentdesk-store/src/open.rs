@@ -66,6 +66,13 @@ impl Store {
         Ok(rows.join("\n"))
     }
 
+    /// A write transaction. `BEGIN IMMEDIATE` takes the write lock up front, so concurrent
+    /// writers queue behind the busy timeout; a plain (deferred) `BEGIN` that reads first fails
+    /// at once with "database is locked" when its read lock cannot be upgraded.
+    pub(crate) async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
     /// Close every connection. The WAL is checkpointed and truncated first, so a clean exit
     /// leaves the whole database in the main file.
     pub async fn close(&self) {

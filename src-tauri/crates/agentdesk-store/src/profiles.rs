@@ -67,7 +67,7 @@ impl Store {
     /// Insert a profile. When it is the default, the previous default stops being one.
     pub async fn insert_profile(&self, p: &Profile) -> Result<()> {
         let s = &p.spec;
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         if p.is_default {
             sqlx::query(
                 "UPDATE profiles SET is_default = 0 WHERE workspace_id = ? AND is_default = 1",
@@ -187,7 +187,7 @@ impl Store {
 
     /// Make `id` its workspace's default, in one transaction (never zero or two defaults).
     pub async fn set_default_profile(&self, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let ws: Option<String> =
             sqlx::query_scalar("SELECT workspace_id FROM profiles WHERE id = ?")
                 .bind(id)
@@ -211,7 +211,7 @@ impl Store {
     /// default so a workspace with profiles always has one. Sessions keep running under no
     /// profile (`profile_id` becomes NULL).
     pub async fn delete_profile(&self, id: &str) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let row: Option<(String, i64)> =
             sqlx::query_as("SELECT workspace_id, is_default FROM profiles WHERE id = ?")
                 .bind(id)

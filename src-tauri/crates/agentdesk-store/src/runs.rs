@@ -69,7 +69,7 @@ impl Store {
             )));
         }
         let started_at = (r.status == RunStatus::Running).then_some(r.at);
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         let res = sqlx::query(&format!(
             "INSERT INTO runs ({COLUMNS})
              SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL

@@ -109,7 +109,7 @@ impl Store {
         if items.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.write_tx().await?;
         for item in items {
             upsert_one(&mut tx, item).await?;
         }
