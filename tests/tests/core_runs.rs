@@ -212,6 +212,35 @@ impl World {
         self.desk.wait_run(run_id, STEP).await.unwrap()
     }
 
+    /// A run that must complete; otherwise fail with its error and the engine's notices and
+    /// diagnostics (what a flaky CI run needs to be understood).
+    async fn completed(&self, run_id: &str) -> agentdesk_protocol::ui::Run {
+        let run = self.wait_run(run_id).await;
+        if run.status != RunStatus::Completed {
+            let page = self
+                .desk
+                .load_timeline(&self.session.id, None, Some(500))
+                .await
+                .unwrap();
+            let notes: Vec<_> = page
+                .items
+                .iter()
+                .filter(|i| i.run_id == run_id)
+                .map(|i| &i.body)
+                .collect();
+            let requests = match &self.fake {
+                Fake::Codex(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
+                Fake::Claude(f) => f
+                    .requests()
+                    .iter()
+                    .map(|r| r.path.clone())
+                    .collect::<Vec<_>>(),
+            };
+            panic!("run not completed: {run:#?}\nitems: {notes:#?}\nmodel requests: {requests:?}");
+        }
+        run
+    }
+
     /// The first pending approval of a run (bounded wait on the pending set).
     async fn pending(&self, run_id: &str) -> Approval {
         let mut rx = self.desk.approvals().watch_pending();
@@ -301,8 +330,7 @@ async fn text(engine: Engine, bin: PathBuf) {
     let mut updates = w.desk.subscribe_runs();
     w.push_text(&["Hello ", "from ", "zanzibar!"]);
     let run_id = w.send("Say hello").await;
-    let run = w.wait_run(&run_id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&run_id).await;
     assert_eq!(w.agent_text().await, "Hello from zanzibar!");
     let hits = w.desk.search("zanzibar", None, 10).await.unwrap();
     assert!(
@@ -346,8 +374,7 @@ async fn approval(engine: Engine, bin: PathBuf) {
         .await
         .unwrap();
     assert_eq!(decided.state, ApprovalState::ApprovedOnce);
-    let run = w.wait_run(&run_id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&run_id).await;
     assert!(w.work.join("approved.txt").exists());
     assert!(w.agent_text().await.contains("Done."));
     let again = w
@@ -390,10 +417,8 @@ async fn queued(engine: Engine, bin: PathBuf) {
         .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
         .await
         .unwrap();
-    let r1 = w.wait_run(&first).await;
-    let r2 = w.wait_run(&second.id).await;
-    assert_eq!(r1.status, RunStatus::Completed, "{r1:?}");
-    assert_eq!(r2.status, RunStatus::Completed, "{r2:?}");
+    let r1 = w.completed(&first).await;
+    let r2 = w.completed(&second.id).await;
     assert!(r2.started_at.unwrap() >= r1.ended_at.unwrap());
     let text = w.agent_text().await;
     assert!(
@@ -458,8 +483,7 @@ async fn engine_killed(engine: Engine, bin: PathBuf) {
     // The next message works again (Codex restarts its app-server, Claude starts a new CLI).
     w.push_text(&["Back again."]);
     let next = w.send("Are you there?").await;
-    let run = w.wait_run(&next).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&next).await;
     w.finish(&[pid]).await;
 }
 
@@ -479,8 +503,7 @@ async fn image(engine: Engine, bin: PathBuf) {
         )
         .await
         .unwrap();
-    let run = w.wait_run(&run.id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&run.id).await;
     assert_eq!(w.image_sent().as_deref(), Some(RED_PNG_B64));
     w.finish(&[]).await;
 }
@@ -497,8 +520,7 @@ async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
     w.push_command("call_core_rule", "touch ruled.txt");
     w.push_text(&["Done by rule."]);
     let run_id = w.send("Please create the file").await;
-    let run = w.wait_run(&run_id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&run_id).await;
     assert!(w.work.join("ruled.txt").exists());
     let recorded: Vec<Approval> = w
         .desk
@@ -543,8 +565,7 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
         .await
         .unwrap();
     assert_eq!(second.status, RunStatus::Running);
-    let r2 = w.wait_run(&second.id).await;
-    assert_eq!(r2.status, RunStatus::Completed, "{r2:?}");
+    w.completed(&second.id).await;
     let r1 = w.desk.store().get_run(&first).await.unwrap();
     assert_eq!(r1.status, RunStatus::Running);
     w.push_text(&["First session done."]);
@@ -552,8 +573,7 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
         .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
         .await
         .unwrap();
-    let r1 = w.wait_run(&first).await;
-    assert_eq!(r1.status, RunStatus::Completed, "{r1:?}");
+    w.completed(&first).await;
     assert!(w.work.join("parallel.txt").exists());
     w.finish(&[]).await;
 }
@@ -569,8 +589,7 @@ async fn stale_resume(engine: Engine, bin: PathBuf) {
         .unwrap();
     w.push_text(&["Fresh start."]);
     let run_id = w.send("Continue").await;
-    let run = w.wait_run(&run_id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    w.completed(&run_id).await;
     let session = w.desk.get_session(&w.session.id).await.unwrap();
     assert!(
         session
@@ -602,14 +621,51 @@ async fn deadline_denies(engine: Engine, bin: PathBuf) {
     w.push_command("call_core_deadline", "touch late.txt");
     w.push_text(&["Nobody answered."]);
     let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
-    let run = w.wait_run(&run_id).await;
-    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
-    let a = w.desk.store().get_approval(&a.id).await.unwrap();
+    w.completed(&run_id).await;
+    // Looked up afterwards: under load the 1 s deadline may pass before a watcher looks.
+    let asked: Vec<Approval> = w
+        .desk
+        .store()
+        .session_approvals(&w.session.id)
+        .await
+        .unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let a = &asked[0];
     assert_eq!(a.state, ApprovalState::TimedOut);
     assert_eq!(a.decided_by, Some(DecidedBy::Deadline));
     assert!(!w.work.join("late.txt").exists());
     w.finish(&[]).await;
+}
+
+async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "shutdown", &bin, Vec::new()).await;
+    w.push_command("call_core_shutdown", "touch never.txt");
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
+    // A second message waits behind the first; shutdown must not leave it queued.
+    let queued = w
+        .desk
+        .send_message(&w.session.id, "Later", &[])
+        .await
+        .unwrap();
+    assert_eq!(queued.status, RunStatus::Queued);
+    tokio::time::timeout(STEP, w.desk.shutdown())
+        .await
+        .expect("shutdown hung");
+    let run = w.desk.store().get_run(&run_id).await.unwrap();
+    assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
+    let a = w.desk.store().get_approval(&a.id).await.unwrap();
+    assert_eq!(a.state, ApprovalState::Cancelled);
+    let queued = w.desk.store().get_run(&queued.id).await.unwrap();
+    assert_eq!(queued.status, RunStatus::Interrupted, "{queued:?}");
+    assert!(w
+        .desk
+        .send_message(&w.session.id, "After shutdown", &[])
+        .await
+        .is_err());
+    assert!(!w.work.join("never.txt").exists());
+    w.finish(&[pid]).await;
 }
 
 macro_rules! instantiate {
@@ -643,7 +699,8 @@ instantiate!(
         rule_auto_approves,
         parallel_sessions,
         stale_resume,
-        deadline_denies
+        deadline_denies,
+        shutdown_mid_run
     ]
 );
 instantiate!(
@@ -660,6 +717,7 @@ instantiate!(
         rule_auto_approves,
         parallel_sessions,
         stale_resume,
-        deadline_denies
+        deadline_denies,
+        shutdown_mid_run
     ]
 );

@@ -424,8 +424,10 @@ impl Desk {
             self.end_unfinished(&run_id, RunStatus::Failed, &e.to_string())
                 .await;
         }
-        lock(&self.runs.active).remove(&run_id);
+        // Announced before it leaves the active set: `wait_run` returns only after that, so
+        // whoever waited has the final status in its subscription too.
         self.publish_status(&run_id).await;
+        lock(&self.runs.active).remove(&run_id);
         self.start_next(&session_id).await;
     }
 
