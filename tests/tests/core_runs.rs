@@ -668,6 +668,45 @@ async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
     w.finish(&[pid]).await;
 }
 
+/// Claude only here: Codex asks questions only in plan mode (covered by codex_real).
+async fn question_answered(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "question", &bin, Vec::new()).await;
+    let Fake::Claude(fake) = &w.fake else {
+        panic!("question_answered is a Claude scenario")
+    };
+    fake.push(fake_messages::Reply::tool(
+        "toolu_core_q",
+        "AskUserQuestion",
+        json!({"questions": [{"question": "Which color do you prefer?", "header": "Color",
+            "multiSelect": false, "options": [{"label": "Red", "description": "red"},
+            {"label": "Blue", "description": "blue"}]}]}),
+    ));
+    w.push_text(&["Blue it is."]);
+    let run_id = w.send("Ask me a question").await;
+    let a = w.pending(&run_id).await;
+    assert_eq!(a.kind, ApprovalKindName::Question);
+    let q = &a.request.questions[0];
+    assert_eq!(q.question, "Which color do you prefer?");
+    // A question is answered, not approved.
+    assert!(w
+        .desk
+        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+        .await
+        .is_err());
+    let answers = BTreeMap::from([(q.id.clone(), vec!["Blue".to_string()])]);
+    let answered = w
+        .desk
+        .answer_question(&a.id, answers, DecidedBy::User)
+        .await
+        .unwrap();
+    assert_eq!(answered.state, ApprovalState::Answered);
+    w.completed(&run_id).await;
+    let last = fake.model_requests().pop().unwrap();
+    let result = last.blocks_of("tool_result")[0].to_string();
+    assert!(result.contains("Blue"), "{result}");
+    w.finish(&[]).await;
+}
+
 macro_rules! instantiate {
     ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
         mod $module {
@@ -708,6 +747,7 @@ instantiate!(
     Engine::Claude,
     "CLAUDE_BIN",
     [
+        question_answered,
         text,
         approval,
         queued,
