@@ -4,3 +4,4 @@ pub mod e2e;
 pub mod fake_messages;
 pub mod fake_responses;
 pub mod http;
+pub mod real;

@@ -17,28 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
+use agentdesk_tests::real::{engine_bin, skip_or_fail, RED_PNG};
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
+const SUITE: &str = "CLI suite";
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
-
-const RED_PNG: &[u8] = &[
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
-    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
-    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
-];
-
-fn skip_or_fail(what: &str) {
-    eprintln!("\n!!!!!!!! SKIP ({what}): CLI test NOT run !!!!!!!!\n");
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "{what}: required in CI"
-    );
-}
 
 /// The CLI binary next to this test's target dir; `None` (after a loud skip) when not built.
 fn cli_bin() -> Option<PathBuf> {
@@ -47,22 +35,15 @@ fn cli_bin() -> Option<PathBuf> {
     if bin.exists() {
         Some(bin)
     } else {
-        skip_or_fail(&format!(
-            "{} missing: run `cargo build -p agentdesk-core --bin agentdesk-cli`",
-            bin.display()
-        ));
+        skip_or_fail(
+            SUITE,
+            &format!(
+                "{} missing: run `cargo build -p agentdesk-core --bin agentdesk-cli`",
+                bin.display()
+            ),
+        );
         None
     }
-}
-
-fn engine_bin(var: &str) -> Option<PathBuf> {
-    let found = std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    if found.is_none() {
-        skip_or_fail(&format!("{var} not set"));
-    }
-    found
 }
 
 fn s(p: &Path) -> String {
@@ -377,7 +358,7 @@ async fn doctor_probes_the_real_engines() {
     let Some((mut env, _fake)) = engine_env("codex", "doctor").await else {
         return;
     };
-    let Some(claude) = engine_bin("CLAUDE_BIN") else {
+    let Some(claude) = engine_bin("CLAUDE_BIN", SUITE) else {
         return;
     };
     env.vars.push(("AGENTDESK_CLAUDE_BIN".into(), s(&claude)));
@@ -440,7 +421,7 @@ async fn engine_env(engine: &str, name: &str) -> Option<(Env, Fake)> {
         "codex" => ("CODEX_BIN", "AGENTDESK_CODEX_BIN"),
         _ => ("CLAUDE_BIN", "AGENTDESK_CLAUDE_BIN"),
     };
-    let engine_path = engine_bin(var)?;
+    let engine_path = engine_bin(var, SUITE)?;
     let mut env = Env::new(bin, &format!("{engine}-{name}"));
     let home = env.root.join("home");
     let tmp = env.root.join("t");

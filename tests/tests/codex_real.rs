@@ -17,31 +17,12 @@ use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
+use agentdesk_tests::real::{engine_bin, RED_PNG};
+
+const SUITE: &str = "real codex suite";
 
 const STEP: Duration = Duration::from_secs(30);
 const TEST: Duration = Duration::from_secs(120);
-
-/// A 2×2 red PNG (the one from the research transcripts).
-const RED_PNG: &[u8] = &[
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
-    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
-    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
-];
-
-fn codex_bin() -> Option<PathBuf> {
-    match std::env::var_os("CODEX_BIN").filter(|v| !v.is_empty()) {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            eprintln!("\n!!!!!!!! SKIP (CODEX_BIN not set): real codex suite NOT run !!!!!!!!\n");
-            assert_ne!(
-                std::env::var("CI").as_deref(),
-                Ok("true"),
-                "CODEX_BIN must be set in CI"
-            );
-            None
-        }
-    }
-}
 
 struct Env {
     fake: FakeResponses,
@@ -168,7 +149,9 @@ macro_rules! real_test {
     ($name:ident, |$bin:ident| $body:block) => {
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
         async fn $name() {
-            let Some($bin) = codex_bin() else { return };
+            let Some($bin) = engine_bin("CODEX_BIN", SUITE) else {
+                return;
+            };
             tokio::time::timeout(TEST, async move { $body })
                 .await
                 .expect("test timed out");

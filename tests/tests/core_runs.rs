@@ -16,34 +16,14 @@ use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
     ItemBody, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
 };
+use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::json;
 
+const SUITE: &str = "core run suite";
+
 const STEP: Duration = Duration::from_secs(40);
 const TEST: Duration = Duration::from_secs(180);
-
-const RED_PNG: &[u8] = &[
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
-    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
-    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
-];
-const RED_PNG_B64: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAD0lEQVR4nGNgYPgPRmAKABf2A/1+6zfzAAAAAElFTkSuQmCC";
-
-fn bin(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var).filter(|v| !v.is_empty()) {
-        Some(p) => Some(PathBuf::from(p)),
-        None => {
-            eprintln!("\n!!!!!!!! SKIP ({var} not set): core run suite NOT run for it !!!!!!!!\n");
-            assert_ne!(
-                std::env::var("CI").as_deref(),
-                Ok("true"),
-                "{var} must be set in CI"
-            );
-            None
-        }
-    }
-}
 
 fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
@@ -714,7 +694,7 @@ macro_rules! instantiate {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $scenario() {
-                    let Some(bin) = bin($var) else { return };
+                    let Some(bin) = engine_bin($var, SUITE) else { return };
                     tokio::time::timeout(TEST, super::$scenario($engine, bin))
                         .await
                         .expect("scenario timed out");
