@@ -488,6 +488,46 @@ async fn image(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
+/// A non-image file is not sent inline: the prompt names it and gives its path in the
+/// content-addressed store, where the agent can read it.
+async fn file_attachment(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "file", &bin, Vec::new()).await;
+    let notes = w.work.join("notes.md");
+    std::fs::write(&notes, "# Notes\nThe launch code is 4242.\n").unwrap();
+    let att = w.desk.import_attachment(&notes).await.unwrap();
+    w.push_text(&["Read it."]);
+    let run = w
+        .desk
+        .send_message(
+            &w.session.id,
+            "Summarise the attached notes",
+            &[(att.sha256.clone(), att.name.clone())],
+        )
+        .await
+        .unwrap();
+    w.completed(&run.id).await;
+    let stored = w.desk.run_attachments(&run.id).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    let path = &stored[0].path;
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        "# Notes\nThe launch code is 4242.\n",
+        "the stored copy is the file"
+    );
+    let seen = match &w.fake {
+        Fake::Codex(f) => f.requests().first().unwrap().body["input"].to_string(),
+        Fake::Claude(f) => f.model_requests().first().unwrap().transcript(),
+    };
+    assert!(seen.contains("Summarise the attached notes"), "{seen}");
+    assert!(seen.contains("notes.md"), "the file is named: {seen}");
+    assert!(seen.contains(path.as_str()), "the path is given: {seen}");
+    assert!(
+        !seen.contains("launch code"),
+        "the file is not inlined: {seen}"
+    );
+    w.finish(&[]).await;
+}
+
 async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
     let rule = ApprovalRule {
         kind: Some(ApprovalKindName::Command),
@@ -715,6 +755,7 @@ instantiate!(
         interrupt,
         engine_killed,
         image,
+        file_attachment,
         rule_auto_approves,
         parallel_sessions,
         stale_resume,
@@ -734,6 +775,7 @@ instantiate!(
         interrupt,
         engine_killed,
         image,
+        file_attachment,
         rule_auto_approves,
         parallel_sessions,
         stale_resume,
