@@ -307,6 +307,9 @@ impl Desktop {
         }
         let driver = Guarded::new("tauri-driver", cmd.spawn()?);
         wait_for_port(port, Duration::from_secs(20)).await?;
+        // tauri-driver only proxies: WebKitWebDriver (on the native port) must be up too, or
+        // the first request fails with "connection refused" (seen under load in CI).
+        wait_for_port(native_port, Duration::from_secs(20)).await?;
 
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), serde_json::json!("wry"));
@@ -314,14 +317,27 @@ impl Desktop {
             "tauri:options".into(),
             serde_json::json!({ "application": self.pre.app.display().to_string() }),
         );
-        let client = tokio::time::timeout(
-            Duration::from_secs(60),
-            ClientBuilder::native()
-                .capabilities(caps)
-                .connect(&format!("http://127.0.0.1:{port}")),
-        )
-        .await
-        .map_err(|_| "timed out opening a WebDriver session on the app")??;
+        let url = format!("http://127.0.0.1:{port}");
+        let mut attempt = 0;
+        let client = loop {
+            attempt += 1;
+            let mut builder = ClientBuilder::native();
+            builder.capabilities(caps.clone());
+            let connecting = builder.connect(&url);
+            match tokio::time::timeout(Duration::from_secs(60), connecting).await {
+                Ok(Ok(client)) => break client,
+                // A refused or cut connection before the session exists: the drivers were
+                // still starting. Bounded retries; anything else is a real failure.
+                Ok(Err(fantoccini::error::NewSessionError::Lost(_)))
+                | Ok(Err(fantoccini::error::NewSessionError::FailedC(_)))
+                    if attempt < 3 =>
+                {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Ok(Err(e)) => return Err(e.into()),
+                Err(_) => return Err("timed out opening a WebDriver session on the app".into()),
+            }
+        };
         Ok(AppSession {
             client,
             _driver: driver,
