@@ -387,6 +387,12 @@ impl Fake {
             Fake::Claude(f) => f.push(fake_messages::Reply::bash("toolu_cli_1", cmd)),
         }
     }
+    fn push_command_as(&self, id: &str, cmd: &str) {
+        match self {
+            Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(id, cmd)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::bash(id, cmd)),
+        }
+    }
     fn push_text(&self, t: &[&str]) {
         match self {
             Fake::Codex(f) => f.push(fake_responses::Reply::text(t)),
@@ -583,6 +589,83 @@ async fn end_to_end(engine: &str) {
         "{types:?}"
     );
     assert!(!env.work.join("denied.txt").exists());
+}
+
+/// "a" at the prompt approves the request and every later one like it in the session: the
+/// second command of the turn runs without asking (stdin holds one answer only: a second
+/// prompt would wait for an answer that never comes, and the call would time out).
+async fn always_for_this_session(engine: &str) {
+    let Some((env, fake)) = engine_env(engine, "always").await else {
+        return;
+    };
+    let ws = env.ws();
+    fake.push_command_as("call_always_1", "touch always.txt");
+    fake.push_command_as("call_always_2", "touch always.txt");
+    fake.push_text(&["Both done."]);
+    let out = env
+        .call_with_stdin(&["run", "--workspace", &ws, "Make the file twice"], "a\n")
+        .await;
+    let err = stderr(&out);
+    assert!(out.status.success(), "run failed: {err}");
+    assert_eq!(err.matches("approve? [y]es once").count(), 1, "{err}");
+    assert!(env.work.join("always.txt").exists());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Both done."));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn always_for_this_session_codex() {
+    always_for_this_session("codex").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn always_for_this_session_claude() {
+    always_for_this_session("claude").await;
+}
+
+/// A question card on the terminal: numbered options, the answer typed as a number goes back
+/// to the engine as the option's label.
+#[tokio::test(flavor = "multi_thread")]
+async fn question_answered_at_the_terminal() {
+    let Some((env, fake)) = engine_env("claude", "question").await else {
+        return;
+    };
+    let Fake::Claude(f) = &fake else {
+        unreachable!()
+    };
+    f.push(fake_messages::Reply::tool(
+        "toolu_cli_q",
+        "AskUserQuestion",
+        serde_json::json!({"questions": [{
+            "question": "Which colour should the button be?",
+            "header": "Colour",
+            "options": [
+                {"label": "Red", "description": "warm"},
+                {"label": "Blue", "description": "cool"}
+            ],
+            "multiSelect": false
+        }]}),
+    ));
+    f.push(fake_messages::Reply::text(&["Blue it is."]));
+    let ws = env.ws();
+    let out = env
+        .call_with_stdin(&["run", "--workspace", &ws, "Ask me first"], "2\n")
+        .await;
+    let err = stderr(&out);
+    assert!(out.status.success(), "run failed: {err}");
+    assert!(
+        err.contains("[question] Which colour should the button be?"),
+        "{err}"
+    );
+    assert!(err.contains("1. Red") && err.contains("2. Blue"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Blue it is."));
+    // The model's next request carries the answer as the tool's result.
+    let reqs = f.model_requests();
+    let answered = reqs.iter().any(|r| {
+        r.blocks_of("tool_result")
+            .iter()
+            .any(|b| b["tool_use_id"] == "toolu_cli_q" && b.to_string().contains("Blue"))
+    });
+    assert!(answered, "{:?}", reqs.last().map(|r| r.transcript()));
 }
 
 #[tokio::test(flavor = "multi_thread")]
