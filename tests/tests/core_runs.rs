@@ -365,6 +365,66 @@ async fn approval(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
+/// "No, and stop": the command never runs, the approval is recorded as denied (not expired),
+/// and the run ends interrupted instead of carrying on.
+async fn deny_and_stop(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "deny-stop", &bin, Vec::new()).await;
+    w.push_command("call_core_stop", "touch stopped.txt");
+    w.push_text(&["This answer must not come."]);
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    let decided = w
+        .desk
+        .decide_approval(
+            &a.id,
+            ApprovalDecision::deny_and_stop("Stop here."),
+            DecidedBy::User,
+        )
+        .await
+        .unwrap();
+    assert_eq!(decided.state, ApprovalState::Denied);
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
+    assert!(!w.work.join("stopped.txt").exists());
+    assert!(!w.agent_text().await.contains("must not come"));
+    w.finish(&[]).await;
+}
+
+/// "Yes, but run this instead": Claude runs the edited input. Codex cannot take an edited
+/// command, so the desk refuses the decision up front and the approval stays pending.
+async fn edited_input(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "edited", &bin, Vec::new()).await;
+    w.push_command("call_core_edit", "touch original.txt");
+    w.push_text(&["Done."]);
+    let run_id = w.send("Please create the file").await;
+    let a = w.pending(&run_id).await;
+    let edited = ApprovalDecision::allow_edited(serde_json::json!({"command": "touch edited.txt"}));
+    let decided = w.desk.decide_approval(&a.id, edited, DecidedBy::User).await;
+    match engine {
+        Engine::Claude => {
+            assert_eq!(decided.unwrap().state, ApprovalState::ApprovedOnce);
+            w.completed(&run_id).await;
+            assert!(w.work.join("edited.txt").exists(), "the edited command ran");
+            assert!(
+                !w.work.join("original.txt").exists(),
+                "the original did not"
+            );
+        }
+        Engine::Codex => {
+            assert!(decided.is_err(), "codex cannot run an edited command");
+            let still = w.pending(&run_id).await;
+            assert_eq!(still.id, a.id, "the approval is still pending");
+            w.desk
+                .decide_approval(&a.id, ApprovalDecision::deny("no"), DecidedBy::User)
+                .await
+                .unwrap();
+            w.completed(&run_id).await;
+            assert!(!w.work.join("original.txt").exists());
+        }
+    }
+    w.finish(&[]).await;
+}
+
 async fn queued(engine: Engine, bin: PathBuf) {
     let w = World::new(engine, "queued", &bin, Vec::new()).await;
     w.push_command("call_core_q", "touch first.txt");
@@ -751,6 +811,8 @@ instantiate!(
     [
         text,
         approval,
+        deny_and_stop,
+        edited_input,
         queued,
         interrupt,
         engine_killed,
@@ -771,6 +833,8 @@ instantiate!(
         question_answered,
         text,
         approval,
+        deny_and_stop,
+        edited_input,
         queued,
         interrupt,
         engine_killed,
