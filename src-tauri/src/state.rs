@@ -2,24 +2,27 @@
 
 use std::path::PathBuf;
 
+use agentdesk_core::owner::OwnerLock;
 use agentdesk_core::{paths, CoreError, Desk};
 use agentdesk_protocol::ui::{AppInfo, IpcError};
 
 pub struct AppState {
     desk: Result<Desk, IpcError>,
     info: AppInfo,
+    /// Held for the app's lifetime: tells `agentdesk-cli` processes sharing the data dir that
+    /// this process owns runs (see `agentdesk_core::owner`).
+    _owner: Option<OwnerLock>,
 }
 
 impl AppState {
     pub async fn open(data_dir: Result<PathBuf, CoreError>) -> AppState {
-        let opened = match data_dir {
+        let (dir, desk, owner) = match data_dir {
             Ok(dir) => {
-                let desk = Desk::open(&dir).await;
-                (dir, desk)
+                let (desk, owner) = open_and_recover(&dir).await;
+                (dir, desk, owner)
             }
-            Err(e) => (PathBuf::new(), Err(e)),
+            Err(e) => (PathBuf::new(), Err(e), None),
         };
-        let (dir, desk) = opened;
         if let Err(e) = &desk {
             tracing::error!(error = %e, "cannot open the store");
         }
@@ -34,7 +37,11 @@ impl AppState {
             log_dir: paths::log_dir(&dir).display().to_string(),
             startup_error: desk.as_ref().err().cloned(),
         };
-        AppState { desk, info }
+        AppState {
+            desk,
+            info,
+            _owner: owner,
+        }
     }
 
     pub fn desk(&self) -> Result<&Desk, IpcError> {
@@ -54,4 +61,34 @@ impl AppState {
 
 fn agentdesk_store_file() -> &'static str {
     agentdesk_core::DATABASE_FILE_NAME
+}
+
+/// Open the core and, when no other process (an `agentdesk-cli run`) is driving runs in this
+/// data dir, turn what a previous process left running or pending into interrupted / expired:
+/// nothing may look "running" after a crash, and no stale approval may be answered.
+async fn open_and_recover(dir: &std::path::Path) -> (Result<Desk, CoreError>, Option<OwnerLock>) {
+    let desk = match Desk::open(dir).await {
+        Ok(d) => d,
+        Err(e) => return (Err(e), None),
+    };
+    let (owner, alone) = match OwnerLock::acquire(dir) {
+        Ok(pair) => pair,
+        Err(e) => {
+            // Without the lock we cannot tell whether another process owns the runs: leave
+            // them alone rather than interrupt live work.
+            tracing::warn!(error = %e, "cannot take the owner lock; skipping start-up recovery");
+            return (Ok(desk), None);
+        }
+    };
+    if alone {
+        match desk.recover().await {
+            Ok(r) => tracing::info!(
+                interrupted_runs = r.interrupted_runs.len(),
+                expired_approvals = r.expired_approvals.len(),
+                "start-up recovery"
+            ),
+            Err(e) => tracing::error!(error = %e, "start-up recovery failed"),
+        }
+    }
+    (Ok(desk), Some(owner))
 }

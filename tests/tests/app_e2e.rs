@@ -126,3 +126,75 @@ async fn corrupt_database_is_reported_in_the_window() {
     .expect("E2E timed out")
     .unwrap();
 }
+
+/// The app owns the runs in its data dir: on start it turns what a crashed process left
+/// "running" into "interrupted" (nothing may look alive that is not), and it holds the owner
+/// lock that tells `agentdesk-cli` processes not to do the same to its live runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_up_recovers_runs_a_dead_process_left_running() {
+    use agentdesk_protocol::ui::{Engine, RunStatus, Session, Workspace};
+    use agentdesk_store::{NewRun, Store};
+    const NAME: &str = "start_up_recovery";
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(180), async {
+        let artifacts = artifacts_dir(NAME);
+        let desktop = Desktop::start(pre)?;
+        let mut env = AppEnv::new(NAME)?;
+        // What a process killed mid-run leaves behind.
+        let store = Store::open_in_dir(&env.data_dir).await?;
+        store
+            .insert_workspace(&Workspace {
+                id: "w".into(),
+                name: "crashed".into(),
+                path: env.root.display().to_string(),
+                created_at: 1,
+            })
+            .await?;
+        store
+            .insert_session(&Session {
+                id: "s".into(),
+                workspace_id: "w".into(),
+                profile_id: None,
+                title: "left running".into(),
+                engine: Engine::Codex,
+                engine_session_id: None,
+                created_at: 1,
+                updated_at: 1,
+                archived_at: None,
+            })
+            .await?;
+        store
+            .create_run(&NewRun {
+                id: "r",
+                session_id: "s",
+                status: RunStatus::Running,
+                prompt: "p",
+                profile_id: None,
+                model: None,
+                at: 1,
+            })
+            .await?;
+        store.close().await;
+
+        let app = desktop.launch(&env, "recovery", &artifacts).await?;
+        // The window is up and has read the store (recovery ran before the first command).
+        app.find("[data-testid=workspace-list]").await?;
+        assert!(
+            env.data_dir.join("engines.lock").is_file(),
+            "the app holds the owner lock"
+        );
+        app.quit().await?;
+
+        let store = Store::open_in_dir(&env.data_dir).await?;
+        let run = store.get_run("r").await?;
+        assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
+        store.close().await;
+        env.passed();
+        Ok::<(), BoxError>(())
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}
