@@ -8,6 +8,7 @@ pub mod approvals;
 pub mod attachments;
 mod error;
 mod open;
+pub mod private;
 pub mod profiles;
 pub mod runs;
 pub mod search;

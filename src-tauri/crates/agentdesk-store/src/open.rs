@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use sqlx::migrate::Migrator;
@@ -9,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::SqlitePool;
 
 use crate::error::{classify_open_error, Result, StoreError};
+use crate::private;
 
 /// The file name inside the data directory.
 pub const DATABASE_FILE_NAME: &str = "agentdesk.db";
@@ -18,22 +20,63 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
+/// The databases this process has open (one entry per open [`Store`]). A SQLite error
+/// does not say which file it came from; when only one database is open — the app and the
+/// CLI — errors can still name it.
+static OPEN_PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The one database file open in this process, if there is exactly one.
+pub(crate) fn sole_open_path() -> Option<PathBuf> {
+    let open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+    let first = open.first()?;
+    open.iter().all(|p| p == first).then(|| first.clone())
+}
+
+/// Keeps a path in [`OPEN_PATHS`] while any clone of its store lives.
+#[derive(Debug)]
+struct Registration(PathBuf);
+
+impl Registration {
+    fn new(path: &Path) -> Arc<Registration> {
+        OPEN_PATHS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.to_path_buf());
+        Arc::new(Registration(path.to_path_buf()))
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let mut open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = open.iter().position(|p| p == &self.0) {
+            open.swap_remove(i);
+        }
+    }
+}
+
 /// A handle on the database. Cheap to clone (the pool is shared).
 #[derive(Clone, Debug)]
 pub struct Store {
     pub(crate) pool: SqlitePool,
     path: PathBuf,
+    read_only: bool,
+    _registration: Arc<Registration>,
 }
 
 impl Store {
     /// Open (creating if needed) the database file at `path` and bring its schema up to date.
+    /// The file (and its `-wal`/`-shm` companions) are made private to the user (0600).
+    /// When the file or its folder cannot be written (a read-only mount, a folder the user
+    /// may only read), the database is opened read-only: everything can be read, and every
+    /// write fails with [`StoreError::ReadOnly`].
     pub async fn open(path: &Path) -> Result<Store> {
         open_with(path, &MIGRATOR).await
     }
 
-    /// Open `<data_dir>/agentdesk.db`, creating the directory.
+    /// Open `<data_dir>/agentdesk.db`, creating the directory (private to the user: 0700).
     pub async fn open_in_dir(data_dir: &Path) -> Result<Store> {
-        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
+        private::create_dir(data_dir).map_err(|source| StoreError::DataDir {
             path: data_dir.to_path_buf(),
             source,
         })?;
@@ -42,6 +85,34 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Opened read-only because the file or its folder cannot be written.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// `PRAGMA quick_check`: "ok" when healthy, otherwise SQLite's findings. Reads every
+    /// page (O(size)) but skips the index cross-checks of [`Store::integrity_check`].
+    pub async fn quick_check(&self) -> Result<String> {
+        let rows: Vec<String> = sqlx::query_scalar("PRAGMA quick_check")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| classify_open_error(&self.path, e))?;
+        Ok(rows.join("\n"))
+    }
+
+    /// Fail with [`StoreError::Corrupt`] unless `PRAGMA quick_check` finds the file healthy.
+    pub async fn ensure_healthy(&self) -> Result<()> {
+        let report = self.quick_check().await?;
+        if report == "ok" {
+            return Ok(());
+        }
+        let first = report.lines().next().unwrap_or("").to_string();
+        Err(StoreError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("integrity check: {first}"),
+        })
     }
 
     /// The latest schema version this build knows.
@@ -62,7 +133,8 @@ impl Store {
     pub async fn integrity_check(&self) -> Result<String> {
         let rows: Vec<String> = sqlx::query_scalar("PRAGMA integrity_check")
             .fetch_all(&self.pool)
-            .await?;
+            .await
+            .map_err(|e| classify_open_error(&self.path, e))?;
         Ok(rows.join("\n"))
     }
 
@@ -70,12 +142,26 @@ impl Store {
     /// writers queue behind the busy timeout; a plain (deferred) `BEGIN` that reads first fails
     /// at once with "database is locked" when its read lock cannot be upgraded.
     pub(crate) async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>> {
+        if self.read_only {
+            return Err(self.read_only_error());
+        }
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    fn read_only_error(&self) -> StoreError {
+        StoreError::ReadOnly {
+            path: self.path.clone(),
+            detail: "the file or its folder cannot be written".into(),
+        }
     }
 
     /// Close every connection. The WAL is checkpointed and truncated first, so a clean exit
     /// leaves the whole database in the main file.
     pub async fn close(&self) {
+        if self.read_only {
+            self.pool.close().await;
+            return;
+        }
         if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&self.pool)
             .await
@@ -96,16 +182,103 @@ fn connect_options(path: &Path) -> SqliteConnectOptions {
         .busy_timeout(BUSY_TIMEOUT)
 }
 
-async fn connect(path: &Path) -> Result<SqlitePool> {
+/// Read-only access to a file we may not write. In WAL mode SQLite needs the `-shm` file
+/// even to read; when the folder is read-only and no `-shm` exists it cannot be created, so
+/// a file without pending WAL content is opened `immutable` (nobody can be writing to a file
+/// in a folder that cannot be written, so no change can be missed).
+fn read_only_options(path: &Path) -> SqliteConnectOptions {
+    let base = SqliteConnectOptions::new()
+        .filename(path)
+        .read_only(true)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT);
+    let wal_has_content = std::fs::metadata(side_file(path, "-wal"))
+        .map(|m| m.len() > 0)
+        .unwrap_or(false);
+    if wal_has_content && side_file(path, "-shm").exists() {
+        base
+    } else {
+        base.immutable(true)
+    }
+}
+
+fn side_file(path: &Path, suffix: &str) -> PathBuf {
+    let mut side = path.as_os_str().to_owned();
+    side.push(suffix);
+    PathBuf::from(side)
+}
+
+/// The database file and its companions, made private to the user (0600).
+fn make_private(path: &Path) -> std::io::Result<()> {
+    private::create_file(path)?;
+    for suffix in ["-wal", "-shm"] {
+        private::tighten_file(&side_file(path, suffix))?;
+    }
+    Ok(())
+}
+
+async fn pool(options: SqliteConnectOptions) -> std::result::Result<SqlitePool, sqlx::Error> {
     SqlitePoolOptions::new()
         .max_connections(4)
-        .connect_with(connect_options(path))
+        .connect_with(options)
         .await
-        .map_err(|e| classify_open_error(path, e))
+}
+
+/// Open read-write; fall back to read-only when the file or its folder cannot be written.
+async fn connect(path: &Path) -> Result<(SqlitePool, bool)> {
+    // Best effort: on a read-only mount the modes cannot change, and the file may still be
+    // readable.
+    if let Err(e) = make_private(path) {
+        tracing::warn!(path = %path.display(), error = %e, "cannot make the database private (0600)");
+    }
+    let rw_error = match pool(connect_options(path)).await {
+        Ok(p) => match probe_writable(&p).await {
+            Ok(()) => return Ok((p, false)),
+            Err(e) => {
+                p.close().await;
+                classify_open_error(path, e)
+            }
+        },
+        Err(e) => classify_open_error(path, e),
+    };
+    if !path.exists() || !cannot_write(&rw_error) {
+        return Err(rw_error);
+    }
+    tracing::warn!(path = %path.display(), error = %rw_error, "opening the database read-only");
+    let p = pool(read_only_options(path))
+        .await
+        .map_err(|e| classify_open_error(path, e))?;
+    Ok((p, true))
+}
+
+/// A write the file system refuses shows only when something is written: a no-op write
+/// transaction finds out at open instead of at the first save.
+async fn probe_writable(pool: &SqlitePool) -> std::result::Result<(), sqlx::Error> {
+    let mut conn = pool.acquire().await?;
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+    sqlx::query("ROLLBACK").execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Errors that say "this file cannot be written", as opposed to damaged or busy.
+fn cannot_write(e: &StoreError) -> bool {
+    match e {
+        StoreError::ReadOnly { .. } => true,
+        StoreError::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+        ),
+        // SQLITE_CANTOPEN (14): the `-wal`/`-shm` files cannot be created next to the file.
+        StoreError::Sql(sqlx::Error::Database(db)) => {
+            db.code().and_then(|c| c.parse::<i64>().ok()).map(|c| c & 0xff) == Some(14)
+        }
+        _ => false,
+    }
 }
 
 pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store> {
-    let pool = connect(path).await?;
+    let (pool, read_only) = connect(path).await?;
+    let registration = Registration::new(path);
     // A file that is not a database only shows itself on the first read.
     let applied = match applied_versions(&pool).await {
         Ok(v) => v,
@@ -134,6 +307,15 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
         return Ok(Store {
             pool,
             path: path.to_path_buf(),
+            read_only,
+            _registration: registration,
+        });
+    }
+    if read_only {
+        pool.close().await;
+        return Err(StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            detail: "its schema needs an upgrade, which cannot be written".into(),
         });
     }
 
@@ -171,6 +353,8 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
     Ok(Store {
         pool,
         path: path.to_path_buf(),
+        read_only,
+        _registration: registration,
     })
 }
 
@@ -210,9 +394,7 @@ async fn backup(pool: &SqlitePool, path: &Path) -> Result<PathBuf> {
 
 fn restore(path: &Path, backup: Option<&Path>) -> Result<()> {
     for suffix in ["-wal", "-shm"] {
-        let mut side = path.as_os_str().to_owned();
-        side.push(suffix);
-        match std::fs::remove_file(PathBuf::from(side)) {
+        match std::fs::remove_file(side_file(path, suffix)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e.into()),

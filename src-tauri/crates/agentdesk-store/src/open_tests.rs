@@ -133,7 +133,7 @@ async fn corrupt_file_is_reported_and_untouched() {
     std::fs::write(&path, &garbage).unwrap();
     let err = Store::open(&path).await.unwrap_err();
     assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
-    assert!(err.to_string().contains("not a valid Agent Desk database"));
+    assert!(err.to_string().contains("is damaged"), "{err}");
     assert!(
         std::fs::read(&path).unwrap() == garbage,
         "the corrupt file changed"
