@@ -3,6 +3,10 @@
 //! Stderr lines, unparseable stdout lines and messages nobody understood are kept (and shown in
 //! a diagnostics view) instead of crashing the session or vanishing. They are values, not errors:
 //! producing one never stops a reader.
+//!
+//! Engines print tokens, keys and auth headers to stderr (debug output, a failed request
+//! echoed back). Every diagnostic is therefore passed through [`redact`] when it is created,
+//! before it is stored, exported, shown or logged.
 
 use serde::Serialize;
 
@@ -52,21 +56,24 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A diagnostic; `detail` is redacted of obvious secrets ([`redact`]).
     pub fn new(source: DiagnosticSource, kind: DiagnosticKind, detail: impl Into<String>) -> Self {
         Self {
             source,
             kind,
-            detail: detail.into(),
+            detail: redact(&detail.into(), &[]),
             excerpt: None,
         }
     }
 
-    /// Attach the beginning of the offending bytes.
+    /// Attach the beginning of the offending bytes (redacted like the detail).
     pub fn with_excerpt(mut self, bytes: &[u8]) -> Self {
-        self.excerpt = Some(excerpt(bytes));
+        self.excerpt = Some(redact(&excerpt(bytes), &[]));
         self
     }
 }
+
+pub use crate::redact::{looks_like_secret_name, redact, REDACTED};
 
 /// The first [`EXCERPT_BYTES`] of `bytes`, decoded lossily, with a marker when cut.
 pub fn excerpt(bytes: &[u8]) -> String {

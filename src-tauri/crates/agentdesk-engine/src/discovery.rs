@@ -14,7 +14,6 @@ use std::time::Duration;
 use tokio::process::Command;
 
 use crate::error::EngineError;
-use crate::process::ALWAYS_REMOVED_ENV;
 
 /// An engine CLI we know how to find and how to tell the user to install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -363,9 +362,9 @@ pub async fn probe_version(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    for key in ALWAYS_REMOVED_ENV {
-        cmd.env_remove(key);
-    }
+    // The same allow-listed basics an engine child gets (see child_env).
+    cmd.env_clear()
+        .envs(crate::child_env::common_env(std::env::vars_os()));
     let output = match tokio::time::timeout(timeout, cmd.output()).await {
         Err(_) => {
             return Err(EngineError::Timeout {

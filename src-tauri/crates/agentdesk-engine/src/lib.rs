@@ -31,7 +31,8 @@
 //!            -- Send, holdable for minutes; dropped unanswered => error -32603 is sent
 //! process    ProcessSpec::new(program) | ProcessSpec::for_executable(&exe); .arg/.args/.cwd/.env/.env_remove/
 //!            .stop_config(StopConfig{stdin_grace, term_grace, kill_wait})/.diagnostics(UnboundedSender<Diagnostic>)
-//!            ChildProcess::spawn(spec)?  (own process group; PDEATHSIG on Linux; CLAUDECODE always removed)
+//!            ChildProcess::spawn(spec)?  (own process group; PDEATHSIG on Linux; env built from the
+//!            allow-list in child_env, BaseEnv::Allowlisted by default; CLAUDECODE always removed)
 //!            child.transport(&cfg)? -> Transport (the ladder closes stdin through its writer) | take_stdio()
 //!            child.pid(), exit_watch() -> ExitWatch (get(), wait().await), try_exit(), stderr_tail(),
 //!            stop().await -> Option<ChildExit>; Drop runs the ladder in the background
@@ -77,6 +78,7 @@
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod child_env;
 pub mod claude;
 pub mod codex;
 pub mod diagnostic;
@@ -84,6 +86,7 @@ pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod process;
+pub mod redact;
 pub mod rpc;
 pub mod transport;
 
@@ -94,7 +97,9 @@ pub use engine::{
     NeutralRunRequest, RunHandle,
 };
 pub use error::EngineError;
-pub use process::{ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig};
+pub use process::{
+    BaseEnv, ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig,
+};
 pub use rpc::{
     Dispatch, ForwardAll, ForwardMethods, InboundRequest, Notification, PeerEvent, PeerEvents,
     RequestHandler, RequestId, RpcConfig, RpcPeer,

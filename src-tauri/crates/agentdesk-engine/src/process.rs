@@ -43,10 +43,21 @@ use crate::discovery::Executable;
 use crate::error::EngineError;
 use crate::transport::{Frame, LineFramer, LineWriter, Transport, TransportConfig};
 
-/// Variables removed from every child environment, whatever the profile says. A nested
-/// Claude Code CLI refuses to start when it sees `CLAUDECODE` (set when the app itself is run
-/// from inside Claude Code).
-pub const ALWAYS_REMOVED_ENV: &[&str] = &["CLAUDECODE"];
+pub use crate::child_env::ALWAYS_REMOVED_ENV;
+
+/// What a child's environment starts from, before [`ProcessSpec::env_remove`] and
+/// [`ProcessSpec::env`] apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BaseEnv {
+    /// The allow-listed basics of the app's environment ([`crate::child_env::common_env`]):
+    /// engines never see the app's other variables (secrets of other tools, `RUST_LOG`).
+    #[default]
+    Allowlisted,
+    /// The app's whole environment (for helpers that are not engines).
+    Inherit,
+    /// Nothing but what the spec adds.
+    Empty,
+}
 
 /// How long the wait task lets stderr drain after the exit, so the tail in [`ChildExit`] holds
 /// the engine's last words. Bounded because a grandchild may keep the pipe open.
@@ -176,9 +187,9 @@ pub struct ProcessSpec {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub cwd: Option<PathBuf>,
-    /// Start from the app's environment (default) or from an empty one.
-    pub inherit_env: bool,
-    /// Removed after inheriting (secrets the profile does not pass on). [`ALWAYS_REMOVED_ENV`]
+    /// What the environment starts from (default: the allow-listed basics).
+    pub base_env: BaseEnv,
+    /// Removed from the base (secrets the profile does not pass on). [`ALWAYS_REMOVED_ENV`]
     /// is removed in any case.
     pub env_remove: Vec<OsString>,
     /// Added last (profile variables); entries named in [`ALWAYS_REMOVED_ENV`] are ignored.
@@ -192,7 +203,14 @@ pub struct ProcessSpec {
     pub diagnostics: Option<mpsc::UnboundedSender<Diagnostic>>,
     /// Short name for logs ("codex", "claude").
     pub label: String,
+    /// Literal values redacted from stderr (besides the shapes [`crate::redact`] knows):
+    /// every [`Self::env`] value whose name looks secret is added automatically.
+    pub secrets: Vec<String>,
 }
+
+/// `tracing` target of engine stderr lines. Logged at TRACE: the default filters (app and
+/// CLI) leave them out of the log file; they are kept, redacted, as diagnostics instead.
+pub const STDERR_LOG_TARGET: &str = "agentdesk_engine::stderr";
 
 impl ProcessSpec {
     pub fn new(program: impl Into<PathBuf>) -> Self {
@@ -204,7 +222,7 @@ impl ProcessSpec {
             program,
             args: Vec::new(),
             cwd: None,
-            inherit_env: true,
+            base_env: BaseEnv::Allowlisted,
             env_remove: Vec::new(),
             env: Vec::new(),
             stop: StopConfig::default(),
@@ -212,6 +230,7 @@ impl ProcessSpec {
             stderr_max_line_bytes: 64 * 1024,
             diagnostics: None,
             label,
+            secrets: Vec::new(),
         }
     }
 
@@ -241,7 +260,19 @@ impl ProcessSpec {
     }
 
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
-        self.env.push((key.into(), value.into()));
+        let (key, value) = (key.into(), value.into());
+        if let (Some(k), Some(v)) = (key.to_str(), value.to_str()) {
+            if crate::redact::looks_like_secret_name(k) && !v.is_empty() {
+                self.secrets.push(v.to_owned());
+            }
+        }
+        self.env.push((key, value));
+        self
+    }
+
+    /// A literal value to redact from the child's stderr.
+    pub fn secret(mut self, value: impl Into<String>) -> Self {
+        self.secrets.push(value.into());
         self
     }
 
@@ -271,8 +302,15 @@ impl ProcessSpec {
         if let Some(cwd) = &self.cwd {
             cmd.current_dir(cwd);
         }
-        if !self.inherit_env {
-            cmd.env_clear();
+        match self.base_env {
+            BaseEnv::Inherit => {}
+            BaseEnv::Empty => {
+                cmd.env_clear();
+            }
+            BaseEnv::Allowlisted => {
+                cmd.env_clear();
+                cmd.envs(crate::child_env::common_env(std::env::vars_os()));
+            }
         }
         for key in &self.env_remove {
             cmd.env_remove(key);
@@ -281,7 +319,7 @@ impl ProcessSpec {
             cmd.env_remove(key);
         }
         for (key, value) in &self.env {
-            if ALWAYS_REMOVED_ENV.iter().any(|k| key == k) {
+            if crate::child_env::always_removed(key) {
                 continue;
             }
             cmd.env(key, value);
@@ -478,6 +516,7 @@ impl ChildProcess {
                 spec.diagnostics.clone(),
                 spec.label.clone(),
                 spec.stderr_max_line_bytes,
+                spec.secrets.clone(),
             ))
         });
         let stdin = child.stdin.take();
@@ -623,6 +662,7 @@ async fn stderr_loop<R: AsyncRead + Unpin>(
     sink: Option<mpsc::UnboundedSender<Diagnostic>>,
     label: String,
     max_line: usize,
+    secrets: Vec<String>,
 ) {
     let mut framer = LineFramer::new(stderr, max_line);
     while let Ok(Some(frame)) = framer.next_frame().await {
@@ -635,7 +675,9 @@ async fn stderr_loop<R: AsyncRead + Unpin>(
         if line.trim().is_empty() {
             continue;
         }
-        tracing::debug!(target: "agentdesk_engine::stderr", engine = %label, "{line}");
+        // Redacted before anything keeps it: the tail ends up in error messages (stored).
+        let line = crate::redact::redact(&line, &secrets);
+        tracing::trace!(target: "agentdesk_engine::stderr", engine = %label, "{line}");
         if let Some(sink) = &sink {
             let _ = sink.send(Diagnostic::new(
                 DiagnosticSource::Stderr,

@@ -19,25 +19,57 @@ fn fast_stop() -> StopConfig {
     }
 }
 
-#[tokio::test]
-async fn env_is_inherited_minus_removed_and_claudecode() {
-    std::env::set_var("AGENTDESK_TEST_SECRET", "s3cret");
-    std::env::set_var("AGENTDESK_TEST_KEEP", "kept");
-    std::env::set_var("CLAUDECODE", "1");
-    let spec = sh("echo \"${CLAUDECODE-unset} ${AGENTDESK_TEST_SECRET-unset} ${AGENTDESK_TEST_KEEP-unset} $PROFILE_VAR\"")
-        .env_remove("AGENTDESK_TEST_SECRET")
-        .env("PROFILE_VAR", "p")
-        .env("CLAUDECODE", "sneaky");
+async fn env_of(spec: ProcessSpec) -> String {
     let mut child = ChildProcess::spawn(spec).unwrap();
     let (_stdin, mut stdout) = child.take_stdio().unwrap();
     let mut out = String::new();
     stdout.read_to_string(&mut out).await.unwrap();
-    assert_eq!(out.trim(), "unset unset kept p");
     let exit = tokio::time::timeout(Duration::from_secs(5), child.exit_watch().wait())
         .await
         .unwrap()
         .unwrap();
     assert!(exit.status.success());
+    out.trim().to_owned()
+}
+
+#[tokio::test]
+async fn env_is_built_from_the_allow_list_plus_the_profile() {
+    std::env::set_var("AGENTDESK_TEST_SECRET", "s3cret");
+    std::env::set_var("AGENTDESK_TEST_KEEP", "kept");
+    std::env::set_var("GITHUB_TOKEN", "ghp_test");
+    std::env::set_var("CLAUDECODE", "1");
+    std::env::set_var("LC_AGENTDESK_TEST", "c");
+    let script = "echo \"${CLAUDECODE-unset} ${AGENTDESK_TEST_SECRET-unset} ${AGENTDESK_TEST_KEEP-unset} ${GITHUB_TOKEN-unset} ${LC_AGENTDESK_TEST-unset} ${PATH:+path} $PROFILE_VAR\"";
+    let built = sh(script)
+        .env_remove("AGENTDESK_TEST_SECRET")
+        .env("PROFILE_VAR", "p")
+        .env("CLAUDECODE", "sneaky");
+    assert_eq!(env_of(built).await, "unset unset unset unset c path p");
+    // Inheriting everything is possible for non-engine helpers; removals still apply.
+    let mut inherit = sh(script)
+        .env_remove("AGENTDESK_TEST_SECRET")
+        .env("PROFILE_VAR", "p")
+        .env("CLAUDECODE", "sneaky");
+    inherit.base_env = BaseEnv::Inherit;
+    assert_eq!(env_of(inherit).await, "unset unset kept ghp_test c path p");
+}
+
+#[tokio::test]
+async fn stderr_is_redacted_before_tail_and_diagnostics() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    // The profile's secret has no recognisable shape: it is redacted as a literal because the
+    // variable's name says secret; the other two by their shapes.
+    let spec = sh("echo \"using $DB_PASSWORD and sk-ant-api03-AAAAAAAAAAAAAAAAAAAA; GITHUB_TOKEN=abc\" >&2; exit 2")
+        .env("DB_PASSWORD", "plain-words-here")
+        .diagnostics(tx);
+    let child = ChildProcess::spawn(spec).unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(5), child.exit_watch().wait())
+        .await
+        .unwrap()
+        .unwrap();
+    let want = "using [REDACTED] and [REDACTED]; GITHUB_TOKEN=[REDACTED]";
+    assert_eq!(exit.stderr_tail, want);
+    assert_eq!(rx.recv().await.unwrap().detail, want);
 }
 
 #[tokio::test]

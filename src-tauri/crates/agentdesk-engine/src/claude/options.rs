@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::engine::EngineKind;
 use crate::error::EngineError;
 
 /// `--permission-mode`.
@@ -49,7 +50,8 @@ pub struct ClaudeProfile {
     /// Name of the environment variable holding the API key for that endpoint; its value is
     /// passed as `ANTHROPIC_API_KEY` (the key itself never sits in the profile).
     pub api_key_env: Option<String>,
-    /// `--setting-sources` (`user`, `project`, `local`); `Some(vec![])` loads no settings files.
+    /// `--setting-sources` (`user`, `project`, `local`); `None` is [`DEFAULT_SETTING_SOURCES`]
+    /// (the user's own settings only), `Some(vec![])` loads no settings files.
     pub setting_sources: Option<Vec<String>>,
     pub max_turns: Option<u32>,
     /// Extra environment (applied last).
@@ -57,6 +59,14 @@ pub struct ClaudeProfile {
     /// Removed from the inherited environment (secrets this profile does not pass on).
     pub env_remove: Vec<String>,
 }
+
+/// Settings files loaded unless a profile says otherwise: the user's own, never the
+/// workspace's (`project`, `local`), which a repository controls.
+pub const DEFAULT_SETTING_SOURCES: &[&str] = &["user"];
+
+/// Setting sources a repository controls: a profile that loads them lets the workspace run
+/// hooks and pre-approve tools.
+pub const WORKSPACE_SETTING_SOURCES: &[&str] = &["project", "local"];
 
 /// How a run attaches to its conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,19 +122,43 @@ impl ClaudeProfile {
         for d in &self.add_dirs {
             args.push(format!("--add-dir={}", d.display()));
         }
-        if let Some(sources) = &self.setting_sources {
-            args.push(format!("--setting-sources={}", sources.join(",")));
-        }
+        // Always explicit: without the flag the CLI loads the workspace's `.claude/settings*.json`
+        // too, whose hooks run commands unasked and whose `permissions.allow` bypasses the
+        // approval queue. A repository must not configure its own agent.
+        let sources = self
+            .setting_sources
+            .as_ref()
+            .map_or_else(|| DEFAULT_SETTING_SOURCES.join(","), |s| s.join(","));
+        args.push(format!("--setting-sources={sources}"));
         if let Some(n) = self.max_turns {
             args.push(format!("--max-turns={n}"));
         }
         args
     }
 
-    /// Environment additions: our entrypoint, the custom endpoint and its key, the profile's
-    /// own variables. Fails when the key variable is named but not set.
+    /// Environment additions on top of the allow-listed basics
+    /// ([`crate::process::BaseEnv::Allowlisted`]): Claude's own variables from the app's
+    /// environment ([`crate::child_env::engine_env`]), our entrypoint, the custom endpoint and
+    /// its key, the profile's own variables. Fails when the key variable is named but not set.
     pub fn env_vars(&self, entrypoint: &str) -> Result<Vec<(String, String)>, EngineError> {
-        let mut env = vec![("CLAUDE_CODE_ENTRYPOINT".to_owned(), entrypoint.to_owned())];
+        self.env_vars_from(entrypoint, &crate::child_env::parent_env())
+    }
+
+    /// [`Self::env_vars`] with the app's environment given (tests).
+    pub fn env_vars_from(
+        &self,
+        entrypoint: &str,
+        parent: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, EngineError> {
+        let pass: Vec<String> = self.api_key_env.iter().cloned().collect();
+        let mut env = crate::child_env::engine_env(
+            EngineKind::Claude,
+            parent,
+            &self.env,
+            &pass,
+            &self.env_remove,
+        );
+        env.push(("CLAUDE_CODE_ENTRYPOINT".to_owned(), entrypoint.to_owned()));
         if let Some(url) = &self.base_url {
             env.push(("ANTHROPIC_BASE_URL".to_owned(), url.clone()));
         }
@@ -135,7 +169,13 @@ impl ClaudeProfile {
                 .rev()
                 .find(|(k, _)| k == var)
                 .map(|(_, v)| v.clone())
-                .or_else(|| std::env::var(var).ok())
+                .or_else(|| {
+                    parent
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == var)
+                        .map(|(_, v)| v.clone())
+                })
                 .filter(|v| !v.is_empty())
                 .ok_or_else(|| {
                     EngineError::Preflight(format!(
@@ -195,8 +235,10 @@ mod tests {
             assert!(args.iter().any(|a| a == want), "{want} missing in {args:?}");
         }
         let args = ClaudeProfile::default().args(&SessionArg::New("u".into()));
-        assert_eq!(args.len(), 9);
+        assert_eq!(args.len(), 10);
         assert_eq!(args[8], "--session-id=u");
+        // Workspace settings (hooks, allow rules) are never loaded unless asked for.
+        assert_eq!(args[9], "--setting-sources=user");
     }
 
     #[test]
@@ -207,7 +249,7 @@ mod tests {
             env: vec![("AGENTDESK_TEST_KEY_VAR".into(), "sk-1".into())],
             ..Default::default()
         };
-        let env = p.env_vars("agent-desk").unwrap();
+        let env = p.env_vars_from("agent-desk", &[]).unwrap();
         assert!(env.contains(&("CLAUDE_CODE_ENTRYPOINT".into(), "agent-desk".into())));
         assert!(env.contains(&("ANTHROPIC_BASE_URL".into(), "http://127.0.0.1:9".into())));
         assert!(env.contains(&("ANTHROPIC_API_KEY".into(), "sk-1".into())));
@@ -215,10 +257,42 @@ mod tests {
             api_key_env: Some("AGENTDESK_SURELY_UNSET_VAR".into()),
             ..Default::default()
         };
-        let err = missing.env_vars("x").unwrap_err();
+        let err = missing.env_vars_from("x", &[]).unwrap_err();
         assert!(
             err.to_string().contains("AGENTDESK_SURELY_UNSET_VAR"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn only_claude_variables_and_the_named_key_come_from_the_app() {
+        let parent: Vec<(String, String)> = [
+            ("ANTHROPIC_AUTH_TOKEN", "t"),
+            ("CLAUDE_CONFIG_DIR", "/c"),
+            ("OPENAI_API_KEY", "sk-o"),
+            ("MY_KEY", "k"),
+            ("GITHUB_TOKEN", "g"),
+            ("RUST_LOG", "debug"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let p = ClaudeProfile {
+            api_key_env: Some("MY_KEY".into()),
+            env_remove: vec!["ANTHROPIC_AUTH_TOKEN".into()],
+            ..Default::default()
+        };
+        let env = p.env_vars_from("x", &parent).unwrap();
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "CLAUDE_CONFIG_DIR",
+                "MY_KEY",
+                "CLAUDE_CODE_ENTRYPOINT",
+                "ANTHROPIC_API_KEY"
+            ]
+        );
+        assert!(env.contains(&("ANTHROPIC_API_KEY".into(), "k".into())));
     }
 }

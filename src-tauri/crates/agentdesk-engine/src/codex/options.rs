@@ -49,6 +49,23 @@ pub struct ServerKey {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub env_remove: Vec<String>,
+    /// Variables of the app's environment passed on besides codex's own (the custom
+    /// provider's key variable).
+    pub pass_env: Vec<String>,
+}
+
+impl ServerKey {
+    /// What codex takes from the app's environment besides the allow-listed basics: its own
+    /// variables and the provider's key variable ([`crate::child_env::engine_env`]).
+    pub fn inherited_env(&self, parent: &[(String, String)]) -> Vec<(String, String)> {
+        crate::child_env::engine_env(
+            crate::engine::EngineKind::Codex,
+            parent,
+            &self.env,
+            &self.pass_env,
+            &self.env_remove,
+        )
+    }
 }
 
 fn toml_string(s: &str) -> String {
@@ -99,11 +116,14 @@ impl CodexProfile {
         env.sort();
         let mut env_remove = self.env_remove.clone();
         env_remove.sort();
+        let mut pass_env: Vec<String> = self.provider.iter().map(|p| p.env_key.clone()).collect();
+        pass_env.sort();
         ServerKey {
             codex_home,
             args: self.app_server_args(),
             env,
             env_remove,
+            pass_env,
         }
     }
 }

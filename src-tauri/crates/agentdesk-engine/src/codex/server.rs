@@ -165,6 +165,10 @@ impl Server {
             .args(self.key.args.iter().cloned())
             .stop_config(self.config.stop)
             .diagnostics(diag_tx);
+        // Built environment (see child_env): the basics, codex's own variables, then ours.
+        for (k, v) in self.key.inherited_env(&crate::child_env::parent_env()) {
+            spec = spec.env(k, v);
+        }
         if let Some(home) = &self.key.codex_home {
             spec = spec.env("CODEX_HOME", home);
         }
