@@ -2,6 +2,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-libra
 import { afterEach, describe, expect, it } from "vitest";
 import { App } from "./App";
 import { IpcFailure, type Ipc, type Workspace } from "./ipc";
+import { fakeIpc as baseIpc } from "./test/fakeIpc";
 
 afterEach(cleanup);
 
@@ -10,6 +11,7 @@ afterEach(cleanup);
 function fakeIpc(initial: Workspace[] = [], startupError: { code: "storage"; message: string } | null = null): Ipc {
   let items = [...initial];
   return {
+    ...baseIpc(),
     appInfo: async () => ({ version: "0.0.0", dataDir: "/d", databasePath: "/d/db", logDir: "/d/logs", startupError }),
     listWorkspaces: async () => items,
     addWorkspace: async (path: string) => {

@@ -1,17 +1,52 @@
-import { useCallback, useEffect, useReducer, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { ApprovalsView } from "./components/approvals/ApprovalsView";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { AddWorkspace } from "./components/AddWorkspace";
+import { SessionView } from "./components/session/SessionView";
 import { WorkspaceList } from "./components/WorkspaceList";
-import { IpcFailure, toIpcError, type AppInfo, type Ipc } from "./ipc";
+import { errorOf, type Approval, type AppInfo, type IpcError, type Ipc, type Session } from "./ipc";
+import { IpcContext } from "./ipc/context";
+import { ActivityStore } from "./state/activity";
 import { initialState, reducer } from "./state/workspaces";
+
+type Route =
+  | { kind: "home" }
+  | { kind: "approvals" }
+  | { kind: "session"; id: string; focus: { approvalId: string; itemId: string | null } | null };
 
 export function App({ ipc }: { ipc: Ipc }) {
   const [state, dispatch] = useReducer(reducer, initialState);
   const [info, setInfo] = useState<AppInfo | null>(null);
+  const [sessions, setSessions] = useState<Record<string, Session[] | undefined>>({});
+  const [route, setRoute] = useState<Route>({ kind: "home" });
+  const [pending, setPending] = useState<Approval[]>([]);
+  const activity = useMemo(() => new ActivityStore(), []);
+  // The workspaces whose sessions are loaded, read by the activity callback.
+  const sessionsRef = useRef(sessions);
+  sessionsRef.current = sessions;
 
-  const fail = useCallback((e: unknown) => {
-    dispatch({ type: "failed", error: e instanceof IpcFailure ? e.error : toIpcError(e) });
-  }, []);
+  const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
+  const report = useCallback((e: IpcError) => dispatch({ type: "failed", error: e }), []);
+
+  const loadSessions = useCallback(
+    async (workspaceId: string) => {
+      try {
+        const list = await ipc.listSessions(workspaceId, false);
+        setSessions((s) => ({ ...s, [workspaceId]: list }));
+      } catch (e) {
+        fail(e);
+      }
+    },
+    [ipc, fail],
+  );
+
+  const refreshPending = useCallback(async () => {
+    try {
+      setPending(await ipc.listPendingApprovals());
+    } catch (e) {
+      fail(e);
+    }
+  }, [ipc, fail]);
 
   useEffect(() => {
     let cancelled = false;
@@ -25,7 +60,10 @@ export function App({ ipc }: { ipc: Ipc }) {
           return;
         }
         const items = await ipc.listWorkspaces();
-        if (!cancelled) dispatch({ type: "loaded", items });
+        if (cancelled) return;
+        dispatch({ type: "loaded", items });
+        await Promise.all(items.map((w) => loadSessions(w.id)));
+        void refreshPending();
       } catch (e) {
         if (!cancelled) fail(e);
       }
@@ -33,20 +71,41 @@ export function App({ ipc }: { ipc: Ipc }) {
     return () => {
       cancelled = true;
     };
-  }, [ipc, fail]);
+  }, [ipc, fail, loadSessions, refreshPending]);
+
+  // Activity snapshots (runs starting / ending, requests asked / decided): badges, the
+  // approvals count, and session titles (a session is named after its first message).
+  useEffect(() => {
+    if (!info || info.startupError) return;
+    let live = true;
+    ipc
+      .watchActivity((snapshot) => {
+        if (!live) return;
+        activity.set(snapshot);
+        void refreshPending();
+        for (const id of Object.keys(sessionsRef.current)) void loadSessions(id);
+      })
+      .catch(fail);
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [info, ipc, activity]);
 
   const add = useCallback(
     async (path: string) => {
       try {
         const item = await ipc.addWorkspace(path);
         dispatch({ type: "added", item });
+        setRoute({ kind: "home" });
+        void loadSessions(item.id);
         return true;
       } catch (e) {
         fail(e);
         return false;
       }
     },
-    [ipc, fail],
+    [ipc, fail, loadSessions],
   );
 
   const pick = useCallback(async () => {
@@ -63,6 +122,7 @@ export function App({ ipc }: { ipc: Ipc }) {
       try {
         await ipc.removeWorkspace(id);
         dispatch({ type: "removed", id });
+        setRoute({ kind: "home" });
       } catch (e) {
         fail(e);
       }
@@ -70,48 +130,126 @@ export function App({ ipc }: { ipc: Ipc }) {
     [ipc, fail],
   );
 
+  const newSession = useCallback(
+    async (workspaceId: string) => {
+      try {
+        const s = await ipc.createSession(workspaceId, null);
+        setSessions((all) => ({ ...all, [workspaceId]: [s, ...(all[workspaceId] ?? []).filter((x) => x.id !== s.id)] }));
+        dispatch({ type: "selected", id: workspaceId });
+        setRoute({ kind: "session", id: s.id, focus: null });
+      } catch (e) {
+        fail(e);
+      }
+    },
+    [ipc, fail],
+  );
+
+  const openSession = useCallback((s: Session) => {
+    dispatch({ type: "selected", id: s.workspaceId });
+    setRoute({ kind: "session", id: s.id, focus: null });
+  }, []);
+
+  const sessionChanged = useCallback((s: Session) => {
+    setSessions((all) => ({ ...all, [s.workspaceId]: (all[s.workspaceId] ?? []).map((x) => (x.id === s.id ? s : x)) }));
+  }, []);
+
+  const findSession = useCallback(
+    (id: string) => {
+      for (const [wid, list] of Object.entries(sessions)) {
+        const session = list?.find((s) => s.id === id);
+        if (session) return { session, workspace: state.items.find((w) => w.id === wid) };
+      }
+      return undefined;
+    },
+    [sessions, state.items],
+  );
+
+  const openApproval = useCallback(
+    (a: Approval) => {
+      const where = findSession(a.sessionId);
+      if (where) dispatch({ type: "selected", id: where.session.workspaceId });
+      setRoute({ kind: "session", id: a.sessionId, focus: { approvalId: a.id, itemId: a.itemId } });
+    },
+    [findSession],
+  );
+
   const selected = state.items.find((w) => w.id === state.selectedId) ?? null;
   const storeBroken = Boolean(info?.startupError);
+  const current = route.kind === "session" ? findSession(route.id)?.session : undefined;
 
   return (
-    <div className="app">
-      <aside className="sidebar" aria-label="Workspaces">
-        <header className="sidebar-header">
-          <span className="brand">Agent Desk</span>
-        </header>
-        <h2 className="section-title">Workspaces</h2>
-        <WorkspaceList
-          items={state.items}
-          loading={state.loading}
-          unavailable={storeBroken}
-          selectedId={state.selectedId}
-          onSelect={(id) => dispatch({ type: "selected", id })}
-          onRemove={remove}
-        />
-        <AddWorkspace disabled={storeBroken} onAdd={add} onPick={pick} />
-      </aside>
-      <main className="main">
-        <ErrorBanner errors={state.errors} onDismiss={(index) => dispatch({ type: "dismissError", index })} />
-        {selected ? (
-          <section className="workspace-view" aria-labelledby="workspace-title">
-            <h1 id="workspace-title">{selected.name}</h1>
-            <p className="path" data-testid="selected-workspace-path">
-              {selected.path}
-            </p>
-            <p className="hint">Sessions for this workspace will appear here.</p>
-          </section>
-        ) : (
-          <section className="empty" data-testid="empty-state">
-            <h1>Welcome to Agent Desk</h1>
-            <p>Add a workspace folder to start working with Claude Code or Codex in it.</p>
-          </section>
-        )}
-        {info && (
-          <footer className="status-bar" data-testid="status-bar">
-            v{info.version} · data: {info.dataDir}
-          </footer>
-        )}
-      </main>
-    </div>
+    <IpcContext.Provider value={ipc}>
+      <div className="app">
+        <aside className="sidebar" aria-label="Workspaces">
+          <header className="sidebar-header">
+            <span className="brand">Agent Desk</span>
+          </header>
+          <button
+            type="button"
+            className={`approvals-entry${route.kind === "approvals" ? " selected" : ""}`}
+            aria-current={route.kind === "approvals" ? "page" : undefined}
+            disabled={storeBroken}
+            onClick={() => {
+              setRoute({ kind: "approvals" });
+              void refreshPending();
+            }}
+            data-testid="approvals-entry"
+          >
+            <span>Approvals</span>
+            <span className={`count${pending.length ? " waiting" : ""}`} data-testid="approvals-count">
+              {pending.length}
+            </span>
+          </button>
+          <h2 className="section-title">Workspaces</h2>
+          <WorkspaceList
+            items={state.items}
+            loading={state.loading}
+            unavailable={storeBroken}
+            selectedId={state.selectedId}
+            onSelect={(id) => {
+              dispatch({ type: "selected", id });
+              setRoute({ kind: "home" });
+            }}
+            onRemove={remove}
+            sessions={sessions}
+            activity={activity}
+            selectedSessionId={route.kind === "session" ? route.id : null}
+            onOpenSession={openSession}
+            onNewSession={newSession}
+          />
+          <AddWorkspace disabled={storeBroken} onAdd={add} onPick={pick} />
+        </aside>
+        <main className="main">
+          <ErrorBanner errors={state.errors} onDismiss={(index) => dispatch({ type: "dismissError", index })} />
+          {route.kind === "session" && current ? (
+            <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
+          ) : route.kind === "approvals" ? (
+            <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
+          ) : selected ? (
+            <section className="workspace-view" aria-labelledby="workspace-title">
+              <h1 id="workspace-title">{selected.name}</h1>
+              <p className="path" data-testid="selected-workspace-path">
+                {selected.path}
+              </p>
+              <p className="hint">
+                {(sessions[selected.id]?.length ?? 0) > 0
+                  ? "Pick a session in the sidebar, or start a new one."
+                  : "Start a session with “New session” in the sidebar."}
+              </p>
+            </section>
+          ) : (
+            <section className="empty" data-testid="empty-state">
+              <h1>Welcome to Agent Desk</h1>
+              <p>Add a workspace folder to start working with Claude Code or Codex in it.</p>
+            </section>
+          )}
+          {info && (
+            <footer className="status-bar" data-testid="status-bar">
+              v{info.version} · data: {info.dataDir}
+            </footer>
+          )}
+        </main>
+      </div>
+    </IpcContext.Provider>
   );
 }

@@ -2,7 +2,12 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { ipc } from "./ipc";
-import "./styles.css";
+import "react-diff-view/style/index.css";
+import "./styles/base.css";
+import "./styles/sidebar.css";
+import "./styles/session.css";
+import "./styles/cards.css";
+import "./styles/markdown.css";
 
 const root = document.getElementById("root");
 if (root) {

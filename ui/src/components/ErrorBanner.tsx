@@ -6,7 +6,7 @@ export function ErrorBanner({ errors, onDismiss }: { errors: IpcError[]; onDismi
     <div className="error-banner" role="alert" data-testid="error-banner">
       {errors.map((e, i) => (
         <div className="error-row" key={`${e.code}:${e.message}`}>
-          <span className="error-code">{e.code.replace("_", " ")}</span>
+          <span className="error-code">{e.code.replace(/_/g, " ")}</span>
           <span className="error-message">{e.message}</span>
           <button type="button" className="icon-button" aria-label="Dismiss error" onClick={() => onDismiss(i)}>
             ×

@@ -1,4 +1,6 @@
-import type { Workspace } from "../ipc";
+import type { Session, Workspace } from "../ipc";
+import type { ActivityStore } from "../state/activity";
+import { SessionList } from "./sidebar/SessionList";
 
 interface Props {
   items: Workspace[];
@@ -8,9 +10,15 @@ interface Props {
   selectedId: string | null;
   onSelect: (id: string) => void;
   onRemove: (id: string) => void;
+  sessions: Record<string, Session[] | undefined>;
+  activity: ActivityStore;
+  selectedSessionId: string | null;
+  onOpenSession: (s: Session) => void;
+  onNewSession: (workspaceId: string) => void;
 }
 
-export function WorkspaceList({ items, loading, unavailable, selectedId, onSelect, onRemove }: Props) {
+export function WorkspaceList(p: Props) {
+  const { items, loading, unavailable, selectedId } = p;
   if (unavailable) return <p className="muted">Unavailable — see the message on the right.</p>;
   if (loading) return <p className="muted">Loading…</p>;
   if (items.length === 0) return <p className="muted" data-testid="no-workspaces">No workspaces yet.</p>;
@@ -18,27 +26,39 @@ export function WorkspaceList({ items, loading, unavailable, selectedId, onSelec
     <ul className="workspace-list" data-testid="workspace-list">
       {items.map((w) => (
         <li key={w.id} className={w.id === selectedId ? "workspace selected" : "workspace"} data-testid="workspace-item">
+          <div className="workspace-row">
+            <button
+              type="button"
+              className="workspace-select"
+              title={w.path}
+              aria-current={w.id === selectedId && !p.selectedSessionId ? "true" : undefined}
+              onClick={() => p.onSelect(w.id)}
+            >
+              <span className="workspace-name">{w.name}</span>
+              <span className="workspace-path" data-testid="workspace-path">
+                {w.path}
+              </span>
+            </button>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Remove workspace ${w.name}`}
+              data-testid="remove-workspace"
+              onClick={() => p.onRemove(w.id)}
+            >
+              ×
+            </button>
+          </div>
           <button
             type="button"
-            className="workspace-select"
-            title={w.path}
-            aria-current={w.id === selectedId ? "true" : undefined}
-            onClick={() => onSelect(w.id)}
+            className="new-session"
+            title={`New session in ${w.name}`}
+            data-testid="new-session"
+            onClick={() => p.onNewSession(w.id)}
           >
-            <span className="workspace-name">{w.name}</span>
-            <span className="workspace-path" data-testid="workspace-path">
-              {w.path}
-            </span>
+            <span aria-hidden="true">+ </span>New session
           </button>
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={`Remove workspace ${w.name}`}
-            data-testid="remove-workspace"
-            onClick={() => onRemove(w.id)}
-          >
-            ×
-          </button>
+          <SessionList sessions={p.sessions[w.id]} activity={p.activity} selectedSessionId={p.selectedSessionId} onOpen={p.onOpenSession} />
         </li>
       ))}
     </ul>

@@ -30,7 +30,13 @@ extraDirs: Array<string>,
 /**
  * Extra environment variables for the engine process.
  */
-env: { [key in string]: string }, approvalRules: Array<ApprovalRule>, 
+env: { [key in string]: string }, 
+/**
+ * Names of `env` entries whose values are secrets (tokens, passwords): never displayed,
+ * exported or logged. A separate list (not a flag inside `env`) so profiles stored before
+ * it existed load unchanged and `env` stays a plain name → value map for the engines.
+ */
+secretEnv: Array<string>, approvalRules: Array<ApprovalRule>, 
 /**
  * Seconds before a pending approval is safely denied (recorded as timed out).
  */

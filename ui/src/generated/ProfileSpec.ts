@@ -5,6 +5,9 @@ import type { PermissionMode } from "./PermissionMode";
 
 /**
  * What the profile editor sends: every field of a profile a user chooses.
+ *
+ * `Debug` masks the values of secret environment variables, so a profile that ends up in a
+ * log line does not carry them.
  */
 export type ProfileSpec = { name: string, engine: Engine, 
 /**
@@ -30,7 +33,13 @@ extraDirs: Array<string>,
 /**
  * Extra environment variables for the engine process.
  */
-env: { [key in string]: string }, approvalRules: Array<ApprovalRule>, 
+env: { [key in string]: string }, 
+/**
+ * Names of `env` entries whose values are secrets (tokens, passwords): never displayed,
+ * exported or logged. A separate list (not a flag inside `env`) so profiles stored before
+ * it existed load unchanged and `env` stays a plain name → value map for the engines.
+ */
+secretEnv: Array<string>, approvalRules: Array<ApprovalRule>, 
 /**
  * Seconds before a pending approval is safely denied (recorded as timed out).
  */

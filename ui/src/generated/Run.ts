@@ -8,7 +8,7 @@ export type Run = { id: string, sessionId: string,
 /**
  * 1-based position in the session.
  */
-seq: bigint, status: RunStatus, prompt: string, profileId: string | null, model: string | null, stopReason: string | null, 
+seq: number, status: RunStatus, prompt: string, profileId: string | null, model: string | null, stopReason: string | null, 
 /**
  * Why it failed, for the user.
  */

@@ -1,20 +1,89 @@
 // The only module that talks to Rust. Every command goes through `call`, which turns
 // whatever Tauri rejects with into an `IpcError` ({ code, message }).
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke, type InvokeArgs, type InvokeOptions } from "@tauri-apps/api/core";
+import { getCurrentWebview } from "@tauri-apps/api/webview";
 import type { AppInfo } from "../generated/AppInfo";
+import type { Approval } from "../generated/Approval";
+import type { ApprovalFile } from "../generated/ApprovalFile";
+import type { ApprovalState } from "../generated/ApprovalState";
+import type { Attachment } from "../generated/Attachment";
+import type { AttachmentRef } from "../generated/AttachmentRef";
+import type { CardDecision } from "../generated/CardDecision";
+import type { DecidedBy } from "../generated/DecidedBy";
 import type { ErrorCode } from "../generated/ErrorCode";
 import type { IpcError } from "../generated/IpcError";
+import type { ItemApproval } from "../generated/ItemApproval";
+import type { ItemBody } from "../generated/ItemBody";
+import type { LiveBatch } from "../generated/LiveBatch";
+import type { LiveOp } from "../generated/LiveOp";
+import type { Profile } from "../generated/Profile";
+import type { Question } from "../generated/Question";
+import type { Run } from "../generated/Run";
+import type { RunStatus } from "../generated/RunStatus";
+import type { Session } from "../generated/Session";
+import type { SessionActivity } from "../generated/SessionActivity";
+import type { TimelineItem } from "../generated/TimelineItem";
+import type { TimelinePage } from "../generated/TimelinePage";
 import type { Workspace } from "../generated/Workspace";
 
-export type { AppInfo, ErrorCode, IpcError, Workspace };
+export type {
+  AppInfo,
+  Approval,
+  ApprovalFile,
+  ApprovalState,
+  Attachment,
+  AttachmentRef,
+  CardDecision,
+  DecidedBy,
+  ErrorCode,
+  IpcError,
+  ItemApproval,
+  ItemBody,
+  LiveBatch,
+  LiveOp,
+  Profile,
+  Question,
+  Run,
+  RunStatus,
+  Session,
+  SessionActivity,
+  TimelineItem,
+  TimelinePage,
+  Workspace,
+};
 
-const CODES: readonly ErrorCode[] = ["invalid_input", "not_found", "conflict", "storage", "internal"];
+/** What Tauri's webview drag-and-drop event says, reduced to what the UI needs. */
+export type FileDropEvent = { type: "enter" | "over" | "leave" } | { type: "drop"; paths: string[] };
+
+// Every code the generated type knows. `satisfies Record<ErrorCode, true>` makes typecheck
+// fail here (and only here) when Rust adds a code, so the list never silently falls behind.
+const KNOWN_CODES = {
+  invalid_input: true,
+  not_found: true,
+  conflict: true,
+  engine_missing: true,
+  engine_not_logged_in: true,
+  engine_version_unsupported: true,
+  engine_failed: true,
+  timed_out: true,
+  shutting_down: true,
+  busy: true,
+  storage_corrupt: true,
+  storage_full: true,
+  storage_read_only: true,
+  storage: true,
+  internal: true,
+} satisfies Record<ErrorCode, true>;
+
+function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(KNOWN_CODES, code);
+}
 
 export function toIpcError(raw: unknown): IpcError {
   if (raw && typeof raw === "object" && "code" in raw && "message" in raw) {
     const { code, message } = raw as { code: unknown; message: unknown };
-    if (typeof code === "string" && (CODES as readonly string[]).includes(code) && typeof message === "string") {
-      return { code: code as ErrorCode, message };
+    if (typeof code === "string" && isErrorCode(code) && typeof message === "string") {
+      return { code, message };
     }
   }
   if (raw instanceof Error) return { code: "internal", message: raw.message };
@@ -31,12 +100,24 @@ export class IpcFailure extends Error {
   }
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/** The `IpcError` of anything a command threw. */
+export function errorOf(e: unknown): IpcError {
+  return e instanceof IpcFailure ? e.error : toIpcError(e);
+}
+
+async function call<T>(command: string, args?: InvokeArgs, options?: InvokeOptions): Promise<T> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<T>(command, args, options);
   } catch (raw) {
     throw new IpcFailure(toIpcError(raw));
   }
+}
+
+function toBytes(data: unknown): Uint8Array {
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (Array.isArray(data)) return Uint8Array.from(data as number[]);
+  return new Uint8Array();
 }
 
 export const ipc = {
@@ -45,6 +126,50 @@ export const ipc = {
   addWorkspace: (path: string, name?: string) => call<Workspace>("add_workspace", { path, name: name ?? null }),
   removeWorkspace: (id: string) => call<null>("remove_workspace", { id }),
   pickFolder: () => call<string | null>("pick_folder"),
+
+  listSessions: (workspaceId: string, archived = false) => call<Session[]>("list_sessions", { workspaceId, archived }),
+  createSession: (workspaceId: string, profileId: string | null = null) =>
+    call<Session>("create_session", { workspaceId, profileId }),
+  /** Opens the live stream of a session; `onBatch` gets a `reset` first. */
+  openSession: async (sessionId: string, onBatch: (batch: LiveBatch) => void) => {
+    const channel = new Channel<LiveBatch>();
+    channel.onmessage = onBatch;
+    await call<null>("open_session", { sessionId, onBatch: channel });
+  },
+  closeSession: (sessionId: string) => call<null>("close_session", { sessionId }),
+  loadTimeline: (sessionId: string, before: number | null, limit: number) =>
+    call<TimelinePage>("load_timeline", { sessionId, before, limit }),
+  sendMessage: (sessionId: string, text: string, attachments: AttachmentRef[]) =>
+    call<Run>("send_message", { sessionId, text, attachments }),
+  interruptRun: (runId: string) => call<null>("interrupt_run", { runId }),
+  decideApproval: (approvalId: string, decision: CardDecision, message: string | null) =>
+    call<Approval>("decide_approval", { approvalId, decision, message }),
+  answerQuestion: (approvalId: string, answers: Record<string, string[]>) =>
+    call<Approval>("answer_question", { approvalId, answers }),
+  importAttachmentPath: (path: string) => call<Attachment>("import_attachment_path", { path }),
+  importAttachmentBytes: (bytes: Uint8Array, name: string) =>
+    call<Attachment>("import_attachment_bytes", bytes, { headers: { "x-file-name": encodeURIComponent(name) } }),
+  readAttachment: async (sha256: string) => toBytes(await call<unknown>("read_attachment", { sha256 })),
+  pickFiles: () => call<string[]>("pick_files"),
+  listProfiles: (workspaceId: string) => call<Profile[]>("list_profiles", { workspaceId }),
+  setSessionProfile: (sessionId: string, profileId: string) =>
+    call<Session>("set_session_profile", { sessionId, profileId }),
+  listPendingApprovals: () => call<Approval[]>("list_pending_approvals"),
+  /** App-wide activity snapshots (running / queued / waiting per session). */
+  watchActivity: async (onActivity: (snapshot: SessionActivity[]) => void) => {
+    const channel = new Channel<SessionActivity[]>();
+    channel.onmessage = onActivity;
+    await call<null>("watch_activity", { onActivity: channel });
+  },
+  openExternal: (url: string) => call<null>("open_external", { url }),
+  /** OS files dragged over / dropped on the window. Resolves to an unlisten function. */
+  onFileDrop: async (handler: (event: FileDropEvent) => void): Promise<() => void> => {
+    return getCurrentWebview().onDragDropEvent((e) => {
+      const p = e.payload;
+      if (p.type === "drop") handler({ type: "drop", paths: p.paths });
+      else handler({ type: p.type });
+    });
+  },
 };
 
 export type Ipc = typeof ipc;

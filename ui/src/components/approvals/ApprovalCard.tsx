@@ -1,0 +1,135 @@
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { errorOf, type Approval, type CardDecision } from "../../ipc";
+import { useIpc } from "../../ipc/context";
+import { DiffView } from "../session/DiffView";
+import { outcomeText, type CardData } from "./decision";
+
+const KIND_TITLE: Record<CardData["kind"], string> = {
+  command: "Run this command?",
+  file_change: "Apply these changes?",
+  permission: "Grant this permission?",
+  tool: "Use this tool?",
+  question: "Answer this question?",
+};
+
+const SHORTCUTS: Record<string, CardDecision> = { a: "approve_once", s: "approve_session", d: "deny" };
+
+interface Props {
+  data: CardData;
+  /** The card the user came to (from the Approvals view): focus it. */
+  focused?: boolean;
+  onDecided?: (approval: Approval) => void;
+}
+
+/** An approval request, inline where it happened: what exactly, where, why, and the decision. */
+export function ApprovalCard({ data, focused = false, onDecided }: Props) {
+  const ipc = useIpc();
+  const [message, setMessage] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLDivElement>(null);
+  const pending = data.state === "pending";
+  const ready = pending && data.approvalId !== null && !busy;
+
+  useEffect(() => {
+    if (focused) ref.current?.focus();
+  }, [focused]);
+
+  const decide = async (decision: CardDecision) => {
+    if (!ready || !data.approvalId) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const deny = decision === "deny" || decision === "deny_and_stop";
+      const approval = await ipc.decideApproval(data.approvalId, decision, deny && message.trim() ? message.trim() : null);
+      onDecided?.(approval);
+    } catch (e) {
+      setError(errorOf(e).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const target = e.target as HTMLElement;
+    if (target.tagName === "INPUT" || target.tagName === "TEXTAREA") return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const decision = SHORTCUTS[e.key.toLowerCase()];
+    if (decision && ready) {
+      e.preventDefault();
+      void decide(decision);
+    }
+  };
+
+  return (
+    <div
+      ref={ref}
+      role="group"
+      aria-label="Approval"
+      tabIndex={0}
+      className={`approval-card state-${data.state}${focused ? " focused" : ""}`}
+      onKeyDown={onKeyDown}
+      data-testid="approval-card"
+    >
+      <div className="approval-head">
+        <span className="approval-title">{pending ? KIND_TITLE[data.kind] : outcomeText(data)}</span>
+        {data.tool && <span className="tag">{data.tool}</span>}
+      </div>
+      {data.command !== null && (
+        <div className="approval-command">
+          <pre className="command-line">
+            <span className="prompt-sign" aria-hidden="true">$ </span>
+            {data.command}
+          </pre>
+          {data.cwd && <div className="cwd">in {data.cwd}</div>}
+        </div>
+      )}
+      {data.command === null && data.cwd && <div className="cwd">in {data.cwd}</div>}
+      {data.files.map((f) => (
+        <DiffView key={f.path} path={f.path} kind={f.kind} diff={f.diff} />
+      ))}
+      {data.reason && <p className="approval-reason">{data.reason}</p>}
+      {!pending && data.message && <p className="approval-message">Message: {data.message}</p>}
+      {!pending && data.rule && <p className="approval-message">Rule: {data.rule}</p>}
+      {pending && (
+        <div className="approval-actions">
+          <button type="button" className="approve" disabled={!ready} title="Approve once (A)" onClick={() => decide("approve_once")}>
+            Approve once
+          </button>
+          <button type="button" disabled={!ready} title="Approve for session (S)" onClick={() => decide("approve_session")}>
+            Approve for session
+          </button>
+          <span className="deny-group">
+            <input
+              type="text"
+              className="deny-message"
+              aria-label="Message for the agent (optional)"
+              placeholder="Why not? (optional)"
+              value={message}
+              disabled={!ready}
+              onChange={(e) => setMessage(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter") {
+                  e.preventDefault();
+                  void decide("deny");
+                }
+              }}
+            />
+            <button type="button" className="deny" disabled={!ready} title="Deny (D)" onClick={() => decide("deny")}>
+              Deny
+            </button>
+            <button type="button" className="deny subtle" disabled={!ready} title="Deny and stop the run" onClick={() => decide("deny_and_stop")}>
+              Deny and stop
+            </button>
+          </span>
+          {data.approvalId === null && <span className="muted small">Registering the request…</span>}
+        </div>
+      )}
+      {error && (
+        <p className="card-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,201 @@
+import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { errorOf, type Attachment, type Run } from "../../ipc";
+import { useIpc } from "../../ipc/context";
+import { formatBytes } from "../../util/format";
+import { AttachmentThumb } from "./items/Messages";
+
+export interface Refusal {
+  name: string;
+  reason: string;
+}
+
+interface Props {
+  sessionId: string;
+  /** The running run, if any (Interrupt / Esc stop it). */
+  running: Run | null;
+  /** Files dropped on the window (paths), handed over by the session view. */
+  dropped: { paths: string[]; at: number } | null;
+  disabled?: boolean;
+}
+
+const baseName = (path: string) => path.split(/[\\/]/).pop() || path;
+
+/** Where the user writes: text, attachments (picker, paste, drop), send, interrupt. */
+export function Composer({ sessionId, running, dropped, disabled = false }: Props) {
+  const ipc = useIpc();
+  const [text, setText] = useState("");
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [refused, setRefused] = useState<Refusal[]>([]);
+  const [importing, setImporting] = useState(0);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+
+  const add = (a: Attachment) =>
+    setAttachments((list) => (list.some((x) => x.sha256 === a.sha256 && x.name === a.name) ? list : [...list, a]));
+
+  const importAll = async (jobs: { name: string; run: () => Promise<Attachment> }[]) => {
+    if (jobs.length === 0) return;
+    setImporting((n) => n + jobs.length);
+    await Promise.all(
+      jobs.map(async (job) => {
+        try {
+          add(await job.run());
+          setRefused((r) => r.filter((x) => x.name !== job.name));
+        } catch (e) {
+          const reason = errorOf(e).message;
+          setRefused((r) => [...r.filter((x) => x.name !== job.name), { name: job.name, reason }]);
+        } finally {
+          setImporting((n) => n - 1);
+        }
+      }),
+    );
+  };
+
+  const importPaths = (paths: string[]) =>
+    importAll(paths.map((p) => ({ name: baseName(p), run: () => ipc.importAttachmentPath(p) })));
+
+  useEffect(() => {
+    if (dropped) void importPaths(dropped.paths);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [dropped]);
+
+  // A new session starts with an empty composer.
+  useEffect(() => {
+    setText("");
+    setAttachments([]);
+    setRefused([]);
+    setError(null);
+  }, [sessionId]);
+
+  const pick = async () => {
+    try {
+      await importPaths(await ipc.pickFiles());
+    } catch (e) {
+      setError(errorOf(e).message);
+    }
+    area.current?.focus();
+  };
+
+  const onPaste = (e: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = [...e.clipboardData.items]
+      .filter((i) => i.kind === "file" && i.type.startsWith("image/"))
+      .map((i) => i.getAsFile())
+      .filter((f): f is File => f !== null);
+    if (files.length === 0) return; // text pastes as usual
+    e.preventDefault();
+    void importAll(
+      files.map((f, i) => {
+        const ext = f.type.split("/")[1]?.replace("jpeg", "jpg") ?? "png";
+        const name = f.name && f.name !== "image.png" ? f.name : `pasted-image${files.length > 1 ? `-${i + 1}` : ""}.${ext}`;
+        return { name, run: async () => ipc.importAttachmentBytes(new Uint8Array(await f.arrayBuffer()), name) };
+      }),
+    );
+  };
+
+  const canSend = !disabled && !sending && importing === 0 && (text.trim() !== "" || attachments.length > 0);
+
+  const send = async () => {
+    if (!canSend) return;
+    setSending(true);
+    setError(null);
+    try {
+      const refs = attachments.map((a) => ({ sha256: a.sha256, name: a.name, mime: a.mime }));
+      await ipc.sendMessage(sessionId, text, refs);
+      setText("");
+      setAttachments([]);
+      setRefused([]);
+    } catch (e) {
+      setError(errorOf(e).message);
+    } finally {
+      setSending(false);
+      area.current?.focus();
+    }
+  };
+
+  const interrupt = async () => {
+    if (!running) return;
+    try {
+      await ipc.interruptRun(running.id);
+    } catch (e) {
+      setError(errorOf(e).message);
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
+      e.preventDefault();
+      void send();
+    } else if (e.key === "Escape" && running && !e.nativeEvent.isComposing) {
+      e.preventDefault();
+      void interrupt();
+    }
+  };
+
+  return (
+    <div className="composer" data-testid="composer">
+      {(attachments.length > 0 || refused.length > 0 || importing > 0) && (
+        <div className="composer-attachments">
+          {attachments.map((a) => (
+            <span key={a.sha256 + a.name} className="attachment" title={`${a.name} · ${formatBytes(a.size)}`}>
+              <AttachmentThumb attachment={a} />
+              <button
+                type="button"
+                className="remove"
+                aria-label={`Remove ${a.name}`}
+                onClick={() => setAttachments((l) => l.filter((x) => x !== a))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+          {importing > 0 && <span className="muted small">Adding…</span>}
+          {refused.map((r) => (
+            <span key={r.name} className="refused" role="alert">
+              <strong>{r.name}</strong>: {r.reason}
+              <button
+                type="button"
+                className="icon-button"
+                aria-label={`Dismiss ${r.name}`}
+                onClick={() => setRefused((l) => l.filter((x) => x !== r))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
+      <div className="composer-row">
+        <button type="button" className="attach" onClick={pick} disabled={disabled} aria-label="Attach files" title="Attach files">
+          <span aria-hidden="true">📎</span>
+        </button>
+        <textarea
+          ref={area}
+          aria-label="Message"
+          placeholder={running ? "Message (queued until the current run ends)…" : "Message — Enter to send, Shift+Enter for a new line"}
+          rows={Math.min(10, Math.max(2, text.split("\n").length))}
+          value={text}
+          disabled={disabled}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={onKeyDown}
+          onPaste={onPaste}
+        />
+        <div className="composer-buttons">
+          {running && (
+            <button type="button" className="interrupt" onClick={interrupt} title="Interrupt (Esc)">
+              Interrupt
+            </button>
+          )}
+          <button type="button" className="send primary" onClick={send} disabled={!canSend} title="Send (Enter)">
+            Send
+          </button>
+        </div>
+      </div>
+      {error && (
+        <p className="composer-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import { useEffect, useState } from "react";
+import { errorOf, type Run } from "../../ipc";
+import { useIpc } from "../../ipc/context";
+import { useRun } from "../../state/hooks";
+import type { SessionStore } from "../../state/sessionStore";
+import { formatCost, formatDuration, formatTokens } from "../../util/format";
+
+export const STATUS_TEXT: Record<Run["status"], string> = {
+  queued: "Queued",
+  running: "Running",
+  completed: "Completed",
+  failed: "Failed",
+  interrupted: "Interrupted",
+};
+
+function useNow(active: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, [active]);
+  return now;
+}
+
+/** A run's status line: Queued (cancellable) / Running (elapsed) / Completed / Failed (why) / Interrupted, with usage. */
+export function RunLine({ store, runId }: { store: SessionStore; runId: string }) {
+  const ipc = useIpc();
+  const { run, usage } = useRun(store, runId);
+  const running = run?.status === "running";
+  const now = useNow(running);
+  const [error, setError] = useState<string | null>(null);
+  if (!run) return <div className="run-line empty" />;
+
+  const start = run.startedAt ?? run.createdAt;
+  const elapsed = running ? now - start : run.endedAt ? run.endedAt - start : null;
+  const cancel = async () => {
+    setError(null);
+    try {
+      await ipc.interruptRun(run.id);
+    } catch (e) {
+      setError(errorOf(e).message);
+    }
+  };
+
+  return (
+    <div className={`run-line run-${run.status}`} data-testid="run-status">
+      <span className="run-dot" aria-hidden="true" />
+      <span className="run-status-text">{STATUS_TEXT[run.status]}</span>
+      {elapsed !== null && run.status !== "queued" && <span className="run-elapsed">{formatDuration(elapsed)}</span>}
+      {run.status === "failed" && (run.error || run.stopReason) && (
+        <span className="run-error">
+          {run.error ?? ""}
+          {run.stopReason && run.error ? ` (${run.stopReason})` : (run.stopReason ?? "")}
+        </span>
+      )}
+      {run.model && <span className="run-model">{run.model}</span>}
+      {usage && (
+        <span className="run-usage" title={`input ${usage.input}, cached ${usage.cached}, output ${usage.output}, reasoning ${usage.reasoning}`}>
+          {formatTokens(usage.input)} in
+          {usage.cached > 0 && ` (${formatTokens(usage.cached)} cached)`} · {formatTokens(usage.output)} out
+          {usage.reasoning > 0 && ` · ${formatTokens(usage.reasoning)} reasoning`}
+          {usage.costUsd !== null && ` · ${formatCost(usage.costUsd)}`}
+        </span>
+      )}
+      {run.status === "queued" && (
+        <button type="button" className="link-button" onClick={cancel} aria-label="Cancel queued message">
+          Cancel
+        </button>
+      )}
+      {error && (
+        <span className="card-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { errorOf, type IpcError, type Session } from "../../ipc";
+import { useIpc } from "../../ipc/context";
+import { useActiveRuns } from "../../state/hooks";
+import { SessionStore } from "../../state/sessionStore";
+import { Composer } from "./Composer";
+import { DiagnosticsPanel } from "./Diagnostics";
+import { ProfileSwitcher } from "./ProfileSwitcher";
+import { Timeline } from "./Timeline";
+
+interface Props {
+  session: Session;
+  focusApproval: { approvalId: string; itemId: string | null } | null;
+  onSessionChanged: (s: Session) => void;
+  onError: (e: IpcError) => void;
+}
+
+/** One open session: its live store (fed by the session's channel), timeline and composer. */
+export function SessionView({ session, focusApproval, onSessionChanged, onError }: Props) {
+  const ipc = useIpc();
+  const store = useMemo(() => new SessionStore(session.id), [session.id]);
+  const [diagOpen, setDiagOpen] = useState(false);
+  const [dragging, setDragging] = useState(false);
+  const [dropped, setDropped] = useState<{ paths: string[]; at: number } | null>(null);
+  const active = useActiveRuns(store);
+  const running = active.find((r) => r.status === "running") ?? null;
+
+  useEffect(() => {
+    let open = true;
+    ipc.openSession(session.id, (batch) => open && store.applyBatch(batch)).catch((e) => onError(errorOf(e)));
+    return () => {
+      open = false;
+      ipc.closeSession(session.id).catch(() => {});
+    };
+  }, [ipc, store, session.id, onError]);
+
+  // Files dragged from the OS onto the window.
+  useEffect(() => {
+    let unlisten: (() => void) | null = null;
+    let live = true;
+    ipc
+      .onFileDrop((e) => {
+        if (e.type === "enter" || e.type === "over") setDragging(true);
+        else setDragging(false);
+        if (e.type === "drop" && e.paths.length) setDropped({ paths: e.paths, at: Date.now() });
+      })
+      .then((u) => (live ? (unlisten = u) : u()))
+      .catch(() => {}); // not in the Tauri window (tests, plain browser)
+    return () => {
+      live = false;
+      unlisten?.();
+    };
+  }, [ipc]);
+
+  const interrupt = useCallback(() => {
+    if (running) ipc.interruptRun(running.id).catch((e) => onError(errorOf(e)));
+  }, [ipc, running, onError]);
+
+  // Esc interrupts from anywhere in the window (unless something else used it).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || e.defaultPrevented || e.isComposing || !running) return;
+      const t = e.target as HTMLElement | null;
+      if (t && t.closest("input, select, [role=dialog]")) return;
+      e.preventDefault();
+      interrupt();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [running, interrupt]);
+
+  return (
+    <section className="session-view" aria-labelledby="session-title">
+      <header className="session-header">
+        <div className="session-heading">
+          <h1 id="session-title">{session.title || "Untitled session"}</h1>
+          <span className={`engine-tag engine-${session.engine}`}>{session.engine}</span>
+        </div>
+        <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
+      </header>
+      <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />
+      <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+      <Composer sessionId={session.id} running={running} dropped={dropped} />
+      {dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          <div className="drop-box">Drop files to attach them</div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Virtuoso, type VirtuosoHandle } from "react-virtuoso";
+import { errorOf, type IpcError } from "../../ipc";
+import { useIpc } from "../../ipc/context";
+import { useRows } from "../../state/hooks";
+import type { RowKey, SessionStore } from "../../state/sessionStore";
+import { Row } from "./Row";
+
+/** Virtuoso's firstItemIndex starts high so older pages can be put in front. */
+const START_INDEX = 1_000_000_000;
+const PAGE = 200;
+
+interface Props {
+  store: SessionStore;
+  /** Scroll to this approval's card and focus it (from the Approvals view). */
+  focusApproval: { approvalId: string; itemId: string | null } | null;
+  onError: (e: IpcError) => void;
+}
+
+interface Ctx {
+  store: SessionStore;
+  focusKey: RowKey | null;
+}
+
+function itemContent(_index: number, key: RowKey, ctx: Ctx) {
+  return <Row store={ctx.store} rowKey={key} focused={key === ctx.focusKey} />;
+}
+
+/** The session's timeline: virtualised, follows the stream while at the bottom. */
+export function Timeline({ store, focusApproval, onError }: Props) {
+  const ipc = useIpc();
+  const rows = useRows(store);
+  const ref = useRef<VirtuosoHandle>(null);
+  const stick = useRef(true);
+  const [atBottom, setAtBottom] = useState(true);
+  const [focusKey, setFocusKey] = useState<RowKey | null>(null);
+  const loading = useRef(false);
+  const lastKey = rows.keys[rows.keys.length - 1];
+
+  const loadOlder = useCallback(async () => {
+    const before = store.rows().before;
+    if (loading.current || before === null) return false;
+    loading.current = true;
+    try {
+      store.prepend(await ipc.loadTimeline(store.sessionId, before, PAGE));
+      return true;
+    } catch (e) {
+      onError(errorOf(e));
+      return false;
+    } finally {
+      loading.current = false;
+    }
+  }, [ipc, store, onError]);
+
+  // The last row grows while it streams: keep the bottom in view (followOutput covers new rows).
+  useEffect(() => {
+    if (!lastKey) return;
+    let frame = 0;
+    const unsubscribe = store.subscribe(lastKey, () => {
+      if (!stick.current || frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        ref.current?.autoscrollToBottom();
+      });
+    });
+    return () => {
+      unsubscribe();
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [store, lastKey]);
+
+  // Going to a card: load older pages until its row is there (bounded), then scroll and focus it.
+  useEffect(() => {
+    if (!focusApproval || !rows.loaded) return;
+    let cancelled = false;
+    (async () => {
+      for (let tries = 0; tries < 50 && !cancelled; tries++) {
+        const key = store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId);
+        if (key) {
+          const index = store.rows().keys.indexOf(key);
+          stick.current = false;
+          setFocusKey(key);
+          requestAnimationFrame(() => ref.current?.scrollToIndex({ index, align: "center" }));
+          return;
+        }
+        if (!(await loadOlder())) return;
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [focusApproval, rows.loaded, rows.generation, store, loadOlder]);
+
+  // Scrolling up (wheel, keys, scrollbar) stops following; reaching the bottom resumes it.
+  const lastTop = useRef(0);
+  const scroller = useCallback((el: HTMLElement | Window | null) => {
+    if (!(el instanceof HTMLElement)) return;
+    lastTop.current = el.scrollTop;
+    el.addEventListener(
+      "scroll",
+      () => {
+        if (el.scrollTop < lastTop.current - 4) stick.current = false;
+        lastTop.current = el.scrollTop;
+      },
+      { passive: true },
+    );
+  }, []);
+
+  const bottomChange = useCallback((bottom: boolean) => {
+    if (bottom) stick.current = true;
+    setAtBottom(bottom);
+  }, []);
+
+  const jump = () => {
+    stick.current = true;
+    setFocusKey(null);
+    ref.current?.scrollToIndex({ index: "LAST", align: "end" });
+  };
+
+  if (!rows.loaded) return <div className="timeline-loading muted">Loading…</div>;
+  if (rows.keys.length === 0) {
+    return (
+      <div className="timeline-empty" role="log" aria-label="Timeline">
+        <p>Nothing here yet. Write a message below to start.</p>
+      </div>
+    );
+  }
+
+  return (
+    <div className="timeline-wrap">
+      <Virtuoso<RowKey, Ctx>
+        key={rows.generation}
+        ref={ref}
+        role="log"
+        aria-label="Timeline"
+        tabIndex={0}
+        className="timeline"
+        data={rows.keys as RowKey[]}
+        context={{ store, focusKey }}
+        firstItemIndex={START_INDEX - rows.prepended}
+        initialTopMostItemIndex={{ index: "LAST", align: "end" }}
+        computeItemKey={(_i, key) => key}
+        itemContent={itemContent}
+        followOutput={() => (stick.current ? "auto" : false)}
+        atBottomStateChange={bottomChange}
+        atBottomThreshold={48}
+        startReached={() => void loadOlder()}
+        increaseViewportBy={{ top: 600, bottom: 300 }}
+        scrollerRef={scroller}
+      />
+      {!atBottom && (
+        <button type="button" className="jump-latest" onClick={jump}>
+          Jump to latest <span aria-hidden="true">↓</span>
+        </button>
+      )}
+    </div>
+  );
+}

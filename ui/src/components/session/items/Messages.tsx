@@ -1,0 +1,77 @@
+import { memo, useState } from "react";
+import type { AttachmentRef, TimelineItem } from "../../../ipc";
+import { useIpc } from "../../../ipc/context";
+import { useAttachmentUrl } from "../../../util/attachmentUrls";
+import { Markdown } from "../../markdown/Markdown";
+
+type Body<K extends TimelineItem["body"]["kind"]> = Extract<TimelineItem["body"], { kind: K }>;
+
+export function AttachmentThumb({ attachment }: { attachment: AttachmentRef }) {
+  const ipc = useIpc();
+  const image = attachment.mime.startsWith("image/");
+  const url = useAttachmentUrl(ipc, attachment.sha256, attachment.mime, image);
+  if (image && url) {
+    return (
+      <figure className="thumb" title={attachment.name}>
+        <img src={url} alt={attachment.name} />
+      </figure>
+    );
+  }
+  return (
+    <span className="file-chip" title={attachment.name}>
+      <span className="file-icon" aria-hidden="true">{image ? "🖼" : "📄"}</span>
+      <span className="file-name">{attachment.name}</span>
+    </span>
+  );
+}
+
+export const UserMessage = memo(function UserMessage({ body }: { body: Body<"user_message"> }) {
+  return (
+    <div className="msg user-msg">
+      <div className="msg-author">You</div>
+      {body.text && <div className="user-text">{body.text}</div>}
+      {body.attachments.length > 0 && (
+        <div className="msg-attachments">
+          {body.attachments.map((a) => (
+            <AttachmentThumb key={a.sha256 + a.name} attachment={a} />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+});
+
+export function AgentMessage({ item, body }: { item: TimelineItem; body: Body<"agent_message"> }) {
+  const streaming = item.status === "running";
+  return (
+    <div className={`msg agent-msg${streaming ? " streaming" : ""}`}>
+      <Markdown text={body.text} streaming={streaming} />
+    </div>
+  );
+}
+
+export function Reasoning({ item, body }: { item: TimelineItem; body: Body<"reasoning"> }) {
+  const [open, setOpen] = useState(false);
+  const streaming = item.status === "running";
+  return (
+    <div className="reasoning">
+      <button type="button" className="disclosure" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span className="chevron" aria-hidden="true">{open ? "▾" : "▸"}</span>
+        {streaming ? "Thinking…" : "Reasoning"}
+      </button>
+      {open && (
+        <div className="reasoning-body">
+          <Markdown text={body.text} streaming={streaming} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Notice({ body }: { body: Body<"notice"> }) {
+  return (
+    <div className={`notice notice-${body.level}`} role={body.level === "error" ? "alert" : undefined}>
+      {body.text}
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+import { useState } from "react";
+import type { TimelineItem } from "../../../ipc";
+import { ApprovalCard } from "../../approvals/ApprovalCard";
+import { fromItem } from "../../approvals/decision";
+import { useApproval } from "../../../state/hooks";
+import type { SessionStore } from "../../../state/sessionStore";
+import { DiffView } from "../DiffView";
+
+type ToolBody = Extract<TimelineItem["body"], { kind: "tool" }>;
+
+const KIND_ICON: Record<ToolBody["toolKind"], string> = { command: "$", file_change: "±", mcp: "⚙", web: "⌕", other: "•" };
+const COLLAPSE_OVER_LINES = 14;
+
+function field(input: unknown, ...names: string[]): unknown {
+  if (!input || typeof input !== "object") return undefined;
+  for (const n of names) {
+    const v = (input as Record<string, unknown>)[n];
+    if (v !== undefined && v !== null) return v;
+  }
+  return undefined;
+}
+
+/** The command line and cwd of a tool call, whatever shape the engine gave its input. */
+export function commandOf(body: ToolBody): { command: string | null; cwd: string | null } {
+  const raw = field(body.input, "command", "cmd");
+  const command = Array.isArray(raw) ? raw.map(String).join(" ") : typeof raw === "string" ? raw : body.approval?.command ?? null;
+  const cwd = field(body.input, "cwd", "workdir", "working_directory");
+  return { command, cwd: typeof cwd === "string" ? cwd : body.approval?.cwd ?? null };
+}
+
+function lineCount(text: string): number {
+  let n = text ? 1 : 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < text.length - 1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function StatusBadge({ item, body }: { item: TimelineItem; body: ToolBody }) {
+  if (item.status === "running") return <span className="badge running">running</span>;
+  if (body.exitCode !== null) {
+    return <span className={`badge ${body.exitCode === 0 ? "ok" : "bad"}`}>exit {body.exitCode}</span>;
+  }
+  if (item.status === "completed") return <span className="badge ok">done</span>;
+  return <span className="badge bad">{item.status}</span>;
+}
+
+/** A tool call: the command with its cwd, exit code and output; changed files; its approval. */
+export function ToolCard({ store, item, body, focused }: { store: SessionStore; item: TimelineItem; body: ToolBody; focused: boolean }) {
+  const { command, cwd } = body.toolKind === "command" ? commandOf(body) : { command: null, cwd: null };
+  const lines = lineCount(body.output);
+  const [open, setOpen] = useState<boolean | null>(null);
+  const expanded = open ?? (item.status === "running" || lines <= COLLAPSE_OVER_LINES);
+  const durable = useApproval(store, body.approval?.approvalId ?? null);
+  const input = body.toolKind !== "command" && body.input != null ? JSON.stringify(body.input, null, 2) : null;
+  const lastLine = body.output.trimEnd().split("\n").pop() ?? "";
+
+  return (
+    <div className={`tool-card tool-${body.toolKind} status-${item.status}`}>
+      <div className="tool-head">
+        <span className="tool-icon" aria-hidden="true">{KIND_ICON[body.toolKind]}</span>
+        {command !== null ? (
+          <code className="tool-command" title={command}>{command}</code>
+        ) : (
+          <span className="tool-name">{body.name}</span>
+        )}
+        <StatusBadge item={item} body={body} />
+      </div>
+      {cwd && <div className="cwd">in {cwd}</div>}
+      {input && input !== "{}" && (
+        <details className="tool-input">
+          <summary>Input</summary>
+          <pre className="output">{input}</pre>
+        </details>
+      )}
+      {body.output && (
+        <div className="tool-output">
+          <button type="button" className="disclosure" aria-expanded={expanded} onClick={() => setOpen(!expanded)}>
+            <span className="chevron" aria-hidden="true">{expanded ? "▾" : "▸"}</span>
+            Output <span className="muted">({lines} {lines === 1 ? "line" : "lines"})</span>
+            {!expanded && <span className="output-preview">{lastLine}</span>}
+          </button>
+          {expanded && <pre className="output">{body.output}</pre>}
+        </div>
+      )}
+      {body.files.map((f) => (
+        <DiffView key={f.path} path={f.path} kind={f.kind} diff={f.diff} />
+      ))}
+      {body.approval && (
+        <ApprovalCard data={fromItem(body.approval, durable)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,271 @@
+// The live view of one open session, fed by its channel. Plain TypeScript with
+// per-key subscriptions (used through useSyncExternalStore): an `append` touches one item
+// and wakes only the row showing it; the row list changes only when rows come or go.
+import type { Approval, LiveBatch, LiveOp, Run, TimelineItem, TimelinePage } from "../ipc";
+
+/** A row of the timeline: an item id, or `run:<id>` for a run's status line. */
+export type RowKey = string;
+
+export type UsageBody = Extract<TimelineItem["body"], { kind: "usage" }>;
+
+export interface RowList {
+  keys: readonly RowKey[];
+  /** Bumps on every reset: the list is a new one (the view remounts). */
+  generation: number;
+  /** Rows put in front since the reset (Virtuoso's firstItemIndex moves down by this). */
+  prepended: number;
+  /** Cursor for older items; null at the start of the session. */
+  before: number | null;
+  /** The first reset has arrived. */
+  loaded: boolean;
+}
+
+const RUN_PREFIX = "run:";
+export const runKey = (runId: string): RowKey => RUN_PREFIX + runId;
+export const isRunKey = (key: RowKey) => key.startsWith(RUN_PREFIX);
+export const runIdOf = (key: RowKey) => key.slice(RUN_PREFIX.length);
+
+/** Items that are not rows of the chat: diagnostics go to their panel, usage to the run line. */
+function isRow(item: TimelineItem): boolean {
+  const kind = item.body.kind;
+  if (kind === "diagnostic" || kind === "usage") return false;
+  // The run's end notice repeats what the run status line says (failed + reason, interrupted).
+  if (kind === "notice" && item.id.endsWith(":end")) return false;
+  return true;
+}
+
+type Listener = () => void;
+
+export class SessionStore {
+  readonly sessionId: string;
+  private items = new Map<string, TimelineItem>();
+  private runs = new Map<string, Run>();
+  private approvals = new Map<string, Approval>();
+  private usage = new Map<string, UsageBody>();
+  private diagnostics: TimelineItem[] = [];
+  private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, loaded: false };
+  private activeRuns: Run[] = [];
+  private listeners = new Map<string, Set<Listener>>();
+  private dirty = new Set<string>();
+  private lastSeq = 0;
+
+  constructor(sessionId: string) {
+    this.sessionId = sessionId;
+  }
+
+  // ---- reading ----
+  rows = (): RowList => this.list;
+  item = (id: string): TimelineItem | undefined => this.items.get(id);
+  run = (id: string): Run | undefined => this.runs.get(id);
+  approval = (id: string): Approval | undefined => this.approvals.get(id);
+  runUsage = (runId: string): UsageBody | undefined => this.usage.get(runId);
+  diagnosticItems = (): readonly TimelineItem[] => this.diagnostics;
+  /** Runs queued or running, oldest first (a new array only when that set changes). */
+  active = (): readonly Run[] => this.activeRuns;
+
+  /** The row showing an approval (its tool card, approval item or question), if loaded. */
+  rowOfApproval(approvalId: string, itemId: string | null): RowKey | undefined {
+    if (itemId && this.items.has(itemId) && this.list.keys.includes(itemId)) return itemId;
+    for (const key of this.list.keys) {
+      const body = this.items.get(key)?.body;
+      if (!body) continue;
+      if (body.kind === "tool" && body.approval?.approvalId === approvalId) return key;
+      if (body.kind === "approval" && body.approval.approvalId === approvalId) return key;
+      if (body.kind === "question" && body.approvalId === approvalId) return key;
+    }
+    return undefined;
+  }
+
+  // ---- subscribing: "rows", "active", "diagnostics", an item id, "run:<id>", "approval:<id>" ----
+  subscribe(key: string, listener: Listener): () => void {
+    let set = this.listeners.get(key);
+    if (!set) this.listeners.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(key);
+    };
+  }
+
+  // ---- writing ----
+  applyBatch(batch: LiveBatch): void {
+    if (this.lastSeq && batch.seq !== this.lastSeq + 1 && batch.ops[0]?.op !== "reset") {
+      console.warn(`session ${this.sessionId}: live batch ${batch.seq} after ${this.lastSeq}`);
+    }
+    this.lastSeq = batch.seq;
+    for (const op of batch.ops) this.applyOp(op);
+    this.flush();
+  }
+
+  /** Applies one op; listeners are woken by `flush` (once per batch). */
+  applyOp(op: LiveOp): void {
+    switch (op.op) {
+      case "reset":
+        return this.reset(op.items, op.before, op.runs, op.approvals);
+      case "upsert":
+        return this.upsert(op.item);
+      case "append":
+        return this.append(op.itemId, op.text);
+      case "run":
+        return this.setRun(op.run);
+      case "approval":
+        return this.setApproval(op.approval);
+    }
+  }
+
+  /** Older items from `load_timeline`, put in front. */
+  prepend(page: TimelinePage): void {
+    const firstRun = this.list.keys.length ? this.runOfKey(this.list.keys[0]!) : undefined;
+    const fresh = page.items.filter((i) => !this.items.has(i.id));
+    for (const item of fresh) this.remember(item);
+    // The run of the page's last items may go on in the rows already shown: its status line is there.
+    const keys = rowKeys(fresh.filter(isRow), firstRun);
+    this.list = {
+      ...this.list,
+      keys: keys.length ? [...keys, ...this.list.keys] : this.list.keys,
+      prepended: this.list.prepended + keys.length,
+      before: page.before,
+    };
+    this.dirty.add("rows");
+    if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
+    this.flush();
+  }
+
+  /** Wakes the listeners of everything changed since the last flush. */
+  flush(): void {
+    if (this.dirty.size === 0) return;
+    const keys = [...this.dirty];
+    this.dirty.clear();
+    for (const key of keys) {
+      const set = this.listeners.get(key);
+      if (set) for (const l of [...set]) l();
+    }
+  }
+
+  private reset(items: TimelineItem[], before: number | null, runs: Run[], approvals: Approval[]): void {
+    // Everything subscribed may have changed.
+    for (const key of this.listeners.keys()) this.dirty.add(key);
+    this.items = new Map();
+    this.usage = new Map();
+    this.diagnostics = [];
+    this.runs = new Map(runs.map((r) => [r.id, r]));
+    this.approvals = new Map(approvals.map((a) => [a.id, a]));
+    for (const item of items) this.remember(item);
+    const keys = rowKeys(items.filter(isRow), undefined);
+    // Runs with nothing in the page yet (queued, or just started) still get their line.
+    const shown = new Set(keys.filter(isRunKey));
+    const newestItemAt = items.length ? items[items.length - 1]!.createdAt : -Infinity;
+    for (const run of [...runs].sort((a, b) => a.seq - b.seq)) {
+      const open = run.status === "queued" || run.status === "running";
+      if (!shown.has(runKey(run.id)) && (open || run.createdAt >= newestItemAt)) keys.push(runKey(run.id));
+    }
+    this.list = { keys, generation: this.list.generation + 1, prepended: 0, before, loaded: true };
+    this.recomputeActive();
+  }
+
+  private remember(item: TimelineItem): void {
+    this.items.set(item.id, item);
+    if (item.body.kind === "usage") this.usage.set(item.runId, item.body);
+    if (item.body.kind === "diagnostic") this.diagnostics = [...this.diagnostics, item];
+  }
+
+  private upsert(item: TimelineItem): void {
+    const known = this.items.has(item.id);
+    if (known && item.body.kind === "diagnostic") {
+      this.diagnostics = this.diagnostics.map((d) => (d.id === item.id ? item : d));
+      this.items.set(item.id, item);
+    } else {
+      this.remember(item);
+    }
+    this.dirty.add(item.id);
+    if (item.body.kind === "usage") this.dirty.add(runKey(item.runId));
+    if (item.body.kind === "diagnostic") this.dirty.add("diagnostics");
+    if (known || !isRow(item)) return;
+    // A new row: before its run's status line (normally at the very end), else at the end.
+    const keys = [...this.list.keys];
+    const rk = runKey(item.runId);
+    const at = keys.lastIndexOf(rk);
+    if (at >= 0) keys.splice(at, 0, item.id);
+    else keys.push(item.id, rk);
+    this.list = { ...this.list, keys };
+    this.dirty.add("rows");
+  }
+
+  private append(itemId: string, text: string): void {
+    const item = this.items.get(itemId);
+    if (!item) return; // not loaded (or unknown): the next upsert or reset brings it whole
+    const body = item.body;
+    let next: TimelineItem["body"];
+    switch (body.kind) {
+      case "agent_message":
+      case "reasoning":
+      case "user_message":
+        next = { ...body, text: body.text + text };
+        break;
+      case "tool":
+        next = { ...body, output: body.output + text };
+        break;
+      case "notice":
+        next = { ...body, text: body.text + text };
+        break;
+      default:
+        return;
+    }
+    this.items.set(itemId, { ...item, body: next });
+    this.dirty.add(itemId);
+  }
+
+  private setRun(run: Run): void {
+    const known = this.runs.has(run.id);
+    this.runs.set(run.id, run);
+    this.dirty.add(runKey(run.id));
+    if (!known && !this.list.keys.includes(runKey(run.id))) {
+      this.list = { ...this.list, keys: [...this.list.keys, runKey(run.id)] };
+      this.dirty.add("rows");
+    }
+    this.recomputeActive();
+  }
+
+  private setApproval(approval: Approval): void {
+    this.approvals.set(approval.id, approval);
+    this.dirty.add(`approval:${approval.id}`);
+  }
+
+  /** Applies a decision returned by a command (the live op will say the same, later). */
+  applyApproval(approval: Approval): void {
+    this.setApproval(approval);
+    this.flush();
+  }
+
+  private recomputeActive(): void {
+    const active = [...this.runs.values()]
+      .filter((r) => r.status === "queued" || r.status === "running")
+      .sort((a, b) => a.seq - b.seq);
+    const same =
+      active.length === this.activeRuns.length &&
+      active.every((r, i) => r === this.activeRuns[i] || (r.id === this.activeRuns[i]?.id && r.status === this.activeRuns[i]?.status));
+    if (!same) {
+      this.activeRuns = active;
+      this.dirty.add("active");
+    }
+  }
+
+  private runOfKey(key: RowKey): string | undefined {
+    return isRunKey(key) ? runIdOf(key) : this.items.get(key)?.runId;
+  }
+}
+
+/** Row keys for items in order: each run's items, then its status line (unless `openRun` —
+ * the run whose line is already further down). */
+function rowKeys(items: TimelineItem[], openRun: string | undefined): RowKey[] {
+  const keys: RowKey[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    keys.push(item.id);
+    const next = items[i + 1];
+    if ((!next || next.runId !== item.runId) && !(next === undefined && item.runId === openRun)) {
+      keys.push(runKey(item.runId));
+    }
+  }
+  return keys;
+}
