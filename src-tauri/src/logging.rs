@@ -7,13 +7,18 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt, EnvFilter, Layer};
 
+/// The filter without `RUST_LOG`. Engine stderr (target `agentdesk_engine::stderr`, logged
+/// at TRACE) stays out: it is kept,
+/// redacted, as the run's diagnostics, and a chatty engine would otherwise fill the log file
+/// with a line per streamed token.
+pub const DEFAULT_FILTER: &str =
+    "info,agentdesk=debug,agentdesk_engine::stderr=off,tao=warn,wry=warn";
+
 /// Install the subscriber. `RUST_LOG` overrides the default filter. Returns the file writer's
 /// guard, which must live as long as the process.
 pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
-    let filter = || {
-        EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| EnvFilter::new("info,agentdesk=debug,tao=warn,wry=warn"))
-    };
+    let filter =
+        || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     let stderr = fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(filter());
@@ -43,4 +48,24 @@ pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
         .with(file)
         .try_init();
     guard
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_filter_leaves_engine_stderr_out_and_keeps_our_own_logs() {
+        let subscriber = tracing_subscriber::registry().with(
+            fmt::layer()
+                .with_writer(std::io::sink)
+                .with_filter(EnvFilter::new(DEFAULT_FILTER)),
+        );
+        tracing::subscriber::with_default(subscriber, || {
+            assert!(!tracing::enabled!(target: "agentdesk_engine::stderr", tracing::Level::TRACE));
+            assert!(!tracing::enabled!(target: "agentdesk_engine::stderr", tracing::Level::WARN));
+            assert!(tracing::enabled!(target: "agentdesk_engine::process", tracing::Level::DEBUG));
+            assert!(tracing::enabled!(target: "agentdesk_core::runs", tracing::Level::INFO));
+        });
+    }
 }

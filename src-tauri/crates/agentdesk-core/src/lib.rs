@@ -14,6 +14,7 @@ pub mod owner;
 pub mod paths;
 pub mod profiles;
 pub mod recorder;
+mod run_faults;
 pub mod runs;
 pub mod sessions;
 pub mod timeline;

@@ -73,7 +73,7 @@ impl Diagnostic {
     }
 }
 
-pub use crate::redact::{looks_like_secret_name, redact, REDACTED};
+pub use crate::redact::{looks_like_secret_name, redact, register_secret, REDACTED};
 
 /// The first [`EXCERPT_BYTES`] of `bytes`, decoded lossily, with a marker when cut.
 pub fn excerpt(bytes: &[u8]) -> String {

@@ -23,19 +23,76 @@ pub struct EngineProgram {
     pub display_name: &'static str,
     /// Shown when it cannot be found.
     pub install_hint: &'static str,
+    /// The versions the adapter speaks to. Outside it, runs are refused before they start
+    /// (an old codex has no `app-server`; a new major may change the wire).
+    pub supported: VersionRange,
+    /// Shown with an unsupported version: how to install the version the tests pin.
+    pub install_supported: &'static str,
 }
 
 impl EngineProgram {
+    /// Codex: the app-server protocol this adapter speaks was verified on 0.169.0 (the pinned
+    /// test binary); older releases lack parts of it (0.1.x has no `app-server` at all). It is
+    /// still marked experimental, so 1.0 is treated as a possible break.
     pub const CODEX: Self = Self {
         name: "codex",
         display_name: "Codex",
         install_hint: "install with `npm install -g @openai/codex`, or set its path in Settings",
+        supported: VersionRange {
+            min: (0, 169, 0),
+            below: (1, 0, 0),
+        },
+        install_supported: "install a supported one with `npm install -g @openai/codex@0.169.0`, or set the path of one in Settings",
     };
+    /// Claude Code: stream-json with the control protocol as verified on 2.1.328 and 2.1.332;
+    /// any 2.1.x speaks it, a new major may not.
     pub const CLAUDE: Self = Self {
         name: "claude",
         display_name: "Claude Code",
         install_hint: "install with `npm install -g @anthropic-ai/claude-code` (or `curl -fsSL https://claude.ai/install.sh | bash`), or set its path in Settings",
+        supported: VersionRange {
+            min: (2, 1, 0),
+            below: (3, 0, 0),
+        },
+        install_supported: "install a supported one with `npm install -g @anthropic-ai/claude-code@2.1.328`, or set the path of one in Settings",
     };
+
+    /// `Ok` when `version` is in [`Self::supported`]; otherwise the error that names the
+    /// executable, the version found, the range and what to install.
+    pub fn check_version(&self, exe: &Path, version: &EngineVersion) -> Result<(), EngineError> {
+        if self.supported.contains(version) {
+            return Ok(());
+        }
+        Err(EngineError::UnsupportedVersion {
+            engine: self.display_name.to_owned(),
+            program: exe.to_path_buf(),
+            found: version.to_string(),
+            supported: self.supported.to_string(),
+            install: self.install_supported.to_owned(),
+        })
+    }
+}
+
+/// Versions `min <= v < below` (major, minor, patch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VersionRange {
+    pub min: (u64, u64, u64),
+    pub below: (u64, u64, u64),
+}
+
+impl VersionRange {
+    pub fn contains(&self, v: &EngineVersion) -> bool {
+        let v = (v.major, v.minor, v.patch);
+        self.min <= v && v < self.below
+    }
+}
+
+impl fmt::Display for VersionRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (a, b, c) = self.min;
+        let (x, y, z) = self.below;
+        write!(f, ">= {a}.{b}.{c} and < {x}.{y}.{z}")
+    }
 }
 
 /// How the executable was found (shown in Settings).

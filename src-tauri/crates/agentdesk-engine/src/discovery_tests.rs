@@ -141,3 +141,56 @@ mod unix {
         );
     }
 }
+
+#[test]
+fn versions_outside_the_supported_range_are_refused_with_what_to_install() {
+    let v = |s: &str| EngineVersion::parse(s).unwrap();
+    let exe = Path::new("/opt/x/codex");
+    for ok in [
+        "codex-cli 0.169.0",
+        "codex-cli 0.170.2",
+        "codex-cli 0.999.0",
+    ] {
+        assert!(
+            EngineProgram::CODEX.check_version(exe, &v(ok)).is_ok(),
+            "{ok}"
+        );
+    }
+    for bad in ["codex-cli 0.1.0", "codex-cli 0.168.9", "codex-cli 1.0.0"] {
+        let err = EngineProgram::CODEX
+            .check_version(exe, &v(bad))
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(err, EngineError::UnsupportedVersion { .. }),
+            "{bad}"
+        );
+        assert!(msg.contains("/opt/x/codex"), "{msg}");
+        assert!(msg.contains(">= 0.169.0 and < 1.0.0"), "{msg}");
+        assert!(
+            msg.contains("npm install -g @openai/codex@0.169.0"),
+            "{msg}"
+        );
+    }
+    for ok in [
+        "2.1.328 (Claude Code)",
+        "2.1.0 (Claude Code)",
+        "2.9.1 (Claude Code)",
+    ] {
+        assert!(
+            EngineProgram::CLAUDE.check_version(exe, &v(ok)).is_ok(),
+            "{ok}"
+        );
+    }
+    for bad in [
+        "0.5.0 (Claude Code)",
+        "2.0.77 (Claude Code)",
+        "3.0.0 (Claude Code)",
+    ] {
+        let msg = EngineProgram::CLAUDE
+            .check_version(exe, &v(bad))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("@anthropic-ai/claude-code@2.1.328"), "{msg}");
+    }
+}

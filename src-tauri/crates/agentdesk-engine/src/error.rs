@@ -78,6 +78,16 @@ pub enum EngineError {
     #[error("version probe of {program} failed: {detail}")]
     VersionProbe { program: PathBuf, detail: String },
 
+    /// The executable answers `--version` with a version the adapter does not support.
+    #[error("{engine} {found} ({}) is not supported: Agent Desk needs {supported} — {install}", .program.display())]
+    UnsupportedVersion {
+        engine: String,
+        program: PathBuf,
+        found: String,
+        supported: String,
+        install: String,
+    },
+
     /// The local side was shut down (writer closed, peer stopped) before the call.
     #[error("connection closed: {0}")]
     Closed(String),

@@ -9,12 +9,32 @@
 //! knows to be secret (a profile's secret variables). Heuristic by nature: it catches the
 //! usual leaks, not every conceivable one.
 
+use std::sync::{PoisonError, RwLock};
+
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
 
 /// Literal secrets shorter than this are not replaced: a value like `1` or `yes` would blank
 /// out unrelated text.
 const MIN_LITERAL: usize = 6;
+
+/// Secret values known to the whole process (a profile's secret variables, registered when a
+/// run's options are built): redacted from every diagnostic, whichever child printed them.
+static KNOWN_SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Redact `value` from every later diagnostic of this process. Short values are ignored
+/// (see `MIN_LITERAL`); registering twice is harmless.
+pub fn register_secret(value: &str) {
+    if value.len() < MIN_LITERAL {
+        return;
+    }
+    let mut known = KNOWN_SECRETS
+        .write()
+        .unwrap_or_else(PoisonError::into_inner);
+    if !known.iter().any(|k| k == value) {
+        known.push(value.to_owned());
+    }
+}
 
 /// True when a variable or field name says its value is secret.
 pub fn looks_like_secret_name(name: &str) -> bool {
@@ -44,9 +64,16 @@ pub fn looks_like_secret_name(name: &str) -> bool {
 /// `text` with obvious secrets and every literal in `secrets` replaced by [`REDACTED`].
 pub fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = text.to_owned();
-    for secret in secrets.iter().filter(|s| s.len() >= MIN_LITERAL) {
-        if out.contains(secret.as_str()) {
-            out = out.replace(secret.as_str(), REDACTED);
+    {
+        let known = KNOWN_SECRETS.read().unwrap_or_else(PoisonError::into_inner);
+        for secret in secrets
+            .iter()
+            .chain(known.iter())
+            .filter(|s| s.len() >= MIN_LITERAL)
+        {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), REDACTED);
+            }
         }
     }
     let out = apply(&out, &named_values(&out));
@@ -322,6 +349,13 @@ mod tests {
             redact("db url postgres://u:s3cr3t-value@h/1 failed", &secrets),
             "db url postgres://u:[REDACTED]@h/1 failed"
         );
+    }
+
+    #[test]
+    fn registered_secrets_are_replaced_everywhere() {
+        register_secret("registered-odd-value-42");
+        register_secret("x");
+        assert_eq!(r("dsn=registered-odd-value-42 x"), "dsn=[REDACTED] x");
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! `doctor`: is everything in place? Engines (found where, version, logged in), the data
 //! directory, and the database (`PRAGMA integrity_check`, schema version). Exits non-zero
-//! when the database is unhealthy; a missing engine is reported, not an error, because a
-//! user may only use one of the two.
+//! when the database is unhealthy (7) or an installed engine has a version runs are refused
+//! with (6); a missing engine is reported, not an error, because a user may only use one of
+//! the two.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use agentdesk_core::{Desk, EngineSettings};
+use agentdesk_core::{engines, Desk, EngineSettings};
 use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile};
 use agentdesk_protocol::ui::Engine;
@@ -37,6 +38,8 @@ struct EngineReport {
     /// `None`: not checked (not found, or `--no-login`).
     logged_in: Option<bool>,
     problem: Option<String>,
+    /// Found, but a version runs are refused with.
+    unsupported: bool,
 }
 
 #[derive(Serialize, Debug)]
@@ -85,6 +88,10 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
         eprintln!("error: the database failed its integrity check [storage]");
         return Ok(ExitCode::from(EXIT_INTERNAL));
     }
+    if let Some(e) = report.engines.iter().find(|e| e.unsupported) {
+        let problem = e.problem.as_deref().unwrap_or("unsupported version");
+        return Err(CliError::engine(problem.to_owned()));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -125,6 +132,7 @@ async fn engine_report(
         version: None,
         logged_in: None,
         problem: None,
+        unsupported: false,
     };
     let exe = match desk.locate_engine(engine).await {
         Ok(exe) => exe,
@@ -135,7 +143,16 @@ async fn engine_report(
     };
     r.path = Some(exe.path.display().to_string());
     match desk.engine_version(engine).await {
-        Ok(v) => r.version = Some(v.raw),
+        Ok(v) => {
+            r.version = Some(v.raw.clone());
+            // Installed but outside the supported range: runs are refused, so say what to
+            // install (and make doctor fail, unlike a merely missing engine).
+            if let Err(e) = engines::engine_program(engine).check_version(&exe.path, &v) {
+                r.problem = Some(e.to_string());
+                r.unsupported = true;
+                return r;
+            }
+        }
         Err(e) => {
             r.problem = Some(e.to_string());
             return r;
