@@ -2,6 +2,14 @@
 //! written in one transaction at most `flush_interval` (1 s) after the first unwritten
 //! change, and at the end. So streaming text costs one write per second, not one per delta,
 //! and a crash loses at most about a second of it.
+//!
+//! A write that fails (another program holds the database's write lock, the disk is full)
+//! loses nothing: the batch stays in memory, merged with later changes (one copy per item,
+//! so memory stays bounded by the run's own timeline), and is retried with backoff while
+//! events keep being applied. Only when writes have failed for the whole retry budget
+//! (`storage_retry_budget`, 60 s by default), or the file cannot be written at all (damaged,
+//! read-only), does the recorder give up and return the storage error; the orchestration
+//! then stops the engine and ends the run `failed` with that reason.
 
 use std::time::Duration;
 
@@ -17,6 +25,13 @@ use crate::timeline::RunReducer;
 use crate::{ApprovalQueue, Result};
 
 pub const FLUSH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// How long writes may keep failing before a run is given up on.
+pub const STORAGE_RETRY_BUDGET: Duration = Duration::from_secs(60);
+/// First wait before retrying a failed write; it doubles up to [`MAX_RETRY_WAIT`]. Each
+/// attempt on a locked database also waits SQLite's busy timeout (5 s) before failing.
+const FIRST_RETRY_WAIT: Duration = Duration::from_millis(250);
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(2);
 
 /// What feeds a run's recorder.
 #[derive(Debug, Clone)]
@@ -38,6 +53,74 @@ pub struct FlushReport {
     pub last: bool,
 }
 
+/// What the database has not taken yet. Items are merged by id (a later version of an item
+/// replaces the earlier one: it holds all of its text), so this never grows past the run's
+/// own timeline; the other fields keep only their latest value.
+#[derive(Default)]
+struct Unsaved {
+    items: Vec<TimelineItem>,
+    model: Option<String>,
+    engine_session_id: Option<String>,
+    usage: Option<Usage>,
+}
+
+impl Unsaved {
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+            && self.model.is_none()
+            && self.engine_session_id.is_none()
+            && self.usage.is_none()
+    }
+
+    fn merge(&mut self, batch: Vec<TimelineItem>) {
+        for item in batch {
+            match self.items.iter_mut().find(|i| i.id == item.id) {
+                Some(old) => *old = item,
+                None => self.items.push(item),
+            }
+        }
+    }
+}
+
+/// Failed writes so far: since when they fail, and how long to wait before the next try.
+struct Retry {
+    budget: Duration,
+    failing_since: Option<Instant>,
+    wait: Duration,
+}
+
+impl Retry {
+    /// A write failed: `Ok` to try again later, or the error when it is time to give up.
+    fn failed(&mut self, e: StoreError, attempt_began: Instant) -> Result<(), StoreError> {
+        if !e.is_transient() {
+            return Err(e);
+        }
+        let since = *self.failing_since.get_or_insert(attempt_began);
+        if since.elapsed() >= self.budget {
+            return Err(e);
+        }
+        tracing::warn!(error = %e, retry_in = ?self.wait, "cannot save the run yet; keeping it in memory and retrying");
+        Ok(())
+    }
+
+    fn wait(&mut self) -> Duration {
+        let w = self.wait;
+        self.wait = (self.wait * 2).min(MAX_RETRY_WAIT);
+        w
+    }
+
+    fn succeeded(&mut self) {
+        if self.failing_since.take().is_some() {
+            tracing::info!("the run is being saved again");
+        }
+        self.wait = FIRST_RETRY_WAIT;
+    }
+
+    fn failing(&self) -> bool {
+        self.failing_since.is_some()
+    }
+}
+
 pub struct RunRecorder {
     store: Store,
     reducer: RunReducer,
@@ -46,6 +129,10 @@ pub struct RunRecorder {
     approvals: Option<ApprovalQueue>,
     reports: Option<mpsc::UnboundedSender<FlushReport>>,
     sink: Option<mpsc::UnboundedSender<Vec<TimelineItem>>>,
+    unsaved: Unsaved,
+    /// When the oldest change not yet written was applied.
+    unsaved_since: Option<Instant>,
+    retry: Retry,
 }
 
 impl RunRecorder {
@@ -58,11 +145,24 @@ impl RunRecorder {
             approvals: None,
             reports: None,
             sink: None,
+            unsaved: Unsaved::default(),
+            unsaved_since: None,
+            retry: Retry {
+                budget: STORAGE_RETRY_BUDGET,
+                failing_since: None,
+                wait: FIRST_RETRY_WAIT,
+            },
         }
     }
 
     pub fn flush_interval(mut self, d: Duration) -> Self {
         self.interval = d;
+        self
+    }
+
+    /// How long writes may keep failing before the recorder gives up (default 60 s).
+    pub fn storage_retry_budget(mut self, d: Duration) -> Self {
+        self.retry.budget = d;
         self
     }
 
@@ -83,31 +183,64 @@ impl RunRecorder {
         self
     }
 
-    async fn flush(&mut self, last: bool, since: Option<Instant>) -> Result<()> {
-        let batch = self.reducer.take_dirty();
-        if batch.is_empty() && !last {
+    /// Write what is unsaved. A failure keeps it for the next try (`Ok`), unless it is time
+    /// to give up (`Err`).
+    async fn flush(&mut self, last: bool) -> Result<()> {
+        self.unsaved.merge(self.reducer.take_dirty());
+        if self.unsaved.is_empty() && !last {
             return Ok(());
         }
         let at = Instant::now();
-        self.store.upsert_timeline_items(&batch).await?;
-        if let Some(r) = &self.reports {
-            let _ = r.send(FlushReport {
-                at,
-                since,
-                items: batch.len(),
-                last,
-            });
-        }
-        if let Some(s) = &self.sink {
-            if !batch.is_empty() {
-                let _ = s.send(batch);
+        match self.write_unsaved().await {
+            Ok(batch) => {
+                self.retry.succeeded();
+                let since = self.unsaved_since.take();
+                if let Some(r) = &self.reports {
+                    let _ = r.send(FlushReport {
+                        at,
+                        since,
+                        items: batch.len(),
+                        last,
+                    });
+                }
+                if let Some(s) = &self.sink {
+                    if !batch.is_empty() {
+                        let _ = s.send(batch);
+                    }
+                }
+                Ok(())
             }
+            Err(e) => Ok(self.retry.failed(e, at)?),
         }
-        Ok(())
     }
 
-    async fn side_effects(&self, ev: &AgentEvent) -> Result<()> {
-        let run_id = self.reducer.run_id();
+    /// Everything unsaved in as few writes as possible; returns the items written. What was
+    /// written stays written when a later step fails.
+    async fn write_unsaved(&mut self) -> Result<Vec<TimelineItem>, StoreError> {
+        let run_id = self.reducer.run_id().to_string();
+        if let Some(m) = &self.unsaved.model {
+            self.store.set_run_model(&run_id, m).await?;
+            self.unsaved.model = None;
+        }
+        if let Some(id) = &self.unsaved.engine_session_id {
+            self.store
+                .set_engine_session_id(&self.session_id, Some(id))
+                .await?;
+            self.unsaved.engine_session_id = None;
+        }
+        if let Some(u) = &self.unsaved.usage {
+            self.store.upsert_usage(&run_id, u, now_ms()).await?;
+            self.unsaved.usage = None;
+        }
+        if !self.unsaved.items.is_empty() {
+            self.store.upsert_timeline_items(&self.unsaved.items).await?;
+        }
+        Ok(std::mem::take(&mut self.unsaved.items))
+    }
+
+    /// Keep what an event says about the run itself; written at once unless writes are
+    /// failing (then with the next retry, instead of waiting out a lock per event).
+    async fn side_effects(&mut self, ev: &AgentEvent) -> Result<()> {
         match ev {
             AgentEvent::RunStarted {
                 model,
@@ -115,12 +248,10 @@ impl RunRecorder {
                 ..
             } => {
                 if let Some(m) = model {
-                    self.store.set_run_model(run_id, m).await?;
+                    self.unsaved.model = Some(m.clone());
                 }
                 if let Some(id) = engine_session_id {
-                    self.store
-                        .set_engine_session_id(&self.session_id, Some(id))
-                        .await?;
+                    self.unsaved.engine_session_id = Some(id.clone());
                 }
             }
             AgentEvent::Usage {
@@ -130,19 +261,33 @@ impl RunRecorder {
                 reasoning,
                 cost_usd,
             } => {
-                let u = Usage {
+                self.unsaved.usage = Some(Usage {
                     input: *input,
                     cached: *cached,
                     output: *output,
                     reasoning: *reasoning,
                     cost_usd: *cost_usd,
                     runs: 1,
-                };
-                self.store.upsert_usage(run_id, &u, now_ms()).await?;
+                });
             }
-            _ => {}
+            _ => return Ok(()),
         }
-        Ok(())
+        if self.retry.failing() {
+            return Ok(());
+        }
+        let at = Instant::now();
+        match self.write_unsaved_effects().await {
+            Ok(()) => Ok(()),
+            Err(e) => Ok(self.retry.failed(e, at)?),
+        }
+    }
+
+    async fn write_unsaved_effects(&mut self) -> Result<(), StoreError> {
+        let items = std::mem::take(&mut self.unsaved.items);
+        let result = self.write_unsaved().await;
+        // Items wait for their interval; only the run's own fields were due now.
+        self.unsaved.items = items;
+        result.map(|_| ())
     }
 
     /// Record until the run ends (a terminal event, or the input closing: then the run
@@ -169,19 +314,48 @@ impl RunRecorder {
                     }
                 },
                 _ = sleep_until(deadline), if deadline.is_some() => {
-                    self.flush(false, deadline.map(|d| d - self.interval)).await?;
+                    self.flush(false).await?;
                     deadline = None;
                 }
             }
-            if deadline.is_none() && self.reducer.has_dirty() {
-                deadline = Some(Instant::now() + self.interval);
+            let dirty = self.reducer.has_dirty() || !self.unsaved.is_empty();
+            if dirty {
+                self.unsaved_since.get_or_insert_with(Instant::now);
+            }
+            if deadline.is_none() && dirty {
+                let wait = if self.retry.failing() {
+                    self.retry.wait()
+                } else {
+                    self.interval
+                };
+                deadline = Some(Instant::now() + wait);
             }
         }
-        let since = deadline.map(|d| d - self.interval);
-        self.finish(since).await
+        self.finish().await
     }
 
-    async fn finish(mut self, since: Option<Instant>) -> Result<Run> {
+    /// Run a write until it succeeds, waiting between tries, or until it is time to give up.
+    async fn retrying<T, F, Fut>(&mut self, mut write: F) -> Result<T>
+    where
+        F: FnMut(Store) -> Fut,
+        Fut: std::future::Future<Output = Result<T, StoreError>>,
+    {
+        loop {
+            let at = Instant::now();
+            match write(self.store.clone()).await {
+                Ok(v) => {
+                    self.retry.succeeded();
+                    return Ok(v);
+                }
+                Err(e) => {
+                    self.retry.failed(e, at)?;
+                    tokio::time::sleep(self.retry.wait()).await;
+                }
+            }
+        }
+    }
+
+    async fn finish(mut self) -> Result<Run> {
         let outcome = self.reducer.outcome().cloned();
         let (status, stop_reason, error) = match outcome {
             Some(o) => (o.status, o.stop_reason, o.error),
@@ -198,27 +372,63 @@ impl RunRecorder {
             } else {
                 ApprovalState::Expired
             };
-            for a in q.end_run(&run_id, state).await? {
+            let ended = loop {
+                let at = Instant::now();
+                match q.end_run(&run_id, state).await {
+                    Ok(ended) => break ended,
+                    Err(crate::CoreError::Store(e)) => {
+                        self.retry.failed(e, at)?;
+                        tokio::time::sleep(self.retry.wait()).await;
+                    }
+                    Err(e) => return Err(e),
+                }
+            };
+            for a in ended {
                 self.reducer.set_approval(&a);
             }
         }
-        self.flush(true, since).await?;
+        // The last batch: retried like the others, but now without new events to wait for.
+        self.flush(true).await?;
+        while !self.unsaved.is_empty() {
+            tokio::time::sleep(self.retry.wait()).await;
+            self.flush(true).await?;
+        }
         let at = now_ms();
         // Items a previous flush wrote as running but the reducer never saw again.
-        self.store
-            .close_open_items(&run_id, ItemStatus::Interrupted, at)
+        let rid = run_id.clone();
+        self.retrying(move |store| {
+            let rid = rid.clone();
+            async move {
+                store
+                    .close_open_items(&rid, ItemStatus::Interrupted, at)
+                    .await
+            }
+        })
+        .await?;
+        let rid = run_id.clone();
+        let ended = self
+            .retrying(move |store| {
+                let rid = rid.clone();
+                let (stop_reason, error) = (stop_reason.clone(), error.clone());
+                async move {
+                    let end = RunEnd {
+                        status,
+                        stop_reason: stop_reason.as_deref(),
+                        error: error.as_deref(),
+                        at,
+                    };
+                    match store.finish_run(&rid, &end).await {
+                        Ok(run) => Ok(Some(run)),
+                        // Already ended elsewhere (recovery, a cancel): the first end stands.
+                        Err(StoreError::Conflict(_)) => Ok(None),
+                        Err(e) => Err(e),
+                    }
+                }
+            })
             .await?;
-        let end = RunEnd {
-            status,
-            stop_reason: stop_reason.as_deref(),
-            error: error.as_deref(),
-            at,
-        };
-        match self.store.finish_run(&run_id, &end).await {
-            Ok(run) => Ok(run),
-            // Already ended elsewhere (recovery, a cancel): the first end stands.
-            Err(StoreError::Conflict(_)) => Ok(self.store.get_run(&run_id).await?),
-            Err(e) => Err(e.into()),
+        match ended {
+            Some(run) => Ok(run),
+            None => Ok(self.store.get_run(&run_id).await?),
         }
     }
 }

@@ -106,6 +106,8 @@ pub(crate) struct Runs {
     /// (run id, engine request id), taken by the responder.
     decision_extras: Mutex<HashMap<(String, String), ApprovalDecision>>,
     shutting_down: AtomicBool,
+    /// Runs given up on because they could not be saved (see `run_faults`).
+    pub(crate) faults: Arc<crate::run_faults::StorageFaults>,
 }
 
 impl std::fmt::Debug for Runs {
@@ -123,6 +125,7 @@ impl Default for Runs {
             updates: broadcast::channel(UPDATES_CAPACITY).0,
             decision_extras: Mutex::default(),
             shutting_down: AtomicBool::new(false),
+            faults: Default::default(),
         }
     }
 }
@@ -309,8 +312,12 @@ impl Desk {
         let mut updates = self.subscribe_runs();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            let run = self.store.get_run(run_id).await?;
             let driven = lock(&self.runs.active).contains_key(run_id);
+            // Ended, but the end could not be saved (the database is locked or full).
+            if let Some(run) = self.runs.faults.unrecorded(run_id).filter(|_| !driven) {
+                return Ok(run);
+            }
+            let run = self.store.get_run(run_id).await?;
             if run.status.is_terminal() && !driven {
                 return Ok(run);
             }
@@ -383,7 +390,9 @@ impl Desk {
     }
 
     async fn publish_status(&self, run_id: &str) {
-        if let Ok(run) = self.store.get_run(run_id).await {
+        if let Some(run) = self.runs.faults.unrecorded(run_id) {
+            self.runs.publish(RunUpdate::Status { run });
+        } else if let Ok(run) = self.store.get_run(run_id).await {
             self.runs.publish(RunUpdate::Status { run });
         }
     }
@@ -421,8 +430,23 @@ impl Desk {
         let session_id = run.session_id.clone();
         if let Err(e) = self.drive_engine(&run).await {
             tracing::warn!(%run_id, error = %e, "run failed in the core");
-            self.end_unfinished(&run_id, RunStatus::Failed, &e.to_string())
-                .await;
+            match crate::run_faults::storage_fault(&e) {
+                Some(fault) => {
+                    let reason = crate::run_faults::failure_reason(fault);
+                    crate::run_faults::end_after_fault(
+                        &self.store,
+                        &self.approvals,
+                        &self.runs.faults,
+                        &run_id,
+                        &reason,
+                    )
+                    .await;
+                }
+                None => {
+                    self.end_unfinished(&run_id, RunStatus::Failed, &e.to_string())
+                        .await
+                }
+            }
         }
         // Announced before it leaves the active set: `wait_run` returns only after that, so
         // whoever waited has the final status in its subscription too.
@@ -489,8 +513,9 @@ impl Desk {
             RunReducer::new(&session.id, &run.id),
         )
         .approvals(self.approvals.clone())
+        .storage_retry_budget(self.runs.faults.budget())
         .sink(items_tx);
-        let recording = tokio::spawn(recorder.run(rx));
+        let mut recording = tokio::spawn(recorder.run(rx));
         let runs = self.runs.clone();
         let (sid, rid) = (session.id.clone(), run.id.clone());
         tokio::spawn(async move {
@@ -517,6 +542,7 @@ impl Desk {
                 .map_err(CoreError::from),
             Err(e) => Err(e),
         };
+        let mut recorder_ended = None;
         match started {
             Ok(agent_run) => {
                 let ctx = PumpContext {
@@ -524,8 +550,9 @@ impl Desk {
                     run_id: &run.id,
                     policy: &policy,
                     tx: &tx,
+                    recording: &mut recording,
                 };
-                self.pump(agent_run, approvals_rx, ctx).await;
+                recorder_ended = self.pump(agent_run, approvals_rx, ctx).await;
             }
             Err(e) => {
                 let event = AgentEvent::RunFailed {
@@ -541,8 +568,11 @@ impl Desk {
             }
         }
         drop(tx);
-        recording
-            .await
+        let recorded = match recorder_ended {
+            Some(r) => r,
+            None => recording.await,
+        };
+        recorded
             .map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
         Ok(())
     }
@@ -576,17 +606,20 @@ impl Desk {
         Ok(input)
     }
 
+    /// Returns the recorder's result when it ended before the run did (it could not save the
+    /// run); the engine has been stopped then.
     async fn pump(
         &self,
         mut agent_run: AgentRun,
         mut approvals_rx: broadcast::Receiver<ApprovalChange>,
         ctx: PumpContext<'_>,
-    ) {
+    ) -> Option<RecorderResult> {
         let PumpContext {
             session_id,
             run_id,
             policy,
             tx,
+            recording,
         } = ctx;
         if let Err(e) = self
             .store
@@ -618,6 +651,9 @@ impl Desk {
                     });
                     let ask = ApprovalAsk::from_event(session_id, run_id, &ev);
                     if tx.send(RunInput::Event(ev)).await.is_err() {
+                        // The recorder is gone: the run must not go on unrecorded.
+                        control.interrupt();
+                        crate::run_faults::drain_stopped(&mut agent_run).await;
                         break;
                     }
                     if let Some(ask) = ask {
@@ -636,8 +672,17 @@ impl Desk {
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                     Err(broadcast::error::RecvError::Closed) => watching_approvals = false,
                 },
+                ended = &mut *recording => {
+                    // The recorder gave up (it could not save the run): stop the engine rather
+                    // than let it work on unrecorded (Codex: the turn is interrupted too).
+                    tracing::warn!(%run_id, "the run cannot be saved; stopping its engine");
+                    control.interrupt();
+                    crate::run_faults::drain_stopped(&mut agent_run).await;
+                    return Some(ended);
+                }
             }
         }
+        None
     }
 
     /// Hand an engine's request to the queue; rules may answer it at once.
@@ -679,4 +724,7 @@ struct PumpContext<'a> {
     run_id: &'a str,
     policy: &'a ApprovalPolicy,
     tx: &'a mpsc::Sender<RunInput>,
+    recording: &'a mut tokio::task::JoinHandle<Result<Run>>,
 }
+
+type RecorderResult = std::result::Result<Result<Run>, tokio::task::JoinError>;

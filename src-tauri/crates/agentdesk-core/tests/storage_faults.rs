@@ -1,0 +1,159 @@
+//! The recorder against a real database that another connection locks: a lock held longer
+//! than SQLite's busy timeout (5 s) loses nothing, and one held past the retry budget ends
+//! the recording with a clear "another program is using the database" error, in bounded time.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::{ItemBody, ProfileSpec, RunStatus};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
+use tokio::sync::mpsc;
+
+async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, String, String) {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let ws = desk
+        .add_workspace(folder.path().to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let spec: ProfileSpec =
+        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
+    desk.create_profile(&ws.id, &spec).await.unwrap();
+    let s = desk
+        .create_session(&NewSession {
+            workspace_id: ws.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap();
+    (data, folder, desk, s.id, run.id)
+}
+
+/// Another program's connection holding the write lock (`BEGIN IMMEDIATE`) for `held`.
+async fn hold_write_lock(db: &std::path::Path, held: Duration) -> tokio::task::JoinHandle<()> {
+    let mut conn = SqliteConnectOptions::new()
+        .filename(db)
+        .connect()
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        tokio::time::sleep(held).await;
+        sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    })
+}
+
+fn delta(text: &str) -> RunInput {
+    RunInput::Event(AgentEvent::MessageDelta {
+        item_id: "m".into(),
+        text: text.into(),
+    })
+}
+
+async fn stored_text(desk: &Desk, run: &str) -> String {
+    let items = desk.store().run_items(run).await.unwrap();
+    items
+        .iter()
+        .find_map(|i| match &i.body {
+            ItemBody::AgentMessage { text } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_held_past_the_busy_timeout_loses_no_text() {
+    let (_d, _f, desk, session, run) = desk().await;
+    let (tx, rx) = mpsc::channel(1024);
+    let rec = RunRecorder::new(
+        desk.store().clone(),
+        &session,
+        RunReducer::new(&session, &run),
+    )
+    .flush_interval(Duration::from_millis(200));
+    let task = tokio::spawn(rec.run(rx));
+    let mut expected = String::new();
+    let mut lock = None;
+    // 90 deltas, 100 ms apart; the lock is taken after 1 s and held 7 s (SQLite's busy
+    // timeout is 5 s, so at least one write fails).
+    for i in 0..90 {
+        if i == 10 {
+            lock = Some(hold_write_lock(desk.database_path(), Duration::from_secs(7)).await);
+        }
+        let piece = format!("w{i} ");
+        expected.push_str(&piece);
+        tx.send(delta(&piece)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tx.send(RunInput::Event(AgentEvent::RunCompleted {
+        stop_reason: "end_turn".into(),
+    }))
+    .await
+    .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(30), task)
+        .await
+        .expect("the recorder hung")
+        .unwrap()
+        .unwrap();
+    lock.unwrap().await.unwrap();
+    assert_eq!(ended.status, RunStatus::Completed, "{ended:?}");
+    assert_eq!(stored_text(&desk, &run).await, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lock_held_past_the_budget_gives_up_clearly_and_keeps_what_was_written() {
+    let (_d, _f, desk, session, run) = desk().await;
+    let (tx, rx) = mpsc::channel(1024);
+    let rec = RunRecorder::new(
+        desk.store().clone(),
+        &session,
+        RunReducer::new(&session, &run),
+    )
+    .flush_interval(Duration::from_millis(100))
+    .storage_retry_budget(Duration::from_secs(2));
+    let task = tokio::spawn(rec.run(rx));
+    tx.send(delta("before the lock ")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let lock = hold_write_lock(desk.database_path(), Duration::from_secs(20)).await;
+    let began = tokio::time::Instant::now();
+    // The engine goes on streaming; the recorder must not block it for good.
+    let feeder = tokio::spawn(async move {
+        for i in 0..200 {
+            if tx.send(delta(&format!("d{i} "))).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(15), task)
+        .await
+        .expect("the recorder did not give up in time")
+        .unwrap();
+    let err = result.expect_err("the recorder cannot have saved the run");
+    assert!(
+        began.elapsed() < Duration::from_secs(12),
+        "gave up after {:?}",
+        began.elapsed()
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("another program is using the database"),
+        "{msg}"
+    );
+    assert!(!msg.contains("database error"), "{msg}");
+    feeder.abort();
+    lock.abort();
+    // What was written before the lock is there.
+    assert!(stored_text(&desk, &run)
+        .await
+        .starts_with("before the lock"));
+}
