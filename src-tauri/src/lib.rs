@@ -2,6 +2,7 @@
 //! every command is a thin call into [`agentdesk_core::Desk`].
 
 mod commands;
+mod feeds;
 mod logging;
 mod state;
 mod window_state;
@@ -28,21 +29,43 @@ pub fn run() {
             // A store that cannot open is not fatal: the window still opens and shows why.
             let state = tauri::async_runtime::block_on(state::AppState::open(data_dir));
             app.manage(state);
+            app.manage(feeds::Feeds::default());
             Ok(())
         })
         .on_window_event(move |window, event| saver.on_event(window.app_handle(), event))
         .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::list_workspaces,
-            commands::add_workspace,
-            commands::remove_workspace,
-            commands::pick_folder,
+            commands::workspaces::app_info,
+            commands::workspaces::list_workspaces,
+            commands::workspaces::add_workspace,
+            commands::workspaces::remove_workspace,
+            commands::workspaces::pick_folder,
+            commands::sessions::list_sessions,
+            commands::sessions::create_session,
+            commands::sessions::open_session,
+            commands::sessions::close_session,
+            commands::sessions::watch_activity,
+            commands::sessions::load_timeline,
+            commands::sessions::send_message,
+            commands::sessions::interrupt_run,
+            commands::sessions::list_profiles,
+            commands::sessions::set_session_profile,
+            commands::approvals::decide_approval,
+            commands::approvals::answer_question,
+            commands::approvals::list_pending_approvals,
+            commands::attachments::import_attachment_path,
+            commands::attachments::import_attachment_bytes,
+            commands::attachments::read_attachment,
+            commands::attachments::pick_files,
+            commands::attachments::open_external,
         ])
         .build(tauri::generate_context!());
 
     match app {
         Ok(app) => app.run(|handle, event| {
             if let tauri::RunEvent::Exit = event {
+                if let Some(feeds) = handle.try_state::<feeds::Feeds>() {
+                    feeds.close_all();
+                }
                 if let Some(state) = handle.try_state::<state::AppState>() {
                     tauri::async_runtime::block_on(state.close());
                 }

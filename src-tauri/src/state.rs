@@ -52,8 +52,11 @@ impl AppState {
         &self.info
     }
 
+    /// Interrupt active runs (their engines stop, pending approvals are cancelled), then close
+    /// the store: nothing is left "running" by a clean exit.
     pub async fn close(&self) {
         if let Ok(desk) = &self.desk {
+            desk.shutdown().await;
             desk.close().await;
         }
     }

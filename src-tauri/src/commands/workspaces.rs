@@ -1,12 +1,11 @@
-//! IPC commands. Each is a thin call into the core; errors cross as `{ code, message }`.
+//! The app and its workspaces.
 
 use agentdesk_protocol::ui::{AppInfo, ErrorCode, IpcError, Workspace};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
+use super::CmdResult;
 use crate::state::AppState;
-
-type CmdResult<T> = Result<T, IpcError>;
 
 #[tauri::command]
 pub fn app_info(state: State<'_, AppState>) -> AppInfo {

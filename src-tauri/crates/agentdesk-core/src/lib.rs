@@ -4,13 +4,16 @@
 //! Runs (send a message, queue, interrupt, decide approvals, live updates, shutdown): see
 //! the API summary at the top of [`runs`]; engines and profile → engine options: [`engines`].
 
+pub mod activity;
 pub mod approval_rules;
 pub mod approvals;
 pub mod attachments;
 pub mod engines;
 mod error;
 pub mod export;
+pub mod live;
 pub mod owner;
+mod pasted;
 pub mod paths;
 pub mod profiles;
 pub mod recorder;
@@ -30,6 +33,8 @@ pub use approval_rules::{ApprovalPolicy, GrantKey, Verdict};
 pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Responder};
 pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
+pub use activity::ActivityWatch;
+pub use live::SessionFeed;
 pub use recorder::{FlushReport, RunInput, RunRecorder};
 pub use runs::RunUpdate;
 pub use sessions::{NewSession, Recovery};

@@ -51,14 +51,14 @@ use agentdesk_protocol::ui::{
 use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::engines::{engine_options, typed_image_path, Engines};
+use crate::engines::{engine_options, inactivity_timeout, typed_image_path, Engines};
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
     RunRecorder, RunReducer,
 };
 
 /// How far a slow subscriber may fall behind before it gets `Lagged`.
-const UPDATES_CAPACITY: usize = 4096;
+pub(crate) const UPDATES_CAPACITY: usize = 4096;
 /// Events waiting for the recorder (it writes once a second; this only absorbs bursts).
 const RECORDER_BACKLOG: usize = 1024;
 /// How long `shutdown` lets interrupted runs end on their own before stopping them.
@@ -81,6 +81,14 @@ pub enum RunUpdate {
         run_id: String,
         items: Vec<TimelineItem>,
     },
+    /// What the run's events changed in its timeline, as the window's live view applies it;
+    /// `seq` counts per run (see [`crate::live`]).
+    Live {
+        session_id: String,
+        run_id: String,
+        seq: u64,
+        ops: Vec<agentdesk_protocol::ui::LiveOp>,
+    },
 }
 
 /// A run this process drives.
@@ -102,6 +110,8 @@ pub(crate) struct Runs {
     /// the next queued one", so a queued run is never stranded.
     start_lock: tokio::sync::Mutex<()>,
     updates: broadcast::Sender<RunUpdate>,
+    /// The in-memory timeline of each active run, for live views opened mid-run.
+    pub(crate) live: crate::live::LiveRuns,
     /// Decision details the queue's answer cannot carry (edited input, deny-and-stop), by
     /// (run id, engine request id), taken by the responder.
     decision_extras: Mutex<HashMap<(String, String), ApprovalDecision>>,
@@ -123,6 +133,7 @@ impl Default for Runs {
             active: Mutex::default(),
             start_lock: tokio::sync::Mutex::new(()),
             updates: broadcast::channel(UPDATES_CAPACITY).0,
+            live: Default::default(),
             decision_extras: Mutex::default(),
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
@@ -136,9 +147,33 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Runs {
-    fn publish(&self, update: RunUpdate) {
+    pub(crate) fn publish(&self, update: RunUpdate) {
         // No subscriber is fine: nobody is looking.
         let _ = self.updates.send(update);
+    }
+
+    /// Feed an engine event to the run's live timeline and publish what it changed.
+    pub(crate) fn publish_live_event(&self, session_id: &str, run_id: &str, ev: &AgentEvent) {
+        if let Some(c) = self.live.apply_event(run_id, ev) {
+            self.publish(RunUpdate::Live {
+                session_id: session_id.to_string(),
+                run_id: run_id.to_string(),
+                seq: c.seq,
+                ops: c.ops,
+            });
+        }
+    }
+
+    /// Reflect an approval's record in the run's live timeline and publish the change.
+    pub(crate) fn publish_live_approval(&self, approval: &Approval) {
+        if let Some(c) = self.live.apply_approval(&approval.run_id, approval) {
+            self.publish(RunUpdate::Live {
+                session_id: approval.session_id.clone(),
+                run_id: approval.run_id.clone(),
+                seq: c.seq,
+                ops: c.ops,
+            });
+        }
     }
 }
 
@@ -217,9 +252,7 @@ impl Desk {
         attachments: &[(String, String)],
     ) -> Result<Run> {
         if self.runs.shutting_down.load(Ordering::SeqCst) {
-            return Err(CoreError::InvalidInput(
-                "Agent Desk is shutting down".into(),
-            ));
+            return Err(CoreError::ShuttingDown);
         }
         let _guard = self.runs.start_lock.lock().await;
         let run = self.create_run(session_id, text, attachments).await?;
@@ -327,7 +360,7 @@ impl Desk {
                 _ = updates.recv() => {}
                 _ = tick => {}
                 _ = tokio::time::sleep_until(deadline) => {
-                    return Err(CoreError::InvalidInput(format!(
+                    return Err(CoreError::TimedOut(format!(
                         "run {run_id} did not end within {} s (it is {})",
                         timeout.as_secs(),
                         run.status.as_str()
@@ -516,6 +549,7 @@ impl Desk {
         .storage_retry_budget(self.runs.faults.budget())
         .sink(items_tx);
         let mut recording = tokio::spawn(recorder.run(rx));
+        self.runs.live.start(&session.id, &run.id);
         let runs = self.runs.clone();
         let (sid, rid) = (session.id.clone(), run.id.clone());
         tokio::spawn(async move {
@@ -537,6 +571,7 @@ impl Desk {
                     resume_session_id: session.engine_session_id.clone(),
                     input,
                     options,
+                    inactivity_timeout: inactivity_timeout(spec),
                 })
                 .await
                 .map_err(CoreError::from),
@@ -564,6 +599,8 @@ impl Desk {
                     run_id: run.id.clone(),
                     event: event.clone(),
                 });
+                self.runs
+                    .publish_live_event(&session.id, &run.id, &event);
                 let _ = tx.send(RunInput::Event(event)).await;
             }
         }
@@ -572,6 +609,8 @@ impl Desk {
             Some(r) => r,
             None => recording.await,
         };
+        // Everything is stored now (or the run failed): views read it from the database.
+        self.runs.live.finish(&run.id);
         recorded
             .map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
         Ok(())
@@ -649,6 +688,7 @@ impl Desk {
                         run_id: run_id.to_string(),
                         event: ev.clone(),
                     });
+                    self.runs.publish_live_event(session_id, run_id, &ev);
                     let ask = ApprovalAsk::from_event(session_id, run_id, &ev);
                     if tx.send(RunInput::Event(ev)).await.is_err() {
                         // The recorder is gone: the run must not go on unrecorded.
@@ -667,6 +707,7 @@ impl Desk {
                     Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
                         if approval.run_id == run_id =>
                     {
+                        self.runs.publish_live_approval(&approval);
                         let _ = tx.send(RunInput::Approval(Box::new(approval))).await;
                     }
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -703,6 +744,7 @@ impl Desk {
         let request_id = ask.engine_request_id.clone();
         match self.approvals.request(ask, policy, responder).await {
             Ok(r) => {
+                self.runs.publish_live_approval(r.approval());
                 let _ = tx
                     .send(RunInput::Approval(Box::new(r.approval().clone())))
                     .await;

@@ -116,6 +116,21 @@ impl RunReducer {
             .collect()
     }
 
+    /// Forget which items changed (the live view sent a delta instead of the item).
+    pub fn clear_dirty(&mut self) {
+        self.dirty.clear();
+    }
+
+    /// Whether the item this engine item id maps to exists yet.
+    pub fn has_item(&self, engine_id: &str) -> bool {
+        self.by_id.contains_key(&self.key(engine_id))
+    }
+
+    /// The timeline id of an engine item of this run (`<run id>:<engine item id>`).
+    pub fn item_key(&self, engine_id: &str) -> String {
+        self.key(engine_id)
+    }
+
     pub fn has_dirty(&self) -> bool {
         !self.dirty.is_empty()
     }

@@ -1,0 +1,429 @@
+//! The window's live view of one session: a stream of [`LiveBatch`]es, at most one per
+//! frame, that never loses or repeats what the engine said.
+//!
+//! How it stays exact:
+//! - Every active run has a reducer here ([`LiveRuns`]), fed by the run's pump *before* the
+//!   change is published, and every change gets a per-run sequence number.
+//! - A view starts (and restarts after falling behind) by taking, under one lock, the live
+//!   runs' current items and sequence numbers and a fresh subscription. Changes published
+//!   later carry higher numbers; ones already in the snapshot are skipped by number.
+//! - Streaming text travels as appends; within a frame, appends to one item merge, and an
+//!   item replaced in the frame drops the earlier ops about it.
+//!
+//! A session that is not open has no view and costs nothing but the reducer the recorder
+//! needs anyway.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::{Approval, ApprovalChange, LiveBatch, LiveOp, TimelineItem};
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+use crate::runs::RunUpdate;
+use crate::{Desk, Result, RunReducer};
+
+/// A frame at 60 Hz: the most often a view sends.
+pub const FRAME: Duration = Duration::from_millis(16);
+/// Items in a view's first page (older ones are paged in by the window).
+const FIRST_PAGE: u32 = 200;
+
+struct LiveRun {
+    session_id: String,
+    reducer: RunReducer,
+    seq: u64,
+}
+
+/// The in-memory timeline of every run this process drives, for views opened mid-run.
+#[derive(Default)]
+pub(crate) struct LiveRuns {
+    runs: Mutex<HashMap<String, LiveRun>>,
+}
+
+impl std::fmt::Debug for LiveRuns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveRuns").finish_non_exhaustive()
+    }
+}
+
+/// Ops of one run, numbered, ready to publish.
+pub(crate) struct LiveChange {
+    pub seq: u64,
+    pub ops: Vec<LiveOp>,
+}
+
+impl LiveRuns {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, LiveRun>> {
+        // Every critical section leaves the map consistent: a poisoned lock is still usable.
+        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn start(&self, session_id: &str, run_id: &str) {
+        self.lock().insert(
+            run_id.to_string(),
+            LiveRun {
+                session_id: session_id.to_string(),
+                reducer: RunReducer::new(session_id, run_id),
+                seq: 0,
+            },
+        );
+    }
+
+    /// The run's items are all stored now: views read them from the database.
+    pub(crate) fn finish(&self, run_id: &str) {
+        self.lock().remove(run_id);
+    }
+
+    /// Apply an engine event; `None` when the run is not live or nothing visible changed.
+    pub(crate) fn apply_event(&self, run_id: &str, ev: &AgentEvent) -> Option<LiveChange> {
+        let mut runs = self.lock();
+        let run = runs.get_mut(run_id)?;
+        let append = match ev {
+            AgentEvent::MessageDelta { item_id, text }
+            | AgentEvent::ReasoningDelta { item_id, text }
+                if run.reducer.has_item(item_id) =>
+            {
+                Some((run.reducer.item_key(item_id), text.clone()))
+            }
+            _ => None,
+        };
+        run.reducer.apply(ev);
+        let ops = match append {
+            Some((item_id, text)) => {
+                // The view has the item: send what is new, not the whole text again.
+                run.reducer.clear_dirty();
+                vec![LiveOp::Append { item_id, text }]
+            }
+            None => upserts(run.reducer.take_dirty()),
+        };
+        if ops.is_empty() {
+            return None;
+        }
+        run.seq += 1;
+        Some(LiveChange { seq: run.seq, ops })
+    }
+
+    /// Reflect the queue's record of an approval in the item it belongs to.
+    pub(crate) fn apply_approval(&self, run_id: &str, approval: &Approval) -> Option<LiveChange> {
+        let mut runs = self.lock();
+        let run = runs.get_mut(run_id)?;
+        run.reducer.set_approval(approval);
+        let ops = upserts(run.reducer.take_dirty());
+        if ops.is_empty() {
+            return None;
+        }
+        run.seq += 1;
+        Some(LiveChange { seq: run.seq, ops })
+    }
+
+    /// The session's live runs (id, sequence number, items) and a subscription that carries
+    /// every change after them, taken atomically with respect to `apply_*`.
+    fn snapshot(
+        &self,
+        session_id: &str,
+        subscribe: impl FnOnce() -> broadcast::Receiver<RunUpdate>,
+    ) -> (
+        Vec<(String, u64, Vec<TimelineItem>)>,
+        broadcast::Receiver<RunUpdate>,
+    ) {
+        let runs = self.lock();
+        let rx = subscribe();
+        let live = runs
+            .iter()
+            .filter(|(_, r)| r.session_id == session_id)
+            .map(|(id, r)| (id.clone(), r.seq, r.reducer.items().to_vec()))
+            .collect();
+        (live, rx)
+    }
+}
+
+fn upserts(items: Vec<TimelineItem>) -> Vec<LiveOp> {
+    items.into_iter().map(|item| LiveOp::Upsert { item }).collect()
+}
+
+/// Ops of one frame, merged: appends to one item join, a replaced item drops what came
+/// before it.
+#[derive(Default)]
+struct Frame {
+    ops: Vec<Option<LiveOp>>,
+    /// Item id → index of the last op about it.
+    last: HashMap<String, usize>,
+    live: usize,
+}
+
+impl Frame {
+    fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    fn push(&mut self, op: LiveOp) {
+        match op {
+            LiveOp::Append { item_id, text } => self.append(item_id, text),
+            LiveOp::Upsert { item } => {
+                let id = item.id.clone();
+                self.drop_ops_about(&id);
+                self.insert(Some(id), LiveOp::Upsert { item });
+            }
+            LiveOp::Reset { .. } => {
+                *self = Frame::default();
+                self.insert(None, op);
+            }
+            other => self.insert(None, other),
+        }
+    }
+
+    fn append(&mut self, item_id: String, text: String) {
+        if let Some(&i) = self.last.get(&item_id) {
+            match self.ops.get_mut(i).and_then(Option::as_mut) {
+                Some(LiveOp::Append { text: t, .. }) => {
+                    t.push_str(&text);
+                    return;
+                }
+                Some(LiveOp::Upsert { item }) => {
+                    use agentdesk_protocol::ui::ItemBody;
+                    if let ItemBody::AgentMessage { text: t } | ItemBody::Reasoning { text: t } =
+                        &mut item.body
+                    {
+                        t.push_str(&text);
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.insert(Some(item_id.clone()), LiveOp::Append { item_id, text });
+    }
+
+    fn drop_ops_about(&mut self, id: &str) {
+        // Earlier appends to the same item are covered by the newer whole item.
+        let mut dropped = 0;
+        for op in self.ops.iter_mut() {
+            let about = match op {
+                Some(LiveOp::Append { item_id, .. }) => item_id == id,
+                Some(LiveOp::Upsert { item }) => item.id == id,
+                _ => false,
+            };
+            if about {
+                *op = None;
+                dropped += 1;
+            }
+        }
+        self.live -= dropped;
+        self.last.remove(id);
+    }
+
+    fn insert(&mut self, item_id: Option<String>, op: LiveOp) {
+        if let Some(id) = item_id {
+            self.last.insert(id, self.ops.len());
+        }
+        self.ops.push(Some(op));
+        self.live += 1;
+    }
+
+    fn take(&mut self) -> Vec<LiveOp> {
+        let ops = std::mem::take(&mut self.ops);
+        *self = Frame::default();
+        ops.into_iter().flatten().collect()
+    }
+}
+
+/// A live view of one session. Dropping it ends the subscription.
+pub struct SessionFeed {
+    desk: Desk,
+    session_id: String,
+    runs_rx: broadcast::Receiver<RunUpdate>,
+    approvals_rx: broadcast::Receiver<ApprovalChange>,
+    /// Per live run, the last sequence number already in the view.
+    seen: HashMap<String, u64>,
+    frame: Frame,
+    seq: u64,
+    /// How long a frame collects before it is sent.
+    frame_len: Duration,
+}
+
+impl Desk {
+    /// Open a live view of a session. Its first batch is a [`LiveOp::Reset`].
+    pub async fn open_session_feed(&self, session_id: &str) -> Result<SessionFeed> {
+        self.store.get_session(session_id).await?;
+        let (runs_rx, approvals_rx, seen, reset) = self.feed_reset(session_id).await?;
+        let mut frame = Frame::default();
+        frame.push(reset);
+        Ok(SessionFeed {
+            desk: self.clone(),
+            session_id: session_id.to_string(),
+            runs_rx,
+            approvals_rx,
+            seen,
+            frame,
+            seq: 0,
+            frame_len: FRAME,
+        })
+    }
+
+    /// A consistent starting point: subscriptions, what they start after, and the view.
+    async fn feed_reset(
+        &self,
+        session_id: &str,
+    ) -> Result<(
+        broadcast::Receiver<RunUpdate>,
+        broadcast::Receiver<ApprovalChange>,
+        HashMap<String, u64>,
+        LiveOp,
+    )> {
+        // Approvals first: a change between the two subscriptions is then seen twice at
+        // worst, and approval ops are idempotent.
+        let approvals_rx = self.approvals().subscribe();
+        let (live, runs_rx) = self
+            .runs
+            .live
+            .snapshot(session_id, || self.subscribe_runs());
+        let page = self
+            .load_timeline(session_id, None, Some(FIRST_PAGE))
+            .await?;
+        let runs = self.list_runs(session_id).await?;
+        let approvals = self
+            .approvals()
+            .pending()
+            .into_iter()
+            .filter(|a| a.session_id == session_id)
+            .collect();
+        let live_ids: HashSet<&str> = live
+            .iter()
+            .flat_map(|(_, _, items)| items.iter().map(|i| i.id.as_str()))
+            .collect();
+        // The live reducers are newer than the database for their runs' items.
+        let mut items: Vec<TimelineItem> = page
+            .items
+            .into_iter()
+            .filter(|i| !live_ids.contains(i.id.as_str()))
+            .collect();
+        let order: HashMap<&str, i64> = runs.iter().map(|r| (r.id.as_str(), r.seq)).collect();
+        for (_, _, live_items) in &live {
+            items.extend(live_items.iter().cloned());
+        }
+        items.sort_by_key(|i| (order.get(i.run_id.as_str()).copied().unwrap_or(i64::MAX), i.seq));
+        let seen = live.into_iter().map(|(id, seq, _)| (id, seq)).collect();
+        Ok((
+            runs_rx,
+            approvals_rx,
+            seen,
+            LiveOp::Reset {
+                items,
+                before: page.before,
+                runs,
+                approvals,
+            },
+        ))
+    }
+}
+
+impl SessionFeed {
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Collect for this long after the first change of a batch (tests use longer frames).
+    pub fn frame_len(mut self, d: Duration) -> Self {
+        self.frame_len = d;
+        self
+    }
+
+    /// The next batch: waits for a change, then gathers for one frame. `None` when the
+    /// core is gone.
+    pub async fn next_batch(&mut self) -> Option<LiveBatch> {
+        while self.frame.is_empty() {
+            self.receive().await?;
+        }
+        let deadline = Instant::now() + self.frame_len;
+        loop {
+            match tokio::time::timeout_at(deadline, self.receive()).await {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(_) => break,
+            }
+        }
+        self.seq += 1;
+        Some(LiveBatch {
+            session_id: self.session_id.clone(),
+            seq: self.seq,
+            ops: self.frame.take(),
+        })
+    }
+
+    /// Take one update into the frame; `Some(false)` when it was not about this session.
+    async fn receive(&mut self) -> Option<bool> {
+        tokio::select! {
+            biased;
+            update = self.runs_rx.recv() => match update {
+                Ok(u) => Some(self.on_run_update(u)),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    self.restart().await;
+                    Some(true)
+                }
+                Err(broadcast::error::RecvError::Closed) => None,
+            },
+            change = self.approvals_rx.recv() => match change {
+                Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
+                    if approval.session_id == self.session_id =>
+                {
+                    self.frame.push(LiveOp::Approval { approval });
+                    Some(true)
+                }
+                Ok(_) => Some(false),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    self.restart().await;
+                    Some(true)
+                }
+                Err(broadcast::error::RecvError::Closed) => None,
+            },
+        }
+    }
+
+    fn on_run_update(&mut self, update: RunUpdate) -> bool {
+        match update {
+            RunUpdate::Status { run } if run.session_id == self.session_id => {
+                self.frame.push(LiveOp::Run { run });
+                true
+            }
+            RunUpdate::Live {
+                session_id,
+                run_id,
+                seq,
+                ops,
+            } if session_id == self.session_id => {
+                let seen = self.seen.entry(run_id).or_insert(0);
+                if seq <= *seen {
+                    // Already in the view's starting snapshot.
+                    return false;
+                }
+                *seen = seq;
+                for op in ops {
+                    self.frame.push(op);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The view fell behind: start again from a snapshot (nothing lost, nothing twice).
+    async fn restart(&mut self) {
+        match self.desk.feed_reset(&self.session_id).await {
+            Ok((runs_rx, approvals_rx, seen, reset)) => {
+                self.runs_rx = runs_rx;
+                self.approvals_rx = approvals_rx;
+                self.seen = seen;
+                self.frame.push(reset);
+            }
+            Err(e) => {
+                tracing::warn!(session = %self.session_id, error = %e, "cannot re-read the session after a lag");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "live_tests.rs"]
+mod tests;

@@ -1,0 +1,234 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::{Engine, ItemBody, LiveBatch, LiveOp, TimelineItem};
+
+use super::*;
+use crate::sessions::NewSession;
+
+async fn desk_with_session() -> (tempfile::TempDir, Desk, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = Desk::open(&dir.path().join("data")).await.unwrap();
+    let ws_dir = dir.path().join("ws");
+    std::fs::create_dir_all(&ws_dir).unwrap();
+    let ws = desk
+        .add_workspace(ws_dir.to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let session = desk
+        .create_session(&NewSession {
+            workspace_id: ws.id,
+            profile_id: None,
+            engine: Some(Engine::Claude),
+            title: Some("live".into()),
+        })
+        .await
+        .unwrap();
+    (dir, desk, session.id)
+}
+
+fn delta(text: &str) -> AgentEvent {
+    AgentEvent::MessageDelta {
+        item_id: "m1".into(),
+        text: text.into(),
+    }
+}
+
+/// What the window would show for item `id` after applying the batches in order.
+fn replay(batches: &[LiveBatch], id: &str) -> Option<String> {
+    let mut items: HashMap<String, TimelineItem> = HashMap::new();
+    for b in batches {
+        for op in &b.ops {
+            match op {
+                LiveOp::Reset { items: all, .. } => {
+                    items = all.iter().map(|i| (i.id.clone(), i.clone())).collect();
+                }
+                LiveOp::Upsert { item } => {
+                    items.insert(item.id.clone(), item.clone());
+                }
+                LiveOp::Append { item_id, text } => {
+                    let item = items.get_mut(item_id).expect("append to a sent item");
+                    match &mut item.body {
+                        ItemBody::AgentMessage { text: t } | ItemBody::Reasoning { text: t } => {
+                            t.push_str(text)
+                        }
+                        other => panic!("append to {other:?}"),
+                    }
+                }
+                LiveOp::Run { .. } | LiveOp::Approval { .. } => {}
+            }
+        }
+    }
+    items.get(id).map(|i| match &i.body {
+        ItemBody::AgentMessage { text } => text.clone(),
+        other => panic!("{other:?}"),
+    })
+}
+
+fn publish(desk: &Desk, session_id: &str, run_id: &str, ev: &AgentEvent) {
+    desk.runs.publish_live_event(session_id, run_id, ev);
+}
+
+async fn next(feed: &mut SessionFeed) -> LiveBatch {
+    tokio::time::timeout(Duration::from_secs(5), feed.next_batch())
+        .await
+        .expect("a batch in time")
+        .expect("the core is there")
+}
+
+#[test]
+fn a_frame_merges_appends_and_lets_a_whole_item_replace_older_ops() {
+    let mut f = Frame::default();
+    f.push(LiveOp::Append {
+        item_id: "a".into(),
+        text: "he".into(),
+    });
+    f.push(LiveOp::Append {
+        item_id: "b".into(),
+        text: "x".into(),
+    });
+    f.push(LiveOp::Append {
+        item_id: "a".into(),
+        text: "llo".into(),
+    });
+    let ops = f.take();
+    assert_eq!(
+        ops,
+        vec![
+            LiveOp::Append {
+                item_id: "a".into(),
+                text: "hello".into()
+            },
+            LiveOp::Append {
+                item_id: "b".into(),
+                text: "x".into()
+            },
+        ]
+    );
+
+    // A whole item drops the appends before it; appends after it fold into it.
+    let item = |text: &str| TimelineItem {
+        id: "a".into(),
+        session_id: "s".into(),
+        run_id: "r".into(),
+        seq: 1,
+        status: agentdesk_protocol::ui::ItemStatus::Running,
+        body: ItemBody::AgentMessage { text: text.into() },
+        created_at: 0,
+        updated_at: 0,
+    };
+    f.push(LiveOp::Append {
+        item_id: "a".into(),
+        text: "stale".into(),
+    });
+    f.push(LiveOp::Upsert { item: item("hel") });
+    f.push(LiveOp::Append {
+        item_id: "a".into(),
+        text: "lo".into(),
+    });
+    assert_eq!(f.take(), vec![LiveOp::Upsert { item: item("hello") }]);
+    assert!(f.is_empty());
+}
+
+#[tokio::test]
+async fn a_view_starts_with_a_reset_and_then_gets_deltas_as_appends_in_one_batch_per_frame() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let first = next(&mut feed).await;
+    assert_eq!(first.seq, 1);
+    assert!(matches!(first.ops.as_slice(), [LiveOp::Reset { items, .. }] if items.is_empty()));
+
+    desk.runs.live.start(&sid, "r1");
+    let mut expected = String::new();
+    for i in 0..2_000 {
+        let piece = format!("word{i} ");
+        expected.push_str(&piece);
+        publish(&desk, &sid, "r1", &delta(&piece));
+    }
+    // Everything was published before the view asked: one frame carries all of it, as one
+    // item (created whole) and one merged append.
+    let batch = next(&mut feed).await;
+    assert_eq!(batch.seq, 2);
+    assert_eq!(batch.ops.len(), 1, "{:?}", batch.ops.len());
+    assert_eq!(replay(&[first, batch], "r1:m1").unwrap(), expected);
+}
+
+#[tokio::test]
+async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    desk.runs.live.start(&sid, "r1");
+    publish(&desk, &sid, "r1", &delta("abc"));
+    // Applied before the view opens, published after it subscribed: the number says it is
+    // already in the snapshot.
+    let late = desk.runs.live.apply_event("r1", &delta("def")).unwrap();
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    desk.runs.publish(RunUpdate::Live {
+        session_id: sid.clone(),
+        run_id: "r1".into(),
+        seq: late.seq,
+        ops: late.ops,
+    });
+    publish(&desk, &sid, "r1", &delta("ghi"));
+    // Both were published before the view asked: one frame, the reset and the new text.
+    let batch = next(&mut feed).await;
+    assert!(matches!(batch.ops.first(), Some(LiveOp::Reset { .. })));
+    assert_eq!(replay(&[batch], "r1:m1").unwrap(), "abcdefghi");
+}
+
+#[tokio::test]
+async fn a_view_that_falls_behind_restarts_from_a_snapshot_without_losing_or_repeating() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let mut batches = vec![next(&mut feed).await];
+    desk.runs.live.start(&sid, "r1");
+    let mut expected = String::new();
+    // Far more than the broadcast holds: the view lags.
+    for i in 0..(crate::runs::UPDATES_CAPACITY * 2) {
+        let piece = format!("{i},");
+        expected.push_str(&piece);
+        publish(&desk, &sid, "r1", &delta(&piece));
+    }
+    let batch = next(&mut feed).await;
+    assert!(
+        batch
+            .ops
+            .iter()
+            .any(|op| matches!(op, LiveOp::Reset { .. })),
+        "a lagging view gets a reset"
+    );
+    batches.push(batch);
+    for piece in ["tail1,", "tail2"] {
+        expected.push_str(piece);
+        publish(&desk, &sid, "r1", &delta(piece));
+    }
+    batches.push(next(&mut feed).await);
+    assert_eq!(replay(&batches, "r1:m1").unwrap(), expected);
+}
+
+#[tokio::test]
+async fn other_sessions_cost_a_view_nothing() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    next(&mut feed).await;
+    desk.runs.live.start("another-session", "r9");
+    for _ in 0..100 {
+        publish(&desk, "another-session", "r9", &delta("x"));
+    }
+    let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
+    assert!(quiet.is_err(), "no batch for another session's changes");
+}
+
+#[tokio::test]
+async fn a_finished_run_is_read_from_the_database() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    desk.runs.live.start(&sid, "r1");
+    publish(&desk, &sid, "r1", &delta("abc"));
+    desk.runs.live.finish("r1");
+    assert!(desk.runs.live.apply_event("r1", &delta("x")).is_none());
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let reset = next(&mut feed).await;
+    // Nothing was stored for this synthetic run: the view has no trace of it.
+    assert_eq!(replay(&[reset], "r1:m1"), None);
+}

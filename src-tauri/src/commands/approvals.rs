@@ -1,0 +1,58 @@
+//! Approval and question cards.
+
+use std::collections::BTreeMap;
+
+use agentdesk_core::ApprovalDecision;
+use agentdesk_protocol::events::UserDecision;
+use agentdesk_protocol::ui::{Approval, CardDecision, DecidedBy};
+use tauri::State;
+
+use super::CmdResult;
+use crate::state::AppState;
+
+fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision {
+    let message = message.filter(|m| !m.trim().is_empty());
+    match choice {
+        CardDecision::ApproveOnce => UserDecision::ApproveOnce.into(),
+        CardDecision::ApproveSession => UserDecision::ApproveForSession.into(),
+        CardDecision::Deny => ApprovalDecision {
+            message,
+            ..UserDecision::Deny.into()
+        },
+        CardDecision::DenyAndStop => ApprovalDecision::deny_and_stop(
+            message.unwrap_or_else(|| "The user denied this and stopped the run.".into()),
+        ),
+    }
+}
+
+/// Decide from a card; refused (`conflict`) when the request is no longer pending.
+#[tauri::command]
+pub async fn decide_approval(
+    state: State<'_, AppState>,
+    approval_id: String,
+    decision: CardDecision,
+    message: Option<String>,
+) -> CmdResult<Approval> {
+    Ok(state
+        .desk()?
+        .decide_approval(&approval_id, to_engine(decision, message), DecidedBy::User)
+        .await?)
+}
+
+#[tauri::command]
+pub async fn answer_question(
+    state: State<'_, AppState>,
+    approval_id: String,
+    answers: BTreeMap<String, Vec<String>>,
+) -> CmdResult<Approval> {
+    Ok(state
+        .desk()?
+        .answer_question(&approval_id, answers, DecidedBy::User)
+        .await?)
+}
+
+/// Every pending request across sessions (the Approvals view).
+#[tauri::command]
+pub fn list_pending_approvals(state: State<'_, AppState>) -> CmdResult<Vec<Approval>> {
+    Ok(state.desk()?.approvals().pending())
+}
