@@ -297,6 +297,7 @@ fn spec(engine: Engine, env: BTreeMap<String, String>) -> ProfileSpec {
         system_prompt: None,
         extra_dirs: Vec::new(),
         env,
+        secret_env: Vec::new(),
         approval_rules: Vec::new(),
         approval_timeout_secs: None,
         engine_options: json!({}),

@@ -259,6 +259,7 @@ fn codex_profile(
     env: Vec<(String, String)>,
     env_remove: Vec<String>,
     opts: &Value,
+                secret_env: Vec::new(),
 ) -> CodexProfile {
     // Codex is asked about everything the profile might want to see (`untrusted`) and the
     // queue's rules then decide, so every decision is recorded in one place. Full-auto is
@@ -458,6 +459,7 @@ mod tests {
     }
 
     #[test]
+            secret_env: Vec::new(),
     fn a_profile_for_another_engine_is_refused() {
         let s = spec(Engine::Claude, PermissionMode::Ask);
         let err = engine_options(Engine::Codex, Some(&s), None).unwrap_err();

@@ -1,26 +1,38 @@
 //! Export a session as Markdown (to read) or JSON (to process; everything stored).
 
 use agentdesk_protocol::ui::{
-    Approval, Attachment, ItemBody, ItemStatus, Run, Session, TimelineItem, Usage,
+    Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
+    SECRET_MASK,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::{Desk, Result};
+use crate::{CoreError, Desk, Result};
+
+/// Secret values shorter than this are not searched for in the export: replacing every
+/// `1` or `ab` would garble the text, and such values are not secrets worth the name.
+const MIN_REDACTED_LEN: usize = 4;
 
 /// Bump when the JSON shape changes incompatibly.
 pub const EXPORT_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize)]
+/// Secret env values of the session's profiles never leave in an export: the profile shows
+/// them masked, and wherever one appears in the stored text (an agent that ran `env`) it is
+/// replaced by the mask.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionExport {
     pub version: u32,
     pub session: Session,
+    /// The session's profile as it is now (secret values masked), if it still exists.
+    #[serde(default)]
+    pub profile: Option<Profile>,
     pub usage: Usage,
     pub runs: Vec<RunExport>,
     pub approvals: Vec<Approval>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunExport {
     pub run: Run,
@@ -52,13 +64,36 @@ impl Desk {
                 run,
             });
         }
-        Ok(SessionExport {
+        let mut secrets: Vec<String> = Vec::new();
+        let mut profile = None;
+        let mut profile_ids: Vec<&str> = session.profile_id.iter().map(String::as_str).collect();
+        profile_ids.extend(runs.iter().filter_map(|r| r.run.profile_id.as_deref()));
+        profile_ids.sort_unstable();
+        profile_ids.dedup();
+        for id in profile_ids {
+            let p = match self.store.get_profile(id).await {
+                Ok(p) => p,
+                // Deleted since: nothing of it is left to leak.
+                Err(agentdesk_store::StoreError::NotFound { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            };
+            secrets.extend(p.spec.secret_values().into_iter().map(str::to_string));
+            if session.profile_id.as_deref() == Some(p.id.as_str()) {
+                profile = Some(Profile {
+                    spec: p.spec.masked(),
+                    ..p
+                });
+            }
+        }
+        let export = SessionExport {
             version: EXPORT_VERSION,
             usage: self.store.session_usage(session_id).await?,
             approvals: self.store.session_approvals(session_id).await?,
+            profile,
             session,
             runs,
-        })
+        };
+        redact(export, &secrets)
     }
 
     pub async fn export_session_json(&self, session_id: &str) -> Result<String> {
@@ -70,6 +105,40 @@ impl Desk {
 
     pub async fn export_session_markdown(&self, session_id: &str) -> Result<String> {
         Ok(render_markdown(&self.export_session(session_id).await?))
+    }
+}
+
+/// The export with every occurrence of a secret value, in any stored text, replaced by the
+/// mask. Done on the JSON tree so every string field is covered, present and future.
+fn redact(export: SessionExport, secrets: &[String]) -> Result<SessionExport> {
+    let mut secrets: Vec<&str> = secrets
+        .iter()
+        .map(String::as_str)
+        .filter(|s| s.chars().count() >= MIN_REDACTED_LEN)
+        .collect();
+    if secrets.is_empty() {
+        return Ok(export);
+    }
+    // Longest first, so a secret containing another is replaced whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let fail = |e: serde_json::Error| CoreError::Internal(format!("cannot redact the export: {e}"));
+    let mut tree = serde_json::to_value(&export).map_err(fail)?;
+    redact_value(&mut tree, &secrets);
+    serde_json::from_value(tree).map_err(fail)
+}
+
+fn redact_value(v: &mut Value, secrets: &[&str]) {
+    match v {
+        Value::String(s) => {
+            for secret in secrets {
+                if s.contains(secret) {
+                    *s = s.replace(secret, SECRET_MASK);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|v| redact_value(v, secrets)),
+        Value::Object(o) => o.values_mut().for_each(|v| redact_value(v, secrets)),
+        _ => {}
     }
 }
 
@@ -256,3 +325,7 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
         }
     }
 }
+
+#[cfg(test)]
+#[path = "export_tests.rs"]
+mod tests;

@@ -76,10 +76,12 @@ impl OwnerLock {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
-            Err(CoreError::Io {
-                what: format!("cannot lock {}", data_dir.join(OWNER_LOCK_FILE).display()),
-                source: std::io::Error::last_os_error(),
-            })
+            // Only an exclusive holder blocks a shared lock: another process is checking
+            // (or holding) the data directory.
+            Err(CoreError::Busy(format!(
+                "another program holds {} (another Agent Desk?); try again in a moment",
+                data_dir.join(OWNER_LOCK_FILE).display()
+            )))
         }
         #[cfg(not(unix))]
         {

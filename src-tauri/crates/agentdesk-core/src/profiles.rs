@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec};
+use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec, SECRET_MASK};
 
 use crate::{CoreError, Desk, Result};
 
@@ -161,6 +161,15 @@ pub fn validate_profile(spec: &ProfileSpec) -> Result<ProfileSpec> {
             return Err(invalid(format!("the value of {k} contains a NUL byte")));
         }
     }
+    let mut secrets: Vec<String> = s.secret_env.iter().map(|n| n.trim().to_string()).collect();
+    secrets.sort();
+    secrets.dedup();
+    if let Some(n) = secrets.iter().find(|n| !s.env.contains_key(n.as_str())) {
+        return Err(invalid(format!(
+            "the secret variable {n:?} has no value: give it as NAME=VALUE"
+        )));
+    }
+    s.secret_env = secrets;
     for (i, r) in s.approval_rules.iter().enumerate() {
         if r.kind.is_none() && r.tool.is_none() && r.command_prefix.is_none() {
             return Err(invalid(format!(
@@ -220,8 +229,25 @@ impl Desk {
         Ok(p)
     }
 
+    /// Replace a profile's fields. A secret env value sent back as [`SECRET_MASK`] (an editor
+    /// that only ever saw the masked profile) keeps the stored value instead of becoming the
+    /// mask.
     pub async fn update_profile(&self, id: &str, spec: &ProfileSpec) -> Result<Profile> {
-        let spec = validate_profile(spec)?;
+        let mut spec = validate_profile(spec)?;
+        if spec
+            .secret_env
+            .iter()
+            .any(|n| spec.env.get(n).map(String::as_str) == Some(SECRET_MASK))
+        {
+            let stored = self.store.get_profile(id).await?.spec;
+            for name in &spec.secret_env {
+                if let (Some(v), Some(old)) = (spec.env.get_mut(name), stored.env.get(name)) {
+                    if v == SECRET_MASK && stored.is_secret(name) {
+                        v.clone_from(old);
+                    }
+                }
+            }
+        }
         Ok(self.store.update_profile(id, &spec).await?)
     }
 
@@ -237,4 +263,4 @@ impl Desk {
 
 #[cfg(test)]
 #[path = "profiles_tests.rs"]
-mod tests;
+pub(crate) mod tests;

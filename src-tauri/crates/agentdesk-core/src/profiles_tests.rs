@@ -17,6 +17,7 @@ pub(crate) fn spec(name: &str) -> ProfileSpec {
         system_prompt: Some("Answer in French.".into()),
         extra_dirs: vec!["/usr/share/doc".into()],
         env: [("RUST_LOG".to_string(), "debug".to_string())].into(),
+        secret_env: Vec::new(),
         approval_rules: vec![ApprovalRule {
             kind: None,
             tool: Some("Grep".into()),
@@ -134,4 +135,42 @@ async fn several_named_profiles_one_default() {
     assert_eq!(desk.list_profiles(&ws.id).await.unwrap().len(), 1);
     let missing = desk.create_profile("nope", &spec("x")).await.unwrap_err();
     assert_eq!(missing.code(), ErrorCode::NotFound);
+}
+
+#[test]
+fn secret_env_names_must_have_a_value() {
+    assert!(err(|s| s.secret_env = vec!["NOPE".into()]).contains("\"NOPE\" has no value"));
+    let mut s = spec("p");
+    s.env.insert("TOKEN".into(), "t0ken-value".into());
+    s.secret_env = vec![" TOKEN".into(), "TOKEN".into()];
+    assert_eq!(validate_profile(&s).unwrap().secret_env, vec!["TOKEN"]);
+}
+
+#[tokio::test]
+async fn secret_env_is_stored_and_a_masked_edit_keeps_the_value() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let ws = desk
+        .add_workspace(folder.path().to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let mut s = spec("s");
+    s.env.insert("TOKEN".into(), "t0ken-value".into());
+    s.secret_env = vec!["TOKEN".into()];
+    let p = desk.create_profile(&ws.id, &s).await.unwrap();
+    let stored = desk.get_profile(&p.id).await.unwrap();
+    assert_eq!(stored.spec.secret_env, vec!["TOKEN"]);
+    assert_eq!(stored.spec.env["TOKEN"], "t0ken-value");
+    // An editor that saw the masked profile saves it with another change.
+    let mut edited = stored.spec.masked();
+    edited.model = Some("claude-opus-4".into());
+    let after = desk.update_profile(&p.id, &edited).await.unwrap();
+    assert_eq!(after.spec.env["TOKEN"], "t0ken-value");
+    assert_eq!(after.spec.model.as_deref(), Some("claude-opus-4"));
+    // A new value replaces it; un-marking it makes the value plain.
+    let mut replaced = after.spec.clone();
+    replaced.env.insert("TOKEN".into(), "n3w-value".into());
+    let after = desk.update_profile(&p.id, &replaced).await.unwrap();
+    assert_eq!(after.spec.env["TOKEN"], "n3w-value");
 }

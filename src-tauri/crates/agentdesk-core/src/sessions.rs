@@ -123,6 +123,29 @@ impl Desk {
         Ok(self.store.rename_session(id, title.trim()).await?)
     }
 
+    /// The profile the session's next run uses; it must belong to the session's workspace
+    /// and drive the session's engine (an engine's conversation cannot move to another).
+    pub async fn set_session_profile(&self, id: &str, profile_id: &str) -> Result<Session> {
+        let session = self.store.get_session(id).await?;
+        let profile = self.store.get_profile(profile_id).await?;
+        if profile.workspace_id != session.workspace_id {
+            return Err(CoreError::InvalidInput(format!(
+                "the profile {:?} belongs to another workspace",
+                profile.spec.name
+            )));
+        }
+        if profile.spec.engine != session.engine {
+            return Err(CoreError::InvalidInput(format!(
+                "the profile {:?} drives {}, and this session is a {} conversation; start a new session for it",
+                profile.spec.name,
+                profile.spec.engine.as_str(),
+                session.engine.as_str()
+            )));
+        }
+        self.store.set_session_profile(id, Some(profile_id)).await?;
+        Ok(self.store.get_session(id).await?)
+    }
+
     pub async fn archive_session(&self, id: &str, archived: bool) -> Result<()> {
         let at = archived.then(now_ms);
         Ok(self.store.set_session_archived(id, at).await?)
@@ -156,6 +179,26 @@ impl Desk {
             .await?;
         tracing::info!(%id, blobs_removed = removed, "session deleted");
         Ok(())
+    }
+
+    /// Remove a session that never reached its engine: made for a first run that could not
+    /// start (engine missing, not logged in, refused to start), so a failed attempt leaves
+    /// no empty conversation behind. Returns whether it was removed. A session that ever had
+    /// an engine conversation, a completed run or a run still going is kept.
+    pub async fn discard_unstarted_session(&self, id: &str) -> Result<bool> {
+        let session = self.store.get_session(id).await?;
+        if session.engine_session_id.is_some() {
+            return Ok(false);
+        }
+        let runs = self.store.list_runs(id).await?;
+        if runs
+            .iter()
+            .any(|r| !r.status.is_terminal() || r.status == RunStatus::Completed)
+        {
+            return Ok(false);
+        }
+        self.delete_session(id).await?;
+        Ok(true)
     }
 
     /// The last screenful of a session (or the page before `before`).
@@ -311,4 +354,61 @@ fn default_title(prompt: &str) -> String {
     }
     let cut: String = line.chars().take(MAX - 1).collect();
     format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use agentdesk_store::RunEnd;
+
+    use super::*;
+
+    async fn failed_session(desk: &Desk, ws: &str, engine_session: Option<&str>) -> String {
+        let s = desk
+            .create_session(&NewSession {
+                workspace_id: ws.to_string(),
+                engine: Some(Engine::Claude),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let run = desk.create_run(&s.id, "hi", &[]).await.unwrap();
+        let end = RunEnd {
+            status: RunStatus::Failed,
+            stop_reason: None,
+            error: Some("claude not found"),
+            at: now_ms(),
+        };
+        desk.store().finish_run(&run.id, &end).await.unwrap();
+        if let Some(e) = engine_session {
+            desk.store()
+                .set_engine_session_id(&s.id, Some(e))
+                .await
+                .unwrap();
+        }
+        s.id
+    }
+
+    #[tokio::test]
+    async fn only_a_session_that_never_reached_its_engine_is_discarded() {
+        let data = tempfile::tempdir().unwrap();
+        let folder = tempfile::tempdir().unwrap();
+        let desk = Desk::open(data.path()).await.unwrap();
+        let ws = desk
+            .add_workspace(folder.path().to_str().unwrap(), None)
+            .await
+            .unwrap();
+        let never = failed_session(&desk, &ws.id, None).await;
+        let reached = failed_session(&desk, &ws.id, Some("engine-conversation")).await;
+        assert!(desk.discard_unstarted_session(&never).await.unwrap());
+        assert!(!desk.discard_unstarted_session(&reached).await.unwrap());
+        let left: Vec<String> = desk
+            .list_sessions(&ws.id, true)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        assert_eq!(left, vec![reached]);
+    }
 }

@@ -38,20 +38,84 @@ pub struct IpcError {
     pub message: String,
 }
 
-/// Stable error codes; the UI may branch on them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// Stable error codes; the UI may branch on them. Each names something the user can act on
+/// differently (install an engine, log in, close the other program, free disk space...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The input was rejected (e.g. a path that does not exist).
     InvalidInput,
     /// The thing asked for does not exist.
     NotFound,
-    /// It exists already (e.g. the same folder added twice).
+    /// It exists already (e.g. the same folder added twice), or it changed meanwhile.
     Conflict,
-    /// The database could not be opened, migrated or written.
+    /// The engine's executable was not found: install it or set its path in Settings.
+    EngineMissing,
+    /// The engine is installed but not logged in (and no API key is configured).
+    EngineNotLoggedIn,
+    /// The installed engine's version is outside the supported range.
+    EngineVersionUnsupported,
+    /// The engine could not be started or stopped answering (crashed, refused a request).
+    EngineFailed,
+    /// A bounded wait expired.
+    TimedOut,
+    /// The app is shutting down and takes no new work.
+    ShuttingDown,
+    /// Another program holds the database (or the data directory's lock): try again after
+    /// closing it.
+    Busy,
+    /// The database file is damaged: restore a backup or move it aside.
+    StorageCorrupt,
+    /// The disk holding the data directory is full.
+    StorageFull,
+    /// The data directory or the database is read-only.
+    StorageReadOnly,
+    /// The database could not be opened, migrated or written for another reason.
     Storage,
     /// Anything else; the message says what.
     Internal,
+}
+
+impl ErrorCode {
+    /// Every code, for exhaustive tables and tests.
+    pub const ALL: [ErrorCode; 15] = [
+        ErrorCode::InvalidInput,
+        ErrorCode::NotFound,
+        ErrorCode::Conflict,
+        ErrorCode::EngineMissing,
+        ErrorCode::EngineNotLoggedIn,
+        ErrorCode::EngineVersionUnsupported,
+        ErrorCode::EngineFailed,
+        ErrorCode::TimedOut,
+        ErrorCode::ShuttingDown,
+        ErrorCode::Busy,
+        ErrorCode::StorageCorrupt,
+        ErrorCode::StorageFull,
+        ErrorCode::StorageReadOnly,
+        ErrorCode::Storage,
+        ErrorCode::Internal,
+    ];
+
+    /// The wire name (`engine_missing`...), as the CLI prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "invalid_input",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Conflict => "conflict",
+            ErrorCode::EngineMissing => "engine_missing",
+            ErrorCode::EngineNotLoggedIn => "engine_not_logged_in",
+            ErrorCode::EngineVersionUnsupported => "engine_version_unsupported",
+            ErrorCode::EngineFailed => "engine_failed",
+            ErrorCode::TimedOut => "timed_out",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Busy => "busy",
+            ErrorCode::StorageCorrupt => "storage_corrupt",
+            ErrorCode::StorageFull => "storage_full",
+            ErrorCode::StorageReadOnly => "storage_read_only",
+            ErrorCode::Storage => "storage",
+            ErrorCode::Internal => "internal",
+        }
+    }
 }
 
 /// What the app shows at start-up when the store cannot be opened, instead of a blank window.
@@ -81,6 +145,14 @@ mod tests {
             v,
             serde_json::json!({"code": "not_found", "message": "no such workspace"})
         );
+    }
+
+    #[test]
+    fn error_code_names_match_the_wire() {
+        for code in ErrorCode::ALL {
+            let v = serde_json::to_value(code).unwrap();
+            assert_eq!(v, serde_json::json!(code.as_str()));
+        }
     }
 
     #[test]

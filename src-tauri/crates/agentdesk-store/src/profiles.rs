@@ -9,7 +9,7 @@ use crate::{now_ms, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, name, is_default, engine, model, base_url, api_key_env,
     permission_mode, allowed_tools, denied_tools, system_prompt, extra_dirs, env, approval_rules,
-    approval_timeout_secs, engine_options, created_at, updated_at";
+    approval_timeout_secs, engine_options, created_at, updated_at, secret_env";
 
 fn from_row(row: &SqliteRow) -> Result<Profile> {
     let engine: String = row.try_get("engine")?;
@@ -37,6 +37,7 @@ fn from_row(row: &SqliteRow) -> Result<Profile> {
             system_prompt: row.try_get("system_prompt")?,
             extra_dirs: serde_json::from_value(json("extra_dirs")?)?,
             env: serde_json::from_value(json("env")?)?,
+            secret_env: serde_json::from_value(json("secret_env")?)?,
             approval_rules: serde_json::from_value(json("approval_rules")?)?,
             approval_timeout_secs: timeout.and_then(|t| u32::try_from(t).ok()),
             engine_options: json("engine_options")?,
@@ -77,7 +78,7 @@ impl Store {
             .await?;
         }
         sqlx::query(&format!(
-            "INSERT INTO profiles ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            "INSERT INTO profiles ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         ))
         .bind(&p.id)
         .bind(&p.workspace_id)
@@ -98,6 +99,7 @@ impl Store {
         .bind(engine_options_text(s)?)
         .bind(p.created_at)
         .bind(p.updated_at)
+        .bind(serde_json::to_string(&s.secret_env)?)
         .execute(&mut *tx)
         .await
         .map_err(|e| name_conflict(e, &s.name))?;
@@ -111,7 +113,7 @@ impl Store {
             "UPDATE profiles SET name = ?, engine = ?, model = ?, base_url = ?, api_key_env = ?,
                 permission_mode = ?, allowed_tools = ?, denied_tools = ?, system_prompt = ?,
                 extra_dirs = ?, env = ?, approval_rules = ?, approval_timeout_secs = ?,
-                engine_options = ?, updated_at = ?
+                engine_options = ?, updated_at = ?, secret_env = ?
              WHERE id = ?",
         )
         .bind(&s.name)
@@ -129,6 +131,7 @@ impl Store {
         .bind(s.approval_timeout_secs.map(i64::from))
         .bind(engine_options_text(s)?)
         .bind(now_ms())
+        .bind(serde_json::to_string(&s.secret_env)?)
         .bind(id)
         .execute(&self.pool)
         .await

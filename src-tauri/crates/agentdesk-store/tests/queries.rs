@@ -23,6 +23,7 @@ fn spec(name: &str) -> ProfileSpec {
         system_prompt: Some("be brief".into()),
         extra_dirs: vec!["/opt/docs".into()],
         env: [("A".to_string(), "1".to_string())].into(),
+        secret_env: Vec::new(),
         approval_rules: vec![ApprovalRule {
             kind: Some(ApprovalKindName::Command),
             tool: None,

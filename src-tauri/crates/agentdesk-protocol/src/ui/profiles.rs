@@ -93,8 +93,14 @@ pub struct ApprovalRule {
     pub action: RuleAction,
 }
 
+/// What a secret environment value shows as wherever a profile is displayed or exported.
+pub const SECRET_MASK: &str = "••••";
+
 /// What the profile editor sends: every field of a profile a user chooses.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+///
+/// `Debug` masks the values of secret environment variables, so a profile that ends up in a
+/// log line does not carry them.
+#[derive(Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileSpec {
     pub name: String,
@@ -123,6 +129,11 @@ pub struct ProfileSpec {
     /// Extra environment variables for the engine process.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Names of `env` entries whose values are secrets (tokens, passwords): never displayed,
+    /// exported or logged. A separate list (not a flag inside `env`) so profiles stored before
+    /// it existed load unchanged and `env` stays a plain name → value map for the engines.
+    #[serde(default)]
+    pub secret_env: Vec<String>,
     #[serde(default)]
     pub approval_rules: Vec<ApprovalRule>,
     /// Seconds before a pending approval is safely denied (recorded as timed out).
@@ -132,6 +143,56 @@ pub struct ProfileSpec {
     #[serde(default)]
     #[ts(type = "Record<string, unknown>")]
     pub engine_options: Value,
+}
+
+impl ProfileSpec {
+    /// True when `name` is an env var whose value is secret.
+    pub fn is_secret(&self, name: &str) -> bool {
+        self.secret_env.iter().any(|n| n == name)
+    }
+
+    /// The values of the secret env vars (non-empty ones), to redact wherever they appear.
+    pub fn secret_values(&self) -> Vec<&str> {
+        self.env
+            .iter()
+            .filter(|(k, v)| self.is_secret(k) && !v.is_empty())
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    /// The spec with every secret env value replaced by [`SECRET_MASK`]: what may be shown.
+    pub fn masked(&self) -> ProfileSpec {
+        let mut s = self.clone();
+        for (k, v) in &mut s.env {
+            if self.is_secret(k) {
+                *v = SECRET_MASK.to_string();
+            }
+        }
+        s
+    }
+}
+
+impl std::fmt::Debug for ProfileSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = self.masked();
+        f.debug_struct("ProfileSpec")
+            .field("name", &m.name)
+            .field("engine", &m.engine)
+            .field("model", &m.model)
+            .field("base_url", &m.base_url)
+            .field("api_key_env", &m.api_key_env)
+            .field("permission_mode", &m.permission_mode)
+            .field("allowed_tools", &m.allowed_tools)
+            .field("denied_tools", &m.denied_tools)
+            .field("system_prompt", &m.system_prompt)
+            .field("extra_dirs", &m.extra_dirs)
+            .field("env", &m.env)
+            .field("secret_env", &m.secret_env)
+            .field("approval_rules", &m.approval_rules)
+            .field("approval_timeout_secs", &m.approval_timeout_secs)
+            .field("engine_options", &m.engine_options)
+            .finish()
+    }
 }
 
 /// A stored profile.
@@ -147,4 +208,41 @@ pub struct Profile {
     pub created_at: i64,
     #[ts(type = "number")]
     pub updated_at: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn spec_with_secret() -> ProfileSpec {
+        serde_json::from_value(serde_json::json!({
+            "name": "p", "engine": "claude",
+            "env": {"PLAIN": "visible-value", "TOKEN": "s3cret-token-value"},
+            "secretEnv": ["TOKEN"]
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_spec_stored_before_secret_env_loads_with_none() {
+        let s: ProfileSpec = serde_json::from_value(serde_json::json!({
+            "name": "old", "engine": "codex", "env": {"A": "1"}
+        }))
+        .unwrap();
+        assert!(s.secret_env.is_empty());
+        assert_eq!(s.env["A"], "1");
+    }
+
+    #[test]
+    fn masked_and_debug_hide_only_secret_values() {
+        let s = spec_with_secret();
+        let m = s.masked();
+        assert_eq!(m.env["TOKEN"], SECRET_MASK);
+        assert_eq!(m.env["PLAIN"], "visible-value");
+        assert_eq!(s.secret_values(), vec!["s3cret-token-value"]);
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("s3cret-token-value"), "{debug}");
+        assert!(debug.contains("visible-value") && debug.contains(SECRET_MASK));
+    }
 }

@@ -16,7 +16,7 @@ pub const EXIT_INTERNAL: u8 = 7;
 #[derive(Debug)]
 pub struct CliError {
     pub message: String,
-    /// The stable code printed with the message (`invalid_input`, `not_found`, `engine`...).
+    /// The stable code printed with the message: an [`ErrorCode`]'s name, or `interrupted`.
     pub code: &'static str,
     pub exit: u8,
 }
@@ -25,34 +25,28 @@ pub type CliResult<T> = Result<T, CliError>;
 
 impl CliError {
     pub fn invalid(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            code: "invalid_input",
-            exit: EXIT_INVALID,
-        }
+        Self::from_code(ErrorCode::InvalidInput, message)
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            code: "not_found",
-            exit: EXIT_NOT_FOUND,
-        }
+        Self::from_code(ErrorCode::NotFound, message)
     }
 
+    /// An engine that cannot be used (exit 6), when no more precise code is known.
     pub fn engine(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            code: "engine_unavailable",
-            exit: EXIT_ENGINE,
-        }
+        Self::from_code(ErrorCode::EngineFailed, message)
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
+        Self::from_code(ErrorCode::Internal, message)
+    }
+
+    /// An error of a given code, with the exit code the table gives it.
+    pub fn from_code(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
-            code: "internal",
-            exit: EXIT_INTERNAL,
+            code: code.as_str(),
+            exit: exit_code(code),
         }
     }
 
@@ -61,36 +55,68 @@ impl CliError {
     }
 
     pub fn report(&self) -> ExitCode {
-        eprintln!("error: {} [{}]", self.message, self.code);
+        // Error messages quote engine output and stored text: shown, never interpreted.
+        eprintln!(
+            "error: {} [{}]",
+            crate::escape::visible(&self.message),
+            self.code
+        );
         ExitCode::from(self.exit)
     }
 }
 
-fn code_name(code: ErrorCode) -> &'static str {
+/// The exit code for each error code: the one table behind the codes `--help` documents.
+pub fn exit_code(code: ErrorCode) -> u8 {
     match code {
-        ErrorCode::InvalidInput => "invalid_input",
-        ErrorCode::NotFound => "not_found",
-        ErrorCode::Conflict => "conflict",
-        ErrorCode::Storage => "storage",
-        ErrorCode::Internal => "internal",
+        ErrorCode::InvalidInput | ErrorCode::Conflict => EXIT_INVALID,
+        ErrorCode::NotFound => EXIT_NOT_FOUND,
+        ErrorCode::EngineMissing
+        | ErrorCode::EngineNotLoggedIn
+        | ErrorCode::EngineVersionUnsupported
+        | ErrorCode::EngineFailed => EXIT_ENGINE,
+        // Nothing was done to the run: like Ctrl-C, it can be sent again.
+        ErrorCode::ShuttingDown => EXIT_INTERRUPTED,
+        // A wait gave up: the run did not complete.
+        ErrorCode::TimedOut => EXIT_FAILED,
+        ErrorCode::Busy
+        | ErrorCode::StorageCorrupt
+        | ErrorCode::StorageFull
+        | ErrorCode::StorageReadOnly
+        | ErrorCode::Storage
+        | ErrorCode::Internal => EXIT_INTERNAL,
     }
 }
 
 impl From<CoreError> for CliError {
     fn from(e: CoreError) -> Self {
-        if let CoreError::Engine(_) = e {
-            return Self::engine(e.to_string());
-        }
-        let code = e.code();
-        let exit = match code {
-            ErrorCode::InvalidInput | ErrorCode::Conflict => EXIT_INVALID,
-            ErrorCode::NotFound => EXIT_NOT_FOUND,
-            ErrorCode::Storage | ErrorCode::Internal => EXIT_INTERNAL,
+        Self::from_code(e.code(), e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_code_has_its_documented_exit_code() {
+        let expect = |c: ErrorCode| match c.as_str() {
+            "invalid_input" | "conflict" => 4,
+            "not_found" => 5,
+            s if s.starts_with("engine_") => 6,
+            "shutting_down" => 3,
+            "timed_out" => 1,
+            _ => 7,
         };
-        Self {
-            message: e.to_string(),
-            code: code_name(code),
-            exit,
+        for c in ErrorCode::ALL {
+            assert_eq!(exit_code(c), expect(c), "{c:?}");
         }
+        let e = CliError::from(CoreError::Engine(agentdesk_engine::EngineError::NotFound {
+            program: "claude".into(),
+            hint: "install it".into(),
+            searched: vec![],
+        }));
+        assert_eq!((e.code, e.exit), ("engine_missing", EXIT_ENGINE));
+        let busy = CliError::from(CoreError::Busy("held".into()));
+        assert_eq!((busy.code, busy.exit), ("busy", EXIT_INTERNAL));
     }
 }

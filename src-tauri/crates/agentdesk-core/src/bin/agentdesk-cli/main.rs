@@ -3,6 +3,7 @@
 
 mod doctor;
 mod error;
+mod escape;
 mod profile;
 mod render;
 mod run;
@@ -19,14 +20,21 @@ use crate::error::{CliError, CliResult};
 const EXIT_CODES: &str = "\
 EXIT CODES:
   0   success (for `run`: the run completed)
-  1   the run failed (the engine or the model reported an error)
+  1   the run failed: the engine or the model reported an error, the engine was killed
+      or crashed mid-run, or a wait timed out
   2   bad command line (unknown flag, missing argument)
-  3   the run was interrupted (Ctrl-C, or its engine went away)
+  3   the run was interrupted (Ctrl-C, SIGTERM, stdin closed at a prompt), or the
+      process was shutting down
   4   invalid input (e.g. a profile field that does not validate, a conflict)
   5   not found (no such session, profile or workspace)
-  6   an engine is unavailable (not installed, not logged in, failed to start)
-  7   storage or internal error (database cannot be opened, I/O)
+  6   an engine is unavailable: not installed, not logged in, unsupported version, or
+      failed to start (no session is left behind)
+  7   storage or internal error: the database is busy (held by another program),
+      damaged, full or read-only; I/O
   130 killed by a second Ctrl-C
+
+Errors print as `error: <message> [<code>]`; the code (engine_missing,
+engine_not_logged_in, busy, storage_full...) says what to fix.
 
 ENVIRONMENT:
   AGENTDESK_DATA_DIR   the data directory (default: the app's per-user data directory)

@@ -10,15 +10,26 @@ use agentdesk_protocol::ui::{ApprovalRule, Profile, ProfileSpec};
 use clap::{Args, Subcommand};
 
 use crate::error::{CliError, CliResult};
+use crate::escape::visible_line;
 use crate::views::{print_json, workspace_for};
 
 #[derive(Subcommand, Debug)]
 pub enum ProfileCommand {
-    /// List the workspace's profiles (the default marked with *).
+    /// List the workspace's profiles (the default marked with *). Secret env values show as
+    /// ••••.
     List {
         #[command(flatten)]
         ws: WorkspaceArg,
         /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one profile, every field (secret env values as ••••).
+    Show {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        name: String,
+        /// JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -47,7 +58,8 @@ pub enum ProfileCommand {
         #[arg(long, value_name = "NAME")]
         rename: Option<String>,
         /// Reset fields to empty: model, base-url, api-key-env, system-prompt, allowed-tools,
-        /// denied-tools, extra-dirs, env, rules, approval-timeout, engine-options.
+        /// denied-tools, extra-dirs, env (secret ones too), rules, approval-timeout,
+        /// engine-options.
         #[arg(long, value_name = "FIELD")]
         clear: Vec<String>,
         #[command(flatten)]
@@ -96,9 +108,14 @@ pub struct ProfileFields {
     /// An extra absolute directory the agent may read (repeatable).
     #[arg(long = "extra-dir", value_name = "DIR")]
     extra_dirs: Vec<String>,
-    /// An environment variable for the engine process (repeatable).
+    /// An environment variable for the engine process (repeatable). With --secret-env, the
+    /// two together replace the profile's whole environment on `edit`.
     #[arg(long = "env", value_name = "KEY=VALUE")]
     env: Vec<String>,
+    /// An environment variable whose value is a secret (a token): passed to the engine like
+    /// --env, but never displayed, exported or logged (repeatable).
+    #[arg(long = "secret-env", value_name = "KEY=VALUE")]
+    secret_env: Vec<String>,
     /// Approval rules as a JSON array, e.g. '[{"tool":"Bash","commandPrefix":"git status","action":"allow"}]'.
     #[arg(long, value_name = "JSON")]
     rules: Option<String>,
@@ -118,6 +135,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
         ProfileCommand::List { ws, json } => {
             let ws = workspace_for(desk, &ws.workspace, false).await?;
             let profiles = desk.list_profiles(&ws.id).await?;
+            let profiles: Vec<Profile> = profiles.into_iter().map(masked).collect();
             if json {
                 return print_json(&profiles);
             }
@@ -125,8 +143,17 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
                 println!("no profiles in {} (add one with `profile add`)", ws.path);
             }
             for p in &profiles {
-                print_profile(p);
+                print_profile(p, false);
             }
+            Ok(())
+        }
+        ProfileCommand::Show { ws, name, json } => {
+            let ws = workspace_for(desk, &ws.workspace, false).await?;
+            let p = masked(find(desk, &ws.id, &name).await?);
+            if json {
+                return print_json(&p);
+            }
+            print_profile(&p, true);
             Ok(())
         }
         ProfileCommand::Add {
@@ -148,6 +175,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
                 system_prompt: None,
                 extra_dirs: Vec::new(),
                 env: BTreeMap::new(),
+                secret_env: Vec::new(),
                 approval_rules: Vec::new(),
                 approval_timeout_secs: None,
                 engine_options: serde_json::Value::Null,
@@ -230,18 +258,33 @@ fn apply(spec: &mut ProfileSpec, f: ProfileFields) -> CliResult<()> {
     if !f.extra_dirs.is_empty() {
         spec.extra_dirs = f.extra_dirs;
     }
-    if !f.env.is_empty() {
-        spec.env = f
-            .env
-            .iter()
-            .map(|kv| {
-                kv.split_once('=')
-                    .map(|(k, v)| (k.trim().to_string(), v.to_string()))
-                    .ok_or_else(|| {
-                        CliError::invalid(format!("--env {kv:?}: write it as KEY=VALUE"))
-                    })
-            })
-            .collect::<CliResult<_>>()?;
+    if !f.env.is_empty() || !f.secret_env.is_empty() {
+        let pair = |flag: &str, kv: &str| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.to_string()))
+                .ok_or_else(|| CliError::invalid(format!("{flag} {kv:?}: write it as KEY=VALUE")))
+        };
+        let mut env = BTreeMap::new();
+        for kv in &f.env {
+            let (k, v) = pair("--env", kv)?;
+            env.insert(k, v);
+        }
+        let mut secret = Vec::new();
+        for kv in &f.secret_env {
+            // Not echoed: the value is the secret.
+            let (k, v) = pair("--secret-env", kv).map_err(|_| {
+                CliError::invalid("--secret-env: write it as KEY=VALUE (the value is not shown)")
+            })?;
+            if env.contains_key(&k) {
+                return Err(CliError::invalid(format!(
+                    "{k} is given both as --env and as --secret-env"
+                )));
+            }
+            env.insert(k.clone(), v);
+            secret.push(k);
+        }
+        spec.env = env;
+        spec.secret_env = secret;
     }
     if let Some(r) = f.rules {
         spec.approval_rules = serde_json::from_str::<Vec<ApprovalRule>>(&r)
@@ -266,7 +309,10 @@ fn clear_field(spec: &mut ProfileSpec, field: &str) -> CliResult<()> {
         "allowed-tools" => spec.allowed_tools.clear(),
         "denied-tools" => spec.denied_tools.clear(),
         "extra-dirs" => spec.extra_dirs.clear(),
-        "env" => spec.env.clear(),
+        "env" | "secret-env" => {
+            spec.env.clear();
+            spec.secret_env.clear();
+        }
         "rules" => spec.approval_rules.clear(),
         "approval-timeout" => spec.approval_timeout_secs = None,
         "engine-options" => spec.engine_options = serde_json::Value::Null,
@@ -279,19 +325,29 @@ fn clear_field(spec: &mut ProfileSpec, field: &str) -> CliResult<()> {
     Ok(())
 }
 
-fn print_profile(p: &Profile) {
+/// The profile as it may be shown: secret env values masked.
+fn masked(p: Profile) -> Profile {
+    Profile {
+        spec: p.spec.masked(),
+        ..p
+    }
+}
+
+/// `p` must be masked. `values`: the env values too (`show`); `list` gives names only, as
+/// plain values set before secrets could be marked may be secrets all the same.
+fn print_profile(p: &Profile, values: bool) {
     let s = &p.spec;
     let mark = if p.is_default { "*" } else { " " };
     println!(
         "{mark} {}  engine={} model={} permission={}",
-        s.name,
+        visible_line(&s.name),
         s.engine.as_str(),
         s.model.as_deref().unwrap_or("(engine default)"),
         s.permission_mode.as_str()
     );
     let line = |label: &str, value: String| {
         if !value.is_empty() {
-            println!("    {label}: {value}");
+            println!("    {label}: {}", visible_line(&value));
         }
     };
     line("base url", s.base_url.clone().unwrap_or_default());
@@ -299,8 +355,19 @@ fn print_profile(p: &Profile) {
     line("allowed tools", s.allowed_tools.join(", "));
     line("denied tools", s.denied_tools.join(", "));
     line("extra dirs", s.extra_dirs.join(", "));
-    // Values can be secrets: names only.
-    line("env", s.env.keys().cloned().collect::<Vec<_>>().join(", "));
+    // Values can be secrets even when not marked: names only, the marked ones flagged.
+    line(
+        "env",
+        s.env
+            .iter()
+            .map(|(k, v)| match (values, s.is_secret(k)) {
+                (true, _) => format!("{k}={v}"),
+                (false, true) => format!("{k} (secret)"),
+                (false, false) => k.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
     line("system prompt", s.system_prompt.clone().unwrap_or_default());
     line(
         "approval timeout",
@@ -313,5 +380,8 @@ fn print_profile(p: &Profile) {
             "rules",
             serde_json::to_string(&s.approval_rules).unwrap_or_default(),
         );
+    }
+    if values && s.engine_options.as_object().is_some_and(|o| !o.is_empty()) {
+        line("engine options", s.engine_options.to_string());
     }
 }

@@ -1,8 +1,12 @@
 //! Human-readable text for stored timeline items and for live events. Plain text, no colours:
 //! the output is meant for pipes and logs as much as for terminals.
+//!
+//! These functions build text from what the agent sent, unescaped; the callers print it
+//! through [`crate::escape::visible`] (one place, so nothing printed can skip it).
 
 use agentdesk_protocol::events::{AgentEvent, ApprovalFile};
-use agentdesk_protocol::ui::{Approval, ItemBody, Run, TimelineItem, Usage};
+use agentdesk_protocol::ui::{Approval, ApprovalKindName, ItemBody, Run, TimelineItem, Usage};
+use serde_json::Value;
 
 /// `YYYY-MM-DD HH:MM` UTC from Unix milliseconds (no date crate for one format).
 pub fn time(ms: i64) -> String {
@@ -158,6 +162,52 @@ pub fn approval_summary(a: &Approval) -> String {
     s
 }
 
+/// What a tool asks to do, in full, for tools that are neither a command nor a file change
+/// (a web fetch, an MCP call, a permission): the whole input as pretty JSON, never cut, so a
+/// URL's `?data=…` tail cannot hide. `None` when the request carries no input.
+fn full_input(a: &Approval) -> Option<String> {
+    let detail = &a.request.detail;
+    let input = match detail.get("input") {
+        Some(i) => i,
+        None => detail,
+    };
+    let empty = match input {
+        Value::Null => true,
+        Value::Object(o) => o.values().all(Value::is_null),
+        _ => false,
+    };
+    if empty {
+        return None;
+    }
+    serde_json::to_string_pretty(input).ok()
+}
+
+/// Everything the user decides on: the summary line, then the command, the diffs of the
+/// files, or the tool's full input.
+pub fn approval_prompt(a: &Approval) -> String {
+    let mut s = format!("[approval] {}", approval_summary(a));
+    let mut shown = false;
+    match a.kind {
+        ApprovalKindName::Command => shown = a.request.command.is_some(),
+        ApprovalKindName::FileChange => {
+            for f in a.request.files.iter().filter(|f| !f.diff.is_empty()) {
+                s.push('\n');
+                s.push_str(f.diff.trim_end());
+                shown = true;
+            }
+        }
+        _ => {}
+    }
+    // Anything else, or a command / file change whose request did not carry it: the input.
+    if !shown {
+        if let Some(input) = full_input(a) {
+            s.push_str("\ninput:\n");
+            s.push_str(&indent(&input, "  "));
+        }
+    }
+    s
+}
+
 /// Streaming text for one live event, or `None` for events that print nothing by
 /// themselves. Deltas print as they come; a completed message prints only what its deltas
 /// did not (`streamed` holds the item ids whose deltas were printed).
@@ -243,6 +293,45 @@ pub fn event(ev: &AgentEvent, streamed: &mut std::collections::HashSet<String>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn approval(kind: &str, request: serde_json::Value) -> Approval {
+        serde_json::from_value(serde_json::json!({
+            "id": "a1", "sessionId": "s", "runId": "r", "itemId": null, "engineRequestId": "e",
+            "kind": kind, "request": request, "suggestions": null, "state": "pending",
+            "decidedBy": null, "decision": null, "createdAt": 0, "deadlineAt": null,
+            "decidedAt": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_tool_prompt_shows_its_whole_input() {
+        let long = format!("https://example.com/{}?data=SECRET", "p/".repeat(150));
+        let ap = approval(
+            "tool",
+            serde_json::json!({"tool": "WebFetch", "detail": {"toolName": "WebFetch",
+                "input": {"url": long, "prompt": "summarise"}}}),
+        );
+        let p = approval_prompt(&ap);
+        assert!(p.starts_with("[approval] tool: WebFetch"), "{p}");
+        assert!(p.contains(&long), "the URL is cut or missing:\n{p}");
+        assert!(p.contains("\"prompt\": \"summarise\""), "{p}");
+    }
+
+    #[test]
+    fn a_command_prompt_shows_the_command_and_a_file_prompt_its_diff() {
+        let ap = approval(
+            "command",
+            serde_json::json!({"tool": "Bash", "command": "ls -la", "detail": {"input": {"command": "ls -la"}}}),
+        );
+        assert_eq!(approval_prompt(&ap), "[approval] command: ls -la");
+        let ap = approval(
+            "file_change",
+            serde_json::json!({"files": [{"path": "a.txt", "kind": "add", "diff": "+hello\n"}]}),
+        );
+        let p = approval_prompt(&ap);
+        assert!(p.ends_with("\n+hello"), "{p}");
+    }
 
     #[test]
     fn formats_utc_times() {

@@ -23,12 +23,16 @@ use agentdesk_protocol::ui::{
 use clap::{Args, ValueEnum};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::error::{CliError, CliResult, EXIT_FAILED, EXIT_INTERRUPTED};
+use crate::error::{CliError, CliResult, EXIT_ENGINE, EXIT_FAILED, EXIT_INTERRUPTED};
+use crate::escape::{json_safe, visible};
 use crate::render;
 use crate::views::{find_session, workspace_for};
 
 /// How long an interrupted run may take to end before the engines are stopped outright.
 const INTERRUPT_WAIT: Duration = Duration::from_secs(30);
+/// The `run.failed` code the core gives a run whose engine could not be started (missing,
+/// not logged in, refused to start): the engine is unavailable, not the run failed.
+const ENGINE_START_FAILED: &str = "engine_start";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ApproveMode {
@@ -90,18 +94,28 @@ pub async fn run(data_dir: &Path, a: RunArgs) -> CliResult<ExitCode> {
 }
 
 async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
-    let session = session_for(desk, &a).await?;
+    // Attachments first: one that cannot be taken must not leave a new session behind.
     let mut attachments = Vec::new();
     for path in &a.attach {
         let att = desk.import_attachment(path).await?;
         attachments.push((att.sha256, att.name));
     }
+    let (session, created) = session_for(desk, &a).await?;
     // Subscribed before sending so no event of the run is missed.
     let mut updates = desk.subscribe_runs();
     let mut pending = desk.approvals().watch_pending();
-    let run = desk
+    let run = match desk
         .send_message(&session.id, &a.prompt, &attachments)
-        .await?;
+        .await
+    {
+        Ok(run) => run,
+        Err(e) => {
+            if created {
+                discard(desk, &session.id).await;
+            }
+            return Err(e.into());
+        }
+    };
     if !a.json {
         eprintln!("session {} · run {}", session.id, run.id);
     }
@@ -116,6 +130,7 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         prompted: None,
         stdin: None,
         interrupted: false,
+        failure_code: None,
     };
     let ended = s.stream(&mut updates, &mut pending).await?;
     // The recorder writes the last batch after the terminal event: wait for it.
@@ -123,7 +138,29 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         .wait_run(&ended.id, INTERRUPT_WAIT)
         .await
         .unwrap_or(ended);
+    let never_started =
+        run.status == RunStatus::Failed && s.failure_code.as_deref() == Some(ENGINE_START_FAILED);
+    if never_started {
+        if created {
+            discard(desk, &session.id).await;
+        }
+        if !a.json {
+            eprintln!(
+                "error: the engine could not start: {} [{}]",
+                visible(run.error.as_deref().unwrap_or("no reason given")),
+                agentdesk_protocol::ui::ErrorCode::EngineFailed.as_str()
+            );
+        }
+        return Ok(ExitCode::from(EXIT_ENGINE));
+    }
     Ok(finish(&run, a.json))
+}
+
+/// Remove the session this invocation created for a run that never reached its engine.
+async fn discard(desk: &Desk, session_id: &str) {
+    if let Err(e) = desk.discard_unstarted_session(session_id).await {
+        eprintln!("note: could not remove the unused session {session_id}: {e}");
+    }
 }
 
 fn finish(run: &Run, json: bool) -> ExitCode {
@@ -133,7 +170,7 @@ fn finish(run: &Run, json: bool) -> ExitCode {
             if !json {
                 eprintln!(
                     "error: the run failed: {} [run_failed]",
-                    run.error.as_deref().unwrap_or("no reason given")
+                    visible(run.error.as_deref().unwrap_or("no reason given"))
                 );
             }
             ExitCode::from(EXIT_FAILED)
@@ -148,8 +185,9 @@ fn finish(run: &Run, json: bool) -> ExitCode {
 }
 
 /// The session to run in: the given one, or a new one in the workspace under the chosen
-/// profile.
-async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<Session> {
+/// profile (then `true`). A new session is only made once its engine has been found, so a
+/// missing engine leaves nothing behind.
+async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
     if let Some(id) = &a.session {
         if a.profile.is_some() || a.engine.is_some() {
             return Err(CliError::invalid(
@@ -166,7 +204,7 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<Session> {
                 )));
             }
         }
-        return Ok(s);
+        return Ok((s, false));
     }
     let dir = a.workspace.clone().unwrap_or_else(|| PathBuf::from("."));
     let ws = workspace_for(desk, &dir, true).await?;
@@ -177,20 +215,29 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<Session> {
         }
         (None, None) => None,
     };
-    if profile.is_none() && desk.default_profile(&ws.id).await?.is_none() {
-        return Err(CliError::invalid(format!(
-            "{} has no profile yet: pass --engine codex|claude (and --model), or add one with `agentdesk-cli profile add`",
-            ws.path
-        )));
-    }
-    Ok(desk
+    let engine = match &profile {
+        Some(p) => p.spec.engine,
+        None => match desk.default_profile(&ws.id).await? {
+            Some(p) => p.spec.engine,
+            None => {
+                return Err(CliError::invalid(format!(
+                    "{} has no profile yet: pass --engine codex|claude (and --model), or add one with `agentdesk-cli profile add`",
+                    ws.path
+                )))
+            }
+        },
+    };
+    // Found and of a supported version before anything is created for it.
+    desk.check_engine(engine).await?;
+    let session = desk
         .create_session(&NewSession {
             workspace_id: ws.id,
-            engine: profile.as_ref().map(|p| p.spec.engine),
+            engine: Some(engine),
             profile_id: profile.map(|p| p.id),
             title: None,
         })
-        .await?)
+        .await?;
+    Ok((session, true))
 }
 
 /// `--engine E [--model M]`: the model lives in a profile, so one named after the pair is
@@ -221,6 +268,7 @@ async fn adhoc_profile(
         system_prompt: None,
         extra_dirs: Vec::new(),
         env: Default::default(),
+        secret_env: Vec::new(),
         approval_rules: Vec::new(),
         approval_timeout_secs: None,
         engine_options: serde_json::Value::Null,
@@ -242,6 +290,8 @@ struct Streamer<'a> {
     prompted: Option<String>,
     stdin: Option<mpsc::UnboundedReceiver<Option<String>>>,
     interrupted: bool,
+    /// The code of the run's `run.failed` event, if it failed.
+    failure_code: Option<String>,
 }
 
 /// Lines of stdin, read on a plain thread (stdin reads block); `None` = end of input.
@@ -291,6 +341,9 @@ impl Streamer<'_> {
             tokio::select! {
                 u = updates.recv() => match u {
                     Ok(RunUpdate::Event { run_id, event, .. }) if run_id == self.run_id => {
+                        if let AgentEvent::RunFailed { code, .. } = &event {
+                            self.failure_code.clone_from(code);
+                        }
                         self.print_event(&event)?;
                     }
                     Ok(RunUpdate::Status { run }) if run.id == self.run_id && run.status.is_terminal() => {
@@ -364,9 +417,9 @@ impl Streamer<'_> {
         let text = if self.json {
             let line = serde_json::to_string(ev)
                 .map_err(|e| CliError::internal(format!("cannot serialise an event: {e}")))?;
-            Some(line + "\n")
+            Some(json_safe(&line) + "\n")
         } else {
-            render::event(ev, &mut self.streamed)
+            render::event(ev, &mut self.streamed).map(|t| visible(&t))
         };
         if let Some(t) = text {
             out.write_all(t.as_bytes())
@@ -402,7 +455,7 @@ impl Streamer<'_> {
         let accept = self.mode == ApproveMode::Accept;
         eprintln!(
             "[approval] {} → {} (--approve {})",
-            render::approval_summary(ap),
+            visible(&render::approval_summary(ap)),
             if accept { "approved" } else { "denied" },
             if accept { "accept" } else { "deny" }
         );
@@ -446,19 +499,14 @@ impl Streamer<'_> {
         let mut err = std::io::stderr().lock();
         if ap.kind == ApprovalKindName::Question {
             for q in &ap.request.questions {
-                let _ = writeln!(err, "\n[question] {}", q.question);
+                let _ = writeln!(err, "\n[question] {}", visible(&q.question));
                 for (i, o) in q.options.iter().enumerate() {
-                    let _ = writeln!(err, "  {}. {}", i + 1, o.label);
+                    let _ = writeln!(err, "  {}. {}", i + 1, visible(&o.label));
                 }
             }
             let _ = write!(err, "answer (an option's number or text; one line): ");
         } else {
-            let _ = writeln!(err, "\n[approval] {}", render::approval_summary(ap));
-            for f in &ap.request.files {
-                if !f.diff.is_empty() {
-                    let _ = writeln!(err, "{}", f.diff.trim_end());
-                }
-            }
+            let _ = writeln!(err, "\n{}", visible(&render::approval_prompt(ap)));
             let _ = write!(err, "approve? [y]es once / [a]lways this session / [n]o: ");
         }
         let _ = err.flush();

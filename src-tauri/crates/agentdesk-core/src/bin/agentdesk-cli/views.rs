@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::error::{CliError, CliResult};
+use crate::escape::{json_safe, visible, visible_line};
 use crate::render;
 
 #[derive(Args, Debug)]
@@ -71,7 +72,7 @@ pub struct ApprovalsArgs {
 pub fn print_json<T: Serialize>(v: &T) -> CliResult<()> {
     let s = serde_json::to_string_pretty(v)
         .map_err(|e| CliError::internal(format!("cannot serialise: {e}")))?;
-    println!("{s}");
+    println!("{}", json_safe(&s));
     Ok(())
 }
 
@@ -153,11 +154,11 @@ pub async fn sessions(desk: &Desk, a: SessionsArgs) -> CliResult<()> {
             last,
             render::time(s.updated_at),
             if s.title.is_empty() {
-                "(untitled)"
+                "(untitled)".to_string()
             } else {
-                &s.title
+                visible_line(&s.title)
             },
-            format_args!("  [{ws}]")
+            format_args!("  [{}]", visible_line(ws))
         );
     }
     Ok(())
@@ -175,7 +176,7 @@ pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {
         for it in &items {
             let line = serde_json::to_string(it)
                 .map_err(|e| CliError::internal(format!("cannot serialise: {e}")))?;
-            writeln!(out, "{line}").map_err(|e| CliError::io("stdout", e))?;
+            writeln!(out, "{}", json_safe(&line)).map_err(|e| CliError::io("stdout", e))?;
         }
         return Ok(());
     }
@@ -183,9 +184,9 @@ pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {
         out,
         "# {}  ({} · {})",
         if s.title.is_empty() {
-            "(untitled)"
+            "(untitled)".to_string()
         } else {
-            &s.title
+            visible_line(&s.title)
         },
         s.engine.as_str(),
         s.id
@@ -195,10 +196,11 @@ pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {
     for run in &runs {
         for it in items.iter().filter(|i| i.run_id == run.id) {
             if let Some(text) = render::item(it, a.diagnostics) {
-                writeln!(out, "{text}").map_err(|e| CliError::io("stdout", e))?;
+                writeln!(out, "{}", visible(&text)).map_err(|e| CliError::io("stdout", e))?;
             }
         }
-        writeln!(out, "{}", render::run_end(run)).map_err(|e| CliError::io("stdout", e))?;
+        writeln!(out, "{}", visible(&render::run_end(run)))
+            .map_err(|e| CliError::io("stdout", e))?;
     }
     let usage = desk.session_usage(&s.id).await?;
     if usage.runs > 0 {
@@ -236,9 +238,9 @@ pub async fn search(desk: &Desk, a: SearchArgs) -> CliResult<()> {
         println!(
             "{}  {}  {}: {}",
             h.session_id,
-            h.session_title,
+            visible_line(&h.session_title),
             h.kind,
-            snippet.replace('\n', " ")
+            visible_line(&snippet.replace('\n', " "))
         );
     }
     Ok(())
@@ -246,9 +248,11 @@ pub async fn search(desk: &Desk, a: SearchArgs) -> CliResult<()> {
 
 pub async fn export(desk: &Desk, a: ExportArgs) -> CliResult<()> {
     let s = find_session(desk, &a.session).await?;
+    // The same document, with what could drive a terminal made visible (JSON: as \u
+    // escapes, so it parses to the same value).
     let text = match a.format {
-        ExportFormat::Md => desk.export_session_markdown(&s.id).await?,
-        ExportFormat::Json => desk.export_session_json(&s.id).await?,
+        ExportFormat::Md => visible(&desk.export_session_markdown(&s.id).await?),
+        ExportFormat::Json => json_safe(&desk.export_session_json(&s.id).await?),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
@@ -281,7 +285,7 @@ pub async fn approvals(desk: &Desk, a: ApprovalsArgs) -> CliResult<()> {
             "{}  session {}  {}",
             ap.id,
             ap.session_id,
-            render::approval_summary(ap)
+            visible_line(&render::approval_summary(ap))
         );
     }
     Ok(())
