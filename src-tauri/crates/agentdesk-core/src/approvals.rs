@@ -154,6 +154,9 @@ struct Held {
     approval: Approval,
     responder: Box<dyn Responder>,
     deadline: Option<tokio::task::AbortHandle>,
+    /// What "always for this session" on this request covers, worked out when it arrived
+    /// (the same reading of its command and paths the rules made).
+    grant: Vec<GrantKey>,
 }
 
 #[derive(Default)]
@@ -277,6 +280,7 @@ impl ApprovalQueue {
         responder: Box<dyn Responder>,
     ) -> Result<Requested> {
         let now = now_ms();
+        let grant = GrantKey::for_request(policy, ask.kind, &ask.request);
         let verdict = {
             let state = self.lock();
             let none = HashSet::new();
@@ -336,6 +340,7 @@ impl ApprovalQueue {
                 approval: approval.clone(),
                 responder,
                 deadline: None,
+                grant,
             },
         );
         if let Err(e) = self.inner.store.insert_approval(&approval).await {
@@ -372,7 +377,7 @@ impl ApprovalQueue {
         id: &str,
         end: ApprovalEnd<'_>,
         check: impl FnOnce(&Approval) -> Result<()>,
-    ) -> Result<(Approval, Option<Box<dyn Responder>>)> {
+    ) -> Result<(Approval, Option<Box<dyn Responder>>, Vec<GrantKey>)> {
         // No await while the guard lives (the future must stay Send).
         let taken = {
             let mut state = self.lock();
@@ -397,7 +402,7 @@ impl ApprovalQueue {
                         approval: approval.clone(),
                     }),
                 );
-                Ok((approval, Some(held.responder)))
+                Ok((approval, Some(held.responder), held.grant))
             }
             Err(e @ StoreError::ApprovalNotPending { .. }) => {
                 // Another process ended it (a restart's recovery): the row is the truth, so
@@ -448,7 +453,7 @@ impl ApprovalQueue {
             decision: detail.as_ref(),
             at: now_ms(),
         };
-        let (approval, responder) = self
+        let (approval, responder, grant) = self
             .end(id, end, |a| {
                 let is_question = a.kind == ApprovalKindName::Question;
                 match (&answer, is_question) {
@@ -468,14 +473,13 @@ impl ApprovalQueue {
                 }
             })
             .await?;
-        if new_state == ApprovalState::ApprovedSession {
-            if let Some(key) = GrantKey::of(approval.kind, &approval.request) {
-                self.lock()
-                    .grants
-                    .entry(approval.session_id.clone())
-                    .or_default()
-                    .insert(key);
-            }
+        if new_state == ApprovalState::ApprovedSession && !grant.is_empty() {
+            // Exactly what the user saw: this command line, these files, this input.
+            self.lock()
+                .grants
+                .entry(approval.session_id.clone())
+                .or_default()
+                .extend(grant);
         }
         if let Some(r) = responder {
             r.respond(answer);
@@ -496,7 +500,7 @@ impl ApprovalQueue {
         if let Some(h) = self.lock().held.get_mut(id) {
             h.deadline = None;
         }
-        let (approval, responder) = self.end(id, end, |_| Ok(())).await?;
+        let (approval, responder, _) = self.end(id, end, |_| Ok(())).await?;
         if let Some(r) = responder {
             r.respond(ApprovalAnswer::Decision {
                 decision: UserDecision::Deny,
@@ -515,7 +519,7 @@ impl ApprovalQueue {
             at: now_ms(),
         };
         // Dropping the responder lets the engine's request go unanswered.
-        let (approval, _dropped) = self.end(id, end, |_| Ok(())).await?;
+        let (approval, _dropped, _) = self.end(id, end, |_| Ok(())).await?;
         Ok(approval)
     }
 

@@ -66,8 +66,29 @@ fn validate_folder(raw: &str) -> Result<PathBuf> {
             "{trimmed} is not a folder"
         )));
     }
-    std::fs::canonicalize(&expanded)
-        .map_err(|e| CoreError::InvalidInput(format!("cannot resolve {trimmed}: {e}")))
+    let path = std::fs::canonicalize(&expanded)
+        .map_err(|e| CoreError::InvalidInput(format!("cannot resolve {trimmed}: {e}")))?;
+    refuse_too_wide(&path, trimmed)?;
+    Ok(path)
+}
+
+/// The file-system root or the home folder is no project: "inside the workspace" would then
+/// cover every file the user has (keys, shell start-up files), so it is refused.
+fn refuse_too_wide(path: &Path, shown: &str) -> Result<()> {
+    if path.parent().is_none() {
+        return Err(CoreError::InvalidInput(format!(
+            "{shown} is the root of the file system; choose a project folder (an agent working there could read and change every file)"
+        )));
+    }
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .and_then(|h| std::fs::canonicalize(h).ok());
+    if home.as_deref() == Some(path) {
+        return Err(CoreError::InvalidInput(format!(
+            "{shown} is your home folder; choose a project folder inside it (an agent working there could read your keys and change your shell settings)"
+        )));
+    }
+    Ok(())
 }
 
 fn expand_home(p: &str) -> PathBuf {
@@ -146,5 +167,31 @@ mod tests {
             assert!(err.to_string().contains(expected), "{input}: {err}");
         }
         assert!(desk.list_workspaces().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn refuses_the_root_and_the_home_folder() {
+        let data = tempfile::tempdir().unwrap();
+        let desk = Desk::open(data.path()).await.unwrap();
+        let err = desk.add_workspace("/", None).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert!(err.to_string().contains("root of the file system"), "{err}");
+        // Spelled another way, it is still the root.
+        let err = desk.add_workspace("/tmp/..", None).await.unwrap_err();
+        assert!(err.to_string().contains("root of the file system"), "{err}");
+        if let Some(home) = std::env::var_os("HOME").filter(|h| std::path::Path::new(h).is_dir()) {
+            let home = home.to_str().unwrap().to_string();
+            for spelled in [home.as_str(), "~", "~/"] {
+                let err = desk.add_workspace(spelled, None).await.unwrap_err();
+                assert_eq!(err.code(), ErrorCode::InvalidInput, "{spelled}");
+                assert!(err.to_string().contains("home folder"), "{spelled}: {err}");
+            }
+        }
+        assert!(desk.list_workspaces().await.unwrap().is_empty());
+        // A folder inside home is fine.
+        let inside = tempfile::tempdir().unwrap();
+        desk.add_workspace(inside.path().to_str().unwrap(), None)
+            .await
+            .unwrap();
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use agentdesk_protocol::claude::{
     CanUseToolRequest, ControlRequest, ControlRequestBody, ControlResponse, ControlResponseBody,
     InitializeRequest, InitializeResponse, InterruptRequest, PermissionAllow, PermissionDeny,
-    PermissionResult, PermissionRule, PermissionUpdate, SdkMessage,
+    PermissionResult, SdkMessage,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, ApprovalKind, ApprovalOutcome, DiagnosticSource, Question,
@@ -564,12 +564,13 @@ impl RunTask {
         };
         let tool_use_id = p.req.tool_use_id.clone().unwrap_or_default();
         let result = match d.decision {
+            // "For this session" hands Claude no rule: its suggestions (`Bash(ls *)`...) are
+            // wider than what the user saw, and Claude would then allow those without ever
+            // asking. Claude keeps asking; Agent Desk's queue answers exact repeats itself.
             UserDecision::ApproveOnce | UserDecision::ApproveForSession => {
-                let updated_permissions =
-                    (d.decision == UserDecision::ApproveForSession).then(|| session_rules(&p.req));
                 PermissionResult::Allow(PermissionAllow {
                     updated_input: d.updated_input.unwrap_or(p.req.input),
-                    updated_permissions,
+                    updated_permissions: None,
                     extra: Map::new(),
                 })
             }
@@ -654,37 +655,6 @@ impl RunTask {
         });
         Ok(())
     }
-}
-
-/// "Allow for this session": the CLI's own suggestions re-targeted at the `session`
-/// destination (never a settings file), or a plain rule for the tool.
-fn session_rules(req: &CanUseToolRequest) -> Vec<PermissionUpdate> {
-    let mut rules: Vec<PermissionUpdate> = req
-        .permission_suggestions
-        .iter()
-        .flatten()
-        .cloned()
-        .map(|mut s| {
-            s.destination = Some("session".to_owned());
-            s
-        })
-        .collect();
-    if !rules.iter().any(|r| r.kind == "addRules") {
-        rules.push(PermissionUpdate {
-            kind: "addRules".to_owned(),
-            rules: Some(vec![PermissionRule {
-                tool_name: req.tool_name.clone(),
-                rule_content: None,
-                extra: Map::new(),
-            }]),
-            behavior: Some("allow".to_owned()),
-            destination: Some("session".to_owned()),
-            mode: None,
-            directories: None,
-            extra: Map::new(),
-        });
-    }
-    rules
 }
 
 fn withdrawn(request_id: String, p: &Pending, outcome: ApprovalOutcome) -> AgentEvent {
