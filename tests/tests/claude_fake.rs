@@ -10,7 +10,10 @@ use std::time::Duration;
 use agentdesk_engine::claude::{
     ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, ClaudeRun, ClaudeRunRequest,
 };
-use agentdesk_engine::{ApprovalDecision, EngineError, InputPart};
+use agentdesk_engine::{
+    AgentEngine, ApprovalDecision, EngineError, EngineOptions, InputPart, NeutralRunRequest,
+    RunLimits,
+};
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, ToolStatus, UserDecision,
 };
@@ -43,6 +46,21 @@ async fn start(name: &str, script: &str) -> ClaudeRun {
         .await
         .expect("start_run timed out")
         .expect("start_run failed")
+}
+
+/// Like [`start`], with a short inactivity watchdog.
+async fn start_watched(name: &str, script: &str, silence: Duration) -> ClaudeRun {
+    let limits = RunLimits {
+        inactivity_timeout: Some(silence),
+        ..RunLimits::default()
+    };
+    tokio::time::timeout(
+        STEP,
+        engine().start_run_with(request(name, script, None), limits),
+    )
+    .await
+    .expect("start_run timed out")
+    .expect("start_run failed")
 }
 
 async fn until_end(run: &mut ClaudeRun) -> Vec<AgentEvent> {
@@ -463,4 +481,184 @@ async fn an_unknown_resume_id_starts_a_new_session_and_says_so() {
     assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { source: DiagnosticSource::Notice, message, .. }
         if message.contains("Could not resume") && message.contains(stale))), "{ev:#?}");
     assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
+
+fn diagnostics(ev: &[AgentEvent]) -> Vec<&str> {
+    ev.iter()
+        .filter_map(|e| match e {
+            AgentEvent::EngineDiagnostic { message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_silent_cli_is_stopped_by_the_per_run_watchdog() {
+    // Through the engine-neutral interface: the per-run override is what the core sets.
+    let req = request("watchdog-hang", "hang", None);
+    let engine = AgentEngine::Claude(engine());
+    let t0 = std::time::Instant::now();
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run(NeutralRunRequest {
+            cwd: req.cwd,
+            resume_session_id: None,
+            input: req.input,
+            options: EngineOptions::Claude(req.profile),
+            inactivity_timeout: Some(Duration::from_secs(1)),
+        }),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let mut ev = Vec::new();
+    while let Some(e) = tokio::time::timeout(STEP, run.next_event()).await.unwrap() {
+        ev.push(e);
+    }
+    match ev.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("engine_silent"));
+            assert!(
+                error.starts_with("Claude Code said nothing for 1 s; the run was stopped"),
+                "{error}"
+            );
+        }
+        other => panic!("{other:?}\n{ev:#?}"),
+    }
+    // The delta came before the silence: it stays on the timeline.
+    assert!(ev.iter().any(
+        |e| matches!(e, AgentEvent::MessageDelta { text, .. } if text == "thinking about it")
+    ));
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(!alive(run.pid), "the silent CLI is still running");
+}
+
+#[tokio::test]
+async fn a_heartbeat_only_cli_is_not_stopped() {
+    // A status line every 200 ms for 3 s, nothing else, under a 1 s watchdog.
+    let mut run = start_watched("heartbeat", "heartbeat", Duration::from_secs(1)).await;
+    let ev = until_end(&mut run).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    assert_eq!(all_text(&ev), "alive");
+}
+
+#[tokio::test]
+async fn a_pending_approval_pauses_the_watchdog() {
+    let mut run = start_watched("watchdog-approval", "approval", Duration::from_secs(1)).await;
+    let asked = until_request(&mut run).await;
+    // The user takes 2.5 watchdog periods to decide.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    run.control()
+        .resolve_approval(&request_id(&asked), UserDecision::ApproveOnce)
+        .await
+        .expect("the approval should still be pending");
+    let ev = until_end(&mut run).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+}
+
+/// The two tests with lines over the cap run one at a time: each may buffer up to the cap
+/// before it knows the line is too long, and the memory test measures the whole process.
+static BIG_LINES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// This process's resident set now and its peak since the last reset, in bytes.
+fn rss() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap()
+            * 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[tokio::test]
+async fn a_60_mb_line_is_skipped_with_bounded_memory_and_the_run_goes_on() {
+    let _one_at_a_time = BIG_LINES.lock().await;
+    // Reset the peak (VmHWM) to the current RSS so the peak below is this test's.
+    std::fs::write("/proc/self/clear_refs", "5").unwrap();
+    let (before, _) = rss();
+    let mut run = start("huge-line", "huge_line").await;
+    let ev = until_end(&mut run).await;
+    let (_, peak) = rss();
+    let growth = peak.saturating_sub(before);
+    eprintln!(
+        "60 MB line: peak RSS grew by {:.1} MiB (from {:.1} MiB)",
+        growth as f64 / 1048576.0,
+        before as f64 / 1048576.0
+    );
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    assert_eq!(all_text(&ev), "after the big line");
+    let d = diagnostics(&ev);
+    assert!(
+        d.iter()
+            .any(|m| m
+                .starts_with("line of 60000000 bytes (57.2 MiB) over the 32.0 MiB limit skipped")),
+        "{d:#?}"
+    );
+    // At most the 32 MiB cap is buffered before the line is known to be too long (measured:
+    // ~35 MiB). Held whole, as under the old 64 MiB cap, it cost ~232 MiB here alone.
+    assert!(growth < 64 * 1024 * 1024, "peak RSS grew by {growth} bytes");
+}
+
+#[tokio::test]
+async fn a_result_over_the_line_cap_fails_the_run_instead_of_hanging() {
+    let _one_at_a_time = BIG_LINES.lock().await;
+    let t0 = std::time::Instant::now();
+    let mut run = start("huge-result", "huge_result").await;
+    let ev = until_end(&mut run).await;
+    match ev.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("oversized_result"));
+            assert!(error.contains("40000000 bytes"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The text before it is kept.
+    assert_eq!(all_text(&ev), "almost done");
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    assert!(!alive(run.pid), "the CLI is still running");
+}
+
+#[tokio::test]
+async fn a_garbage_flood_is_capped_at_the_diagnostic_budget() {
+    let mut run = start("garbage-flood", "garbage_flood").await;
+    let ev = until_end(&mut run).await;
+    assert!(
+        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{ev:#?}"
+    );
+    assert_eq!(all_text(&ev), "survived");
+    let d = diagnostics(&ev);
+    let max = RunLimits::default().max_diagnostics;
+    assert!(d.len() <= max + 2, "{} diagnostics", d.len());
+    assert!(
+        d[max].contains("more engine diagnostics suppressed"),
+        "{}",
+        d[max]
+    );
+    // The count comes once, last before the end, and covers (at least) the rest of the 2,000.
+    let last = d.last().unwrap();
+    let n: usize = last
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{last}"));
+    assert!(n >= 2000 - max, "{last}");
+    assert!(last.contains("more engine diagnostics were suppressed in this run"));
+    assert_eq!(
+        d.iter().filter(|m| m.contains("were suppressed")).count(),
+        1
+    );
 }

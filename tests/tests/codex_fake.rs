@@ -1,10 +1,14 @@
 //! The Codex adapter against the scripted `fake-app-server`, for requests real codex will not
-//! make on demand (a permissions request).
+//! make on demand (a permissions request) and behaviour it will not show on demand (a turn
+//! that goes silent, a heartbeat-only turn, a consumer that goes away mid-turn).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
+use std::path::{Path, PathBuf};
+
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, RunRequest};
+use agentdesk_engine::RunLimits;
 use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, ApprovalOutcome, UserDecision};
 use serde_json::{json, Value};
@@ -133,4 +137,199 @@ async fn permissions_decisions_go_back_as_grants() {
         events.last(),
         Some(AgentEvent::RunCompleted { .. })
     ));
+}
+
+/// A run request on `script`, with the fake logging what it receives to `log`.
+fn scripted(dir: &Path, script: &str, log: &Path) -> RunRequest {
+    let profile = CodexProfile {
+        env: vec![
+            ("FAKE_SCRIPT".into(), script.into()),
+            ("FAKE_LOG".into(), log.display().to_string()),
+        ],
+        provider: Some(agentdesk_engine::codex::CustomProvider {
+            id: "mock".into(),
+            name: "mock".into(),
+            base_url: "http://127.0.0.1:9/v1".into(),
+            env_key: "MOCK_API_KEY".into(),
+            request_max_retries: Some(0),
+            stream_max_retries: Some(0),
+        }),
+        ..Default::default()
+    };
+    RunRequest {
+        codex_home: Some(dir.to_path_buf()),
+        cwd: dir.to_path_buf(),
+        profile,
+        resume_thread_id: None,
+        input: vec![UserInput::text("go")],
+    }
+}
+
+fn watched(secs: u64) -> RunLimits {
+    RunLimits {
+        inactivity_timeout: Some(Duration::from_secs(secs)),
+        ..RunLimits::default()
+    }
+}
+
+async fn events_until_end(run: &mut agentdesk_engine::codex::CodexRun) -> Vec<AgentEvent> {
+    let mut events = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .expect("no event in time")
+            .expect("events ended early");
+        let end = ev.is_terminal();
+        events.push(ev);
+        if end {
+            return events;
+        }
+    }
+}
+
+/// Waits (bounded) until the fake has logged `method`.
+async fn received(log: &PathBuf, method: &str) -> bool {
+    for _ in 0..100 {
+        let seen = std::fs::read_to_string(log).unwrap_or_default();
+        if seen.lines().any(|l| l == method) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_silent_turn_is_failed_by_the_watchdog_and_interrupted() {
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let t0 = std::time::Instant::now();
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run_with(scripted(dir.path(), "silent_turn", &log), watched(1)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let events = events_until_end(&mut run).await;
+    match events.last() {
+        Some(AgentEvent::RunFailed { error, code }) => {
+            assert_eq!(code.as_deref(), Some("engine_silent"));
+            assert!(
+                error.starts_with("Codex said nothing for 1 s; the run was stopped"),
+                "{error}"
+            );
+        }
+        other => panic!("{other:?}\n{events:#?}"),
+    }
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert!(
+        received(&log, "turn/interrupt").await,
+        "the silent turn was not interrupted"
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_heartbeat_only_turn_is_not_failed() {
+    // thread/status/changed every 200 ms for 3 s, nothing else, under a 1 s watchdog.
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run_with(scripted(dir.path(), "heartbeat", &log), watched(1)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let events = events_until_end(&mut run).await;
+    assert!(
+        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{events:#?}"
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_pending_approval_pauses_the_codex_watchdog() {
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run_with(scripted(dir.path(), "permissions", &log), watched(1)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let mut events = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
+            // The user takes 2.5 watchdog periods to decide.
+            tokio::time::sleep(Duration::from_millis(2500)).await;
+            run.control()
+                .resolve_approval(request_id, UserDecision::ApproveOnce)
+                .await
+                .expect("the approval should still be pending");
+        }
+        let end = ev.is_terminal();
+        events.push(ev);
+        if end {
+            break;
+        }
+    }
+    assert!(
+        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{events:#?}"
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_turn_whose_consumer_went_away_is_interrupted() {
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run(scripted(dir.path(), "silent_turn", &log)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    // Mid-turn: the first delta arrived.
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!ev.is_terminal(), "{ev:?}");
+        if matches!(ev, AgentEvent::MessageDelta { .. }) {
+            break;
+        }
+    }
+    let before = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!before.contains("turn/interrupt"), "interrupted too early");
+    let (control, events) = run.into_parts();
+    drop(events);
+    assert!(
+        received(&log, "turn/interrupt").await,
+        "the turn ran on after its consumer went away"
+    );
+    // The run is over for the adapter: nothing is pending any more.
+    let err = control
+        .resolve_approval("anything", UserDecision::ApproveOnce)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, agentdesk_engine::EngineError::NotPending { .. }),
+        "{err}"
+    );
+    engine.shutdown().await;
 }

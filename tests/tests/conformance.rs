@@ -76,6 +76,7 @@ trait Harness: Sized {
             resume_session_id: resume,
             input,
             options: self.options(),
+            inactivity_timeout: None,
         }
     }
 

@@ -18,6 +18,13 @@
 //! - `permissions`: on `turn/start`, asks `item/permissions/requestApproval` (network access)
 //!   and, once answered, streams the client's answer back as the agent message text (so a
 //!   test can see exactly what went over the wire), then completes the turn.
+//! - `silent_turn`: on `turn/start`, answers and streams one delta, then says nothing more
+//!   (other requests, e.g. `turn/interrupt`, are still answered).
+//! - `heartbeat`: on `turn/start`, sends `thread/status/changed` every 200 ms for
+//!   `FAKE_HEARTBEAT_MS` (default 3000) and nothing else, then completes the turn.
+//!
+//! With `FAKE_LOG=<file>`, the method of every request and notification received is appended
+//! to that file, one per line (how a test sees e.g. that `turn/interrupt` arrived).
 //!
 //! Deliberately synchronous std code: a fake should be simpler than what it tests.
 
@@ -49,6 +56,7 @@ fn main() {
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
             continue; // codex ignores non-JSON lines
         };
+        log_received(&msg);
         server.on_message(&msg, &mut lines);
     }
     if server.script == "hang" {
@@ -182,6 +190,47 @@ impl Server {
                     json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
                 );
             }
+            "silent_turn" if method == "turn/start" => {
+                self.reply(
+                    &id,
+                    json!({"turn": {"id": "turn_fake", "status": "inProgress"}}),
+                );
+                self.notify(
+                    "turn/started",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake"}),
+                );
+                self.notify(
+                    "item/agentMessage/delta",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "m1", "delta": "thinking"}),
+                );
+            }
+            "heartbeat" if method == "turn/start" => {
+                self.reply(
+                    &id,
+                    json!({"turn": {"id": "turn_fake", "status": "inProgress"}}),
+                );
+                self.notify(
+                    "turn/started",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake"}),
+                );
+                let until = std::time::Instant::now()
+                    + Duration::from_millis(env_num("FAKE_HEARTBEAT_MS", 3000));
+                while std::time::Instant::now() < until {
+                    self.notify(
+                        "thread/status/changed",
+                        json!({"threadId": "thr_fake", "status": {"type": "active", "activeFlags": []}}),
+                    );
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                self.notify(
+                    "item/agentMessage/delta",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "m1", "delta": "alive"}),
+                );
+                self.notify(
+                    "turn/completed",
+                    json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
+                );
+            }
             "slow_answer" => {
                 std::thread::sleep(Duration::from_millis(env_num("FAKE_DELAY_MS", 500)));
                 self.answer(&id, method);
@@ -239,6 +288,23 @@ fn wait_for_response(lines: &mut Lines<'_>, id: i64) -> Value {
         }
     }
     Value::Null
+}
+
+/// Append the method of a received request/notification to `FAKE_LOG`, if set.
+fn log_received(msg: &Value) {
+    let (Ok(path), Some(method)) = (
+        std::env::var("FAKE_LOG"),
+        msg.get("method").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{method}");
+    }
 }
 
 fn env_num(key: &str, default: u64) -> u64 {

@@ -248,6 +248,13 @@ pub(crate) fn engine_options(
     })
 }
 
+/// The profile's inactivity watchdog, `engineOptions.inactivityTimeoutSecs` (0 turns it off);
+/// `None`: the engine's default (10 min).
+pub(crate) fn inactivity_timeout(spec: Option<&ProfileSpec>) -> Option<Duration> {
+    let secs = spec?.engine_options.get("inactivityTimeoutSecs")?.as_u64()?;
+    Some(Duration::from_secs(secs))
+}
+
 fn u32_opt(opts: &Value, key: &str) -> Option<u32> {
     opts.get(key)
         .and_then(Value::as_u64)
@@ -377,6 +384,17 @@ pub(crate) fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inactivity_timeout_comes_from_the_profile_engine_options() {
+        let mut s = spec(Engine::Codex, PermissionMode::Ask);
+        assert_eq!(inactivity_timeout(Some(&s)), None);
+        assert_eq!(inactivity_timeout(None), None);
+        s.engine_options = serde_json::json!({"inactivityTimeoutSecs": 90});
+        assert_eq!(inactivity_timeout(Some(&s)), Some(Duration::from_secs(90)));
+        s.engine_options = serde_json::json!({"inactivityTimeoutSecs": 0});
+        assert_eq!(inactivity_timeout(Some(&s)), Some(Duration::ZERO));
+    }
 
     fn spec(engine: Engine, mode: PermissionMode) -> ProfileSpec {
         ProfileSpec {

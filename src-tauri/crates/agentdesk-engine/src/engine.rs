@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
@@ -104,6 +105,9 @@ pub struct NeutralRunRequest {
     pub resume_session_id: Option<String>,
     pub input: Vec<InputPart>,
     pub options: EngineOptions,
+    /// This run's inactivity watchdog: `None` keeps the engine's (10 min by default), zero
+    /// turns it off.
+    pub inactivity_timeout: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,14 +152,21 @@ impl AgentEngine {
                     })
                     .collect();
                 let home = codex_home.clone();
+                let limits = engine
+                    .config()
+                    .limits
+                    .with_inactivity_timeout(req.inactivity_timeout);
                 let run = engine
-                    .start_run(RunRequest {
-                        codex_home,
-                        cwd: req.cwd,
-                        profile,
-                        resume_thread_id: req.resume_session_id,
-                        input,
-                    })
+                    .start_run_with(
+                        RunRequest {
+                            codex_home,
+                            cwd: req.cwd,
+                            profile,
+                            resume_thread_id: req.resume_session_id,
+                            input,
+                        },
+                        limits,
+                    )
                     .await?;
                 let (session_id, resumed) = (run.thread_id.clone(), run.resumed);
                 let (control, events) = run.into_parts();
@@ -168,13 +179,20 @@ impl AgentEngine {
                 })
             }
             (Self::Claude(engine), EngineOptions::Claude(profile)) => {
+                let limits = engine
+                    .config()
+                    .limits
+                    .with_inactivity_timeout(req.inactivity_timeout);
                 let run = engine
-                    .start_run(ClaudeRunRequest {
-                        cwd: req.cwd,
-                        profile,
-                        resume_session_id: req.resume_session_id,
-                        input: req.input,
-                    })
+                    .start_run_with(
+                        ClaudeRunRequest {
+                            cwd: req.cwd,
+                            profile,
+                            resume_session_id: req.resume_session_id,
+                            input: req.input,
+                        },
+                        limits,
+                    )
                     .await?;
                 let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
                 let (control, events) = run.into_parts();

@@ -11,7 +11,11 @@
 //! diagnostic Diagnostic { source: DiagnosticSource, kind: DiagnosticKind, detail, excerpt }
 //!            -- stderr lines, oversized/non-UTF-8/non-JSON stdout lines, unknown messages,
 //!               responses to expired requests. Values, never errors.
-//! transport  TransportConfig { max_line_bytes (DEFAULT_MAX_LINE_BYTES = 64 MiB), inbound_capacity }
+//! limits     RunLimits { inactivity_timeout (600 s; None/zero = off), max_diagnostics (100) }
+//!            -- per run, in both run loops: a silent engine is stopped (run.failed, code
+//!               `engine_silent`; a pending approval/question pauses the clock); engine
+//!               diagnostics over the budget are counted, the count reported before the end.
+//! transport  TransportConfig { max_line_bytes (DEFAULT_MAX_LINE_BYTES = 32 MiB), inbound_capacity }
 //!            Transport::new(reader, writer, &cfg) -> Transport { writer: LineWriter, inbound: mpsc::Receiver<Inbound> }
 //!            Inbound::{Message(serde_json::Value), Diagnostic(Diagnostic)}   (channel end = EOF)
 //!            LineWriter (Clone, sync sends): send_json(&T), send_line(String), close(), is_closed()
@@ -85,6 +89,7 @@ pub mod diagnostic;
 pub mod discovery;
 pub mod engine;
 pub mod error;
+pub mod limits;
 pub mod process;
 pub mod redact;
 pub mod rpc;
@@ -97,6 +102,7 @@ pub use engine::{
     NeutralRunRequest, RunHandle,
 };
 pub use error::EngineError;
+pub use limits::RunLimits;
 pub use process::{
     BaseEnv, ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig,
 };

@@ -22,16 +22,18 @@ use tokio::task::JoinHandle;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource, EXCERPT_BYTES};
 use crate::error::EngineError;
+use crate::limits::human_bytes;
 
-/// Default line cap: 64 MiB.
+/// Default line cap: 32 MiB.
 ///
 /// Why this size: legitimate single messages get big — a finished agent message is never
 /// truncated (a 400 KB answer is normal), `item/completed` carries a command's whole
-/// aggregated output, and user-message echoes carry base64 images (OpenAI accepts 20 MB
-/// images, i.e. ~27 MB of base64). 16 MiB would reject some of those. The cap still bounds
-/// memory per session to one buffer (plus its parsed `Value`), and a runaway line beyond it is
-/// skipped in streaming fashion without ever being held whole.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// aggregated output, and Claude echoes the user's message with its images inline as base64:
+/// the core accepts images up to 20 MiB (`AttachmentLimits::image`), i.e. ~26.7 MiB of
+/// base64 plus the JSON around it. 32 MiB fits that. It was 64 MiB, which let a hostile
+/// 60 MB line through whole (parsed, translated and stored: 3.9 GB RSS); anything over the
+/// cap is now skipped in streaming fashion without ever being held whole.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Read buffer; large reads keep syscalls low for multi-megabyte lines.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -150,7 +152,11 @@ pub(crate) fn decode_frame(frame: Frame, max: usize) -> Option<Inbound> {
                 Diagnostic::new(
                     DiagnosticSource::Stdout,
                     DiagnosticKind::OversizedLine { len, max },
-                    format!("skipped a {len}-byte line (limit {max} bytes)"),
+                    format!(
+                        "line of {len} bytes ({}) over the {} limit skipped",
+                        human_bytes(len),
+                        human_bytes(max)
+                    ),
                 )
                 .with_excerpt(&head),
             ));

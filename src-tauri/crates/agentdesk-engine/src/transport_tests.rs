@@ -178,3 +178,59 @@ async fn framer_keeps_memory_bounded_on_endless_line() {
     }
     assert_eq!(framer.next_frame().await.unwrap(), None);
 }
+
+// Checked at compile time: the core accepts images up to 20 MiB and Claude echoes them as
+// base64 in a user message (plus a few KB of JSON); a 60 MB line must not fit.
+const _: () = {
+    let image_b64 = (20 * 1024 * 1024usize).div_ceil(3) * 4;
+    assert!(image_b64 + 4096 <= DEFAULT_MAX_LINE_BYTES);
+    assert!(60_000_000 > DEFAULT_MAX_LINE_BYTES);
+};
+
+#[tokio::test]
+async fn a_60_mb_line_is_skipped_under_the_default_cap_and_named_by_its_size() {
+    // Streamed through a small pipe: the framer never sees more than its read buffer at once.
+    let (mut far, near) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let chunk = vec![b'z'; 1 << 20];
+        far.write_all(b"{\"type\":\"user\",\"data\":\"")
+            .await
+            .unwrap();
+        let mut left = 60_000_000 - 23 - 2;
+        while left > 0 {
+            let n = left.min(chunk.len());
+            far.write_all(&chunk[..n]).await.unwrap();
+            left -= n;
+        }
+        far.write_all(b"\"}\n{\"after\":1}\n").await.unwrap();
+        far.shutdown().await.unwrap();
+        let mut sink = Vec::new();
+        let _ = far.read_to_end(&mut sink).await;
+    });
+    let (r, w) = tokio::io::split(near);
+    let mut t = Transport::new(r, w, &TransportConfig::default());
+    match tokio::time::timeout(Duration::from_secs(60), t.inbound.recv())
+        .await
+        .unwrap()
+    {
+        Some(Inbound::Diagnostic(d)) => {
+            assert_eq!(
+                d.kind,
+                DiagnosticKind::OversizedLine {
+                    len: 60_000_000,
+                    max: DEFAULT_MAX_LINE_BYTES
+                }
+            );
+            assert_eq!(
+                d.detail,
+                "line of 60000000 bytes (57.2 MiB) over the 32.0 MiB limit skipped"
+            );
+            assert!(d.excerpt.unwrap().starts_with("{\"type\":\"user\""));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        recv(&mut t.inbound).await,
+        Some(Inbound::Message(json!({"after":1})))
+    );
+}

@@ -42,6 +42,7 @@ pub use translate::{ClaudeTranslator, RunOutcome};
 use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};
 use crate::engine::{ApprovalDecision, InputPart};
 use crate::error::EngineError;
+use crate::limits::RunLimits;
 use crate::process::StopConfig;
 use run::{initialize, Control, InitFailure, RunTask, Session};
 
@@ -58,6 +59,9 @@ pub struct ClaudeEngineConfig {
     /// stopping the process ourselves.
     pub interrupt_grace: Duration,
     pub stop: StopConfig,
+    /// Inactivity watchdog and diagnostic budget of every run (a run may override the
+    /// watchdog: [`ClaudeEngine::start_run_with`]).
+    pub limits: RunLimits,
 }
 
 impl ClaudeEngineConfig {
@@ -68,6 +72,7 @@ impl ClaudeEngineConfig {
             init_timeout: Duration::from_secs(60),
             interrupt_grace: Duration::from_secs(10),
             stop: StopConfig::default(),
+            limits: RunLimits::default(),
         }
     }
 }
@@ -251,6 +256,15 @@ impl ClaudeEngine {
     /// Start one run. Errors here mean the run never started (executable missing, not logged
     /// in, no `initialize` reply); once it has, failures arrive as `run.failed`.
     pub async fn start_run(&self, req: ClaudeRunRequest) -> Result<ClaudeRun, EngineError> {
+        self.start_run_with(req, self.config.limits).await
+    }
+
+    /// [`Self::start_run`] with this run's own limits instead of the engine's.
+    pub async fn start_run_with(
+        &self,
+        req: ClaudeRunRequest,
+        limits: RunLimits,
+    ) -> Result<ClaudeRun, EngineError> {
         let content = prompt_blocks(&req.input)?;
         let mut notices = Vec::new();
         let (mut session_id, mut resumed) = match &req.resume_session_id {
@@ -316,6 +330,7 @@ impl ClaudeEngine {
             translator,
             cwd: req.cwd,
             interrupt_grace: self.config.interrupt_grace,
+            limits,
             events: events_tx,
             control: rx,
         };

@@ -26,9 +26,10 @@ use super::diff::planned_change;
 use super::options::{ClaudeProfile, SessionArg};
 use super::translate::{tool_kind, ClaudeTranslator};
 use super::ClaudeEngineConfig;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::engine::ApprovalDecision;
 use crate::error::EngineError;
+use crate::limits::{DiagnosticBudget, RunLimits, Watchdog, ENGINE_SILENT};
 use crate::process::{ChildExit, ChildProcess, ProcessSpec};
 use crate::transport::{AbortOnDrop, Inbound, LineWriter, TransportConfig};
 
@@ -271,6 +272,7 @@ pub(crate) struct RunTask {
     pub translator: ClaudeTranslator,
     pub cwd: PathBuf,
     pub interrupt_grace: Duration,
+    pub limits: RunLimits,
     pub events: mpsc::UnboundedSender<AgentEvent>,
     pub control: mpsc::UnboundedReceiver<Control>,
 }
@@ -280,6 +282,8 @@ enum Step {
     Stderr(Diagnostic),
     Control(Control),
     InterruptTimeout,
+    /// The CLI said nothing for the inactivity limit while not waiting for the user.
+    Silent,
     Abandoned,
 }
 
@@ -287,29 +291,59 @@ impl RunTask {
     pub(crate) async fn run(mut self) {
         let mut pending: HashMap<String, Pending> = HashMap::new();
         let mut interrupt_deadline: Option<Instant> = None;
+        let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
+        let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
         let mut out = Vec::new();
         for msg in std::mem::take(&mut self.session.backlog) {
             self.on_message(msg, &mut pending, &mut out);
         }
         loop {
             if self.translator.outcome().is_none() {
+                // An interrupt has its own (shorter) bound; a pending request pauses the clock.
+                let silence = match interrupt_deadline {
+                    Some(_) => None,
+                    None => watchdog.deadline(!pending.is_empty()),
+                };
                 let step = tokio::select! {
                     item = self.session.inbound.recv() => Step::Stdout(item),
                     Some(d) = self.session.stderr.recv() => Step::Stderr(d),
                     Some(c) = self.control.recv() => Step::Control(c),
                     _ = sleep_until(interrupt_deadline) => Step::InterruptTimeout,
+                    _ = sleep_until(silence) => Step::Silent,
                     _ = self.events.closed() => Step::Abandoned,
                 };
+                // Any line (even a keep-alive or garbage) proves the CLI is alive; the user's
+                // answer restarts the clock after a wait.
+                if matches!(
+                    step,
+                    Step::Stdout(_)
+                        | Step::Stderr(_)
+                        | Step::Control(Control::Resolve { .. } | Control::Answer { .. })
+                ) {
+                    watchdog.activity();
+                }
                 match step {
                     Step::Stdout(Some(Inbound::Message(v))) => {
                         self.on_message(SdkMessage::from_value(v), &mut pending, &mut out)
                     }
-                    Step::Stdout(Some(Inbound::Diagnostic(d))) => self.translator.notice(
-                        DiagnosticSource::UnknownMessage,
-                        d.detail,
-                        d.excerpt.map(Value::String),
-                        &mut out,
-                    ),
+                    Step::Stdout(Some(Inbound::Diagnostic(d))) => {
+                        let lost_result = skipped_result(&d);
+                        self.translator.notice(
+                            DiagnosticSource::UnknownMessage,
+                            d.detail,
+                            d.excerpt.map(Value::String),
+                            &mut out,
+                        );
+                        if let Some(len) = lost_result {
+                            // Without its result the CLI would wait for more input forever.
+                            expire_all(&mut pending, &mut out);
+                            self.translator.fail(
+                                format!("Claude Code's final result ({len} bytes) was over the line size limit and could not be read; the run was ended"),
+                                Some("oversized_result".to_owned()),
+                                &mut out,
+                            );
+                        }
+                    }
                     Step::Stdout(None) => {
                         let exit = self.session.exit_after_eof().await;
                         expire_all(&mut pending, &mut out);
@@ -370,6 +404,16 @@ impl RunTask {
                         expire_all(&mut pending, &mut out);
                         self.translator.interrupted(&mut out);
                     }
+                    Step::Silent => {
+                        // Failed, not interrupted: nobody asked for it. The stop ladder below
+                        // ends the process (a hung CLI ignores an interrupt anyway).
+                        expire_all(&mut pending, &mut out);
+                        self.translator.fail(
+                            watchdog.message("Claude Code"),
+                            Some(ENGINE_SILENT.to_owned()),
+                            &mut out,
+                        );
+                    }
                     Step::Abandoned => {
                         // Nobody listens any more: stop the CLI, leave nothing running.
                         self.session.child.stop().await;
@@ -379,6 +423,7 @@ impl RunTask {
             }
             if self.translator.outcome().is_some() {
                 expire_all(&mut pending, &mut out);
+                budget.apply(&mut out);
                 // The terminal event goes last, after the process is gone: "run ended" then
                 // really means nothing of it is left running.
                 let terminal = out
@@ -396,6 +441,7 @@ impl RunTask {
                 }
                 return;
             }
+            budget.apply(&mut out);
             for ev in out.drain(..) {
                 let _ = self.events.send(ev);
             }
@@ -678,6 +724,21 @@ fn expire_all(pending: &mut HashMap<String, Pending>, out: &mut Vec<AgentEvent>)
     for (id, p) in all {
         out.push(withdrawn(id, &p, ApprovalOutcome::Expired));
     }
+}
+
+/// The size of a skipped oversized line that was the CLI's `result` (recognised by its head:
+/// the CLI writes `type` first), the one message a run cannot end without.
+fn skipped_result(d: &Diagnostic) -> Option<usize> {
+    let DiagnosticKind::OversizedLine { len, .. } = d.kind else {
+        return None;
+    };
+    let head = d.excerpt.as_deref()?.trim_start();
+    let head: String = head
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .take(20)
+        .collect();
+    head.starts_with(r#"{"type":"result""#).then_some(len)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

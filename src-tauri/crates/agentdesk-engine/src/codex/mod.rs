@@ -39,6 +39,7 @@ pub use options::{CodexProfile, CustomProvider, ServerKey};
 pub use translate::TurnTranslator;
 
 use crate::error::EngineError;
+use crate::limits::RunLimits;
 use crate::process::StopConfig;
 use run::{Control, RunTask};
 use server::{RunMsg, Server};
@@ -59,6 +60,9 @@ pub struct CodexEngineConfig {
     pub restart_backoff_base: Duration,
     pub restart_backoff_max: Duration,
     pub stop: StopConfig,
+    /// Inactivity watchdog and diagnostic budget of every run (a run may override the
+    /// watchdog: [`CodexEngine::start_run_with`]).
+    pub limits: RunLimits,
 }
 
 impl CodexEngineConfig {
@@ -72,6 +76,7 @@ impl CodexEngineConfig {
             restart_backoff_base: Duration::from_millis(250),
             restart_backoff_max: Duration::from_secs(15),
             stop: StopConfig::default(),
+            limits: RunLimits::default(),
         }
     }
 }
@@ -248,6 +253,19 @@ impl CodexEngine {
     /// started, not logged in, turn/start refused); once it has, failures arrive as
     /// `run.failed` on the run's events.
     pub async fn start_run(&self, req: RunRequest) -> Result<CodexRun, EngineError> {
+        self.start_run_with(req, self.config.limits).await
+    }
+
+    pub fn config(&self) -> &CodexEngineConfig {
+        &self.config
+    }
+
+    /// [`Self::start_run`] with this run's own limits instead of the engine's.
+    pub async fn start_run_with(
+        &self,
+        req: RunRequest,
+        limits: RunLimits,
+    ) -> Result<CodexRun, EngineError> {
         let server = self.server(req.profile.server_key(req.codex_home.clone()));
         let peer = server.peer().await?;
         let mut notices = Vec::new();
@@ -365,6 +383,7 @@ impl CodexEngine {
             route: tx.clone(),
             translator,
             interrupt_grace: self.config.interrupt_grace,
+            limits,
             events: events_tx,
         };
         tokio::spawn(task.run(rx));

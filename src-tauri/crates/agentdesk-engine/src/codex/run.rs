@@ -23,6 +23,7 @@ use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
 use crate::diagnostic::DiagnosticSource as RawSource;
 use crate::error::EngineError;
+use crate::limits::{DiagnosticBudget, RunLimits, Watchdog, ENGINE_SILENT};
 use crate::process::ChildExit;
 use crate::rpc::{InboundRequest, RpcPeer};
 
@@ -65,24 +66,87 @@ pub(crate) struct RunTask {
     pub route: Route,
     pub translator: TurnTranslator,
     pub interrupt_grace: Duration,
+    pub limits: RunLimits,
     pub events: mpsc::UnboundedSender<AgentEvent>,
+}
+
+/// What woke the run task up besides a message.
+// Lives for one loop iteration on the stack; boxing the message would allocate per message.
+#[allow(clippy::large_enum_variant)]
+enum Wake {
+    Msg(Option<RunMsg>),
+    InterruptTimeout,
+    /// Codex said nothing for the inactivity limit while not waiting for the user.
+    Silent,
+    /// The events receiver is gone: nobody records this run any more.
+    Abandoned,
 }
 
 impl RunTask {
     pub(crate) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<RunMsg>) {
         let mut pending: HashMap<String, Pending> = HashMap::new();
         let mut interrupt_deadline: Option<tokio::time::Instant> = None;
+        let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
+        let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
         let mut out = Vec::new();
         loop {
-            let msg = tokio::select! {
-                msg = rx.recv() => msg,
-                _ = sleep_until(interrupt_deadline) => {
+            // An interrupt has its own (shorter) bound; a pending request pauses the clock.
+            let silence = match interrupt_deadline {
+                Some(_) => None,
+                None => watchdog.deadline(!pending.is_empty()),
+            };
+            let wake = tokio::select! {
+                msg = rx.recv() => Wake::Msg(msg),
+                _ = sleep_until(interrupt_deadline) => Wake::InterruptTimeout,
+                _ = sleep_until(silence) => Wake::Silent,
+                _ = self.events.closed() => Wake::Abandoned,
+            };
+            let msg = match wake {
+                Wake::Msg(msg) => msg,
+                Wake::InterruptTimeout => {
                     // Codex did not confirm the interrupt in time: end the run anyway.
-                    out.push(diagnostic(DiagnosticSource::Notice, "Codex did not confirm the interrupt in time".into(), None));
+                    out.push(diagnostic(
+                        DiagnosticSource::Notice,
+                        "Codex did not confirm the interrupt in time".into(),
+                        None,
+                    ));
                     self.translator.interrupted(&mut out);
                     None
                 }
+                Wake::Silent => {
+                    // Failed, not interrupted: nobody asked for it. The turn is told to stop
+                    // (the app-server is shared: other sessions keep it).
+                    self.send_interrupt();
+                    expire_all(&mut pending, &mut out);
+                    self.translator.fail(
+                        watchdog.message("Codex"),
+                        Some(ENGINE_SILENT.to_owned()),
+                        &mut out,
+                    );
+                    None
+                }
+                Wake::Abandoned => {
+                    // A turn nobody records must not run on: stop it and release what it
+                    // holds (dropped requests answer codex with an error).
+                    self.send_interrupt();
+                    expire_all(&mut pending, &mut out);
+                    self.server.remove_route(&self.thread_id, &self.route);
+                    return;
+                }
             };
+            // Anything routed to this turn (even a status or unknown message) proves codex is
+            // alive; the user's answer restarts the clock after a wait.
+            if matches!(
+                msg,
+                Some(
+                    RunMsg::Notification(_)
+                        | RunMsg::Request(..)
+                        | RunMsg::Diagnostic(_)
+                        | RunMsg::Control(Control::Resolve { .. } | Control::Answer { .. })
+                )
+            ) {
+                watchdog.activity();
+            }
             match msg {
                 Some(RunMsg::Notification(n)) => self.translator.on_notification(n, &mut out),
                 Some(RunMsg::Request(r, req)) => self.on_request(r, req, &mut pending, &mut out),
@@ -103,18 +167,7 @@ impl RunTask {
                     if interrupt_deadline.is_none() && self.translator.outcome().is_none() =>
                 {
                     interrupt_deadline = Some(tokio::time::Instant::now() + self.interrupt_grace);
-                    let peer = self.peer.clone();
-                    let params = TurnInterruptParams {
-                        thread_id: self.thread_id.clone(),
-                        turn_id: self.turn_id.clone(),
-                    };
-                    tokio::spawn(async move {
-                        let r: Result<Value, _> =
-                            peer.request_typed(method::TURN_INTERRUPT, &params).await;
-                        if let Err(e) = r {
-                            tracing::warn!(error = %e, "turn/interrupt failed");
-                        }
-                    });
+                    self.send_interrupt();
                 }
                 // Already interrupting (or over): nothing more to do.
                 Some(RunMsg::Control(Control::Interrupt)) => {}
@@ -138,6 +191,7 @@ impl RunTask {
                 // Whatever is still held can no longer be answered usefully.
                 expire_all(&mut pending, &mut out);
             }
+            budget.apply(&mut out);
             for ev in out.drain(..) {
                 let _ = self.events.send(ev);
             }
@@ -149,6 +203,21 @@ impl RunTask {
                 return;
             }
         }
+    }
+
+    /// `turn/interrupt`, answered in the background (the loop never awaits codex).
+    fn send_interrupt(&self) {
+        let peer = self.peer.clone();
+        let params = TurnInterruptParams {
+            thread_id: self.thread_id.clone(),
+            turn_id: self.turn_id.clone(),
+        };
+        tokio::spawn(async move {
+            let r: Result<Value, _> = peer.request_typed(method::TURN_INTERRUPT, &params).await;
+            if let Err(e) = r {
+                tracing::warn!(error = %e, "turn/interrupt failed");
+            }
+        });
     }
 
     fn on_request(
