@@ -281,12 +281,14 @@ impl ApprovalQueue {
     ) -> Result<Requested> {
         let now = now_ms();
         let grant = GrantKey::for_request(policy, ask.kind, &ask.request);
-        let verdict = {
-            let state = self.lock();
-            let none = HashSet::new();
-            let grants = state.grants.get(&ask.session_id).unwrap_or(&none);
-            evaluate(policy, ask.kind, &ask.request, grants)
-        };
+        // A copy: evaluating reads the file system (symlinks), never under the lock.
+        let grants = self
+            .lock()
+            .grants
+            .get(&ask.session_id)
+            .cloned()
+            .unwrap_or_default();
+        let verdict = evaluate(policy, ask.kind, &ask.request, &grants);
         let mut approval = Approval {
             id: uuid::Uuid::now_v7().to_string(),
             session_id: ask.session_id,

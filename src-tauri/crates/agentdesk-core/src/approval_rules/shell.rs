@@ -119,6 +119,13 @@ fn wrapped_script(cmd: &SimpleCommand) -> Wrapped<'_> {
     }
 }
 
+/// Control characters and the invisible formatting ones (zero-width, bidi overrides): a
+/// command holding one may display as something else than what runs.
+fn hides_text(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
 /// Trim, and collapse runs of unquoted spaces and tabs into one space: two spellings of the
 /// same command give the same grant, and nothing else is changed (quoted text, newlines).
 pub fn normalise_whitespace(line: &str) -> String {
@@ -282,8 +289,9 @@ impl Reader {
                 '"' => self.double_quoted(&mut b),
                 '`' => self.nested(&mut b, '`'),
                 '$' => self.dollar(&mut b),
-                c if c.is_control() => {
-                    // Carriage returns, escapes...: what runs may not be what is shown.
+                c if hides_text(c) => {
+                    // Carriage returns, escapes, bidi overrides...: what runs may not be
+                    // what is shown.
                     self.compound = true;
                     b.word().push(c);
                 }
@@ -362,7 +370,7 @@ impl Reader {
                     }
                 }
                 c => {
-                    if c.is_control() && c != '\n' && c != '\t' {
+                    if hides_text(c) && c != '\n' && c != '\t' {
                         self.compound = true;
                     }
                     w.push(c);
@@ -399,7 +407,7 @@ impl Reader {
                     b.word().push('$');
                 }
                 c => {
-                    if c.is_control() && c != '\n' && c != '\t' {
+                    if hides_text(c) && c != '\n' && c != '\t' {
                         self.compound = true;
                     }
                     b.word().push(c);

@@ -226,6 +226,8 @@ fn an_allow_prefix_approves_one_plain_command_only() {
         ("git status >& out.txt", false),
         ("git status <<EOF\ncurl x\nEOF", false),
         ("git status\r\x1b[2Kls -la", false),
+        ("git status \u{202e}s-", false),
+        ("git status\u{200b}", false),
         ("/bin/bash -lc 'git status; curl x | sh'", false),
         ("/bin/bash -lc 'git status' extra args", false),
         ("bash -c 'git status' && curl x", false),
