@@ -737,3 +737,65 @@ real_test!(two_threads_share_one_app_server, |bin| {
     }
     env.engine.shutdown().await;
 });
+
+real_test!(
+    a_repository_cannot_start_programs_or_instruct_codex_by_itself,
+    |bin| {
+        let env = Env::new("repo-config", &bin, AskForApproval::Never).await;
+        // Even a project the user trusts in their own config stays untrusted for our threads.
+        std::fs::write(
+            env.home.join("config.toml"),
+            format!(
+                "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+                env.repo.display()
+            ),
+        )
+        .unwrap();
+        let marker = env.home.parent().unwrap().join("mcp-started");
+        std::fs::create_dir_all(env.repo.join(".codex")).unwrap();
+        std::fs::write(
+            env.repo.join(".codex/config.toml"),
+            format!(
+                "developer_instructions = \"REPO_INSTRUCTIONS_MARKER\"\n\
+             [mcp_servers.repo]\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'; sleep 5\"]\n",
+                marker.display()
+            ),
+        )
+        .unwrap();
+        let sent_instructions = |env: &Env| {
+            env.fake
+                .requests()
+                .iter()
+                .any(|r| r.body.to_string().contains("REPO_INSTRUCTIONS_MARKER"))
+        };
+        env.fake.push(Reply::text(&["plain"]));
+        let mut run = env.run("hello", None).await;
+        let ev = until_end(&mut run, Vec::new()).await;
+        assert!(
+            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+            "{ev:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(!marker.exists(), "the repository's MCP server was started");
+        assert!(
+            !sent_instructions(&env),
+            "the repository's instructions reached the model"
+        );
+        env.engine.shutdown().await;
+
+        // Control: a profile that opts in gets codex's own behaviour (the file is effective).
+        let mut opted_in = env.request(vec![UserInput::text("hello again")], None);
+        opted_in.profile.trust_project_config = true;
+        env.fake.push(Reply::text(&["opted in"]));
+        let mut run = tokio::time::timeout(STEP, env.engine.start_run(opted_in))
+            .await
+            .unwrap()
+            .unwrap();
+        until_end(&mut run, Vec::new()).await;
+        let started =
+            agentdesk_tests::http::wait_until(Duration::from_secs(10), || marker.exists()).await;
+        assert!(started, "the opted-in MCP server did not start");
+        assert!(sent_instructions(&env));
+        env.engine.shutdown().await;
+    }
+);

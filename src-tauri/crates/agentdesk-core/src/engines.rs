@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agentdesk_engine::claude::options::WORKSPACE_SETTING_SOURCES;
 use agentdesk_engine::claude::{
     ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, PermissionMode as ClaudeMode,
 };
@@ -95,6 +96,49 @@ impl Engines {
     }
 }
 
+/// The program description (install hints, supported versions) of an engine.
+pub fn engine_program(engine: Engine) -> EngineProgram {
+    program(engine).0
+}
+
+/// What a user should know before using a profile: settings that let the workspace (a
+/// repository) configure its own agent. Shown by `profile list/show` and the app.
+pub fn profile_warnings(spec: &ProfileSpec) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if spec.engine == Engine::Codex && trust_project_config(&spec.engine_options) {
+        warnings.push(
+            "loads the workspace's own Codex config (.codex/config.toml): MCP servers declared in the repository start without approval and its instructions reach the agent"
+                .to_owned(),
+        );
+    }
+    if spec.engine == Engine::Claude {
+        let workspace_sources: Vec<String> = setting_sources(&spec.engine_options)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|s| WORKSPACE_SETTING_SOURCES.contains(&s.as_str()))
+            .collect();
+        if !workspace_sources.is_empty() {
+            warnings.push(format!(
+                "loads the workspace's own Claude settings ({}): hooks in the repository run commands without approval and its permission rules can approve tools",
+                workspace_sources.join(", ")
+            ));
+        }
+    }
+    warnings
+}
+
+/// `engineOptions.settingSources` (Claude `--setting-sources`), when the profile sets it.
+fn setting_sources(opts: &Value) -> Option<Vec<String>> {
+    opts.get("settingSources")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+}
+
 fn program(engine: Engine) -> (EngineProgram, &'static str) {
     match engine {
         Engine::Codex => (EngineProgram::CODEX, CODEX_BIN_ENV),
@@ -145,13 +189,25 @@ impl Desk {
         Ok(probe_version(&exe, Duration::from_secs(10)).await?)
     }
 
+    /// The engine's executable and version, refused with
+    /// [`agentdesk_engine::EngineError::UnsupportedVersion`] (what to install) when outside
+    /// the supported range, or when it does not answer `--version` at all.
+    pub async fn check_engine(&self, engine: Engine) -> Result<(Executable, EngineVersion)> {
+        let exe = self.locate_engine(engine).await?;
+        let version = probe_version(&exe, Duration::from_secs(10)).await?;
+        engine_program(engine).check_version(&exe.path, &version)?;
+        Ok((exe, version))
+    }
+
     /// The engine for a kind, created on first use.
     pub(crate) async fn engine(&self, engine: Engine) -> Result<AgentEngine> {
         let mut slot = self.runs.engines.slot(engine).lock().await;
         if let Some(e) = slot.as_ref() {
             return Ok(e.clone());
         }
-        let exe = self.locate_engine(engine).await?;
+        // Checked once per engine (again after the settings change): a codex without
+        // `app-server` or a future major would otherwise fail later with a cryptic error.
+        let (exe, version) = self.check_engine(engine).await?;
         let created = match engine {
             Engine::Codex => {
                 AgentEngine::Codex(CodexEngine::new(CodexEngineConfig::new(exe.path.clone())))
@@ -160,7 +216,7 @@ impl Desk {
                 AgentEngine::Claude(ClaudeEngine::new(ClaudeEngineConfig::new(exe.path.clone())))
             }
         };
-        tracing::info!(engine = engine.as_str(), path = %exe.path.display(), "engine ready");
+        tracing::info!(engine = engine.as_str(), path = %exe.path.display(), %version, "engine ready");
         self.runs
             .engines
             .created
@@ -209,6 +265,7 @@ pub(crate) fn engine_options(
                 system_prompt: None,
                 extra_dirs: Vec::new(),
                 env: Default::default(),
+                secret_env: Vec::new(),
                 approval_rules: Vec::new(),
                 approval_timeout_secs: None,
                 engine_options: Value::Null,
@@ -238,6 +295,10 @@ pub(crate) fn engine_options(
     } else {
         Vec::new()
     };
+    // The profile's secret values are redacted from every engine diagnostic from now on.
+    for value in spec.secret_values() {
+        agentdesk_engine::diagnostic::register_secret(value);
+    }
     let opts = &spec.engine_options;
     Ok(match engine {
         Engine::Codex => EngineOptions::Codex {
@@ -251,7 +312,10 @@ pub(crate) fn engine_options(
 /// The profile's inactivity watchdog, `engineOptions.inactivityTimeoutSecs` (0 turns it off);
 /// `None`: the engine's default (10 min).
 pub(crate) fn inactivity_timeout(spec: Option<&ProfileSpec>) -> Option<Duration> {
-    let secs = spec?.engine_options.get("inactivityTimeoutSecs")?.as_u64()?;
+    let secs = spec?
+        .engine_options
+        .get("inactivityTimeoutSecs")?
+        .as_u64()?;
     Some(Duration::from_secs(secs))
 }
 
@@ -266,7 +330,6 @@ fn codex_profile(
     env: Vec<(String, String)>,
     env_remove: Vec<String>,
     opts: &Value,
-                secret_env: Vec::new(),
 ) -> CodexProfile {
     // Codex is asked about everything the profile might want to see (`untrusted`) and the
     // queue's rules then decide, so every decision is recorded in one place. Full-auto is
@@ -318,7 +381,15 @@ fn codex_profile(
             .unwrap_or(false),
         env,
         env_remove,
+        trust_project_config: trust_project_config(opts),
     }
+}
+
+/// `engineOptions.trustProjectConfig` (Codex): load the workspace's `.codex/config.toml`.
+fn trust_project_config(opts: &Value) -> bool {
+    opts.get("trustProjectConfig")
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 fn claude_profile(
@@ -334,15 +405,8 @@ fn claude_profile(
         PermissionMode::AutoEdit => ClaudeMode::AcceptEdits,
         _ => ClaudeMode::Default,
     };
-    let setting_sources = opts
-        .get("settingSources")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        });
+    // `None`: the adapter's default, the user's own settings only (never the workspace's).
+    let setting_sources = setting_sources(opts);
     ClaudeProfile {
         model: spec.model.clone(),
         permission_mode: Some(mode),
@@ -409,6 +473,7 @@ mod tests {
             system_prompt: Some("be brief".into()),
             extra_dirs: vec!["/data/x".into()],
             env: [("A".to_string(), "1".to_string())].into(),
+            secret_env: Vec::new(),
             approval_rules: Vec::new(),
             approval_timeout_secs: None,
             engine_options: serde_json::json!({"maxTurns": 3, "configOverrides": {"x.y": 1}}),
@@ -477,7 +542,46 @@ mod tests {
     }
 
     #[test]
-            secret_env: Vec::new(),
+    fn workspace_settings_are_opt_in_and_the_profile_warns() {
+        use agentdesk_engine::claude::SessionArg;
+        let mut s = spec(Engine::Claude, PermissionMode::ReadOnly);
+        let claude = |s: &ProfileSpec| match engine_options(Engine::Claude, Some(s), None).unwrap()
+        {
+            EngineOptions::Claude(p) => p,
+            EngineOptions::Codex { .. } => panic!("not claude"),
+        };
+        let args = claude(&s).args(&SessionArg::New("x".into()));
+        assert!(
+            args.contains(&"--setting-sources=user".to_string()),
+            "{args:?}"
+        );
+        assert!(profile_warnings(&s).is_empty());
+        s.engine_options = serde_json::json!({"settingSources": ["user", "project"]});
+        let args = claude(&s).args(&SessionArg::New("x".into()));
+        assert!(
+            args.contains(&"--setting-sources=user,project".to_string()),
+            "{args:?}"
+        );
+        let warnings = profile_warnings(&s);
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].contains("(project)") && warnings[0].contains("hooks"),
+            "{warnings:?}"
+        );
+        // Codex: the workspace's `.codex/config.toml` likewise, only when asked for.
+        let mut codex = spec(Engine::Codex, PermissionMode::Ask);
+        let trusts = |s: &ProfileSpec| match engine_options(Engine::Codex, Some(s), None).unwrap() {
+            EngineOptions::Codex { profile, .. } => profile.trust_project_config,
+            EngineOptions::Claude(_) => panic!("not codex"),
+        };
+        assert!(profile_warnings(&codex).is_empty());
+        assert!(!trusts(&codex));
+        codex.engine_options = serde_json::json!({"trustProjectConfig": true});
+        assert!(trusts(&codex));
+        assert!(profile_warnings(&codex)[0].contains(".codex/config.toml"));
+    }
+
+    #[test]
     fn a_profile_for_another_engine_is_refused() {
         let s = spec(Engine::Claude, PermissionMode::Ask);
         let err = engine_options(Engine::Codex, Some(&s), None).unwrap_err();

@@ -298,6 +298,7 @@ impl CodexEngine {
                 approval_policy: p.approval_policy.clone(),
                 sandbox: p.sandbox.clone(),
                 developer_instructions: p.developer_instructions.clone(),
+                config: p.thread_config(&cwd),
                 // We keep the history ourselves; skip codex's deprecated full hydration.
                 exclude_turns: Some(true),
                 ..Default::default()
@@ -315,6 +316,7 @@ impl CodexEngine {
             Some(r) => r,
             None => {
                 let params = ThreadStartParams {
+                    config: p.thread_config(&cwd),
                     cwd: Some(cwd),
                     model: p.model.clone(),
                     approval_policy: p.approval_policy.clone(),

@@ -40,6 +40,10 @@ pub struct CodexProfile {
     pub env: Vec<(String, String)>,
     /// Removed from the inherited environment (secrets this profile does not pass on).
     pub env_remove: Vec<String>,
+    /// Let codex load the workspace's own `.codex/config.toml` (MCP servers it starts,
+    /// instructions, ...), as codex itself would. Off: the workspace is marked untrusted for
+    /// each thread, so a repository cannot start programs or instruct the agent by itself.
+    pub trust_project_config: bool,
 }
 
 /// Identifies one resident app-server: same home, same command line, same environment.
@@ -109,6 +113,22 @@ impl CodexProfile {
             c(format!("{k}={v}"));
         }
         args
+    }
+
+    /// The per-thread config overrides (`thread/start`/`thread/resume` `config`). Codex 0.169
+    /// loads `<cwd>/.codex/config.toml` unless the project is marked untrusted — measured: an
+    /// MCP server declared there was started at thread start, with no approval, for a project
+    /// absent from the user's config. Marking it untrusted for this thread turns that off.
+    pub fn thread_config(&self, cwd: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+        if self.trust_project_config {
+            return None;
+        }
+        let mut config = serde_json::Map::new();
+        config.insert(
+            "projects".to_owned(),
+            serde_json::json!({ cwd: { "trust_level": "untrusted" } }),
+        );
+        Some(config)
     }
 
     pub fn server_key(&self, codex_home: Option<PathBuf>) -> ServerKey {

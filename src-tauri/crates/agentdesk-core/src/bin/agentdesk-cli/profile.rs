@@ -384,4 +384,7 @@ fn print_profile(p: &Profile, values: bool) {
     if values && s.engine_options.as_object().is_some_and(|o| !o.is_empty()) {
         line("engine options", s.engine_options.to_string());
     }
+    for w in agentdesk_core::engines::profile_warnings(s) {
+        println!("    warning: {w}");
+    }
 }
