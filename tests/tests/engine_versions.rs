@@ -3,6 +3,9 @@
 //! the core (`Desk`) and through the CLI binary. The old engines are tiny shell scripts that
 //! answer `--version` like an old release and fail anything else the way codex 0.1.0 does
 //! (`unrecognized subcommand 'app-server'`).
+//!
+//! Also, the CLI's profile views: a profile that lets the workspace configure its own agent
+//! (Claude project/local settings, Codex `.codex/config.toml`) is shown with a warning.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -235,4 +238,75 @@ async fn cli_doctor_names_an_old_engine_and_run_refuses_it() {
         );
         assert!(!root.join(format!("{engine}-started")).exists());
     }
+}
+
+#[tokio::test]
+async fn cli_profile_views_warn_about_workspace_settings() {
+    let Some(bin) = cli_bin() else { return };
+    let root = root("warn");
+    let (codex, claude) = (root.join("none"), root.join("none"));
+    let w = s(&root.join("work"));
+    let add = |name: &'static str, engine: &'static str, opts: &'static str| {
+        let w = w.clone();
+        let (bin, root, codex, claude) = (bin.clone(), root.clone(), codex.clone(), claude.clone());
+        async move {
+            let args = [
+                "profile",
+                "add",
+                "--workspace",
+                &w,
+                name,
+                "--engine",
+                engine,
+                "--engine-options",
+                opts,
+            ];
+            let out = cli(&bin, &root, &codex, &claude, &args).await;
+            assert!(out.status.success());
+        }
+    };
+    add("safe", "claude", "{}").await;
+    add(
+        "repo-claude",
+        "claude",
+        r#"{"settingSources":["user","project"]}"#,
+    )
+    .await;
+    add("repo-codex", "codex", r#"{"trustProjectConfig":true}"#).await;
+    let list = cli(
+        &bin,
+        &root,
+        &codex,
+        &claude,
+        &["profile", "list", "--workspace", &w],
+    )
+    .await;
+    let text = String::from_utf8_lossy(&list.stdout).into_owned();
+    assert_eq!(text.matches("warning:").count(), 2, "{text}");
+    let show = |name: &'static str| {
+        let w = w.clone();
+        let (bin, root, codex, claude) = (bin.clone(), root.clone(), codex.clone(), claude.clone());
+        async move {
+            let out = cli(
+                &bin,
+                &root,
+                &codex,
+                &claude,
+                &["profile", "show", "--workspace", &w, name],
+            )
+            .await;
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        }
+    };
+    assert!(!show("safe").await.contains("warning:"));
+    let claude_view = show("repo-claude").await;
+    assert!(
+        claude_view.contains("warning:") && claude_view.contains("(project)"),
+        "{claude_view}"
+    );
+    let codex_view = show("repo-codex").await;
+    assert!(
+        codex_view.contains("warning:") && codex_view.contains(".codex/config.toml"),
+        "{codex_view}"
+    );
 }
