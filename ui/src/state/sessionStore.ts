@@ -153,11 +153,12 @@ export class SessionStore {
     for (const item of items) this.remember(item);
     const keys = rowKeys(items.filter(isRow), undefined);
     // Runs with nothing in the page yet (queued, or just started) still get their line.
+    // (Runs older than the page's newest belong to older pages.)
     const shown = new Set(keys.filter(isRunKey));
-    const newestItemAt = items.length ? items[items.length - 1]!.createdAt : -Infinity;
+    const newestShown = Math.max(-1, ...runs.filter((r) => shown.has(runKey(r.id))).map((r) => r.seq));
     for (const run of [...runs].sort((a, b) => a.seq - b.seq)) {
       const open = run.status === "queued" || run.status === "running";
-      if (!shown.has(runKey(run.id)) && (open || run.createdAt >= newestItemAt)) keys.push(runKey(run.id));
+      if (!shown.has(runKey(run.id)) && (open || run.seq > newestShown)) keys.push(runKey(run.id));
     }
     this.list = { keys, generation: this.list.generation + 1, prepended: 0, before, loaded: true };
     this.recomputeActive();

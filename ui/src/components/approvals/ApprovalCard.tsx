@@ -103,7 +103,7 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
             <input
               type="text"
               className="deny-message"
-              aria-label="Message for the agent (optional)"
+              aria-label="Reason for denying (optional)"
               placeholder="Why not? (optional)"
               value={message}
               disabled={!ready}
@@ -118,8 +118,8 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
             <button type="button" className="deny" disabled={!ready} title="Deny (D)" onClick={() => decide("deny")}>
               Deny
             </button>
-            <button type="button" className="deny subtle" disabled={!ready} title="Deny and stop the run" onClick={() => decide("deny_and_stop")}>
-              Deny and stop
+            <button type="button" className="deny subtle" disabled={!ready} title="Deny and end the run" onClick={() => decide("deny_and_stop")}>
+              Stop the run
             </button>
           </span>
           {data.approvalId === null && <span className="muted small">Registering the request…</span>}

@@ -51,7 +51,8 @@ export function QuestionCard({ approvalId, questions, answers, state, decidedBy,
     try {
       const result: Record<string, string[]> = {};
       for (const q of questions) result[q.id] = answerOf(q);
-      onAnswered?.(await ipc.answerQuestion(approvalId, result));
+      const approval = await ipc.answerQuestion(approvalId, result);
+      onAnswered?.(approval);
     } catch (err) {
       setError(errorOf(err).message);
     } finally {

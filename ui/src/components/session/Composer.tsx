@@ -3,6 +3,7 @@ import { errorOf, type Attachment, type Run } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { formatBytes } from "../../util/format";
 import { AttachmentThumb } from "./items/Messages";
+import { Icon } from "../Icon";
 
 export interface Refusal {
   name: string;
@@ -152,7 +153,13 @@ export function Composer({ sessionId, running, dropped, disabled = false }: Prop
           {importing > 0 && <span className="muted small">Adding…</span>}
           {refused.map((r) => (
             <span key={r.name} className="refused" role="alert">
-              <strong>{r.name}</strong>: {r.reason}
+              {r.reason.includes(r.name) ? (
+                r.reason
+              ) : (
+                <>
+                  <strong>{r.name}</strong>: {r.reason}
+                </>
+              )}
               <button
                 type="button"
                 className="icon-button"
@@ -167,7 +174,7 @@ export function Composer({ sessionId, running, dropped, disabled = false }: Prop
       )}
       <div className="composer-row">
         <button type="button" className="attach" onClick={pick} disabled={disabled} aria-label="Attach files" title="Attach files">
-          <span aria-hidden="true">📎</span>
+          <Icon name="paperclip" size={18} />
         </button>
         <textarea
           ref={area}

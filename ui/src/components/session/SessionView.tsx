@@ -44,11 +44,18 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
         else setDragging(false);
         if (e.type === "drop" && e.paths.length) setDropped({ paths: e.paths, at: Date.now() });
       })
-      .then((u) => (live ? (unlisten = u) : u()))
+      .then((u) => {
+        if (live) unlisten = u;
+        else u();
+      })
       .catch(() => {}); // not in the Tauri window (tests, plain browser)
     return () => {
       live = false;
-      unlisten?.();
+      try {
+        unlisten?.();
+      } catch {
+        // the window is going away anyway
+      }
     };
   }, [ipc]);
 

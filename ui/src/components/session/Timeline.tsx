@@ -146,6 +146,7 @@ export function Timeline({ store, focusApproval, onError }: Props) {
         atBottomThreshold={48}
         startReached={() => void loadOlder()}
         increaseViewportBy={{ top: 600, bottom: 300 }}
+        defaultItemHeight={240}
         scrollerRef={scroller}
       />
       {!atBottom && (

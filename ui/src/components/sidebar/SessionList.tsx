@@ -8,18 +8,14 @@ function SessionEntry({ session, activity, selected, onOpen }: { session: Sessio
       <button type="button" className="session-select" aria-current={selected ? "page" : undefined} onClick={onOpen} data-testid="session-item">
         <span className="session-title">{session.title || "Untitled session"}</span>
         {a?.running && (
-          <span className="badge running" title="A run is running">
-            running
-          </span>
-        )}
-        {a && a.queued > 0 && (
-          <span className="badge queued" title="Messages queued">
-            +{a.queued}
+          <span className="activity-dot" title={a.queued ? `Running, ${a.queued} queued` : "Running"}>
+            <span className="visually-hidden">running</span>
           </span>
         )}
         {a && a.waiting > 0 && (
-          <span className="badge waiting" title="Waiting for you">
-            {a.waiting} waiting
+          <span className="badge waiting" title={`${a.waiting} waiting for you`}>
+            {a.waiting}
+            <span className="visually-hidden"> waiting for you</span>
           </span>
         )}
       </button>

@@ -3,6 +3,7 @@ import type { AttachmentRef, TimelineItem } from "../../../ipc";
 import { useIpc } from "../../../ipc/context";
 import { useAttachmentUrl } from "../../../util/attachmentUrls";
 import { Markdown } from "../../markdown/Markdown";
+import { Icon } from "../../Icon";
 
 type Body<K extends TimelineItem["body"]["kind"]> = Extract<TimelineItem["body"], { kind: K }>;
 
@@ -19,7 +20,7 @@ export function AttachmentThumb({ attachment }: { attachment: AttachmentRef }) {
   }
   return (
     <span className="file-chip" title={attachment.name}>
-      <span className="file-icon" aria-hidden="true">{image ? "🖼" : "📄"}</span>
+      <Icon name={image ? "image" : "file"} size={14} />
       <span className="file-name">{attachment.name}</span>
     </span>
   );

@@ -1,0 +1,268 @@
+// A fake Tauri back end for screenshots (injected by screenshot.mjs before the page loads;
+// never part of the bundle). It answers the app's commands with a realistic demo session.
+(() => {
+  const now = Date.now();
+  const min = 60_000;
+  const callbacks = new Map();
+  let nextId = 1;
+  const listeners = {}; // tauri event name -> callback ids
+  const channels = {};
+
+  const ws = [
+    { id: "w1", name: "agent-desk", path: "/home/dev/src/agent-desk", createdAt: now - 90 * min },
+    { id: "w2", name: "website", path: "/home/dev/src/website", createdAt: now - 80 * min },
+  ];
+  const session = (id, workspaceId, title, engine, ago) => ({
+    id, workspaceId, profileId: null, title, engine, engineSessionId: null,
+    createdAt: now - ago * min, updatedAt: now - ago * min, archivedAt: null,
+  });
+  const sessions = {
+    w1: [
+      session("s1", "w1", "Fix the flaky timeline test", "codex", 12),
+      session("s2", "w1", "Dark mode for the settings page", "claude", 60),
+      session("s3", "w1", "Explain the approval queue", "claude", 300),
+    ],
+    w2: [session("s4", "w2", "Update dependencies", "codex", 900)],
+  };
+  const profiles = [
+    { id: "p1", workspaceId: "w1", isDefault: true, name: "default", engine: "codex", model: "gpt-5-codex", permissionMode: "ask" },
+    { id: "p2", workspaceId: "w1", isDefault: false, name: "careful", engine: "claude", model: "claude-sonnet-4-5", permissionMode: "read_only" },
+  ];
+
+  const run = (id, seq, status, prompt, startAgo, endAgo, extra = {}) => ({
+    id, sessionId: "s1", seq, status, prompt, profileId: "p1", model: "gpt-5-codex", stopReason: null, error: null,
+    createdAt: now - startAgo * 1000, startedAt: status === "queued" ? null : now - startAgo * 1000,
+    endedAt: endAgo === null ? null : now - endAgo * 1000, ...extra,
+  });
+  let seq = 0;
+  const item = (runId, key, status, body, ago) => ({
+    id: `${runId}:${key}`, sessionId: "s1", runId, seq: seq++, status, body,
+    createdAt: now - ago * 1000, updatedAt: now - ago * 1000,
+  });
+
+  const testOutput = [
+    "   Compiling agentdesk-store v0.1.0 (/home/dev/src/agent-desk/src-tauri/crates/agentdesk-store)",
+    "    Finished `test` profile [unoptimized + debuginfo] target(s) in 7.41s",
+    "     Running tests/timeline.rs (target/debug/deps/timeline-3f2a9c1d)",
+    "",
+    "running 12 tests",
+    "test page_before_cursor ... ok",
+    "test upsert_replaces_by_id ... ok",
+    "test append_keeps_order ... ok",
+    "test first_screen_of_50k ... ok",
+    "test concurrent_writers_do_not_lock ... FAILED",
+    "test fts_finds_messages ... ok",
+    "",
+    "failures:",
+    "",
+    "---- concurrent_writers_do_not_lock stdout ----",
+    "thread 'concurrent_writers_do_not_lock' panicked at tests/timeline.rs:212:10:",
+    "called `Result::unwrap()` on an `Err` value: Database(SqliteError { code: 5, message: \"database is locked\" })",
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+    "",
+    "failures:",
+    "    concurrent_writers_do_not_lock",
+    "",
+    "test result: FAILED. 11 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 2.03s",
+    "",
+    "error: test failed, to rerun pass `-p agentdesk-store --test timeline`",
+  ].join("\n");
+
+  const answer = `The test fails because two writers open a **deferred** transaction, both read, and then
+both try to upgrade to a write lock — SQLite refuses the second one with \`SQLITE_BUSY\`.
+
+## What happens
+
+| Step | Writer A | Writer B |
+|---|---|---|
+| 1 | \`BEGIN\` (deferred) | \`BEGIN\` (deferred) |
+| 2 | reads the cursor | reads the cursor |
+| 3 | \`INSERT\` → takes the lock | \`INSERT\` → **database is locked** |
+
+## The fix
+
+Start write transactions with \`BEGIN IMMEDIATE\`, so the lock is taken up front and the
+busy timeout applies:
+
+\`\`\`rust
+pub async fn write<T>(&self, f: impl FnOnce(&mut Tx) -> Result<T>) -> Result<T> {
+    let mut conn = self.pool.acquire().await?;
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+    let out = f(&mut conn)?; // runs inside the write lock
+    sqlx::query("COMMIT").execute(&mut *conn).await?;
+    Ok(out)
+}
+\`\`\`
+
+- [x] Reproduced locally (1 in 8 runs)
+- [x] Patched \`Store::write\`
+- [ ] Run the whole suite again
+
+See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.html) for details.`;
+
+  const diff = `@@ -208,9 +208,10 @@ impl Store {
+     pub async fn write<T>(&self, f: impl FnOnce(&mut Tx) -> Result<T>) -> Result<T> {
+         let mut conn = self.pool.acquire().await?;
+-        let mut tx = conn.begin().await?;
+-        let out = f(&mut tx)?;
+-        tx.commit().await?;
++        sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
++        let out = f(&mut conn)?; // runs inside the write lock
++        sqlx::query("COMMIT").execute(&mut *conn).await?;
+         Ok(out)
+     }
+ `;
+
+  const runs = [
+    run("r1", 1, "completed", "Why does the store test fail on CI?", 620, 540),
+    run("r2", 2, "failed", "Run the migrations against the staging database", 400, 395, {
+      error: "codex exited with status 1: stream disconnected before completion", stopReason: "engine_exit",
+    }),
+    run("r3", 3, "running", "Now apply the fix and run the whole suite again", 83, null),
+    run("r4", 4, "queued", "Then update CHANGELOG.md", 20, null),
+  ];
+
+  const pendingApproval = {
+    id: "a1", sessionId: "s1", runId: "r3", itemId: "r3:tool2", engineRequestId: "7", kind: "command",
+    request: { tool: null, command: "rm -rf target/debug/incremental && cargo test --workspace", cwd: "/home/dev/src/agent-desk", files: [],
+      reason: "Clear stale incremental build artefacts, then run the whole test suite.", questions: [], detail: null },
+    suggestions: null, state: "pending", decidedBy: null, decision: null, createdAt: now - 40_000, deadlineAt: null, decidedAt: null,
+  };
+  const questions = [
+    { id: "q1", header: "Approach", question: "How should I make the test deterministic?", allowOther: true, secret: false,
+      options: [
+        { label: "BEGIN IMMEDIATE everywhere", description: "Every write transaction takes the lock up front." },
+        { label: "Retry on SQLITE_BUSY", description: "Keep deferred transactions, retry with backoff." },
+      ] },
+  ];
+  const pendingQuestion = {
+    ...pendingApproval, id: "a2", itemId: "r3:q1", engineRequestId: "8", kind: "question",
+    request: { ...pendingApproval.request, command: null, cwd: null, reason: null, questions },
+    createdAt: now - 20_000,
+  };
+
+  const items = [
+    item("r1", "user", "completed", { kind: "user_message", text: "Why does `cargo test -p agentdesk-store` fail on CI? Screenshot and log attached.",
+      attachments: [{ sha256: "img1", name: "ci-failure.png", mime: "image/png" }, { sha256: "log1", name: "build.log", mime: "text/plain" }] }, 620),
+    item("r1", "reason1", "completed", { kind: "reasoning", text: "The log shows `database is locked` — likely a deferred transaction upgrade race." }, 615),
+    item("r1", "tool1", "completed", { kind: "tool", toolKind: "command", name: "shell",
+      input: { command: ["cargo", "test", "-p", "agentdesk-store", "--test", "timeline"], cwd: "/home/dev/src/agent-desk" },
+      output: testOutput, exitCode: 101, files: [], approval: null }, 600),
+    item("r1", "msg1", "completed", { kind: "agent_message", text: answer }, 560),
+    item("r1", "fc1", "completed", { kind: "file_change", path: "src-tauri/crates/agentdesk-store/src/lib.rs", changeKind: "update", diff }, 550),
+    item("r1", "usage", "completed", { kind: "usage", input: 48210, cached: 31000, output: 2210, reasoning: 640, costUsd: 0.0831 }, 540),
+    item("r1", "diag:1", "completed", { kind: "diagnostic", source: "stderr", message: "WARN codex_core::exec: sandbox denied network access for `cargo` (offline mode)", raw: null }, 600),
+    item("r2", "user", "completed", { kind: "user_message", text: "Run the migrations against the staging database", attachments: [] }, 400),
+    item("r2", "msg1", "interrupted", { kind: "agent_message", text: "I'll connect to staging with the credentials from `.env.staging` and run" }, 398),
+    item("r2", "diag:2", "completed", { kind: "diagnostic", source: "unknown_message", message: "unknown notification: codex/event/mcp_startup_update", raw: { method: "codex/event/mcp_startup_update" } }, 397),
+    item("r3", "user", "completed", { kind: "user_message", text: "Now apply the fix and run the whole suite again", attachments: [] }, 83),
+    item("r3", "tool1", "completed", { kind: "tool", toolKind: "command", name: "shell",
+      input: { command: "git diff --stat", cwd: "/home/dev/src/agent-desk" },
+      output: " src-tauri/crates/agentdesk-store/src/lib.rs | 5 +++--\n 1 file changed, 3 insertions(+), 2 deletions(-)\n", exitCode: 0, files: [], approval: null }, 70),
+    item("r3", "tool2", "running", { kind: "tool", toolKind: "command", name: "shell",
+      input: { command: "rm -rf target/debug/incremental && cargo test --workspace", cwd: "/home/dev/src/agent-desk" },
+      output: "", exitCode: null, files: [],
+      approval: { approvalId: "a1", requestId: "7", kind: "command", command: pendingApproval.request.command, cwd: pendingApproval.request.cwd,
+        files: [], reason: pendingApproval.request.reason, state: "pending", decidedBy: null } }, 40),
+    item("r3", "q1", "running", { kind: "question", requestId: "8", approvalId: "a2", questions, answers: null, state: "pending" }, 20),
+    item("r3", "msg2", "running", { kind: "agent_message", text: "While you decide, here is what I will run next:\n\n1. Clear the incremental cache\n2. Run `cargo test --workspace`\n3. Re-run the flaky test 50 times" }, 10),
+    item("r4", "user", "completed", { kind: "user_message", text: "Then update CHANGELOG.md", attachments: [] }, 20),
+  ];
+
+  // A small PNG for thumbnails: a gradient drawn on a canvas.
+  async function demoPng() {
+    const c = document.createElement("canvas");
+    c.width = 192; c.height = 144;
+    const g = c.getContext("2d");
+    const grad = g.createLinearGradient(0, 0, 192, 144);
+    grad.addColorStop(0, "#2f56c8"); grad.addColorStop(1, "#b42318");
+    g.fillStyle = grad; g.fillRect(0, 0, 192, 144);
+    g.fillStyle = "#fff"; g.font = "bold 22px sans-serif"; g.fillText("CI ✗ failed", 20, 80);
+    const blob = await new Promise((r) => c.toBlob(r, "image/png"));
+    return blob.arrayBuffer();
+  }
+
+  const attachment = (name, over = {}) => ({
+    sha256: "sha-" + name, mime: /\.png$/.test(name) ? "image/png" : "text/plain", kind: /\.png$/.test(name) ? "image" : "file",
+    size: 48213, name, path: "/data/attachments/sha-" + name, ...over,
+  });
+
+  function send(channelId, message) {
+    const cb = callbacks.get(channelId);
+    if (!cb) return;
+    const index = (channels[channelId] = (channels[channelId] ?? -1) + 1);
+    cb({ message, index });
+  }
+
+  function emit(event, payload) {
+    for (const id of listeners[event] ?? []) callbacks.get(id)?.({ event, id, payload });
+  }
+
+  const handlers = {
+    app_info: () => ({ version: "0.1.0", dataDir: "/home/dev/.local/share/dev.agentdesk.desktop", databasePath: "", logDir: "", startupError: null }),
+    list_workspaces: () => ws,
+    list_sessions: ({ workspaceId }) => sessions[workspaceId] ?? [],
+    list_profiles: () => profiles,
+    list_pending_approvals: () => [pendingApproval, pendingQuestion],
+    watch_activity: ({ onActivity }) => {
+      setTimeout(() => send(onActivity.id, [{ sessionId: "s1", running: true, queued: 1, waiting: 2 }, { sessionId: "s2", running: true, queued: 0, waiting: 0 }]), 10);
+      return null;
+    },
+    open_session: ({ sessionId, onBatch }) => {
+      const mine = sessionId === "s1";
+      setTimeout(() => send(onBatch.id, { sessionId, seq: 1, ops: [{ op: "reset", items: mine ? items : [], before: null,
+        runs: mine ? runs : [], approvals: mine ? [pendingApproval, pendingQuestion] : [] }] }), 5);
+      window.__demo.batch = (ops) => send(onBatch.id, { sessionId, seq: 0, ops });
+      return null;
+    },
+    close_session: () => null,
+    load_timeline: () => ({ items: [], before: null }),
+    read_attachment: () => demoPng(),
+    pick_files: () => ["/home/dev/Pictures/layout-bug.png", "/home/dev/notes/trace.txt", "/home/dev/Videos/screen-recording.mov"],
+    import_attachment_path: ({ path }) => {
+      const name = path.split("/").pop();
+      if (name.endsWith(".mov")) throw { code: "invalid_input", message: "screen-recording.mov is 212.4 MB; attachments are limited to 20 MB" };
+      return attachment(name);
+    },
+    import_attachment_bytes: () => attachment("pasted-image.png"),
+    send_message: ({ sessionId, text }) => run("r9", 9, "queued", text, 0, null, { sessionId }),
+    interrupt_run: () => null,
+    decide_approval: ({ approvalId, decision }) => ({ ...pendingApproval, id: approvalId, state: decision === "deny" ? "denied" : "approved_once", decidedBy: "user", decidedAt: Date.now() }),
+    answer_question: ({ approvalId, answers }) => ({ ...pendingQuestion, id: approvalId, state: "answered", decidedBy: "user", decidedAt: Date.now(), decision: { answers } }),
+    set_session_profile: ({ sessionId, profileId }) => ({ ...sessions.w1[0], id: sessionId, profileId }),
+    create_session: ({ workspaceId }) => session("s9", workspaceId, "", "codex", 0),
+    open_external: () => null,
+    "plugin:event|listen": ({ event, handler }) => {
+      (listeners[event] ??= []).push(handler);
+      return nextId++;
+    },
+    "plugin:event|unlisten": () => null,
+  };
+
+  window.__demo = { emit, batch: () => {} };
+  window.__TAURI_EVENT_PLUGIN_INTERNALS__ = { unregisterListener() {} };
+  window.__TAURI_INTERNALS__ = {
+    metadata: { currentWindow: { label: "main" }, currentWebview: { windowLabel: "main", label: "main" } },
+    transformCallback(cb, once) {
+      const id = nextId++;
+      callbacks.set(id, (data) => {
+        if (once) callbacks.delete(id);
+        return cb && cb(data);
+      });
+      return id;
+    },
+    unregisterCallback(id) {
+      callbacks.delete(id);
+    },
+    runCallback(id, data) {
+      callbacks.get(id)?.(data);
+    },
+    callbacks,
+    convertFileSrc: (p) => p,
+    async invoke(cmd, args = {}) {
+      const h = handlers[cmd];
+      if (!h) throw { code: "internal", message: `demo: no command ${cmd}` };
+      return h(args);
+    },
+  };
+})();

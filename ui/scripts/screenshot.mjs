@@ -1,0 +1,102 @@
+// Screenshots of the built UI (ui/dist) with a fake back end (scripts/demo-ipc.js), in light
+// and dark, wide and narrow. Serves dist with the app's CSP, so a CSP violation shows up here.
+//   npm --prefix ui run build && node ui/scripts/screenshot.mjs [outDir]
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { extname, join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(here, "../dist");
+const out = resolve(process.argv[2] ?? join(here, "../../target/ui-shots"));
+const demo = await readFile(join(here, "demo-ipc.js"), "utf8");
+const conf = JSON.parse(await readFile(resolve(here, "../../src-tauri/tauri.conf.json"), "utf8"));
+const csp = Object.entries(conf.app.security.csp)
+  .map(([k, v]) => `${k} ${v}`)
+  .join("; ");
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png" };
+
+const server = createServer(async (req, res) => {
+  const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+  const file = join(dist, path === "/" ? "index.html" : path);
+  if (!file.startsWith(dist)) return res.writeHead(403).end();
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-security-policy": csp });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const url = `http://127.0.0.1:${server.address().port}/`;
+await mkdir(out, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+const problems = [];
+
+async function page(scheme, width, height) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme, deviceScaleFactor: 1 });
+  const p = await context.newPage();
+  await p.addInitScript(demo);
+  await p.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`CSP: ${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+  });
+  p.on("console", (m) => m.type() === "error" && problems.push(`[${scheme} ${width}] ${m.text()}`));
+  p.on("pageerror", (e) => problems.push(`[${scheme} ${width}] ${e.message}`));
+  await p.goto(url);
+  await p.getByRole("button", { name: "Fix the flaky timeline test" }).waitFor();
+  return { p, context };
+}
+
+const shot = async (p, name) => {
+  await p.waitForTimeout(250);
+  await p.screenshot({ path: join(out, `${name}.png`) });
+  console.log(`${name}.png`);
+};
+
+for (const scheme of ["light", "dark"]) {
+  for (const [w, h, tag] of [
+    [1280, 800, "wide"],
+    [760, 700, "narrow"],
+  ]) {
+    const { p, context } = await page(scheme, w, h);
+    const n = (s) => `${s}-${tag}-${scheme}`;
+    await shot(p, n("home"));
+    await p.getByRole("button", { name: "Fix the flaky timeline test" }).click();
+    await p.getByRole("log", { name: "Timeline" }).waitFor();
+    await shot(p, n("session-bottom"));
+    // Scroll up through the timeline: following stops, "Jump to latest" appears.
+    const log = p.getByRole("log", { name: "Timeline" });
+    for (const frac of [0.55, 0.3, 0]) {
+      await log.evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), frac);
+      await shot(p, n(`session-scroll-${Math.round(frac * 100)}`));
+    }
+    await p.getByRole("button", { name: "Jump to latest" }).click();
+    await p.getByRole("button", { name: "Diagnostics" }).click();
+    await shot(p, n("diagnostics"));
+    await p.getByRole("button", { name: "Diagnostics" }).click();
+    await p.getByRole("button", { name: "Attach files" }).click();
+    await p.getByRole("button", { name: "Remove layout-bug.png" }).waitFor();
+    await p.getByRole("textbox", { name: "Message" }).fill("Here is the layout bug.\nAnd the trace.");
+    await shot(p, n("composer-attachments"));
+    await p.evaluate(() => window.__demo.emit("tauri://drag-enter", { paths: ["/tmp/a.png"], position: { x: 10, y: 10 } }));
+    await shot(p, n("drop-overlay"));
+    await p.evaluate(() => window.__demo.emit("tauri://drag-leave", {}));
+    await p.getByRole("button", { name: /^Approvals/ }).click();
+    await shot(p, n("approvals"));
+    await context.close();
+  }
+}
+
+await browser.close();
+server.close();
+if (problems.length) {
+  console.log("\nConsole errors / CSP violations:");
+  for (const x of [...new Set(problems)]) console.log("  " + x);
+  process.exitCode = 1;
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it, vi } from "vitest";
+import { agent, approval, item, reset, run, tool, user } from "../test/items";
+import { runKey, SessionStore } from "./sessionStore";
+
+const batch = (seq: number, ops: Parameters<SessionStore["applyOp"]>[0][]) => ({ sessionId: "s1", seq, ops });
+
+describe("SessionStore", () => {
+  it("starts from a reset: rows are the items with each run's status line after them", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "hi"), agent("r1", "m", "hello"), user("r2", "more")], [run({ id: "r1" }), run({ id: "r2", seq: 2, status: "running" })], [], 42)]));
+    const rows = s.rows();
+    expect(rows.loaded).toBe(true);
+    expect(rows.before).toBe(42);
+    expect(rows.keys).toEqual(["r1:user", "r1:m", runKey("r1"), "r2:user", runKey("r2")]);
+    expect(s.active().map((r) => r.id)).toEqual(["r2"]);
+  });
+
+  it("keeps diagnostics and usage out of the rows", () => {
+    const s = new SessionStore("s1");
+    const diag = item("r1", "diag:1", { kind: "diagnostic", source: "stderr", message: "warn", raw: null });
+    const usage = item("r1", "usage", { kind: "usage", input: 10, cached: 0, output: 5, reasoning: 0, costUsd: 0.01 });
+    const end = item("r1", "end", { kind: "notice", level: "error", text: "boom" });
+    s.applyBatch(batch(1, [reset([user("r1", "hi"), diag, usage, end], [run()])]));
+    expect(s.rows().keys).toEqual(["r1:user", runKey("r1")]);
+    expect(s.diagnosticItems()).toHaveLength(1);
+    expect(s.runUsage("r1")?.output).toBe(5);
+  });
+
+  it("upserts: a new item goes before its run's line, a known one is replaced in place", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "hi")], [run({ status: "running" })])]));
+    const rowsListener = vi.fn();
+    s.subscribe("rows", rowsListener);
+    s.applyBatch(batch(2, [{ op: "upsert", item: agent("r1", "m", "a", "running") }]));
+    expect(s.rows().keys).toEqual(["r1:user", "r1:m", runKey("r1")]);
+    expect(rowsListener).toHaveBeenCalledTimes(1);
+    const keysBefore = s.rows().keys;
+    s.applyBatch(batch(3, [{ op: "upsert", item: agent("r1", "m", "all of it", "completed") }]));
+    expect(s.rows().keys).toBe(keysBefore); // no structural change
+    expect(s.item("r1:m")?.body).toMatchObject({ text: "all of it" });
+    expect(rowsListener).toHaveBeenCalledTimes(1);
+  });
+
+  it("appends to the item's text without touching the row list, waking only that item", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "hi"), agent("r1", "m", "Hel", "running"), tool("r1", "t", { output: "line1\n" })], [run({ status: "running" })])]));
+    const rows = s.rows();
+    const onItem = vi.fn();
+    const onOther = vi.fn();
+    const onRows = vi.fn();
+    s.subscribe("r1:m", onItem);
+    s.subscribe("r1:user", onOther);
+    s.subscribe("rows", onRows);
+    s.applyBatch(batch(2, [
+      { op: "append", itemId: "r1:m", text: "lo" },
+      { op: "append", itemId: "r1:m", text: ", world" },
+      { op: "append", itemId: "r1:t", text: "line2\n" },
+    ]));
+    expect(s.item("r1:m")?.body).toMatchObject({ text: "Hello, world" });
+    expect(s.item("r1:t")?.body).toMatchObject({ output: "line1\nline2\n" });
+    expect(onItem).toHaveBeenCalledTimes(1); // once per batch, not per op
+    expect(onOther).not.toHaveBeenCalled();
+    expect(onRows).not.toHaveBeenCalled();
+    expect(s.rows()).toBe(rows);
+  });
+
+  it("ignores appends to unknown items safely", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "hi")], [run()])]));
+    expect(() => s.applyBatch(batch(2, [{ op: "append", itemId: "nope", text: "x" }]))).not.toThrow();
+    expect(s.item("nope")).toBeUndefined();
+    expect(s.rows().keys).toEqual(["r1:user", runKey("r1")]);
+    // Before any reset, too.
+    expect(() => new SessionStore("s2").applyOp({ op: "append", itemId: "x", text: "y" })).not.toThrow();
+  });
+
+  it("run ops update the status line and the active runs; a queued run gets its line", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "hi")], [run({ status: "running" })])]));
+    const onRun = vi.fn();
+    s.subscribe(runKey("r1"), onRun);
+    s.applyBatch(batch(2, [{ op: "run", run: run({ id: "r2", seq: 2, status: "queued" }) }]));
+    expect(s.rows().keys).toEqual(["r1:user", runKey("r1"), runKey("r2")]);
+    expect(s.active().map((r) => r.status)).toEqual(["running", "queued"]);
+    s.applyBatch(batch(3, [{ op: "upsert", item: user("r2", "next") }]));
+    expect(s.rows().keys).toEqual(["r1:user", runKey("r1"), "r2:user", runKey("r2")]);
+    s.applyBatch(batch(4, [{ op: "run", run: run({ status: "completed" }) }, { op: "run", run: run({ id: "r2", seq: 2, status: "running" }) }]));
+    expect(onRun).toHaveBeenCalledTimes(1);
+    expect(s.run("r1")?.status).toBe("completed");
+    expect(s.active().map((r) => r.id)).toEqual(["r2"]);
+  });
+
+  it("approval ops update the record and wake its card", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([tool("r1", "tool1")], [run()], [approval()])]));
+    expect(s.approval("a1")?.state).toBe("pending");
+    const onCard = vi.fn();
+    s.subscribe("approval:a1", onCard);
+    s.applyBatch(batch(2, [{ op: "approval", approval: approval({ state: "denied", decidedBy: "notification" }) }]));
+    expect(s.approval("a1")).toMatchObject({ state: "denied", decidedBy: "notification" });
+    expect(onCard).toHaveBeenCalledTimes(1);
+  });
+
+  it("a later reset replaces the whole view", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "old"), agent("r1", "m", "x")], [run()], [approval()])]));
+    const gen = s.rows().generation;
+    const onItem = vi.fn();
+    s.subscribe("r1:m", onItem);
+    s.applyBatch(batch(2, [reset([user("r3", "new")], [run({ id: "r3", seq: 3 })], [])]));
+    expect(s.rows().keys).toEqual(["r3:user", runKey("r3")]);
+    expect(s.rows().generation).toBe(gen + 1);
+    expect(s.item("r1:m")).toBeUndefined();
+    expect(s.approval("a1")).toBeUndefined();
+    expect(onItem).toHaveBeenCalled(); // subscribers re-read (and find nothing)
+  });
+
+  it("prepends older pages in front, continuing a run whose line is already shown", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([agent("r2", "b", "later")], [run({ id: "r1" }), run({ id: "r2", seq: 2 })], [], 7)]));
+    expect(s.rows().keys).toEqual(["r2:b", runKey("r2")]);
+    s.prepend({ items: [user("r1", "first"), agent("r1", "m", "answer"), user("r2", "second")], before: null });
+    expect(s.rows().keys).toEqual(["r1:user", "r1:m", runKey("r1"), "r2:user", "r2:b", runKey("r2")]);
+    expect(s.rows().prepended).toBe(4);
+    expect(s.rows().before).toBeNull();
+  });
+
+  it("finds the row of an approval (tool card, approval item or question)", () => {
+    const s = new SessionStore("s1");
+    const q = item("r1", "q", { kind: "question", requestId: "9", approvalId: "a9", questions: [], answers: null, state: "pending" });
+    s.applyBatch(batch(1, [reset([tool("r1", "tool1", { approval: { approvalId: "a1", requestId: "1", kind: "command", command: "x", cwd: null, files: [], reason: null, state: "pending", decidedBy: null } }), q], [run()])]));
+    expect(s.rowOfApproval("a1", null)).toBe("r1:tool1");
+    expect(s.rowOfApproval("a9", "missing")).toBe("r1:q");
+    expect(s.rowOfApproval("zzz", null)).toBeUndefined();
+  });
+});
