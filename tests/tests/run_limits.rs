@@ -1,0 +1,145 @@
+//! Per-run limits through the whole core, with the scripted fake CLI (`fake-claude`) and a real
+//! SQLite file: a flood of garbage lines stores at most the diagnostic budget (it stored one
+//! row per line), and a profile's `engineOptions.inactivityTimeoutSecs` ends a run whose
+//! engine went silent, with the reason on the run row.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_core::{Desk, EngineSettings, NewSession};
+use agentdesk_engine::RunLimits;
+use agentdesk_protocol::ui::{Engine, ItemBody, PermissionMode, ProfileSpec, RunStatus};
+
+const STEP: Duration = Duration::from_secs(30);
+
+fn root(name: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("run-limits/{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("work")).unwrap();
+    root
+}
+
+/// `fake-claude` behind a wrapper that answers `--version` like the supported CLI (the core
+/// checks the version before a run).
+fn fake_claude(dir: &Path) -> PathBuf {
+    let path = dir.join("claude");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\n\
+             exec '{}' \"$@\"\n",
+            env!("CARGO_BIN_EXE_fake-claude")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A desk whose Claude is the fake, and a session on a profile running `script`.
+async fn session(name: &str, script: &str, engine_options: serde_json::Value) -> (Desk, String) {
+    let root = root(name);
+    let desk = Desk::open(&root.join("data")).await.unwrap();
+    desk.set_engine_settings(&EngineSettings {
+        claude_bin: Some(fake_claude(&root)),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let ws = desk
+        .add_workspace(&root.join("work").to_string_lossy(), None)
+        .await
+        .unwrap();
+    let spec = ProfileSpec {
+        name: name.into(),
+        engine: Engine::Claude,
+        model: None,
+        base_url: None,
+        api_key_env: None,
+        permission_mode: PermissionMode::Ask,
+        allowed_tools: Vec::new(),
+        denied_tools: Vec::new(),
+        system_prompt: None,
+        extra_dirs: Vec::new(),
+        env: [("FAKE_CLAUDE_SCRIPT".to_string(), script.to_string())].into(),
+        secret_env: Vec::new(),
+        approval_rules: Vec::new(),
+        approval_timeout_secs: None,
+        engine_options,
+    };
+    let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
+    let session = desk
+        .create_session(&NewSession {
+            workspace_id: ws.id.clone(),
+            profile_id: Some(profile.id.clone()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    (desk, session.id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_garbage_flood_stores_at_most_the_diagnostic_budget() {
+    let (desk, session) = session("flood", "garbage_flood", serde_json::json!({})).await;
+    let run = desk.send_message(&session, "hi", &[]).await.unwrap();
+    let run = desk.wait_run(&run.id, STEP).await.unwrap();
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    let page = desk
+        .load_timeline(&session, None, Some(5000))
+        .await
+        .unwrap();
+    let diagnostics: Vec<&str> = page
+        .items
+        .iter()
+        .filter_map(|i| match &i.body {
+            // The adapter's notices (the budget's own two among them) are stored as notices.
+            ItemBody::Diagnostic { message, .. } | ItemBody::Notice { text: message, .. } => {
+                Some(message.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    let max = RunLimits::default().max_diagnostics;
+    // 2,000 garbage lines (+ the fake's stderr line) used to be 2,001 rows; now the budget,
+    // one "suppressed" notice and the final count.
+    assert!(
+        diagnostics.len() <= max + 2,
+        "{} diagnostics stored",
+        diagnostics.len()
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .any(|m| m.contains("more engine diagnostics were suppressed in this run")),
+        "{diagnostics:#?}"
+    );
+    desk.shutdown().await;
+    desk.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_profile_inactivity_limit_fails_a_silent_run() {
+    let (desk, session) = session(
+        "silent",
+        "hang",
+        serde_json::json!({"inactivityTimeoutSecs": 1}),
+    )
+    .await;
+    let t0 = std::time::Instant::now();
+    let run = desk.send_message(&session, "hi", &[]).await.unwrap();
+    let run = desk.wait_run(&run.id, STEP).await.unwrap();
+    assert_eq!(run.status, RunStatus::Failed, "{run:?}");
+    let error = run.error.unwrap_or_default();
+    assert!(
+        error.contains("Claude Code said nothing for 1 s; the run was stopped"),
+        "{error}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    desk.shutdown().await;
+    desk.close().await;
+}
