@@ -67,8 +67,8 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape" || e.defaultPrevented || e.isComposing || !running) return;
-      const t = e.target as HTMLElement | null;
-      if (t && t.closest("input, select, [role=dialog]")) return;
+      const t = e.target;
+      if (t instanceof Element && t.closest("input, select, [role=dialog]")) return;
       e.preventDefault();
       interrupt();
     };

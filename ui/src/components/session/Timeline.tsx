@@ -10,6 +10,9 @@ import { Row } from "./Row";
 const START_INDEX = 1_000_000_000;
 const PAGE = 200;
 
+/** Tests turn `startAtEnd` off: Virtuoso's mock context renders nothing with an initial index. */
+export const timelineOptions = { startAtEnd: true };
+
 interface Props {
   store: SessionStore;
   /** Scroll to this approval's card and focus it (from the Approvals view). */
@@ -138,7 +141,7 @@ export function Timeline({ store, focusApproval, onError }: Props) {
         data={rows.keys as RowKey[]}
         context={{ store, focusKey }}
         firstItemIndex={START_INDEX - rows.prepended}
-        initialTopMostItemIndex={{ index: "LAST", align: "end" }}
+        initialTopMostItemIndex={timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined}
         computeItemKey={(_i, key) => key}
         itemContent={itemContent}
         followOutput={() => (stick.current ? "auto" : false)}

@@ -1,0 +1,168 @@
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { VirtuosoMockContext } from "react-virtuoso";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Ipc, LiveBatch, LiveOp } from "../../ipc";
+import { IpcContext } from "../../ipc/context";
+import { fakeIpc, session } from "../../test/fakeIpc";
+import { agent, approval, item, itemApproval, reset, run, tool, user } from "../../test/items";
+import { SessionView } from "./SessionView";
+import { timelineOptions } from "./Timeline";
+
+afterEach(cleanup);
+timelineOptions.startAtEnd = false;
+
+function open(ipcOver: Partial<Ipc> = {}) {
+  let push: (ops: LiveOp[]) => void = () => {};
+  let seq = 0;
+  const ipc = fakeIpc({
+    openSession: vi.fn(async (sessionId: string, onBatch: (b: LiveBatch) => void) => {
+      push = (ops) => act(() => onBatch({ sessionId, seq: ++seq, ops }));
+    }),
+    ...ipcOver,
+  });
+  const onError = vi.fn();
+  const utils = render(
+    <IpcContext.Provider value={ipc}>
+      <VirtuosoMockContext.Provider value={{ viewportHeight: 2000, itemHeight: 100 }}>
+        <SessionView session={session()} focusApproval={null} onSessionChanged={() => {}} onError={onError} />
+      </VirtuosoMockContext.Provider>
+    </IpcContext.Provider>,
+  );
+  return { ipc, push: (ops: LiveOp[]) => push(ops), onError, ...utils };
+}
+
+const timeline = [
+  user("r1", "first question"),
+  agent("r1", "m", "An **answer**"),
+  item("r1", "usage", { kind: "usage", input: 1200, cached: 0, output: 345, reasoning: 0, costUsd: 0.0123 }),
+  item("r1", "diag:1", { kind: "diagnostic", source: "stderr", message: "engine warning xyz", raw: null }),
+  user("r2", "second"),
+  user("r3", "third"),
+  tool("r3", "tool1", { approval: itemApproval() }),
+  user("r4", "fourth"),
+];
+const runs = [
+  run({ id: "r1", status: "completed" }),
+  run({ id: "r2", seq: 2, status: "failed", error: "the engine crashed" }),
+  run({ id: "r3", seq: 3, status: "running", endedAt: null }),
+  run({ id: "r4", seq: 4, status: "queued", startedAt: null, endedAt: null }),
+];
+
+describe("SessionView", () => {
+  it("opens the session's channel, renders the reset, and closes it on unmount", async () => {
+    const { ipc, push, unmount } = open();
+    await act(async () => {});
+    expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function));
+    push([reset(timeline, runs, [approval()])]);
+    const log = screen.getByRole("log", { name: "Timeline" });
+    expect(within(log).getByText("first question")).toBeTruthy();
+    unmount();
+    expect(ipc.closeSession).toHaveBeenCalledWith("s1");
+  });
+
+  it("has the accessible names the issue lists", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset(timeline, runs, [approval()])]);
+    screen.getByRole("log", { name: "Timeline" });
+    screen.getByRole("textbox", { name: "Message" });
+    screen.getByRole("button", { name: "Send" });
+    screen.getByRole("button", { name: "Interrupt" });
+    screen.getByRole("button", { name: "Attach files" });
+    const card = screen.getByRole("group", { name: "Approval" });
+    within(card).getByRole("button", { name: "Approve once" });
+    within(card).getByRole("button", { name: "Approve for session" });
+    within(card).getByRole("button", { name: "Deny" });
+    const statuses = screen.getAllByTestId("run-status").map((el) => el.querySelector(".run-status-text")?.textContent);
+    expect(statuses).toEqual(["Completed", "Failed", "Running", "Queued"]);
+  });
+
+  it("shows failure reasons, usage and cost per run; diagnostics only in their panel", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset(timeline, runs)]);
+    const log = screen.getByRole("log", { name: "Timeline" });
+    expect(log.textContent).toContain("the engine crashed");
+    expect(log.textContent).toContain("1.2k in");
+    expect(log.textContent).toContain("$0.0123");
+    expect(log.textContent).not.toContain("engine warning xyz");
+    fireEvent.click(screen.getByRole("button", { name: /Diagnostics/ }));
+    expect(screen.getByRole("region", { name: "Diagnostics" }).textContent).toContain("engine warning xyz");
+  });
+
+  it("streams appended text into the message", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset([user("r1", "q"), agent("r1", "m", "Hel", "running")], [run({ status: "running" })])]);
+    push([{ op: "append", itemId: "r1:m", text: "lo" }, { op: "append", itemId: "r1:m", text: " world" }]);
+    expect(screen.getByRole("log", { name: "Timeline" }).textContent).toContain("Hello world");
+  });
+
+  it("a queued message can be cancelled", async () => {
+    const { push, ipc } = open();
+    await act(async () => {});
+    push([reset(timeline, runs)]);
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Cancel queued message" }));
+    });
+    expect(ipc.interruptRun).toHaveBeenCalledWith("r4");
+  });
+
+  it("Esc anywhere interrupts the running run", async () => {
+    const { push, ipc } = open();
+    await act(async () => {});
+    push([reset(timeline, runs)]);
+    await act(async () => {
+      fireEvent.keyDown(window, { key: "Escape" });
+    });
+    expect(ipc.interruptRun).toHaveBeenCalledWith("r3");
+  });
+
+  it("a decision from the card updates it at once", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset(timeline, runs, [approval()])]);
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Approve once" }));
+    });
+    expect(screen.getByRole("group", { name: "Approval" }).textContent).toContain("Approved once by you");
+  });
+
+  it("shows a drop overlay while files are dragged over the window", async () => {
+    let handler: (e: { type: "enter" | "over" | "leave" } | { type: "drop"; paths: string[] }) => void = () => {};
+    open({
+      onFileDrop: vi.fn(async (h) => {
+        handler = h;
+        return () => {};
+      }),
+    });
+    await act(async () => {});
+    act(() => handler({ type: "enter" }));
+    expect(screen.getByText("Drop files to attach them")).toBeTruthy();
+    await act(async () => handler({ type: "drop", paths: ["/tmp/x.png"] }));
+    expect(screen.queryByText("Drop files to attach them")).toBeNull();
+    await screen.findByRole("button", { name: "Remove x.png" });
+  });
+
+  it("offers Jump to latest when scrolled up", async () => {
+    const { push } = open();
+    await act(async () => {});
+    const many = Array.from({ length: 60 }, (_, i) => agent("r1", `m${i}`, `message ${i}`));
+    push([reset(many, [run()])]);
+    const log = screen.getByRole("log", { name: "Timeline" });
+    // jsdom has no layout: give the scroller a height to be scrolled up in.
+    Object.defineProperty(log, "scrollHeight", { configurable: true, value: 6000 });
+    Object.defineProperty(log, "clientHeight", { configurable: true, value: 2000 });
+    Object.defineProperty(log, "offsetHeight", { configurable: true, value: 2000 });
+    await act(async () => {
+      log.scrollTop = 3000;
+      fireEvent.scroll(log);
+    });
+    await act(async () => {
+      log.scrollTop = 0;
+      fireEvent.scroll(log);
+    });
+    const jump = await screen.findByRole("button", { name: "Jump to latest" });
+    expect(jump).toBeTruthy();
+  });
+});
