@@ -8,7 +8,9 @@
 //!   and export of the result;
 //! - crash recovery: SIGKILL the CLI mid-stream, reopen: the run is interrupted, its text up
 //!   to the last second is stored, the database is intact, no engine process is left;
-//! - Ctrl-C (SIGINT): the run ends interrupted, exit code 3, no engine process is left.
+//! - Ctrl-C (SIGINT): the run ends interrupted, exit code 3, no engine process is left;
+//! - safety (`cli/safety.rs`, over the scripted fake claude): escapes shown not obeyed, full
+//!   tool inputs in prompts, exit codes of engine failures, secret env values.
 //!
 //! A missing binary or engine is a loud SKIP (a failure under `CI=true`). Every wait is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -24,6 +26,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 const SUITE: &str = "CLI suite";
+
+#[path = "cli/safety.rs"]
+mod safety;
 
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
