@@ -333,3 +333,76 @@ async fn a_turn_whose_consumer_went_away_is_interrupted() {
     );
     engine.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_consumer_gone_during_an_approval_releases_it_and_interrupts() {
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run(scripted(dir.path(), "permissions", &log)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!ev.is_terminal(), "{ev:?}");
+        if matches!(ev, AgentEvent::ApprovalRequested { .. }) {
+            break;
+        }
+    }
+    drop(run);
+    // The held request is answered (with an error: nobody can decide it) and the turn stopped.
+    assert!(
+        received(&log, "response:error").await,
+        "the pending approval was never released"
+    );
+    assert!(
+        received(&log, "turn/interrupt").await,
+        "the turn was not interrupted"
+    );
+    engine.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_codex_garbage_flood_is_capped_at_the_diagnostic_budget() {
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run(scripted(dir.path(), "garbage_flood", &log)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let events = events_until_end(&mut run).await;
+    assert!(
+        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
+        "{events:#?}"
+    );
+    let diagnostics: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::EngineDiagnostic { message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    let max = RunLimits::default().max_diagnostics;
+    assert!(
+        diagnostics.len() <= max + 2,
+        "{} diagnostics",
+        diagnostics.len()
+    );
+    let last = diagnostics.last().unwrap();
+    assert!(
+        last.ends_with("more engine diagnostics were suppressed in this run (limit 100 per run)"),
+        "{last}"
+    );
+    engine.shutdown().await;
+}

@@ -23,8 +23,12 @@
 //! - `heartbeat`: on `turn/start`, sends `thread/status/changed` every 200 ms for
 //!   `FAKE_HEARTBEAT_MS` (default 3000) and nothing else, then completes the turn.
 //!
+//! - `garbage_flood`: on `turn/start`, answers, then writes `FAKE_GARBAGE_LINES` (default 2000)
+//!   non-JSON lines, then completes the turn.
+//!
 //! With `FAKE_LOG=<file>`, the method of every request and notification received is appended
-//! to that file, one per line (how a test sees e.g. that `turn/interrupt` arrived).
+//! to that file, one per line (how a test sees e.g. that `turn/interrupt` arrived), and every
+//! response to our own requests as `response:result` or `response:error`.
 //!
 //! Deliberately synchronous std code: a fake should be simpler than what it tests.
 
@@ -204,6 +208,27 @@ impl Server {
                     json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "m1", "delta": "thinking"}),
                 );
             }
+            "garbage_flood" if method == "turn/start" => {
+                self.reply(
+                    &id,
+                    json!({"turn": {"id": "turn_fake", "status": "inProgress"}}),
+                );
+                self.notify(
+                    "turn/started",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake"}),
+                );
+                for i in 0..env_num("FAKE_GARBAGE_LINES", 2000) {
+                    self.send_raw(format!("garbage line {i} {{").as_bytes());
+                }
+                self.notify(
+                    "item/agentMessage/delta",
+                    json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "m1", "delta": "survived"}),
+                );
+                self.notify(
+                    "turn/completed",
+                    json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
+                );
+            }
             "heartbeat" if method == "turn/start" => {
                 self.reply(
                     &id,
@@ -282,6 +307,7 @@ impl Server {
 fn wait_for_response(lines: &mut Lines<'_>, id: i64) -> Value {
     for line in lines.by_ref().map_while(Result::ok) {
         if let Ok(msg) = serde_json::from_str::<Value>(&line) {
+            log_received(&msg);
             if msg.get("id") == Some(&json!(id)) && msg.get("method").is_none() {
                 return msg;
             }
@@ -290,13 +316,16 @@ fn wait_for_response(lines: &mut Lines<'_>, id: i64) -> Value {
     Value::Null
 }
 
-/// Append the method of a received request/notification to `FAKE_LOG`, if set.
+/// Append the method of a received request/notification (or the kind of a response) to
+/// `FAKE_LOG`, if set.
 fn log_received(msg: &Value) {
-    let (Ok(path), Some(method)) = (
-        std::env::var("FAKE_LOG"),
-        msg.get("method").and_then(Value::as_str),
-    ) else {
+    let Ok(path) = std::env::var("FAKE_LOG") else {
         return;
+    };
+    let method = match msg.get("method").and_then(Value::as_str) {
+        Some(m) => m,
+        None if msg.get("error").is_some() => "response:error",
+        None => "response:result",
     };
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
