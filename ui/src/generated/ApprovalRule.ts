@@ -16,6 +16,8 @@ kind: ApprovalKindName | null,
  */
 tool: string | null, 
 /**
- * The command starts with this (after trimming), e.g. `git status`.
+ * The command's leading words are exactly these: `git status` matches `git status -s`,
+ * not `git statusx`. An allow rule only matches one plain command (anything compound,
+ * `;`, `&&`, pipes, `$(…)`..., is asked); a deny rule matches any part of a command.
  */
 commandPrefix: string | null, action: RuleAction, };

@@ -87,7 +87,9 @@ pub struct ApprovalRule {
     /// The tool name (Claude `Bash`, `Write`, an MCP tool...), exact.
     #[serde(default)]
     pub tool: Option<String>,
-    /// The command starts with this (after trimming), e.g. `git status`.
+    /// The command's leading words are exactly these: `git status` matches `git status -s`,
+    /// not `git statusx`. An allow rule only matches one plain command (anything compound,
+    /// `;`, `&&`, pipes, `$(…)`..., is asked); a deny rule matches any part of a command.
     #[serde(default)]
     pub command_prefix: Option<String>,
     pub action: RuleAction,
