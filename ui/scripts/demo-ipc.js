@@ -165,6 +165,10 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
       approval: { approvalId: "a1", requestId: "7", kind: "command", command: pendingApproval.request.command, cwd: pendingApproval.request.cwd,
         files: [], reason: pendingApproval.request.reason, state: "pending", decidedBy: null } }, 40),
     item("r3", "q1", "running", { kind: "question", requestId: "8", approvalId: "a2", questions, answers: null, state: "pending" }, 20),
+    ...Array.from({ length: 12 }, (_, i) =>
+      item("r3", `read${i}`, "completed", { kind: "tool", toolKind: "command", name: "shell",
+        input: { command: `sed -n ${i * 40 + 1},${i * 40 + 40}p src-tauri/crates/agentdesk-store/src/lib.rs`, cwd: "/home/dev/src/agent-desk" },
+        output: `// lines ${i * 40 + 1}-${i * 40 + 40}\n`, exitCode: 0, files: [], approval: null }, 19 - i)),
     item("r3", "msg2", "running", { kind: "agent_message", text: "While you decide, here is what I will run next:\n\n1. Clear the incremental cache\n2. Run `cargo test --workspace`\n3. Re-run the flaky test 50 times" }, 10),
     item("r4", "user", "completed", { kind: "user_message", text: "Then update CHANGELOG.md", attachments: [] }, 20),
   ];

@@ -89,6 +89,10 @@ for (const scheme of ["light", "dark"]) {
     await p.evaluate(() => window.__demo.emit("tauri://drag-leave", {}));
     await p.getByRole("button", { name: /^Approvals/ }).click();
     await shot(p, n("approvals"));
+    // Each request opens its session scrolled to the card (the question is the second entry).
+    await p.getByRole("button", { name: "Open in session" }).nth(1).click();
+    await p.getByRole("log", { name: "Timeline" }).waitFor();
+    await shot(p, n("open-from-approvals"));
     await context.close();
   }
 }

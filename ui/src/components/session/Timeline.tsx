@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useRef, useState } from "react";
 import { Virtuoso, type VirtuosoHandle } from "react-virtuoso";
 import { errorOf, type IpcError } from "../../ipc";
 import { useIpc } from "../../ipc/context";
@@ -30,7 +30,7 @@ function itemContent(_index: number, key: RowKey, ctx: Ctx) {
 }
 
 /** The session's timeline: virtualised, follows the stream while at the bottom. */
-export function Timeline({ store, focusApproval, onError }: Props) {
+export const Timeline = memo(function Timeline({ store, focusApproval, onError }: Props) {
   const ipc = useIpc();
   const rows = useRows(store);
   const ref = useRef<VirtuosoHandle>(null);
@@ -72,6 +72,15 @@ export function Timeline({ store, focusApproval, onError }: Props) {
     };
   }, [store, lastKey]);
 
+  // Where a (re)mounted list starts: at the card the user came for when it is loaded, else at the end.
+  const [initialKey, setInitialKey] = useState<{ generation: number; key: RowKey | undefined } | null>(null);
+  let startKey = initialKey?.generation === rows.generation ? initialKey.key : undefined;
+  if (rows.loaded && initialKey?.generation !== rows.generation) {
+    startKey = focusApproval ? store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId) : undefined;
+    setInitialKey({ generation: rows.generation, key: startKey });
+  }
+  const startIndex = startKey ? rows.keys.indexOf(startKey) : -1;
+
   // Going to a card: load older pages until its row is there (bounded), then scroll and focus it.
   useEffect(() => {
     if (!focusApproval || !rows.loaded) return;
@@ -80,10 +89,11 @@ export function Timeline({ store, focusApproval, onError }: Props) {
       for (let tries = 0; tries < 50 && !cancelled; tries++) {
         const key = store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId);
         if (key) {
-          const index = store.rows().keys.indexOf(key);
           stick.current = false;
           setFocusKey(key);
-          requestAnimationFrame(() => ref.current?.scrollToIndex({ index, align: "center" }));
+          // The list may have started there already; otherwise scroll once it has settled.
+          const index = store.rows().keys.indexOf(key);
+          requestAnimationFrame(() => requestAnimationFrame(() => ref.current?.scrollToIndex({ index, align: "center" })));
           return;
         }
         if (!(await loadOlder())) return;
@@ -141,7 +151,9 @@ export function Timeline({ store, focusApproval, onError }: Props) {
         data={rows.keys as RowKey[]}
         context={{ store, focusKey }}
         firstItemIndex={START_INDEX - rows.prepended}
-        initialTopMostItemIndex={timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined}
+        initialTopMostItemIndex={
+          startIndex >= 0 ? { index: startIndex, align: "center" } : timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined
+        }
         computeItemKey={(_i, key) => key}
         itemContent={itemContent}
         followOutput={() => (stick.current ? "auto" : false)}
@@ -159,4 +171,4 @@ export function Timeline({ store, focusApproval, onError }: Props) {
       )}
     </div>
   );
-}
+});
