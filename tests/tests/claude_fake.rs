@@ -452,7 +452,7 @@ async fn start_errors_are_actionable() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, EngineError::Preflight(m) if m.contains("not logged in") && m.contains("/login")),
+        matches!(&err, EngineError::NotLoggedIn(m) if m.contains("not logged in") && m.contains("/login")),
         "{err}"
     );
 

@@ -695,7 +695,7 @@ real_test!(status_reports_version_and_login_state, |bin| {
     req.profile = profile;
     let err = env.engine.start_run(req).await.unwrap_err();
     assert!(
-        matches!(&err, EngineError::Preflight(m) if m.contains("not logged in") && m.contains("/login")),
+        matches!(&err, EngineError::NotLoggedIn(m) if m.contains("not logged in") && m.contains("/login")),
         "{err}"
     );
     assert!(env.fake.model_requests().is_empty());

@@ -689,7 +689,7 @@ real_test!(discovery_version_and_login_preflight, |bin| {
         .await
         .expect("start_run hung")
         .expect_err("an unauthenticated turn must be refused");
-    assert!(matches!(err, EngineError::Preflight(_)), "{err:?}");
+    assert!(matches!(err, EngineError::NotLoggedIn(_)), "{err:?}");
     assert!(err.to_string().contains("codex login"), "{err}");
     assert!(
         env.fake.requests().is_empty(),

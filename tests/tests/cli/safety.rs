@@ -171,7 +171,7 @@ async fn an_engine_not_logged_in_exits_6_and_leaves_no_session() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(6), "{err}");
     assert!(err.contains("not logged in"), "{err}");
-    assert!(err.contains("[engine_failed]"), "{err}");
+    assert!(err.contains("[engine_not_logged_in]"), "{err}");
     assert_eq!(session_ids(&env).await, Vec::<String>::new());
 }
 

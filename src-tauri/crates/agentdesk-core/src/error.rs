@@ -70,6 +70,8 @@ fn store_code(e: &StoreError) -> ErrorCode {
 fn engine_code(e: &EngineError) -> ErrorCode {
     match e {
         EngineError::NotFound { .. } => ErrorCode::EngineMissing,
+        EngineError::NotLoggedIn(_) => ErrorCode::EngineNotLoggedIn,
+        EngineError::UnsupportedVersion { .. } => ErrorCode::EngineVersionUnsupported,
         EngineError::Timeout { .. } => ErrorCode::TimedOut,
         EngineError::NotPending { .. } => ErrorCode::Conflict,
         EngineError::Unsupported(_) => ErrorCode::InvalidInput,
@@ -152,6 +154,16 @@ mod tests {
             source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
         };
         assert_eq!(code(spawn.into()), ErrorCode::EngineFailed);
+        let login = EngineError::NotLoggedIn("run `codex login`".into());
+        assert_eq!(code(login.into()), ErrorCode::EngineNotLoggedIn);
+        let old = EngineError::UnsupportedVersion {
+            engine: "codex".into(),
+            program: PathBuf::from("/x/codex"),
+            found: "0.1.0".into(),
+            supported: ">= 0.169.0".into(),
+            install: "npm install -g @openai/codex@0.169.0".into(),
+        };
+        assert_eq!(code(old.into()), ErrorCode::EngineVersionUnsupported);
         let gone = EngineError::ChildExited {
             status: None,
             stderr_tail: String::new(),

@@ -590,9 +590,12 @@ impl Desk {
                 recorder_ended = self.pump(agent_run, approvals_rx, ctx).await;
             }
             Err(e) => {
+                // The code is the core's error code (engine_missing, engine_not_logged_in...):
+                // adapters never use those, so it also marks a run that never reached its
+                // engine.
                 let event = AgentEvent::RunFailed {
                     error: e.to_string(),
-                    code: Some("engine_start".into()),
+                    code: Some(e.code().as_str().into()),
                 };
                 self.runs.publish(RunUpdate::Event {
                     session_id: session.id.clone(),

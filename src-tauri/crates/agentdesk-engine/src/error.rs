@@ -102,10 +102,15 @@ pub enum EngineError {
     #[error("not supported: {0}")]
     Unsupported(String),
 
-    /// A check before starting a run failed (not logged in, bad profile); the message says
+    /// A check before starting a run failed (bad profile, stale session); the message says
     /// what to do.
     #[error("{0}")]
     Preflight(String),
+
+    /// The engine has no login (and the profile gives no API key); the message says how to
+    /// log in. Its own variant because the fix is the user's, outside Agent Desk.
+    #[error("{0}")]
+    NotLoggedIn(String),
 }
 
 impl EngineError {

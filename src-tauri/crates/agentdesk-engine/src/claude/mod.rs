@@ -310,7 +310,7 @@ impl ClaudeEngine {
         };
         if let Some(account) = init.account.as_ref().filter(|a| !logged_in(a)) {
             session.child.stop().await;
-            return Err(EngineError::Preflight(format!(
+            return Err(EngineError::NotLoggedIn(format!(
                 "Claude Code is not logged in (token source: {}): run `claude` in a terminal and sign in with /login, or give the profile an API key variable",
                 account.token_source.as_deref().unwrap_or("none")
             )));

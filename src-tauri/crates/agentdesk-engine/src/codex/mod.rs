@@ -281,7 +281,7 @@ impl CodexEngine {
                 )
                 .await?;
             if account.account.is_none() && account.requires_openai_auth {
-                return Err(EngineError::Preflight(
+                return Err(EngineError::NotLoggedIn(
                     "Codex is not logged in: run `codex login` in a terminal (or set a custom provider in the profile)".into(),
                 ));
             }

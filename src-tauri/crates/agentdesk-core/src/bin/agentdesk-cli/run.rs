@@ -18,7 +18,7 @@ use agentdesk_core::profiles::parse_engine;
 use agentdesk_core::{ApprovalDecision, Desk, NewSession, RunUpdate};
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
 use agentdesk_protocol::ui::{
-    Approval, ApprovalKindName, DecidedBy, Profile, ProfileSpec, Run, RunStatus, Session,
+    Approval, ApprovalKindName, DecidedBy, ErrorCode, Profile, ProfileSpec, Run, RunStatus, Session,
 };
 use clap::{Args, ValueEnum};
 use tokio::sync::{broadcast, mpsc};
@@ -30,9 +30,6 @@ use crate::views::{find_session, workspace_for};
 
 /// How long an interrupted run may take to end before the engines are stopped outright.
 const INTERRUPT_WAIT: Duration = Duration::from_secs(30);
-/// The `run.failed` code the core gives a run whose engine could not be started (missing,
-/// not logged in, refused to start): the engine is unavailable, not the run failed.
-const ENGINE_START_FAILED: &str = "engine_start";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ApproveMode {
@@ -138,9 +135,15 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         .wait_run(&ended.id, INTERRUPT_WAIT)
         .await
         .unwrap_or(ended);
-    let never_started =
-        run.status == RunStatus::Failed && s.failure_code.as_deref() == Some(ENGINE_START_FAILED);
-    if never_started {
+    // A run whose engine could not be started (missing, not logged in, unsupported, refused
+    // to start) fails with one of the core's error codes, never an engine's own: the engine
+    // is unavailable, the run did not fail.
+    let start_failure = s
+        .failure_code
+        .as_deref()
+        .filter(|_| run.status == RunStatus::Failed)
+        .and_then(|c| serde_json::from_value::<ErrorCode>(serde_json::Value::from(c)).ok());
+    if let Some(code) = start_failure {
         if created {
             discard(desk, &session.id).await;
         }
@@ -148,7 +151,7 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
             eprintln!(
                 "error: the engine could not start: {} [{}]",
                 visible(run.error.as_deref().unwrap_or("no reason given")),
-                agentdesk_protocol::ui::ErrorCode::EngineFailed.as_str()
+                code.as_str()
             );
         }
         return Ok(ExitCode::from(EXIT_ENGINE));
