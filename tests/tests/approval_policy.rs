@@ -278,6 +278,61 @@ async fn always_is_exact(engine: Engine, bin: PathBuf) {
     w.finish().await;
 }
 
+/// "Always" on a write to `a.txt` covers later writes to `a.txt`, not a write to `b.txt`
+/// (the grant used to be the tool's: one "always" on a file change covered every file).
+async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "file-always", &bin, PermissionMode::Ask).await;
+    let write = |id: &str, name: &str, text: &str| match &w.fake {
+        Fake::Codex(f) => f.push(fake_responses::Reply::apply_patch(
+            id,
+            &format!("*** Begin Patch\n*** Add File: {name}\n+{text}\n*** End Patch\n"),
+        )),
+        Fake::Claude(f) => f.push(fake_messages::Reply::tool(
+            id,
+            "Write",
+            json!({"file_path": s(&w.work.join(name)), "content": format!("{text}\n")}),
+        )),
+    };
+    write("call_pol_fa1", "a.txt", "first");
+    write("call_pol_fa2", "a.txt", "second");
+    write("call_pol_fa3", "b.txt", "other");
+    w.push_text(&["Done."]);
+    let run_id = w.send("Write the files").await;
+    let first = w.pending_after(&run_id, &[]).await;
+    assert!(
+        first
+            .request
+            .files
+            .iter()
+            .any(|f| f.path.ends_with("a.txt")),
+        "{first:?}"
+    );
+    w.decide(&first, UserDecision::ApproveForSession.into())
+        .await;
+    let next = w.pending_after(&run_id, &[&first.id]).await;
+    assert!(
+        next.request.files.iter().any(|f| f.path.ends_with("b.txt")),
+        "the other file is asked: {next:?}"
+    );
+    w.decide(&next, ApprovalDecision::deny("not that file"))
+        .await;
+    w.completed(&run_id).await;
+    assert!(!w.work.join("b.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.work.join("a.txt"))
+            .unwrap()
+            .trim(),
+        "second"
+    );
+    for a in w.recorded(&run_id).await {
+        if a.decided_by == Some(DecidedBy::Rule) {
+            let reason = a.decision.as_ref().unwrap().rule.clone().unwrap();
+            assert_eq!(reason, "approved for this session: file `a.txt`");
+        }
+    }
+    w.finish().await;
+}
+
 /// Auto-edit approves a write inside the workspace, but not one through `work/link` where
 /// `link` points outside (it used to: the check was on the text of the path).
 async fn symlinked_write_is_asked(engine: Engine, bin: PathBuf) {
@@ -377,11 +432,15 @@ instantiate!(
     codex,
     Engine::Codex,
     "CODEX_BIN",
-    [always_is_exact, symlinked_write_is_asked]
+    [
+        always_is_exact,
+        file_always_is_exact,
+        symlinked_write_is_asked
+    ]
 );
 instantiate!(
     claude,
     Engine::Claude,
     "CLAUDE_BIN",
-    [always_is_exact, read_outside_is_asked]
+    [always_is_exact, file_always_is_exact, read_outside_is_asked]
 );
