@@ -29,8 +29,9 @@ pub const ENGINE_SETTINGS_KEY: &str = "engines";
 pub const CODEX_BIN_ENV: &str = "AGENTDESK_CODEX_BIN";
 pub const CLAUDE_BIN_ENV: &str = "AGENTDESK_CLAUDE_BIN";
 
-/// Secrets the engines could read from the inherited environment. With a custom endpoint
-/// they would go to a third party, so they are removed unless the profile names one as its key.
+/// Secrets the engines could read from the app's environment (their own logins, see
+/// `agentdesk_engine::child_env`). With a custom endpoint they would go to a third party, so
+/// they are removed unless the profile names one as its key.
 const PROVIDER_SECRETS: &[&str] = &[
     "OPENAI_API_KEY",
     "CODEX_API_KEY",

@@ -56,7 +56,7 @@ pub struct ClaudeProfile {
     pub max_turns: Option<u32>,
     /// Extra environment (applied last).
     pub env: Vec<(String, String)>,
-    /// Removed from the inherited environment (secrets this profile does not pass on).
+    /// Removed from the built environment (secrets this profile does not pass on).
     pub env_remove: Vec<String>,
 }
 

@@ -38,7 +38,7 @@ pub struct CodexProfile {
     pub plan_mode: bool,
     /// Extra environment for the app-server (e.g. the provider's key variable).
     pub env: Vec<(String, String)>,
-    /// Removed from the inherited environment (secrets this profile does not pass on).
+    /// Removed from the built environment (secrets this profile does not pass on).
     pub env_remove: Vec<String>,
     /// Let codex load the workspace's own `.codex/config.toml` (MCP servers it starts,
     /// instructions, ...), as codex itself would. Off: the workspace is marked untrusted for
