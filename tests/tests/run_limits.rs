@@ -143,3 +143,45 @@ async fn the_profile_inactivity_limit_fails_a_silent_run() {
     desk.shutdown().await;
     desk.close().await;
 }
+
+/// This process's resident set now and its peak since the last reset, in bytes.
+fn rss() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap()
+            * 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_60_mb_line_through_the_core_keeps_memory_bounded() {
+    let (desk, session) = session("huge", "huge_line", serde_json::json!({})).await;
+    // Reset the peak (VmHWM) to the current RSS: the peak below is this run's.
+    std::fs::write("/proc/self/clear_refs", "5").unwrap();
+    let (before, _) = rss();
+    let run = desk.send_message(&session, "hi", &[]).await.unwrap();
+    let run = desk.wait_run(&run.id, STEP).await.unwrap();
+    let (_, peak) = rss();
+    let growth = peak.saturating_sub(before);
+    eprintln!(
+        "60 MB line through the core: peak RSS grew by {:.1} MiB",
+        growth as f64 / 1048576.0
+    );
+    assert_eq!(run.status, RunStatus::Completed, "{run:?}");
+    let page = desk.load_timeline(&session, None, Some(500)).await.unwrap();
+    let stored = serde_json::to_string(&page.items).unwrap();
+    assert!(
+        stored.contains("line of 60000000 bytes (57.2 MiB) over the 32.0 MiB limit skipped"),
+        "{stored}"
+    );
+    assert!(stored.len() < 1024 * 1024, "{} bytes stored", stored.len());
+    // The transport buffers at most its 32 MiB cap before it knows the line is too long.
+    assert!(growth < 96 * 1024 * 1024, "peak RSS grew by {growth} bytes");
+    desk.shutdown().await;
+    desk.close().await;
+}
