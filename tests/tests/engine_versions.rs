@@ -188,7 +188,11 @@ async fn cli_doctor_names_an_old_engine_and_run_refuses_it() {
     ] {
         assert!(stdout.contains(want), "{want:?} missing in {stdout}");
     }
-    assert!(stderr.contains("not supported"), "{stderr}");
+    // The same error (and code) a run is refused with.
+    assert!(
+        stderr.contains("not supported") && stderr.contains("[engine_version_unsupported]"),
+        "{stderr}"
+    );
     let json = cli(
         &bin,
         &root,

@@ -40,6 +40,9 @@ struct EngineReport {
     problem: Option<String>,
     /// Found, but a version runs are refused with.
     unsupported: bool,
+    /// Why, for the exit code and the error line (the same one a run fails with).
+    #[serde(skip)]
+    unsupported_error: Option<agentdesk_core::CoreError>,
 }
 
 #[derive(Serialize, Debug)]
@@ -88,9 +91,8 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
         eprintln!("error: the database failed its integrity check [storage]");
         return Ok(ExitCode::from(EXIT_INTERNAL));
     }
-    if let Some(e) = report.engines.iter().find(|e| e.unsupported) {
-        let problem = e.problem.as_deref().unwrap_or("unsupported version");
-        return Err(CliError::engine(problem.to_owned()));
+    if let Some(e) = report.engines.into_iter().find_map(|e| e.unsupported_error) {
+        return Err(CliError::from(e));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -133,6 +135,7 @@ async fn engine_report(
         logged_in: None,
         problem: None,
         unsupported: false,
+        unsupported_error: None,
     };
     let exe = match desk.locate_engine(engine).await {
         Ok(exe) => exe,
@@ -150,6 +153,7 @@ async fn engine_report(
             if let Err(e) = engines::engine_program(engine).check_version(&exe.path, &v) {
                 r.problem = Some(e.to_string());
                 r.unsupported = true;
+                r.unsupported_error = Some(e.into());
                 return r;
             }
         }
