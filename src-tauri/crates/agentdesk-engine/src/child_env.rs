@@ -12,7 +12,8 @@
 //! 2. The engine's own variables and login ([`engine_env`]): codex `CODEX_*` and `OPENAI_*`;
 //!    claude `ANTHROPIC_*`, `CLAUDE_*` (never `CLAUDECODE`) and its documented switches; the
 //!    cloud-provider credentials claude uses only when it is configured for that provider
-//!    (`CLAUDE_CODE_USE_BEDROCK` → `AWS_*`, `CLAUDE_CODE_USE_VERTEX` → `GOOGLE_*`/`CLOUDSDK_*`).
+//!    (`CLAUDE_CODE_USE_BEDROCK` → `AWS_*`; `CLAUDE_CODE_USE_VERTEX` → `GOOGLE_*`, `GCLOUD_*`,
+//!    `CLOUDSDK_*`, `CLOUD_ML_*`, `VERTEX_REGION_*`; `CLAUDE_CODE_USE_FOUNDRY` → `AZURE_*`).
 //! 3. The variable a profile names as its API key, and the profile's own `env` (added by the
 //!    adapters, last).
 //!
@@ -113,8 +114,15 @@ pub const CLAUDE_CLOUD_AUTH: &[(&str, &[&str])] = &[
     ("CLAUDE_CODE_USE_BEDROCK", &["AWS_"]),
     (
         "CLAUDE_CODE_USE_VERTEX",
-        &["GOOGLE_", "CLOUDSDK_", "VERTEX_REGION_"],
+        &[
+            "GOOGLE_",
+            "GCLOUD_",
+            "CLOUDSDK_",
+            "CLOUD_ML_",
+            "VERTEX_REGION_",
+        ],
     ),
+    ("CLAUDE_CODE_USE_FOUNDRY", &["AZURE_"]),
 ];
 
 /// Environment variable names compare case-insensitively on Windows.
@@ -304,6 +312,11 @@ mod tests {
         let off = pairs(&[("CLAUDE_CODE_USE_VERTEX", "0")]);
         let vertex_off = engine_env(EngineKind::Claude, &parent, &off, &[], &[]);
         assert!(!names(&vertex_off).contains(&"GOOGLE_APPLICATION_CREDENTIALS"));
+        parent.push(("CLOUD_ML_REGION".into(), "us-east5".into()));
+        parent.push(("AZURE_CLIENT_SECRET".into(), "az".into()));
+        let vertex = engine_env(EngineKind::Claude, &parent, &[], &[], &[]);
+        assert!(names(&vertex).contains(&"CLOUD_ML_REGION"));
+        assert!(!names(&vertex).contains(&"AZURE_CLIENT_SECRET"));
         // Codex never gets them.
         let codex = engine_env(EngineKind::Codex, &parent, &on, &[], &[]);
         assert!(!names(&codex).contains(&"AWS_SECRET_ACCESS_KEY"));
