@@ -4,7 +4,8 @@
 //!   shows its whole input;
 //! - an engine that is missing or not logged in exits 6 and leaves no session; one killed
 //!   mid-run exits 1;
-//! - secret env values stay out of `profile list/show` and of exports.
+//! - secret env values stay out of `profile list/show` and of exports;
+//! - a damaged database and a held data directory exit 7 with their own codes.
 
 use super::*;
 
@@ -267,5 +268,63 @@ async fn secret_env_values_are_never_printed_or_exported() {
     assert!(
         !stderr(&bad).contains("NOEQUALS"),
         "the would-be secret is echoed"
+    );
+}
+
+/// Storage faults and a held data directory get the codes the app gets, and exit 7.
+#[tokio::test]
+async fn a_damaged_database_and_a_held_data_dir_say_what_to_do() {
+    let Some(bin) = cli_bin() else { return };
+    let env = Env::new(bin.clone(), "damaged");
+    let data = env.root.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(
+        data.join(agentdesk_core::DATABASE_FILE_NAME),
+        "not a database, only text that fills more than the first hundred bytes of a header page",
+    )
+    .unwrap();
+    let out = env.call(&["sessions"]).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("[storage_corrupt]") && err.contains("damaged"),
+        "{err}"
+    );
+
+    // Another process holds the data directory's owner lock exclusively (as a recovery
+    // check does, for an instant): a run says so and exits instead of waiting for ever.
+    let Some(env) = fake_env("held", "text").await else {
+        return;
+    };
+    let lock = env
+        .root
+        .join("data")
+        .join(agentdesk_core::owner::OWNER_LOCK_FILE);
+    let mut holder = std::process::Command::new("flock")
+        .arg("-x")
+        .arg(&lock)
+        .args(["sleep", "60"])
+        .spawn()
+        .expect("flock(1) from util-linux");
+    let held = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        let probe = std::process::Command::new("flock")
+            .args(["-n", "-s"])
+            .arg(&lock)
+            .arg("true")
+            .status()
+            .unwrap();
+        !probe.success()
+    });
+    assert!(held, "flock never took the lock");
+    let ws = env.ws();
+    let out = env.call(&["run", "--workspace", &ws, "hi"]).await;
+    let _ = holder.kill();
+    let _ = holder.wait();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(7), "{err}");
+    assert!(
+        err.contains("[busy]") && err.contains("another program"),
+        "{err}"
     );
 }
