@@ -270,11 +270,6 @@ impl ProcessSpec {
         self
     }
 
-    /// A literal value to redact from the child's stderr.
-    pub fn secret(mut self, value: impl Into<String>) -> Self {
-        self.secrets.push(value.into());
-        self
-    }
 
     pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
         self.env_remove.push(key.into());
