@@ -324,10 +324,7 @@ impl Fake {
 
     /// Tool requests whose text would fool a terminal that printed it raw.
     fn escapes_turn(&mut self) {
-        let url = format!(
-            "https://example.com/{}?data=SECRET",
-            "long/".repeat(60)
-        );
+        let url = format!("https://example.com/{}?data=SECRET", "long/".repeat(60));
         let asks = [
             (
                 "toolu_e1",
@@ -345,7 +342,10 @@ impl Fake {
             self.tool_use(id, tool, input.clone());
             let answer = self.ask(json!({"subtype": "can_use_tool", "tool_name": tool,
                 "input": input, "tool_use_id": id}));
-            let behavior = answer["response"]["behavior"].as_str().unwrap_or("?").to_owned();
+            let behavior = answer["response"]["behavior"]
+                .as_str()
+                .unwrap_or("?")
+                .to_owned();
             self.tool_result(id, "denied", behavior != "allow");
             decisions.push(format!("{}:{behavior}", i + 1));
         }
