@@ -233,7 +233,9 @@ impl RunRecorder {
             self.unsaved.usage = None;
         }
         if !self.unsaved.items.is_empty() {
-            self.store.upsert_timeline_items(&self.unsaved.items).await?;
+            self.store
+                .upsert_timeline_items(&self.unsaved.items)
+                .await?;
         }
         Ok(std::mem::take(&mut self.unsaved.items))
     }

@@ -30,6 +30,12 @@ pub const STORAGE_RETRY_ENV: &str = "AGENTDESK_STORAGE_RETRY_SECS";
 const STOP_WAIT: Duration = Duration::from_secs(20);
 /// Between two tries at writing a failed run's end in the background.
 const END_RETRY_WAIT: Duration = Duration::from_secs(2);
+/// How long a failed run's end is retried in the background (at least): as long as the app
+/// stays open the row gets written once the lock is gone or space is freed; a process that
+/// exits first leaves it to start-up recovery.
+const END_RETRY_BUDGET: Duration = Duration::from_secs(300);
+/// One try at writing a failed run's end (three writes, each within the busy timeout).
+const END_ATTEMPT_LIMIT: Duration = Duration::from_secs(30);
 
 /// Storage-fault state shared by every clone of a `Desk`.
 #[derive(Debug)]
@@ -88,7 +94,9 @@ impl StorageFaults {
 /// The recorder gave up on a run because of this error: a storage fault.
 pub(crate) fn storage_fault(e: &CoreError) -> Option<&StoreError> {
     match e {
-        CoreError::Store(s) if !matches!(s, StoreError::NotFound { .. } | StoreError::Conflict(_)) => {
+        CoreError::Store(s)
+            if !matches!(s, StoreError::NotFound { .. } | StoreError::Conflict(_)) =>
+        {
             Some(s)
         }
         _ => None,
@@ -141,7 +149,8 @@ pub(crate) async fn end_after_fault(
     failed.error = Some(reason.to_string());
     failed.ended_at = Some(at);
     faults.remember(failed.clone());
-    if write_end(store, approvals, run_id, reason, at).await.is_ok() {
+    let attempt = write_end(store, approvals, run_id, reason, at);
+    if let Ok(Ok(())) = tokio::time::timeout(END_ATTEMPT_LIMIT, attempt).await {
         faults.forget(run_id);
         return Some(failed);
     }
@@ -152,12 +161,14 @@ pub(crate) async fn end_after_fault(
         run_id.to_string(),
         reason.to_string(),
     );
-    let budget = faults.budget();
+    let budget = faults.budget().max(END_RETRY_BUDGET);
     tokio::spawn(async move {
         let deadline = tokio::time::Instant::now() + budget;
         while tokio::time::Instant::now() < deadline {
             tokio::time::sleep(END_RETRY_WAIT).await;
-            if write_end(&store, &approvals, &id, &reason, at).await.is_ok() {
+            // Each write waits the busy timeout at most; the bound is for a stuck pool.
+            let attempt = write_end(&store, &approvals, &id, &reason, at);
+            if let Ok(Ok(())) = tokio::time::timeout(END_ATTEMPT_LIMIT, attempt).await {
                 faults.forget(&id);
                 return;
             }

@@ -614,8 +614,7 @@ impl Desk {
         };
         // Everything is stored now (or the run failed): views read it from the database.
         self.runs.live.finish(&run.id);
-        recorded
-            .map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
+        recorded.map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
         Ok(())
     }
 

@@ -157,3 +157,116 @@ async fn a_lock_held_past_the_budget_gives_up_clearly_and_keeps_what_was_written
         .await
         .starts_with("before the lock"));
 }
+
+/// A tmpfs on a fresh folder (we are root in the test sandbox), unmounted lazily on drop.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(size: &str) -> Option<(tempfile::TempDir, Tmpfs)> {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        let path = dir.path().to_path_buf();
+        ok.then(|| (dir, Tmpfs(path)))
+    }
+
+    /// Write a file until the file system is full to the last byte.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(self.0.join("filler")).unwrap();
+        let block = vec![0x5a_u8; 64 * 1024];
+        for size in [64 * 1024, 4096, 512, 1] {
+            while f.write_all(&block[..size]).is_ok() {}
+        }
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_gives_up_clearly_and_keeps_what_was_written() {
+    let Some((_keep, fs)) = Tmpfs::mount("2m") else {
+        eprintln!("SKIP: cannot mount a tmpfs here (not root?)");
+        return;
+    };
+    let data = fs.0.join("data");
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(&data).await.unwrap();
+    let ws = desk
+        .add_workspace(folder.path().to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let spec: ProfileSpec =
+        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
+    desk.create_profile(&ws.id, &spec).await.unwrap();
+    let s = desk
+        .create_session(&NewSession {
+            workspace_id: ws.id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap().id;
+    let (tx, rx) = mpsc::channel(1024);
+    let rec = RunRecorder::new(desk.store().clone(), &s.id, RunReducer::new(&s.id, &run))
+        .flush_interval(Duration::from_millis(100))
+        .storage_retry_budget(Duration::from_secs(2));
+    let task = tokio::spawn(rec.run(rx));
+    tx.send(delta("before the disk filled ")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    fs.fill();
+    let feeder = tokio::spawn(async move {
+        for i in 0..400 {
+            // Large pieces, so the WAL must grow.
+            if tx
+                .send(delta(&format!("{i:04}{}", "x".repeat(2000))))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(20), task)
+        .await
+        .expect("the recorder hung on a full disk")
+        .unwrap();
+    feeder.abort();
+    let err = result.expect_err("nothing can be saved on a full disk");
+    assert!(err.to_string().contains("the disk is full"), "{err}");
+    assert!(stored_text(&desk, &run)
+        .await
+        .starts_with("before the disk filled"));
+    // A write whose commit fails must say so, not return the row as if it were written
+    // (an UPDATE … RETURNING read with fetch_optional lost its failed commit silently).
+    let end = agentdesk_store::RunEnd {
+        status: RunStatus::Failed,
+        stop_reason: None,
+        error: Some("x"),
+        at: 1,
+    };
+    let ended = desk.store().finish_run(&run, &end).await;
+    let row = desk.store().get_run(&run).await.unwrap();
+    match ended {
+        Ok(r) => assert_eq!(
+            row.status, r.status,
+            "reported written, but the row says otherwise"
+        ),
+        Err(e) => {
+            assert!(e.to_string().contains("the disk is full"), "{e}");
+            assert_eq!(row.status, RunStatus::Running);
+        }
+    }
+}

@@ -112,8 +112,12 @@ impl Store {
         .bind(end.decision.map(serde_json::to_string).transpose()?)
         .bind(end.at)
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        // All rows, not the first: a write with RETURNING commits when its statement
+        // finishes, and a failed commit (a full disk) only shows on that last step.
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         match row {
             Some(row) => from_row(&row),
             None => {

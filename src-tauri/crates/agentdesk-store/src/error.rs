@@ -16,10 +16,12 @@ pub enum StoreError {
     #[error("the database file{} is damaged ({detail}). To recover: quit Agent Desk, then restore a backup of the file, or move it aside (Agent Desk starts a fresh one) and salvage what you can with `sqlite3 <damaged file> .recover | sqlite3 <new file>`", at(.path))]
     Corrupt { path: PathBuf, detail: String },
 
-    #[error("another program is using the database{} (another Agent Desk, a sqlite3 shell?): {detail}. Close it and try again", at(.path))]
+    /// `detail` is SQLite's own text ("database is locked"), kept for logs, not shown.
+    #[error("another program is using the database{} (another Agent Desk, a sqlite3 shell?); close it and try again", at(.path))]
     Locked { path: PathBuf, detail: String },
 
-    #[error("the disk is full: cannot write the database{} ({detail}). Free some space and try again", at(.path))]
+    /// `detail` is SQLite's or the OS's own text, kept for logs, not shown.
+    #[error("the disk is full: the database{} cannot be written; free some space and try again", at(.path))]
     DiskFull { path: PathBuf, detail: String },
 
     #[error("the database{} is read-only ({detail}): stored sessions can be viewed, but nothing can be saved", at(.path))]

@@ -220,6 +220,14 @@ fn make_private(path: &Path) -> std::io::Result<()> {
 async fn pool(options: SqliteConnectOptions) -> std::result::Result<SqlitePool, sqlx::Error> {
     SqlitePoolOptions::new()
         .max_connections(4)
+        // After a failed COMMIT on a full disk SQLite may roll the transaction back on its
+        // own; sqlx's own ROLLBACK then fails and the connection stays marked "in a
+        // transaction" for good, so every later write on it failed with "begin_with at
+        // non-zero transaction depth". Such a connection is dropped (closing it rolls back
+        // whatever is left) and a fresh one takes its place.
+        .before_acquire(|conn, _meta| {
+            Box::pin(async move { Ok(!sqlx::Connection::is_in_transaction(conn)) })
+        })
         .connect_with(options)
         .await
 }
@@ -270,7 +278,10 @@ fn cannot_write(e: &StoreError) -> bool {
         ),
         // SQLITE_CANTOPEN (14): the `-wal`/`-shm` files cannot be created next to the file.
         StoreError::Sql(sqlx::Error::Database(db)) => {
-            db.code().and_then(|c| c.parse::<i64>().ok()).map(|c| c & 0xff) == Some(14)
+            db.code()
+                .and_then(|c| c.parse::<i64>().ok())
+                .map(|c| c & 0xff)
+                == Some(14)
         }
         _ => false,
     }

@@ -133,8 +133,12 @@ impl Store {
         .bind(at)
         .bind(model)
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        // All rows, not the first: a write with RETURNING commits when its statement
+        // finishes, and a failed commit (a full disk) only shows on that last step.
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         match row {
             Some(row) => from_row(&row),
             None => Err(self.refused(id, "start").await),
@@ -172,8 +176,12 @@ impl Store {
         .bind(end.error)
         .bind(end.at)
         .bind(id)
-        .fetch_optional(&self.pool)
-        .await?;
+        // All rows, not the first: a write with RETURNING commits when its statement
+        // finishes, and a failed commit (a full disk) only shows on that last step.
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .next();
         match row {
             Some(row) => from_row(&row),
             None => Err(self.refused(id, "end").await),

@@ -1,0 +1,542 @@
+//! Storage faults in the middle of a run, with the REAL engines (`CODEX_BIN`, `CLAUDE_BIN`)
+//! streaming from the fake model servers on 127.0.0.1, through `Desk::send_message`:
+//!
+//! - another program holds the database's write lock (`BEGIN IMMEDIATE` on a second
+//!   connection) longer than SQLite's busy timeout, then lets go: the run completes and the
+//!   stored text is exactly the streamed text;
+//! - the lock is held past the (test-shortened) retry budget: the run ends `failed` with
+//!   "another program is using the database", the engine is stopped (Claude's process is
+//!   gone, Codex's model stream is dropped), nothing hangs, and once the lock is gone the row
+//!   says failed too;
+//! - the disk fills up mid-run (the data dir is a 4 MB tmpfs, filled to the last byte): the
+//!   run fails with "the disk is full", and what was written before is stored.
+//!
+//! A missing binary is a loud SKIP (a failure under `CI=true`); so is a sandbox where tmpfs
+//! cannot be mounted. Every wait is bounded.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::{
+    Engine, ItemBody, PermissionMode, ProfileSpec, Run, RunStatus, Session,
+};
+use agentdesk_tests::http::wait_until;
+use agentdesk_tests::real::{engine_bin, skip_or_fail};
+use agentdesk_tests::{fake_messages, fake_responses};
+use serde_json::json;
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
+use tokio::sync::broadcast;
+
+const SUITE: &str = "storage faults suite";
+const TEST: Duration = Duration::from_secs(240);
+const EVERY: Duration = Duration::from_millis(100);
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+enum Fake {
+    Codex(fake_responses::FakeResponses),
+    Claude(fake_messages::FakeMessages),
+}
+
+struct World {
+    desk: Desk,
+    fake: Fake,
+    session: Session,
+}
+
+impl World {
+    /// A desk over `data` (created), one workspace, one profile for the engine, one session.
+    async fn new(engine: Engine, name: &str, bin: &Path, data: Option<PathBuf>) -> World {
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "storage_faults/{}-{name}-{}",
+            engine.as_str(),
+            std::process::id()
+        ));
+        let data = data.unwrap_or_else(|| root.join("data"));
+        let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
+        for d in [&data, &home.join(".claude"), &work, &tmp] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let desk = Desk::open(&data).await.unwrap();
+        let mut settings = EngineSettings::default();
+        let mut env = BTreeMap::new();
+        env.insert("HOME".to_string(), s(&home));
+        env.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+        // From JSON: every field not named takes its default.
+        let mut spec: ProfileSpec = serde_json::from_value(json!({
+            "name": "test",
+            "engine": engine.as_str(),
+            "permission_mode": "ask",
+        }))
+        .unwrap();
+        assert_eq!(spec.permission_mode, PermissionMode::Ask);
+        let fake = match engine {
+            Engine::Codex => {
+                settings.codex_bin = Some(bin.to_path_buf());
+                let _ = std::process::Command::new("git")
+                    .args(["init", "-q"])
+                    .current_dir(&work)
+                    .status();
+                let fake = fake_responses::FakeResponses::start().await.unwrap();
+                env.insert("MOCK_API_KEY".into(), "dummy".into());
+                spec.model = Some("gpt-5.5".into());
+                spec.base_url = Some(fake.base_url());
+                spec.api_key_env = Some("MOCK_API_KEY".into());
+                spec.engine_options = json!({
+                    "codexHome": s(&home),
+                    "requestMaxRetries": 0,
+                    "streamMaxRetries": 0,
+                });
+                Fake::Codex(fake)
+            }
+            Engine::Claude => {
+                settings.claude_bin = Some(bin.to_path_buf());
+                let fake = fake_messages::FakeMessages::start().await.unwrap();
+                for (k, v) in [
+                    ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
+                    ("CLAUDE_CONFIG_DIR", s(&home.join(".claude"))),
+                    ("CLAUDE_CODE_TMPDIR", s(&tmp)),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+                    ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+                    ("DISABLE_AUTOUPDATER", "1".into()),
+                ] {
+                    env.insert(k.into(), v);
+                }
+                spec.model = Some(fake_messages::FAKE_MODEL.into());
+                spec.base_url = Some(fake.base_url());
+                spec.api_key_env = Some("AGENTDESK_TEST_ANTHROPIC_KEY".into());
+                Fake::Claude(fake)
+            }
+        };
+        spec.env = env;
+        desk.set_engine_settings(&settings).await.unwrap();
+        let ws = desk.add_workspace(&s(&work), None).await.unwrap();
+        let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
+        let session = desk
+            .create_session(&NewSession {
+                workspace_id: ws.id.clone(),
+                profile_id: Some(profile.id.clone()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        World {
+            desk,
+            fake,
+            session,
+        }
+    }
+
+    /// `n` pieces `EVERY` apart; then the turn ends (`end`) or the stream stays open.
+    fn push_stream(&self, n: usize, end: bool) {
+        self.push_padded_stream(n, end, 0);
+    }
+
+    /// Like `push_stream`, each piece padded to `pad` more characters (Claude only): a text
+    /// item that grows fast makes every write larger than what the database file already
+    /// holds, so a full disk shows at once.
+    fn push_padded_stream(&self, n: usize, end: bool, pad: usize) {
+        match &self.fake {
+            Fake::Codex(f) => f.push(if end {
+                fake_responses::Reply::slow_text_then_end(n, EVERY)
+            } else {
+                fake_responses::Reply::slow_text(n, EVERY)
+            }),
+            Fake::Claude(f) => {
+                let mut steps = Vec::new();
+                for i in 0..n {
+                    let piece = format!("chunk{i:03}{} ", "z".repeat(pad));
+                    steps.push(fake_messages::Step::Text(vec![piece]));
+                    steps.push(fake_messages::Step::Sleep(EVERY));
+                }
+                if !end {
+                    steps.push(fake_messages::Step::Hang);
+                }
+                f.push(fake_messages::Reply::Stream(steps));
+            }
+        }
+    }
+
+    fn disconnects(&self) -> usize {
+        match &self.fake {
+            Fake::Codex(f) => f.disconnects(),
+            Fake::Claude(f) => f.disconnects(),
+        }
+    }
+
+    async fn stored_text(&self) -> String {
+        let page = self
+            .desk
+            .load_timeline(&self.session.id, None, Some(500))
+            .await
+            .unwrap();
+        page.items
+            .iter()
+            .filter_map(|i| match &i.body {
+                ItemBody::AgentMessage { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("")
+    }
+}
+
+/// The text the engine streamed for a run, as the live updates carried it, until the run's
+/// terminal status.
+fn collect_streamed(
+    mut updates: broadcast::Receiver<RunUpdate>,
+    run_id: String,
+) -> tokio::task::JoinHandle<(String, Option<Run>)> {
+    tokio::spawn(async move {
+        let mut text = String::new();
+        loop {
+            match updates.recv().await {
+                Ok(RunUpdate::Event {
+                    run_id: r, event, ..
+                }) if r == run_id => {
+                    if let AgentEvent::MessageDelta { text: t, .. } = event {
+                        text.push_str(&t);
+                    }
+                }
+                Ok(RunUpdate::Status { run }) if run.id == run_id && run.status.is_terminal() => {
+                    return (text, Some(run));
+                }
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(n)) => panic!("lagged {n}"),
+                Err(broadcast::error::RecvError::Closed) => return (text, None),
+            }
+        }
+    })
+}
+
+/// Another program's connection holding the write lock until the returned task ends.
+async fn hold_write_lock(db: &Path, held: Duration) -> tokio::task::JoinHandle<()> {
+    let mut conn = SqliteConnectOptions::new()
+        .filename(db)
+        .connect()
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    tokio::spawn(async move {
+        tokio::time::sleep(held).await;
+        sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    })
+}
+
+/// Until the run has streamed at least `n` characters of text (bounded).
+async fn wait_streamed(w: &World, run_id: &str, n: usize) {
+    let mut updates = w.desk.subscribe_runs();
+    let mut seen = 0;
+    let ok = tokio::time::timeout(Duration::from_secs(60), async {
+        while seen < n {
+            if let Ok(RunUpdate::Event {
+                run_id: r,
+                event: AgentEvent::MessageDelta { text, .. },
+                ..
+            }) = updates.recv().await
+            {
+                if r == run_id {
+                    seen += text.len();
+                }
+            }
+        }
+    })
+    .await;
+    assert!(ok.is_ok(), "the run streamed no text");
+}
+
+/// The run's row once it says failed (bounded).
+async fn failed_row(desk: &Desk, run_id: &str, within: Duration) -> Option<Run> {
+    tokio::time::timeout(within, async {
+        loop {
+            if let Ok(r) = desk.store().get_run(run_id).await {
+                if r.status == RunStatus::Failed {
+                    return r;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    })
+    .await
+    .ok()
+}
+
+fn gone(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(true)
+}
+
+// ---- the scenarios ----
+
+async fn lock_held_mid_run_loses_nothing(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "lock-brief", &bin, None).await;
+    // 120 pieces, 100 ms apart: the lock (8 s, longer than the 5 s busy timeout) falls in
+    // the middle of the stream.
+    w.push_stream(120, true);
+    let updates = w.desk.subscribe_runs();
+    let run = w
+        .desk
+        .send_message(&w.session.id, "stream", &[])
+        .await
+        .unwrap();
+    let streamed = collect_streamed(updates, run.id.clone());
+    wait_streamed(&w, &run.id, 40).await;
+    let lock = hold_write_lock(w.desk.database_path(), Duration::from_secs(8)).await;
+    let ended = w
+        .desk
+        .wait_run(&run.id, Duration::from_secs(90))
+        .await
+        .unwrap();
+    lock.await.unwrap();
+    let (text, status) = streamed.await.unwrap();
+    assert_eq!(ended.status, RunStatus::Completed, "{ended:#?}");
+    assert_eq!(status.map(|r| r.status), Some(RunStatus::Completed));
+    assert!(
+        text.contains("chunk119") || text.contains("chunk119 "),
+        "{text}"
+    );
+    assert_eq!(
+        w.stored_text().await,
+        text,
+        "the stored text is the streamed text"
+    );
+    w.desk.shutdown().await;
+    w.desk.close().await;
+}
+
+async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
+    let w = World::new(engine, "lock-long", &bin, None).await;
+    w.desk.set_storage_retry_budget(Duration::from_secs(2));
+    w.push_stream(600, false);
+    let updates = w.desk.subscribe_runs();
+    let run = w
+        .desk
+        .send_message(&w.session.id, "stream", &[])
+        .await
+        .unwrap();
+    let streamed = collect_streamed(updates, run.id.clone());
+    wait_streamed(&w, &run.id, 40).await;
+    let pid = w.desk.run_engine_pid(&run.id).expect("no engine pid");
+    // Let the recorder write what it has before the lock.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before_lock = w.stored_text().await;
+    assert!(!before_lock.is_empty());
+    let locked_at = tokio::time::Instant::now();
+    let lock = hold_write_lock(w.desk.database_path(), Duration::from_secs(25)).await;
+    let ended = w
+        .desk
+        .wait_run(&run.id, Duration::from_secs(40))
+        .await
+        .expect("the run did not end while the database stayed locked");
+    let took = locked_at.elapsed();
+    assert_eq!(ended.status, RunStatus::Failed, "{ended:#?}");
+    let error = ended.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("another program is using the database"),
+        "{error}"
+    );
+    assert!(
+        !error.contains("database is locked"),
+        "raw SQLite text: {error}"
+    );
+    // Budget 2 s + one busy timeout (5 s) + stopping the engine.
+    assert!(took < Duration::from_secs(25), "took {took:?}");
+    let (text, status) = streamed.await.unwrap();
+    assert_eq!(status.map(|r| r.status), Some(RunStatus::Failed));
+    assert!(text.starts_with(&before_lock), "streamed text diverged");
+    match engine {
+        // Its own CLI process: gone.
+        Engine::Claude => assert!(
+            wait_until(Duration::from_secs(15), || gone(pid)).await,
+            "the claude process {pid} is still running"
+        ),
+        // The shared app-server stays; the turn is interrupted, so the model stream is
+        // dropped.
+        Engine::Codex => assert!(
+            wait_until(Duration::from_secs(15), || w.disconnects() > 0).await,
+            "the codex turn was not interrupted (its model stream is still open)"
+        ),
+    }
+    // Once the lock is gone, the row says failed too (retried in the background).
+    lock.await.unwrap();
+    let row = failed_row(&w.desk, &run.id, Duration::from_secs(15))
+        .await
+        .expect("the failed end was never written once the lock was gone");
+    assert!(row
+        .error
+        .unwrap_or_default()
+        .contains("another program is using the database"));
+    tokio::time::timeout(Duration::from_secs(30), w.desk.shutdown())
+        .await
+        .expect("shutdown hung");
+    w.desk.close().await;
+}
+
+/// A tmpfs mounted on a fresh folder, unmounted (lazily) on drop.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(dir)
+            .status();
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        ok.then(|| Tmpfs(dir.to_path_buf()))
+    }
+
+    /// Write a file until the file system says it is full.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(self.0.join("filler")).unwrap();
+        let block = vec![0x5a_u8; 64 * 1024];
+        loop {
+            if f.write_all(&block).is_err() {
+                break;
+            }
+        }
+        // Down to the last bytes.
+        for size in [4096, 512, 1] {
+            while f.write_all(&block[..size]).is_ok() {}
+        }
+        let _ = f.sync_all();
+    }
+
+    fn free(&self) {
+        let _ = std::fs::remove_file(self.0.join("filler"));
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: PathBuf) {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "storage_faults/{}-tmpfs-{}",
+        engine.as_str(),
+        std::process::id()
+    ));
+    let Some(fs) = Tmpfs::mount(&dir, "4m") else {
+        skip_or_fail(
+            SUITE,
+            "cannot mount a tmpfs (not root?) for the full-disk scenario",
+        );
+        return;
+    };
+    let w = World::new(engine, "disk-full", &bin, Some(dir.join("data"))).await;
+    w.desk.set_storage_retry_budget(Duration::from_secs(2));
+    w.push_padded_stream(600, false, 2000);
+    let updates = w.desk.subscribe_runs();
+    let run = w
+        .desk
+        .send_message(&w.session.id, "stream", &[])
+        .await
+        .unwrap();
+    let streamed = collect_streamed(updates, run.id.clone());
+    wait_streamed(&w, &run.id, 40).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before_fill = w.stored_text().await;
+    assert!(
+        !before_fill.is_empty(),
+        "nothing stored before the disk filled"
+    );
+    fs.fill();
+    let ended = w
+        .desk
+        .wait_run(&run.id, Duration::from_secs(60))
+        .await
+        .expect("the run did not end on a full disk");
+    assert_eq!(ended.status, RunStatus::Failed, "{ended:#?}");
+    let error = ended.error.clone().unwrap_or_default();
+    assert!(error.contains("the disk is full"), "{error}");
+    let (text, _) = streamed.await.unwrap();
+    let stored = w.stored_text().await;
+    assert!(
+        stored.starts_with(&before_fill) && text.starts_with(&stored),
+        "stored text is not the streamed text's beginning:\nstored: {stored}\nstreamed: {text}"
+    );
+    // Space again: the failed end reaches the row.
+    fs.free();
+    let saved = failed_row(&w.desk, &run.id, Duration::from_secs(20))
+        .await
+        .expect("the failed end was never written once space was freed");
+    assert!(saved.error.unwrap_or_default().contains("the disk is full"));
+    tokio::time::timeout(Duration::from_secs(30), w.desk.shutdown())
+        .await
+        .expect("shutdown hung");
+    w.desk.close().await;
+    drop(fs);
+}
+
+macro_rules! instantiate {
+    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
+        mod $module {
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let Some(bin) = engine_bin($var, SUITE) else { return };
+                    tokio::time::timeout(TEST, super::$scenario($engine, bin))
+                        .await
+                        .expect("scenario timed out");
+                }
+            )+
+        }
+    };
+}
+
+instantiate!(
+    codex,
+    Engine::Codex,
+    "CODEX_BIN",
+    [
+        lock_held_mid_run_loses_nothing,
+        lock_past_budget_fails_the_run
+    ]
+);
+instantiate!(
+    claude,
+    Engine::Claude,
+    "CLAUDE_BIN",
+    [
+        lock_held_mid_run_loses_nothing,
+        lock_past_budget_fails_the_run,
+        full_disk_fails_the_run_and_keeps_earlier_text
+    ]
+);
