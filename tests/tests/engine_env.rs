@@ -379,3 +379,55 @@ async fn engine_stderr_is_stored_redacted() {
     desk.shutdown().await;
     desk.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_default_claude_session_through_the_core_gets_no_foreign_secrets() {
+    set_leaks();
+    std::env::set_var("OPENAI_API_KEY", "sk-openai-leak-000000000000");
+    let root = root("core-default");
+    std::fs::create_dir_all(root.join("work")).unwrap();
+    let seen = root.join("env-seen.txt");
+    let claude = root.join("claude");
+    std::fs::write(
+        &claude,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\n\
+             env > '{}'\nexec '{}' \"$@\"\n",
+            seen.display(),
+            env!("CARGO_BIN_EXE_fake-claude")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let desk = Desk::open(&root.join("data")).await.unwrap();
+    desk.set_engine_settings(&EngineSettings {
+        claude_bin: Some(claude),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let ws = desk
+        .add_workspace(&s(&root.join("work")), None)
+        .await
+        .unwrap();
+    // No profile: the engine's defaults, as a first-time user gets them.
+    let session = desk
+        .create_session(&NewSession {
+            workspace_id: ws.id.clone(),
+            engine: Some(Engine::Claude),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let run = desk.send_message(&session.id, "hi", &[]).await.unwrap();
+    desk.wait_run(&run.id, STEP).await.unwrap();
+    let env = std::fs::read_to_string(&seen).unwrap();
+    check_env(
+        "default claude session",
+        &env,
+        &["OPENAI_API_KEY"],
+        &["PATH", "HOME", "CLAUDE_CODE_ENTRYPOINT"],
+    );
+    desk.shutdown().await;
+    desk.close().await;
+}
