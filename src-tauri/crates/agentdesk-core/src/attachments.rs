@@ -1,6 +1,11 @@
 //! Attachments: files copied into `<data dir>/attachments/<sha256>` (content-addressed, so
 //! the same bytes are stored once), typed by sniffing their bytes (never the extension),
 //! with a size limit per kind checked from the metadata before anything is read.
+//!
+//! The folder is private to the user (0700) and so is every blob (0600): attachments are
+//! often screenshots and logs nobody else should read. A symbolic link is refused before
+//! anything is read, naming where it points: a link dropped into the chat could otherwise
+//! import `~/.ssh/id_rsa` under an innocent name.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,6 +17,9 @@ use sha2::{Digest, Sha256};
 use crate::{CoreError, Desk, Result};
 
 const MIB: u64 = 1024 * 1024;
+
+/// The blobs' folder inside the data folder.
+pub(crate) const DIR_NAME: &str = "attachments";
 
 /// How long a blob imported but not yet sent with a message is safe from collection.
 const IMPORT_GRACE_MS: i64 = 24 * 60 * 60 * 1000;
@@ -146,6 +154,7 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> CoreError {
 /// the copy stops if the file grows past the limit while it is read.
 pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<Blob> {
     let name = src.display().to_string();
+    refuse_symlink(src)?;
     let meta = std::fs::metadata(src)
         .map_err(|e| CoreError::Attachment(format!("cannot read {name}: {e}")))?;
     if !meta.is_file() {
@@ -159,7 +168,7 @@ pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<B
             human(largest)
         )));
     }
-    let mut file = std::fs::File::open(src)
+    let mut file = open_no_follow(src)
         .map_err(|e| CoreError::Attachment(format!("cannot open {name}: {e}")))?;
     let mut head = vec![0u8; SNIFF_LEN];
     let mut filled = 0;
@@ -183,7 +192,7 @@ pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<B
             human(limit)
         )));
     }
-    std::fs::create_dir_all(dir).map_err(io(format!("creating {}", dir.display())))?;
+    agentdesk_store::private::create_dir(dir).map_err(io(format!("creating {}", dir.display())))?;
     let tmp = dir.join(format!(".import-{}", uuid::Uuid::now_v7()));
     let result = copy_hashing(&mut file, &head, &tmp, limit, &name, sniffed);
     let (sha, size) = match result {
@@ -209,6 +218,47 @@ pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<B
     })
 }
 
+/// A symbolic link is not imported: the message names the link and where it points, so the
+/// user can attach the target itself if that is what they meant.
+fn refuse_symlink(src: &Path) -> Result<()> {
+    let name = src.display();
+    let meta = std::fs::symlink_metadata(src)
+        .map_err(|e| CoreError::Attachment(format!("cannot read {name}: {e}")))?;
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(src)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "an unreadable target".into());
+        return Err(CoreError::Attachment(format!(
+            "{name} is a symbolic link to {target}; it was not attached. Attach {target} itself if that is the file you mean"
+        )));
+    }
+    Ok(())
+}
+
+/// Open for reading without following a link swapped in after the check above.
+fn open_no_follow(src: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(src)
+}
+
+/// Make every file of the attachment folder private (blobs stored by builds that did not).
+pub(crate) fn tighten_dir(dir: &Path) -> std::io::Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    agentdesk_store::private::create_dir(dir)?;
+    for entry in std::fs::read_dir(dir)? {
+        agentdesk_store::private::tighten_file(&entry?.path())?;
+    }
+    Ok(())
+}
+
 fn copy_hashing(
     file: &mut std::fs::File,
     head: &[u8],
@@ -217,7 +267,8 @@ fn copy_hashing(
     name: &str,
     sniffed: Sniffed,
 ) -> Result<(String, u64)> {
-    let mut out = std::fs::File::create(tmp).map_err(io(format!("creating {}", tmp.display())))?;
+    let mut out = agentdesk_store::private::create_new_file(tmp)
+        .map_err(io(format!("creating {}", tmp.display())))?;
     let mut hasher = Sha256::new();
     hasher.update(head);
     out.write_all(head).map_err(io(format!("copying {name}")))?;
@@ -252,7 +303,7 @@ fn copy_hashing(
 impl Desk {
     /// Where blobs live.
     pub fn attachments_dir(&self) -> PathBuf {
-        self.data_dir.join("attachments")
+        self.data_dir.join(DIR_NAME)
     }
 
     /// Copy a file into the attachment store (dedup by content) with the default limits.

@@ -170,3 +170,65 @@ async fn content_addressed_dedup_and_removal_with_the_session() {
         .unwrap_err();
     assert_eq!(gone.code(), ErrorCode::NotFound);
 }
+
+#[cfg(unix)]
+fn mode(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn blobs_are_private_and_loose_ones_are_tightened_at_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let src = folder.path().join("notes.md");
+    std::fs::write(&src, "# notes\n").unwrap();
+    std::fs::set_permissions(&src, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let a = desk.import_attachment(&src).await.unwrap();
+    assert_eq!(mode(&desk.attachments_dir()), 0o700);
+    assert_eq!(mode(std::path::Path::new(&a.path)), 0o600);
+
+    // What an older build left readable, and a logs folder the shell created: tightened the
+    // next time the data folder is opened.
+    std::fs::set_permissions(&a.path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::set_permissions(
+        desk.attachments_dir(),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let logs = crate::paths::log_dir(data.path());
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::set_permissions(&logs, std::fs::Permissions::from_mode(0o755)).unwrap();
+    desk.close().await;
+    let desk = Desk::open(data.path()).await.unwrap();
+    assert_eq!(mode(std::path::Path::new(&a.path)), 0o600);
+    assert_eq!(mode(&desk.attachments_dir()), 0o700);
+    assert_eq!(mode(&logs), 0o700);
+    assert_eq!(mode(data.path()), 0o700);
+    desk.close().await;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_symlink_is_refused_naming_its_target() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let secret = folder.path().join("id_rsa");
+    std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\n").unwrap();
+    let link = folder.path().join("screenshot.png");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let err = desk.import_attachment(&link).await.unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains(&link.display().to_string()), "{msg}");
+    assert!(msg.contains(&secret.display().to_string()), "{msg}");
+    assert!(msg.contains("symbolic link"), "{msg}");
+    let stored = std::fs::read_dir(desk.attachments_dir())
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(stored, 0, "nothing was imported");
+    desk.close().await;
+}

@@ -57,6 +57,9 @@ impl Desk {
     /// Open the core over `data_dir` (created if missing), migrating the database.
     pub async fn open(data_dir: &Path) -> Result<Desk> {
         let store = Store::open_in_dir(data_dir).await?;
+        if !store.is_read_only() {
+            paths::secure_data_dir(data_dir).await;
+        }
         Ok(Desk {
             approvals: ApprovalQueue::new(store.clone()),
             store,

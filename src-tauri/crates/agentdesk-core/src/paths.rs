@@ -25,6 +25,33 @@ pub fn log_dir(data_dir: &std::path::Path) -> PathBuf {
     data_dir.join("logs")
 }
 
+/// Create a folder only its owner may enter (0700), or tighten an existing one: the data
+/// folder, `logs/` and `attachments/` hold conversations, logs and files nobody else should
+/// read.
+pub fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    agentdesk_store::private::create_dir(dir)
+}
+
+/// Tighten what an older build (or a permissive umask) left readable by others in the data
+/// folder: `logs/`, `attachments/` and its blobs. Best effort: a read-only data folder
+/// cannot change, and is still usable for reading.
+pub(crate) async fn secure_data_dir(data_dir: &std::path::Path) {
+    let data_dir = data_dir.to_path_buf();
+    let done = tokio::task::spawn_blocking(move || {
+        let logs = log_dir(&data_dir);
+        if logs.exists() {
+            create_private_dir(&logs)?;
+        }
+        crate::attachments::tighten_dir(&data_dir.join(crate::attachments::DIR_NAME))
+    })
+    .await;
+    match done {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "cannot make the data folder private"),
+        Err(e) => tracing::warn!(error = %e, "the data folder check stopped"),
+    }
+}
+
 fn non_empty_env(key: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(key).filter(|v| !v.is_empty())
 }

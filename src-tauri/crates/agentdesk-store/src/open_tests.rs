@@ -263,3 +263,51 @@ async fn settings_round_trip() {
         Some("v2")
     );
 }
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_database_is_private_to_its_owner() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("data");
+    let store = Store::open_in_dir(&dir).await.unwrap();
+    store.insert_workspace(&ws("w1", "/tmp/w1")).await.unwrap();
+    let db = dir.join(DATABASE_FILE_NAME);
+    assert_eq!(mode(&dir), 0o700, "data dir");
+    assert_eq!(mode(&db), 0o600, "database");
+    for side in ["-wal", "-shm"] {
+        let p = side_file(&db, side);
+        assert!(p.exists(), "{side} exists while open");
+        assert_eq!(mode(&p), 0o600, "{side}");
+    }
+    store.close().await;
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn files_an_older_build_left_readable_are_tightened_on_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("data");
+    let store = Store::open_in_dir(&dir).await.unwrap();
+    store.insert_workspace(&ws("w1", "/tmp/w1")).await.unwrap();
+    let db = dir.join(DATABASE_FILE_NAME);
+    // Hold a second store open so the -wal/-shm files stay while the modes are loosened.
+    let open = [db.clone(), side_file(&db, "-wal"), side_file(&db, "-shm")];
+    for p in &open {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let again = Store::open_in_dir(&dir).await.unwrap();
+    assert_eq!(mode(&dir), 0o700);
+    for p in &open {
+        assert_eq!(mode(p), 0o600, "{}", p.display());
+    }
+    again.close().await;
+    store.close().await;
+}
