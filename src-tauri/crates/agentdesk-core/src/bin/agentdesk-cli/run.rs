@@ -411,7 +411,7 @@ impl Streamer<'_> {
     async fn interrupt(&mut self) {
         self.interrupted = true;
         if let Err(e) = self.desk.interrupt(&self.run_id).await {
-            eprintln!("note: {e}");
+            eprintln!("note: {}", visible(&e.to_string()));
         }
     }
 
@@ -485,7 +485,11 @@ impl Streamer<'_> {
             self.desk.decide_approval(&ap.id, d, DecidedBy::User).await
         };
         if let Err(e) = result {
-            eprintln!("note: could not answer {}: {e}", ap.id);
+            eprintln!(
+                "note: could not answer {}: {}",
+                ap.id,
+                visible(&e.to_string())
+            );
         }
     }
 
@@ -558,7 +562,7 @@ impl Streamer<'_> {
         self.waiting.pop_front();
         self.prompted = None;
         if let Err(e) = result {
-            eprintln!("note: {e}");
+            eprintln!("note: {}", visible(&e.to_string()));
         }
         self.prompt_next();
         Ok(())
