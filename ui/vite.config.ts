@@ -4,6 +4,9 @@ import { defineConfig } from "vite";
 // No React plugin: esbuild compiles TSX with the automatic runtime, and Vite's full-page
 // reload is the live reload `tauri dev` needs (fast refresh would need an inline script,
 // which our CSP forbids).
+// SOURCEMAP=1 for profiling (scripts/stream-bench.mjs with PROFILE=1): readable names.
+const profiling = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.SOURCEMAP === "1";
+
 export default defineConfig({
   clearScreen: false,
   esbuild: { jsx: "automatic" },
@@ -13,10 +16,12 @@ export default defineConfig({
     target: "es2022",
     // Tauri's CSP forbids inline scripts and styles: keep every asset a file.
     assetsInlineLimit: 0,
-    sourcemap: false,
+    sourcemap: profiling,
+    minify: !profiling,
   },
   test: {
     environment: "jsdom",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+    setupFiles: ["src/test/setup.ts"],
   },
 });

@@ -64,6 +64,21 @@ describe("SessionStore", () => {
     expect(s.rows()).toBe(rows);
   });
 
+  it("in the window, listeners hear once per frame however many batches arrived", () => {
+    const frames: (() => void)[] = [];
+    const s = new SessionStore("s1", (flush) => frames.push(flush));
+    s.applyBatch(batch(1, [reset([user("r1", "hi"), agent("r1", "m", "", "running")], [run({ status: "running" })])]));
+    frames.shift()!();
+    const onItem = vi.fn();
+    s.subscribe("r1:m", onItem);
+    for (let i = 0; i < 10; i++) s.applyBatch(batch(2 + i, [{ op: "append", itemId: "r1:m", text: "x" }]));
+    expect(onItem).not.toHaveBeenCalled();
+    expect(frames).toHaveLength(1);
+    frames.shift()!();
+    expect(onItem).toHaveBeenCalledTimes(1);
+    expect(s.item("r1:m")?.body).toMatchObject({ text: "xxxxxxxxxx" });
+  });
+
   it("ignores appends to unknown items safely", () => {
     const s = new SessionStore("s1");
     s.applyBatch(batch(1, [reset([user("r1", "hi")], [run()])]));
@@ -132,5 +147,26 @@ describe("SessionStore", () => {
     expect(s.rowOfApproval("a1", null)).toBe("r1:tool1");
     expect(s.rowOfApproval("a9", "missing")).toBe("r1:q");
     expect(s.rowOfApproval("zzz", null)).toBeUndefined();
+  });
+});
+
+describe("SessionStore chunks of long messages", () => {
+  it("a long streaming answer becomes several rows, added as it grows", async () => {
+    const { CHUNK } = await import("./chunker");
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([user("r1", "q"), agent("r1", "m", "", "running")], [run({ status: "running" })])]));
+    expect(s.rows().keys).toEqual(["r1:user", "r1:m", runKey("r1")]);
+    const para = `${"word ".repeat(60)}\n\n`;
+    let text = "";
+    while (text.length < CHUNK * 3.5) {
+      s.applyBatch(batch(2, [{ op: "append", itemId: "r1:m", text: para }]));
+      text += para;
+    }
+    s.applyBatch(batch(3, [{ op: "append", itemId: "r1:m", text: "tail" }]));
+    text += "tail";
+    const n = s.chunkCount("r1:m");
+    expect(n).toBeGreaterThanOrEqual(3);
+    expect(s.rows().keys).toEqual(["r1:user", "r1:m", ...Array.from({ length: n - 1 }, (_, k) => `r1:m#chunk${k + 1}`), runKey("r1")]);
+    expect(Array.from({ length: n }, (_, k) => s.chunkText("r1:m", k)).join("")).toBe(text);
   });
 });

@@ -2,6 +2,7 @@
 // per-key subscriptions (used through useSyncExternalStore): an `append` touches one item
 // and wakes only the row showing it; the row list changes only when rows come or go.
 import type { Approval, LiveBatch, LiveOp, Run, TimelineItem, TimelinePage } from "../ipc";
+import { Chunker } from "./chunker";
 
 /** A row of the timeline: an item id, or `run:<id>` for a run's status line. */
 export type RowKey = string;
@@ -25,6 +26,16 @@ export const runKey = (runId: string): RowKey => RUN_PREFIX + runId;
 export const isRunKey = (key: RowKey) => key.startsWith(RUN_PREFIX);
 export const runIdOf = (key: RowKey) => key.slice(RUN_PREFIX.length);
 
+/** A long agent message takes several rows: its id (chunk 0), then `<id>#chunk<k>`. */
+const CHUNK_SEP = "#chunk";
+export const chunkKey = (itemId: string, k: number): RowKey => (k === 0 ? itemId : `${itemId}${CHUNK_SEP}${k}`);
+export function splitChunkKey(key: RowKey): { itemId: string; chunk: number } {
+  const at = key.lastIndexOf(CHUNK_SEP);
+  if (at < 0) return { itemId: key, chunk: 0 };
+  const k = Number(key.slice(at + CHUNK_SEP.length));
+  return Number.isInteger(k) && k > 0 ? { itemId: key.slice(0, at), chunk: k } : { itemId: key, chunk: 0 };
+}
+
 /** Items that are not rows of the chat: diagnostics go to their panel, usage to the run line. */
 function isRow(item: TimelineItem): boolean {
   const kind = item.body.kind;
@@ -36,6 +47,17 @@ function isRow(item: TimelineItem): boolean {
 
 type Listener = () => void;
 
+/**
+ * When listeners hear about applied batches. In the window: once per animation frame, so a
+ * frame that took long renders once for every batch that arrived meanwhile (the work per
+ * frame stays bounded and the view never falls behind). Tests use `flushNow`.
+ */
+export type Scheduler = (flush: () => void) => void;
+export const flushOnFrame: Scheduler = (flush) =>
+  typeof requestAnimationFrame === "function" ? requestAnimationFrame(flush) : setTimeout(flush, 16);
+export const flushNow: Scheduler = (flush) => flush();
+export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
+
 export class SessionStore {
   readonly sessionId: string;
   private items = new Map<string, TimelineItem>();
@@ -43,14 +65,18 @@ export class SessionStore {
   private approvals = new Map<string, Approval>();
   private usage = new Map<string, UsageBody>();
   private diagnostics: TimelineItem[] = [];
+  private chunkers = new Map<string, Chunker>();
   private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, loaded: false };
   private activeRuns: Run[] = [];
   private listeners = new Map<string, Set<Listener>>();
   private dirty = new Set<string>();
   private lastSeq = 0;
+  private scheduled = false;
+  private readonly scheduler: Scheduler;
 
-  constructor(sessionId: string) {
+  constructor(sessionId: string, scheduler: Scheduler = storeOptions.scheduler) {
     this.sessionId = sessionId;
+    this.scheduler = scheduler;
   }
 
   // ---- reading ----
@@ -60,6 +86,15 @@ export class SessionStore {
   approval = (id: string): Approval | undefined => this.approvals.get(id);
   runUsage = (runId: string): UsageBody | undefined => this.usage.get(runId);
   diagnosticItems = (): readonly TimelineItem[] => this.diagnostics;
+  /** How many rows an agent message takes, and the text of one of them. */
+  chunkCount = (itemId: string): number => this.chunkers.get(itemId)?.count() ?? 1;
+  chunkText(itemId: string, k: number): string {
+    const chunker = this.chunkers.get(itemId);
+    if (chunker) return chunker.slice(k);
+    const body = this.items.get(itemId)?.body;
+    return body && "text" in body ? body.text : "";
+  }
+
   /** Runs queued or running, oldest first (a new array only when that set changes). */
   active = (): readonly Run[] => this.activeRuns;
 
@@ -94,7 +129,12 @@ export class SessionStore {
     }
     this.lastSeq = batch.seq;
     for (const op of batch.ops) this.applyOp(op);
-    this.flush();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.scheduler(() => {
+      this.scheduled = false;
+      this.flush();
+    });
   }
 
   /** Applies one op; listeners are woken by `flush` (once per batch). */
@@ -119,7 +159,7 @@ export class SessionStore {
     const fresh = page.items.filter((i) => !this.items.has(i.id));
     for (const item of fresh) this.remember(item);
     // The run of the page's last items may go on in the rows already shown: its status line is there.
-    const keys = rowKeys(fresh.filter(isRow), firstRun);
+    const keys = this.rowKeys(fresh.filter(isRow), firstRun);
     this.list = {
       ...this.list,
       keys: keys.length ? [...keys, ...this.list.keys] : this.list.keys,
@@ -146,12 +186,13 @@ export class SessionStore {
     // Everything subscribed may have changed.
     for (const key of this.listeners.keys()) this.dirty.add(key);
     this.items = new Map();
+    this.chunkers = new Map();
     this.usage = new Map();
     this.diagnostics = [];
     this.runs = new Map(runs.map((r) => [r.id, r]));
     this.approvals = new Map(approvals.map((a) => [a.id, a]));
     for (const item of items) this.remember(item);
-    const keys = rowKeys(items.filter(isRow), undefined);
+    const keys = this.rowKeys(items.filter(isRow), undefined);
     // Runs with nothing in the page yet (queued, or just started) still get their line.
     // (Runs older than the page's newest belong to older pages.)
     const shown = new Set(keys.filter(isRunKey));
@@ -166,12 +207,18 @@ export class SessionStore {
 
   private remember(item: TimelineItem): void {
     this.items.set(item.id, item);
+    if (item.body.kind === "agent_message") {
+      let chunker = this.chunkers.get(item.id);
+      if (!chunker) this.chunkers.set(item.id, (chunker = new Chunker()));
+      chunker.update(item.body.text);
+    }
     if (item.body.kind === "usage") this.usage.set(item.runId, item.body);
     if (item.body.kind === "diagnostic") this.diagnostics = [...this.diagnostics, item];
   }
 
   private upsert(item: TimelineItem): void {
     const known = this.items.has(item.id);
+    const chunksBefore = this.chunkCount(item.id);
     if (known && item.body.kind === "diagnostic") {
       this.diagnostics = this.diagnostics.map((d) => (d.id === item.id ? item : d));
       this.items.set(item.id, item);
@@ -181,13 +228,18 @@ export class SessionStore {
     this.dirty.add(item.id);
     if (item.body.kind === "usage") this.dirty.add(runKey(item.runId));
     if (item.body.kind === "diagnostic") this.dirty.add("diagnostics");
-    if (known || !isRow(item)) return;
+    if (known) {
+      if (isRow(item)) this.addChunks(item.id, chunksBefore);
+      return;
+    }
+    if (!isRow(item)) return;
     // A new row: before its run's status line (normally at the very end), else at the end.
     const keys = [...this.list.keys];
     const rk = runKey(item.runId);
     const at = keys.lastIndexOf(rk);
-    if (at >= 0) keys.splice(at, 0, item.id);
-    else keys.push(item.id, rk);
+    const mine = Array.from({ length: this.chunkCount(item.id) }, (_, k) => chunkKey(item.id, k));
+    if (at >= 0) keys.splice(at, 0, ...mine);
+    else keys.push(...mine, rk);
     this.list = { ...this.list, keys };
     this.dirty.add("rows");
   }
@@ -214,6 +266,29 @@ export class SessionStore {
     }
     this.items.set(itemId, { ...item, body: next });
     this.dirty.add(itemId);
+    const chunker = this.chunkers.get(itemId);
+    if (chunker && next.kind === "agent_message") {
+      const before = chunker.count();
+      chunker.update(next.text);
+      this.addChunks(itemId, before);
+    }
+  }
+
+  /** Rows for chunks an agent message grew since it had `before` of them. */
+  private addChunks(itemId: string, before: number): void {
+    const now = this.chunkCount(itemId);
+    if (now === before) return;
+    const keys = [...this.list.keys];
+    const last = keys.lastIndexOf(chunkKey(itemId, before - 1));
+    if (last < 0) return;
+    if (now > before) {
+      const added = Array.from({ length: now - before }, (_, i) => chunkKey(itemId, before + i));
+      keys.splice(last + 1, 0, ...added);
+    } else {
+      keys.splice(last - (before - now) + 1, before - now); // the text was replaced by a shorter one
+    }
+    this.list = { ...this.list, keys };
+    this.dirty.add("rows");
   }
 
   private setRun(run: Run): void {
@@ -254,19 +329,20 @@ export class SessionStore {
   private runOfKey(key: RowKey): string | undefined {
     return isRunKey(key) ? runIdOf(key) : this.items.get(key)?.runId;
   }
-}
 
-/** Row keys for items in order: each run's items, then its status line (unless `openRun` —
- * the run whose line is already further down). */
-function rowKeys(items: TimelineItem[], openRun: string | undefined): RowKey[] {
-  const keys: RowKey[] = [];
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i]!;
-    keys.push(item.id);
-    const next = items[i + 1];
-    if ((!next || next.runId !== item.runId) && !(next === undefined && item.runId === openRun)) {
-      keys.push(runKey(item.runId));
+  /** Row keys for items in order: each run's items (an agent message's chunks), then its status
+   * line (unless `openRun` — the run whose line is already further down). */
+  private rowKeys(items: TimelineItem[], openRun: string | undefined): RowKey[] {
+    const keys: RowKey[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const n = this.chunkCount(item.id);
+      for (let k = 0; k < n; k++) keys.push(chunkKey(item.id, k));
+      const next = items[i + 1];
+      if ((!next || next.runId !== item.runId) && !(next === undefined && item.runId === openRun)) {
+        keys.push(runKey(item.runId));
+      }
     }
+    return keys;
   }
-  return keys;
 }

@@ -1,22 +1,12 @@
 import { memo, type MouseEvent, type ReactNode } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
-import rehypeHighlight from "rehype-highlight";
-import rehypeSanitize from "rehype-sanitize";
-import remarkGfm from "remark-gfm";
+import type { Components } from "hast-util-to-jsx-runtime";
 import { useIpc } from "../../ipc/context";
 import { CodeBlock } from "./CodeBlock";
-import { remarkHtmlAsText, safeUrl, sanitizeSchema, urlTransform } from "./safety";
+import { renderMarkdown } from "./pipeline";
+import { safeUrl } from "./safety";
 
 /** How many times a block went through the markdown pipeline, for tests. */
 export const parseStats = { blocks: 0 };
-
-const remarkPlugins = [remarkGfm, remarkHtmlAsText];
-const sanitizeOnly = [[rehypeSanitize, sanitizeSchema]] as const;
-// Highlighting runs after sanitising, so its `hljs-*` classes survive (and nothing else does).
-const sanitizeAndHighlight = [
-  [rehypeSanitize, sanitizeSchema],
-  [rehypeHighlight, { detect: false }],
-] as const;
 
 function Link({ href, title, children }: { href?: string; title?: string; children?: ReactNode }) {
   const ipc = useIpc();
@@ -49,24 +39,21 @@ function Table({ children }: { children?: ReactNode }) {
   );
 }
 
-const components: Components = {
-  a: ({ href, title, children }) => <Link href={href} title={title}>{children}</Link>,
-  img: ({ src, alt }) => <Image src={typeof src === "string" ? src : undefined} alt={alt} />,
-  pre: ({ node, children }) => <CodeBlock node={node as never}>{children}</CodeBlock>,
-  table: ({ children }) => <Table>{children}</Table>,
+type P = { node?: unknown; children?: ReactNode; href?: string; title?: string; src?: unknown; alt?: string };
+
+const components: Partial<Components> = {
+  a: ({ href, title, children }: P) => (
+    <Link href={href} title={title}>
+      {children}
+    </Link>
+  ),
+  img: ({ src, alt }: P) => <Image src={typeof src === "string" ? src : undefined} alt={alt} />,
+  pre: ({ node, children }: P) => <CodeBlock node={node as never}>{children}</CodeBlock>,
+  table: ({ children }: P) => <Table>{children}</Table>,
 };
 
 /** One top-level block, parsed again only when its source changes. */
 export const MarkdownBlock = memo(function MarkdownBlock({ source, highlight }: { source: string; highlight: boolean }) {
   parseStats.blocks++;
-  return (
-    <ReactMarkdown
-      remarkPlugins={remarkPlugins}
-      rehypePlugins={(highlight ? sanitizeAndHighlight : sanitizeOnly) as never}
-      components={components}
-      urlTransform={urlTransform}
-    >
-      {source}
-    </ReactMarkdown>
-  );
+  return renderMarkdown(source, highlight, components);
 });

@@ -16,10 +16,6 @@ export function safeUrl(url: string): string | undefined {
   return url.trim();
 }
 
-export function urlTransform(url: string): string | undefined {
-  return safeUrl(url);
-}
-
 /** GitHub's schema (rehype-sanitize's default) without anything that loads or navigates on its own. */
 export const sanitizeSchema: SanitizeSchema = {
   ...defaultSchema,

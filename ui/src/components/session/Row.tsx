@@ -1,6 +1,6 @@
 import { memo } from "react";
 import { useItem } from "../../state/hooks";
-import { isRunKey, runIdOf, type RowKey, type SessionStore } from "../../state/sessionStore";
+import { isRunKey, runIdOf, splitChunkKey, type RowKey, type SessionStore } from "../../state/sessionStore";
 import { useApproval } from "../../state/hooks";
 import { ApprovalCard } from "../approvals/ApprovalCard";
 import { fromItem } from "../approvals/decision";
@@ -20,13 +20,14 @@ interface Props {
 export const Row = memo(function Row({ store, rowKey, focused }: Props) {
   return (
     <div className={`row${focused ? " row-focused" : ""}`}>
-      {isRunKey(rowKey) ? <RunLine store={store} runId={runIdOf(rowKey)} /> : <ItemRow store={store} id={rowKey} focused={focused} />}
+      {isRunKey(rowKey) ? <RunLine store={store} runId={runIdOf(rowKey)} /> : <ItemRow store={store} rowKey={rowKey} focused={focused} />}
     </div>
   );
 });
 
-function ItemRow({ store, id, focused }: { store: SessionStore; id: string; focused: boolean }) {
-  const item = useItem(store, id);
+function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowKey; focused: boolean }) {
+  const { itemId, chunk } = splitChunkKey(rowKey);
+  const item = useItem(store, itemId);
   const approvalId =
     item?.body.kind === "approval" ? item.body.approval.approvalId : item?.body.kind === "question" ? item.body.approvalId : null;
   const durable = useApproval(store, approvalId);
@@ -36,7 +37,7 @@ function ItemRow({ store, id, focused }: { store: SessionStore; id: string; focu
     case "user_message":
       return <UserMessage body={body} />;
     case "agent_message":
-      return <AgentMessage item={item} body={body} />;
+      return <AgentMessage store={store} item={item} chunk={chunk} />;
     case "reasoning":
       return <Reasoning item={item} body={body} />;
     case "tool":

@@ -160,7 +160,7 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
         atBottomStateChange={bottomChange}
         atBottomThreshold={48}
         startReached={() => void loadOlder()}
-        increaseViewportBy={{ top: 600, bottom: 300 }}
+        increaseViewportBy={{ top: 200, bottom: 200 }}
         defaultItemHeight={240}
         scrollerRef={scroller}
       />

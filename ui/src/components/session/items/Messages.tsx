@@ -2,6 +2,7 @@ import { memo, useState } from "react";
 import type { AttachmentRef, TimelineItem } from "../../../ipc";
 import { useIpc } from "../../../ipc/context";
 import { useAttachmentUrl } from "../../../util/attachmentUrls";
+import type { SessionStore } from "../../../state/sessionStore";
 import { Markdown } from "../../markdown/Markdown";
 import { Icon } from "../../Icon";
 
@@ -42,11 +43,21 @@ export const UserMessage = memo(function UserMessage({ body }: { body: Body<"use
   );
 });
 
-export function AgentMessage({ item, body }: { item: TimelineItem; body: Body<"agent_message"> }) {
-  const streaming = item.status === "running";
+/** Markdown of one chunk, parsed again only when its text changes. */
+const MessageText = memo(function MessageText({ text, streaming }: { text: string; streaming: boolean }) {
+  return <Markdown text={text} streaming={streaming} />;
+});
+
+/**
+ * One chunk (row) of an agent message: a long answer takes several rows, so only the ones on
+ * screen are rendered. Chunk 0 is the item's own row.
+ */
+export function AgentMessage({ store, item, chunk }: { store: SessionStore; item: TimelineItem; chunk: number }) {
+  const last = chunk === store.chunkCount(item.id) - 1;
+  const streaming = item.status === "running" && last;
   return (
-    <div className={`msg agent-msg${streaming ? " streaming" : ""}`}>
-      <Markdown text={body.text} streaming={streaming} />
+    <div className={`msg agent-msg${chunk > 0 ? " continued" : ""}${streaming ? " streaming" : ""}`}>
+      <MessageText text={store.chunkText(item.id, chunk)} streaming={streaming} />
     </div>
   );
 }
