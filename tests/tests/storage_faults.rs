@@ -11,6 +11,8 @@
 //! - the disk fills up mid-run (the data dir is a 4 MB tmpfs, filled to the last byte): the
 //!   run fails with "the disk is full", and what was written before is stored.
 //!
+//! The CLI over a damaged database and a read-only data dir: see `storage_faults/cli.rs`.
+//!
 //! A missing binary is a loud SKIP (a failure under `CI=true`); so is a sandbox where tmpfs
 //! cannot be mounted. Every wait is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -33,6 +35,9 @@ use sqlx::{ConnectOptions, Connection};
 use tokio::sync::broadcast;
 
 const SUITE: &str = "storage faults suite";
+
+#[path = "storage_faults/cli.rs"]
+mod cli;
 const TEST: Duration = Duration::from_secs(240);
 const EVERY: Duration = Duration::from_millis(100);
 

@@ -11,6 +11,7 @@ pub mod attachments;
 pub mod engines;
 mod error;
 pub mod export;
+pub mod integrity;
 pub mod live;
 pub mod owner;
 mod pasted;

@@ -76,10 +76,19 @@ impl Store {
 
     /// Open `<data_dir>/agentdesk.db`, creating the directory (private to the user: 0700).
     pub async fn open_in_dir(data_dir: &Path) -> Result<Store> {
-        private::create_dir(data_dir).map_err(|source| StoreError::DataDir {
-            path: data_dir.to_path_buf(),
-            source,
-        })?;
+        match private::create_dir(data_dir) {
+            Ok(()) => {}
+            // It exists but its mode cannot change (a read-only mount): still readable.
+            Err(e) if data_dir.is_dir() => {
+                tracing::warn!(dir = %data_dir.display(), error = %e, "cannot make the data folder private (0700)");
+            }
+            Err(source) => {
+                return Err(StoreError::DataDir {
+                    path: data_dir.to_path_buf(),
+                    source,
+                })
+            }
+        }
         Store::open(&data_dir.join(DATABASE_FILE_NAME)).await
     }
 
@@ -100,6 +109,33 @@ impl Store {
             .await
             .map_err(|e| classify_open_error(&self.path, e))?;
         Ok(rows.join("\n"))
+    }
+
+    /// `PRAGMA integrity_check` of the file at `path` on a connection of its own: read-only,
+    /// no migrations, nothing created. For reporting on a file too damaged to open as a
+    /// [`Store`]. `None` when there is no such file.
+    pub async fn integrity_report(path: &Path) -> Result<Option<String>> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let mut conn = sqlx::ConnectOptions::connect(&options)
+            .await
+            .map_err(|e| classify_open_error(path, e))?;
+        let rows: std::result::Result<Vec<String>, sqlx::Error> =
+            sqlx::query_scalar("PRAGMA integrity_check")
+                .fetch_all(&mut conn)
+                .await;
+        let _ = sqlx::Connection::close(conn).await;
+        match rows {
+            Ok(rows) => Ok(Some(rows.join("\n"))),
+            // Not even the check can read it (not a database at all): that is the finding.
+            Err(sqlx::Error::Database(db)) => Ok(Some(db.message().to_string())),
+            Err(e) => Err(classify_open_error(path, e)),
+        }
     }
 
     /// Fail with [`StoreError::Corrupt`] unless `PRAGMA quick_check` finds the file healthy.

@@ -57,7 +57,14 @@ struct Report {
 }
 
 pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
-    let desk = crate::open_desk(data_dir).await?;
+    let desk = match crate::open_desk(data_dir).await {
+        Ok(desk) => desk,
+        Err(e) => {
+            // Damaged: the integrity report first, then the error that says how to recover.
+            agentdesk_core::integrity::print_report_if_damaged(data_dir).await;
+            return Err(e);
+        }
+    };
     let result = report(&desk, &a).await;
     desk.close().await;
     let report = result?;

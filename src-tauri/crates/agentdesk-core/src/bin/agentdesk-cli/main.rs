@@ -115,7 +115,8 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
         command => {
             // Pure reads and profile edits: they never touch run states, so they are safe
             // next to a live app or `run` whatever locks those hold.
-            let desk = Desk::open(&data_dir).await?;
+            // Checked: a damaged file is reported, never half-listed (see `integrity`).
+            let desk = Desk::open_checked(&data_dir).await?;
             let result = match command {
                 Command::Sessions(a) => views::sessions(&desk, a).await,
                 Command::Show(a) => views::show(&desk, a).await,
@@ -135,7 +136,7 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
 /// dead one left `running` into `interrupted` (`doctor` does this, and `run` before it
 /// starts, so a SIGKILLed `run` shows as interrupted afterwards).
 pub(crate) async fn open_desk(data_dir: &std::path::Path) -> CliResult<Desk> {
-    let desk = Desk::open(data_dir).await?;
+    let desk = Desk::open_checked(data_dir).await?;
     if owner::nobody_else_owns(data_dir)? {
         let rec = desk.recover().await?;
         if !rec.interrupted_runs.is_empty() {

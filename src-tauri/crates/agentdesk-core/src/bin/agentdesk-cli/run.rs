@@ -79,7 +79,7 @@ pub async fn run(data_dir: &Path, a: RunArgs) -> CliResult<ExitCode> {
     }
     // Held until exit: tells other processes this one drives runs (see `owner`).
     let (_owner, alone) = OwnerLock::acquire(data_dir)?;
-    let desk = Desk::open(data_dir).await?;
+    let desk = Desk::open_checked(data_dir).await?;
     if alone {
         desk.recover().await?;
     }

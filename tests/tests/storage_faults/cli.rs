@@ -1,0 +1,275 @@
+//! The CLI (`target/debug/agentdesk-cli`) over a damaged database and over a read-only
+//! data directory.
+//!
+//! - Damaged pages (garbage written over pages in the middle of a real database with three
+//!   sessions): `doctor` prints the integrity report; `sessions`, `show`, `search`, `export`
+//!   say the file is damaged and how to recover, exit 7 (before: 2 of 3 sessions, exit 0).
+//! - A read-only data directory (a read-only bind mount; we are root, so modes alone would
+//!   not stop us): `sessions`, `show`, `search`, `export` work; a write says read-only.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::ProfileSpec;
+use agentdesk_tests::real::skip_or_fail;
+use tokio::sync::mpsc;
+
+use super::SUITE;
+
+const CALL: Duration = Duration::from_secs(60);
+
+fn cli_bin() -> Option<PathBuf> {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
+    let bin = target.join("debug").join("agentdesk-cli");
+    if bin.exists() {
+        Some(bin)
+    } else {
+        skip_or_fail(
+            SUITE,
+            &format!(
+                "{} missing: run `cargo build -p agentdesk-core --bin agentdesk-cli`",
+                bin.display()
+            ),
+        );
+        None
+    }
+}
+
+async fn cli(bin: &Path, data: &Path, args: &[&str]) -> Output {
+    let out = tokio::time::timeout(
+        CALL,
+        tokio::process::Command::new(bin)
+            .args(args)
+            .env("AGENTDESK_DATA_DIR", data)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("agentdesk-cli {args:?} did not finish in time"))
+    .unwrap();
+    eprintln!(
+        "$ agentdesk-cli {}\n{}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+/// A data dir with three sessions ("alpha", "beta", "gamma"), each with a run whose agent
+/// message is long enough (about 200 KB) to spread the database over many pages. Returns the
+/// session ids.
+async fn three_sessions(data: &Path, work: &Path) -> Vec<String> {
+    std::fs::create_dir_all(work).unwrap();
+    let desk = Desk::open(data).await.unwrap();
+    let ws = desk
+        .add_workspace(work.to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let spec: ProfileSpec =
+        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
+    desk.create_profile(&ws.id, &spec).await.unwrap();
+    let mut ids = Vec::new();
+    for title in ["alpha", "beta", "gamma"] {
+        let s = desk
+            .create_session(&NewSession {
+                workspace_id: ws.id.clone(),
+                title: Some(title.into()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let run = desk
+            .create_run(&s.id, &format!("tell me about {title}"), &[])
+            .await
+            .unwrap();
+        let (tx, rx) = mpsc::channel(4096);
+        let rec = RunRecorder::new(desk.store().clone(), &s.id, RunReducer::new(&s.id, &run.id));
+        let task = tokio::spawn(rec.run(rx));
+        for i in 0..2000 {
+            let piece = format!("{title} quartz{i} lorem ipsum dolor sit amet consectetur {i} ");
+            tx.send(RunInput::Event(AgentEvent::MessageDelta {
+                item_id: "m".into(),
+                text: piece,
+            }))
+            .await
+            .unwrap();
+        }
+        tx.send(RunInput::Event(AgentEvent::RunCompleted {
+            stop_reason: "end_turn".into(),
+        }))
+        .await
+        .unwrap();
+        task.await.unwrap().unwrap();
+        ids.push(s.id);
+    }
+    desk.close().await;
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn damaged_pages_are_reported_not_half_read() {
+    let Some(bin) = cli_bin() else { return };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage_faults/damaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let data = root.join("data");
+    let ids = three_sessions(&data, &root.join("work")).await;
+    // Healthy first: all three listed.
+    let out = cli(&bin, &data, &["sessions"]).await;
+    assert!(out.status.success());
+    for t in ["alpha", "beta", "gamma"] {
+        assert!(text(&out.stdout).contains(t), "{t} missing");
+    }
+
+    // Garbage over eight pages in the middle of the file (the header page stays intact,
+    // so the file still opens).
+    let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
+    let bytes = std::fs::read(&db).unwrap();
+    let page = 4096;
+    let pages = bytes.len() / page;
+    assert!(
+        pages > 40,
+        "database too small to damage its middle: {pages} pages"
+    );
+    let mut damaged = bytes.clone();
+    let first = pages / 2;
+    for (i, b) in damaged[first * page..(first + 8) * page]
+        .iter_mut()
+        .enumerate()
+    {
+        *b = (i as u8).wrapping_mul(37) ^ 0xa5;
+    }
+    std::fs::write(&db, &damaged).unwrap();
+
+    let out = cli(&bin, &data, &["doctor", "--no-login"]).await;
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(7), "doctor: {stderr}");
+    let integrity = stdout
+        .lines()
+        .find(|l| l.starts_with("integrity:"))
+        .unwrap_or_else(|| panic!("no integrity report: {stdout}"));
+    assert!(!integrity.ends_with(" ok"), "{integrity}");
+    assert!(stderr.contains("damaged"), "{stderr}");
+
+    let id = ids[0].as_str();
+    for args in [
+        vec!["sessions"],
+        vec!["show", id],
+        vec!["search", "quartz7"],
+        vec!["export", id, "--format", "md"],
+    ] {
+        let out = cli(&bin, &data, &args).await;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(7), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("is damaged") && stderr.contains(".recover"),
+            "{args:?} must say the file is damaged and how to recover: {stderr}"
+        );
+        assert!(
+            text(&out.stdout).trim().is_empty(),
+            "{args:?} printed a partial result: {}",
+            text(&out.stdout)
+        );
+    }
+    // Nothing was changed by looking.
+    assert_eq!(std::fs::read(&db).unwrap(), damaged);
+}
+
+/// `dir` made read-only in place (a read-only bind mount onto itself), undone on drop.
+struct ReadOnlyMount(PathBuf);
+
+impl ReadOnlyMount {
+    fn new(dir: &Path) -> Option<ReadOnlyMount> {
+        let run = |args: &[&str]| {
+            std::process::Command::new("mount")
+                .args(args)
+                .arg(dir)
+                .arg(dir)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false)
+        };
+        if !run(&["--bind"]) {
+            return None;
+        }
+        let guard = ReadOnlyMount(dir.to_path_buf());
+        let ro = std::process::Command::new("mount")
+            .args(["-o", "remount,ro,bind"])
+            .arg(dir)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        ro.then_some(guard)
+    }
+}
+
+impl Drop for ReadOnlyMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_data_dir_can_still_be_read() {
+    let Some(bin) = cli_bin() else { return };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage_faults/read-only-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let data = root.join("data");
+    let work = root.join("work");
+    let ids = three_sessions(&data, &work).await;
+    let Some(_ro) = ReadOnlyMount::new(&data) else {
+        skip_or_fail(SUITE, "cannot make a read-only bind mount (not root?)");
+        return;
+    };
+    assert!(
+        std::fs::write(data.join("probe"), "x").is_err(),
+        "the mount is not read-only"
+    );
+    let id = ids[1].as_str();
+    let out = cli(&bin, &data, &["sessions"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for t in ["alpha", "beta", "gamma"] {
+        assert!(text(&out.stdout).contains(t), "{t} missing");
+    }
+    let out = cli(&bin, &data, &["show", id]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("beta quartz1999"));
+    let out = cli(&bin, &data, &["search", "quartz1234"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("quartz1234"));
+    let out = cli(&bin, &data, &["export", id, "--format", "md"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("beta quartz0 "));
+
+    // A write says why it cannot be done.
+    let ws = work.to_string_lossy().into_owned();
+    let out = cli(
+        &bin,
+        &data,
+        &[
+            "profile",
+            "add",
+            "--workspace",
+            &ws,
+            "second",
+            "--engine",
+            "codex",
+        ],
+    )
+    .await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    assert!(stderr.contains("read-only"), "{stderr}");
+}
