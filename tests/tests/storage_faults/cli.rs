@@ -273,3 +273,145 @@ async fn a_read_only_data_dir_can_still_be_read() {
     assert_eq!(out.status.code(), Some(7), "{stderr}");
     assert!(stderr.contains("read-only"), "{stderr}");
 }
+
+/// `run` while another program holds the database's write lock past the (shortened) retry
+/// budget: the CLI says so and exits 1 in bounded time, with the engine stopped (before: the
+/// run stayed `running` and the CLI hung for good).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_exits_when_the_database_stays_locked() {
+    use agentdesk_tests::fake_messages::{FakeMessages, Reply, Step, FAKE_MODEL};
+    use tokio::io::AsyncReadExt;
+
+    let Some(bin) = cli_bin() else { return };
+    let Some(claude) = agentdesk_tests::real::engine_bin("CLAUDE_BIN", SUITE) else {
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage_faults/cli-locked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (data, work, home, tmp) = (
+        root.join("data"),
+        root.join("work"),
+        root.join("home"),
+        root.join("t"),
+    );
+    for d in [&work, &home.join(".claude"), &tmp] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let fake = FakeMessages::start().await.unwrap();
+    let mut steps = Vec::new();
+    for i in 0..600 {
+        steps.push(Step::Text(vec![format!("chunk{i:03} ")]));
+        steps.push(Step::Sleep(Duration::from_millis(100)));
+    }
+    steps.push(Step::Hang);
+    fake.push(Reply::Stream(steps));
+    let vars: Vec<(&str, String)> = vec![
+        ("AGENTDESK_DATA_DIR", data.display().to_string()),
+        ("AGENTDESK_CLAUDE_BIN", claude.display().to_string()),
+        ("AGENTDESK_STORAGE_RETRY_SECS", "2".into()),
+        ("HOME", home.display().to_string()),
+        (
+            "CLAUDE_CONFIG_DIR",
+            home.join(".claude").display().to_string(),
+        ),
+        ("CLAUDE_CODE_TMPDIR", tmp.display().to_string()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+        ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+        ("DISABLE_AUTOUPDATER", "1".into()),
+        ("NO_PROXY", "127.0.0.1,localhost".into()),
+        ("AGENTDESK_TEST_MODEL_KEY", "dummy".into()),
+    ];
+    let command = |args: &[&str]| {
+        let mut c = tokio::process::Command::new(&bin);
+        c.args(args).kill_on_drop(true);
+        for (k, v) in &vars {
+            c.env(k, v);
+        }
+        c
+    };
+    let ws = work.display().to_string();
+    let base_url = fake.base_url();
+    let added = command(&[
+        "profile",
+        "add",
+        "--workspace",
+        &ws,
+        "test",
+        "--engine",
+        "claude",
+        "--model",
+        FAKE_MODEL,
+        "--base-url",
+        &base_url,
+        "--api-key-env",
+        "AGENTDESK_TEST_MODEL_KEY",
+    ])
+    .output()
+    .await
+    .unwrap();
+    assert!(added.status.success(), "{}", text(&added.stderr));
+
+    let mut child = command(&["run", "--workspace", &ws, "--approve", "deny", "stream"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Mid-stream: the first pieces are on screen (and the first batch is being written).
+    let mut stdout = child.stdout.take().unwrap();
+    let mut seen = Vec::new();
+    let streaming = tokio::time::timeout(Duration::from_secs(60), async {
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains("chunk005") {
+            let n = stdout.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the run ended before streaming");
+            seen.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    assert!(streaming.is_ok(), "no text streamed");
+    let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
+    let mut conn =
+        sqlx::ConnectOptions::connect(&sqlx::sqlite::SqliteConnectOptions::new().filename(&db))
+            .await
+            .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let locked_at = std::time::Instant::now();
+    let drain = tokio::spawn(async move {
+        let mut rest = Vec::new();
+        let _ = stdout.read_to_end(&mut rest).await;
+    });
+    let status = tokio::time::timeout(Duration::from_secs(60), child.wait())
+        .await
+        .expect("the CLI hung while the database stayed locked")
+        .unwrap();
+    let took = locked_at.elapsed();
+    let mut err = Vec::new();
+    let _ = child.stderr.take().unwrap().read_to_end(&mut err).await;
+    let _ = drain.await;
+    sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+    let err = text(&err);
+    eprintln!("{err}");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("another program is using the database"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("database is locked"),
+        "raw SQLite text: {err}"
+    );
+    assert!(took < Duration::from_secs(45), "took {took:?}");
+    drop(conn);
+    // The failed end could not be written while the lock was held and the CLI exited: the
+    // next start's recovery ends the row (interrupted), so nothing stays `running`.
+    let out = command(&["doctor", "--no-login"]).output().await.unwrap();
+    assert!(
+        text(&out.stderr).contains("1 run(s) left running"),
+        "{}",
+        text(&out.stderr)
+    );
+}
