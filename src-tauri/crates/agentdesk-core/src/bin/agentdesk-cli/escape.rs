@@ -45,6 +45,30 @@ pub fn visible_line(text: &str) -> String {
     visible(text).replace('\n', "\\n").replace('\t', "\\t")
 }
 
+/// [`visible`] over a stream of pieces (message deltas): a CR that ends one piece is held
+/// back until the next, so a CRLF split across two deltas still reads as a line end and a
+/// lone CR is still shown.
+#[derive(Debug, Default)]
+pub struct VisibleStream {
+    held_cr: bool,
+}
+
+impl VisibleStream {
+    /// The visible form of `piece`; `more` when the stream may continue right after it.
+    pub fn piece(&mut self, piece: &str, more: bool) -> String {
+        let mut text = String::with_capacity(piece.len() + 1);
+        if std::mem::take(&mut self.held_cr) {
+            text.push('\r');
+        }
+        text.push_str(piece);
+        if more && text.ends_with('\r') {
+            text.pop();
+            self.held_cr = true;
+        }
+        visible(&text)
+    }
+}
+
 fn needs_escape(c: char) -> bool {
     match c {
         '\n' | '\t' => false,
@@ -101,6 +125,15 @@ mod tests {
         assert_eq!(visible("line 1\r\nline\t2\n"), "line 1\nline\t2\n");
         assert_eq!(visible("plain ünïcödé ✓"), "plain ünïcödé ✓");
         assert_eq!(visible_line("a\nb\tc"), "a\\nb\\tc");
+    }
+
+    #[test]
+    fn a_crlf_split_between_pieces_is_a_line_end_a_lone_cr_is_shown() {
+        let mut s = VisibleStream::default();
+        assert_eq!(s.piece("one\r", true), "one");
+        assert_eq!(s.piece("\ntwo\r", true), "\ntwo");
+        assert_eq!(s.piece("\u{1b}[2Kthree", true), "\\r\\x1b[2Kthree");
+        assert_eq!(s.piece("end\r", false), "end\\r");
     }
 
     #[test]

@@ -24,7 +24,7 @@ use clap::{Args, ValueEnum};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::error::{CliError, CliResult, EXIT_ENGINE, EXIT_FAILED, EXIT_INTERRUPTED};
-use crate::escape::{json_safe, visible};
+use crate::escape::{json_safe, visible, VisibleStream};
 use crate::render;
 use crate::views::{find_session, workspace_for};
 
@@ -128,6 +128,7 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         stdin: None,
         interrupted: false,
         failure_code: None,
+        text: VisibleStream::default(),
     };
     let ended = s.stream(&mut updates, &mut pending).await?;
     // The recorder writes the last batch after the terminal event: wait for it.
@@ -295,6 +296,8 @@ struct Streamer<'a> {
     interrupted: bool,
     /// The code of the run's `run.failed` event, if it failed.
     failure_code: Option<String>,
+    /// Printed text, made visible across delta boundaries.
+    text: VisibleStream,
 }
 
 /// Lines of stdin, read on a plain thread (stdin reads block); `None` = end of input.
@@ -422,7 +425,8 @@ impl Streamer<'_> {
                 .map_err(|e| CliError::internal(format!("cannot serialise an event: {e}")))?;
             Some(json_safe(&line) + "\n")
         } else {
-            render::event(ev, &mut self.streamed).map(|t| visible(&t))
+            let more = matches!(ev, AgentEvent::MessageDelta { .. });
+            render::event(ev, &mut self.streamed).map(|t| self.text.piece(&t, more))
         };
         if let Some(t) = text {
             out.write_all(t.as_bytes())
