@@ -270,7 +270,6 @@ impl ProcessSpec {
         self
     }
 
-
     pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
         self.env_remove.push(key.into());
         self
