@@ -46,7 +46,7 @@ describe("App with sessions", () => {
       fireEvent.click(older);
     });
     expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function));
-    expect(screen.getByRole("heading", { name: "Older" })).toBeTruthy();
+    expect(await screen.findByRole("heading", { name: "Older" })).toBeTruthy();
   });
 
   it("shows running and waiting badges from the activity channel", async () => {
@@ -70,7 +70,7 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(entry);
     });
-    const card = screen.getByRole("group", { name: "Approval" });
+    const card = await screen.findByRole("group", { name: "Approval" });
     expect(card.textContent).toContain("rm -rf build");
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Open in session" }));

@@ -1,13 +1,18 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { ApprovalsView } from "./components/approvals/ApprovalsView";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { AddWorkspace } from "./components/AddWorkspace";
-import { SessionView } from "./components/session/SessionView";
 import { WorkspaceList } from "./components/WorkspaceList";
 import { errorOf, type Approval, type AppInfo, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
 import { ActivityStore } from "./state/activity";
 import { initialState, reducer } from "./state/workspaces";
+
+// The chat (markdown, highlighting, diffs, the virtual list) is its own chunk: the window paints
+// the sidebar without it, and it is fetched right after, before anyone opens a session.
+const loadSessionView = () => import("./components/session/SessionView");
+const loadApprovalsView = () => import("./components/approvals/ApprovalsView");
+const SessionView = lazy(() => loadSessionView().then((m) => ({ default: m.SessionView })));
+const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.ApprovalsView })));
 
 type Route =
   | { kind: "home" }
@@ -24,6 +29,14 @@ export function App({ ipc }: { ipc: Ipc }) {
   // The workspaces whose sessions are loaded, read by the activity callback.
   const sessionsRef = useRef(sessions);
   sessionsRef.current = sessions;
+
+  useEffect(() => {
+    const t = setTimeout(() => {
+      void loadSessionView();
+      void loadApprovalsView();
+    }, 50);
+    return () => clearTimeout(t);
+  }, []);
 
   const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
   const report = useCallback((e: IpcError) => dispatch({ type: "failed", error: e }), []);
@@ -221,28 +234,30 @@ export function App({ ipc }: { ipc: Ipc }) {
         </aside>
         <main className="main">
           <ErrorBanner errors={state.errors} onDismiss={(index) => dispatch({ type: "dismissError", index })} />
-          {route.kind === "session" && current ? (
-            <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
-          ) : route.kind === "approvals" ? (
-            <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
-          ) : selected ? (
-            <section className="workspace-view" aria-labelledby="workspace-title">
-              <h1 id="workspace-title">{selected.name}</h1>
-              <p className="path" data-testid="selected-workspace-path">
-                {selected.path}
-              </p>
-              <p className="hint">
-                {(sessions[selected.id]?.length ?? 0) > 0
-                  ? "Pick a session in the sidebar, or start a new one."
-                  : "Start a session with “New session” in the sidebar."}
-              </p>
-            </section>
-          ) : (
-            <section className="empty" data-testid="empty-state">
-              <h1>Welcome to Agent Desk</h1>
-              <p>Add a workspace folder to start working with Claude Code or Codex in it.</p>
-            </section>
-          )}
+          <Suspense fallback={<div className="timeline-loading muted">Loading…</div>}>
+            {route.kind === "session" && current ? (
+              <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
+            ) : route.kind === "approvals" ? (
+              <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
+            ) : selected ? (
+              <section className="workspace-view" aria-labelledby="workspace-title">
+                <h1 id="workspace-title">{selected.name}</h1>
+                <p className="path" data-testid="selected-workspace-path">
+                  {selected.path}
+                </p>
+                <p className="hint">
+                  {(sessions[selected.id]?.length ?? 0) > 0
+                    ? "Pick a session in the sidebar, or start a new one."
+                    : "Start a session with “New session” in the sidebar."}
+                </p>
+              </section>
+            ) : (
+              <section className="empty" data-testid="empty-state">
+                <h1>Welcome to Agent Desk</h1>
+                <p>Add a workspace folder to start working with Claude Code or Codex in it.</p>
+              </section>
+            )}
+          </Suspense>
           {info && (
             <footer className="status-bar" data-testid="status-bar">
               v{info.version} · data: {info.dataDir}
