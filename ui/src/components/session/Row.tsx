@@ -16,6 +16,9 @@ interface Props {
   focused: boolean;
 }
 
+/** How many times item rows rendered, for tests. */
+export const rowStats = { renders: 0 };
+
 /** One timeline row; it re-renders only when its own item (or run) changes. */
 export const Row = memo(function Row({ store, rowKey, focused }: Props) {
   return (
@@ -28,6 +31,7 @@ export const Row = memo(function Row({ store, rowKey, focused }: Props) {
 function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowKey; focused: boolean }) {
   const { itemId, chunk } = splitChunkKey(rowKey);
   const item = useItem(store, itemId);
+  rowStats.renders++;
   const approvalId =
     item?.body.kind === "approval" ? item.body.approval.approvalId : item?.body.kind === "question" ? item.body.approvalId : null;
   const durable = useApproval(store, approvalId);

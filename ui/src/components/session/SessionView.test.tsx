@@ -7,6 +7,8 @@ import { fakeIpc, session } from "../../test/fakeIpc";
 import { agent, approval, item, itemApproval, reset, run, tool, user } from "../../test/items";
 import { SessionView } from "./SessionView";
 import { timelineOptions } from "./Timeline";
+import { rowStats } from "./Row";
+import { parseStats } from "../markdown/MarkdownBlock";
 
 afterEach(cleanup);
 timelineOptions.startAtEnd = false;
@@ -88,6 +90,27 @@ describe("SessionView", () => {
     expect(log.textContent).not.toContain("engine warning xyz");
     fireEvent.click(screen.getByRole("button", { name: /Diagnostics/ }));
     expect(screen.getByRole("region", { name: "Diagnostics" }).textContent).toContain("engine warning xyz");
+  });
+
+  it("typing in the composer does not re-render the timeline", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset(timeline, runs, [approval()])]);
+    const rows = rowStats.renders;
+    const parses = parseStats.blocks;
+    const box = screen.getByRole("textbox", { name: "Message" });
+    for (const value of ["h", "he", "hel", "hell", "hello"]) fireEvent.change(box, { target: { value } });
+    expect(rowStats.renders).toBe(rows);
+    expect(parseStats.blocks).toBe(parses);
+  });
+
+  it("an append re-renders only the streaming row", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset([user("r1", "q"), agent("r1", "a", "done"), agent("r1", "m", "Hel", "running")], [run({ status: "running" })])]);
+    const rows = rowStats.renders;
+    push([{ op: "append", itemId: "r1:m", text: "lo" }]);
+    expect(rowStats.renders - rows).toBe(1);
   });
 
   it("streams appended text into the message", async () => {
