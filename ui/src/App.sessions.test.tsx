@@ -1,4 +1,4 @@
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "./App";
 import type { SessionActivity } from "./ipc";
@@ -33,10 +33,25 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "New session" }));
     });
-    expect(ipc.createSession).toHaveBeenCalledWith("w1", null);
+    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, null);
     expect(screen.getAllByTestId("session-item")).toHaveLength(3);
     expect(await screen.findByRole("textbox", { name: "Message" })).toBeTruthy();
     expect(ipc.openSession).toHaveBeenCalledWith("new", expect.any(Function));
+  });
+
+  it("a workspace without profiles asks for the engine first", async () => {
+    const { ipc } = setup();
+    (ipc.listProfiles as ReturnType<typeof vi.fn>).mockResolvedValue([]);
+    await screen.findByRole("button", { name: "Newer" });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "New session" }));
+    });
+    expect(ipc.createSession).not.toHaveBeenCalled();
+    const choice = screen.getByRole("group", { name: "Engine for the new session" });
+    await act(async () => {
+      fireEvent.click(within(choice).getByRole("button", { name: "Claude Code" }));
+    });
+    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, "claude");
   });
 
   it("opens a session when selected", async () => {
@@ -45,8 +60,8 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(older);
     });
-    expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function));
     expect(await screen.findByRole("heading", { name: "Older" })).toBeTruthy();
+    await waitFor(() => expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function)));
   });
 
   it("shows running and waiting badges from the activity channel", async () => {

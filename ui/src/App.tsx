@@ -2,7 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, us
 import { ErrorBanner } from "./components/ErrorBanner";
 import { AddWorkspace } from "./components/AddWorkspace";
 import { WorkspaceList } from "./components/WorkspaceList";
-import { errorOf, type Approval, type AppInfo, type IpcError, type Ipc, type Session } from "./ipc";
+import { errorOf, type Approval, type AppInfo, type Engine, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
 import { ActivityStore } from "./state/activity";
 import { initialState, reducer } from "./state/workspaces";
@@ -143,10 +143,17 @@ export function App({ ipc }: { ipc: Ipc }) {
     [ipc, fail],
   );
 
+  // A workspace without profiles asks which engine first.
+  const [choosingEngine, setChoosingEngine] = useState<string | null>(null);
   const newSession = useCallback(
-    async (workspaceId: string) => {
+    async (workspaceId: string, engine: Engine | null = null) => {
       try {
-        const s = await ipc.createSession(workspaceId, null);
+        if (!engine && (await ipc.listProfiles(workspaceId)).length === 0) {
+          setChoosingEngine(workspaceId);
+          return;
+        }
+        setChoosingEngine(null);
+        const s = await ipc.createSession(workspaceId, null, engine);
         setSessions((all) => ({ ...all, [workspaceId]: [s, ...(all[workspaceId] ?? []).filter((x) => x.id !== s.id)] }));
         dispatch({ type: "selected", id: workspaceId });
         setRoute({ kind: "session", id: s.id, focus: null });
@@ -228,7 +235,9 @@ export function App({ ipc }: { ipc: Ipc }) {
             activity={activity}
             selectedSessionId={route.kind === "session" ? route.id : null}
             onOpenSession={openSession}
-            onNewSession={newSession}
+            onNewSession={(id) => void newSession(id)}
+            choosingEngineFor={choosingEngine}
+            onPickEngine={(id, engine) => (engine ? void newSession(id, engine) : setChoosingEngine(null))}
           />
           <AddWorkspace disabled={storeBroken} onAdd={add} onPick={pick} />
         </aside>

@@ -1,4 +1,4 @@
-import type { Session, Workspace } from "../ipc";
+import type { Engine, Session, Workspace } from "../ipc";
 import type { ActivityStore } from "../state/activity";
 import { SessionList } from "./sidebar/SessionList";
 
@@ -15,6 +15,9 @@ interface Props {
   selectedSessionId: string | null;
   onOpenSession: (s: Session) => void;
   onNewSession: (workspaceId: string) => void;
+  /** The workspace (without profiles) whose new session waits for an engine. */
+  choosingEngineFor: string | null;
+  onPickEngine: (workspaceId: string, engine: Engine | null) => void;
 }
 
 export function WorkspaceList(p: Props) {
@@ -58,6 +61,20 @@ export function WorkspaceList(p: Props) {
           >
             <span aria-hidden="true">+ </span>New session
           </button>
+          {p.choosingEngineFor === w.id && (
+            <div className="engine-choice" role="group" aria-label="Engine for the new session">
+              <span className="muted small">No profile yet — start with:</span>
+              <button type="button" onClick={() => p.onPickEngine(w.id, "codex")}>
+                Codex
+              </button>
+              <button type="button" onClick={() => p.onPickEngine(w.id, "claude")}>
+                Claude Code
+              </button>
+              <button type="button" className="icon-button" aria-label="Cancel" onClick={() => p.onPickEngine(w.id, null)}>
+                ×
+              </button>
+            </div>
+          )}
           <SessionList sessions={p.sessions[w.id]} activity={p.activity} selectedSessionId={p.selectedSessionId} onOpen={p.onOpenSession} />
         </li>
       ))}

@@ -10,6 +10,7 @@ import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
 import type { CardDecision } from "../generated/CardDecision";
 import type { DecidedBy } from "../generated/DecidedBy";
+import type { Engine } from "../generated/Engine";
 import type { ErrorCode } from "../generated/ErrorCode";
 import type { IpcError } from "../generated/IpcError";
 import type { ItemApproval } from "../generated/ItemApproval";
@@ -35,6 +36,7 @@ export type {
   AttachmentRef,
   CardDecision,
   DecidedBy,
+  Engine,
   ErrorCode,
   IpcError,
   ItemApproval,
@@ -128,8 +130,9 @@ export const ipc = {
   pickFolder: () => call<string | null>("pick_folder"),
 
   listSessions: (workspaceId: string, archived = false) => call<Session[]>("list_sessions", { workspaceId, archived }),
-  createSession: (workspaceId: string, profileId: string | null = null) =>
-    call<Session>("create_session", { workspaceId, profileId }),
+  /** With no profile, the workspace's default one; a workspace without profiles needs `engine`. */
+  createSession: (workspaceId: string, profileId: string | null = null, engine: Engine | null = null) =>
+    call<Session>("create_session", { workspaceId, profileId, engine }),
   /** Opens the live stream of a session; `onBatch` gets a `reset` first. */
   openSession: async (sessionId: string, onBatch: (batch: LiveBatch) => void) => {
     const channel = new Channel<LiveBatch>();
