@@ -114,6 +114,7 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
  `;
 
   const runs = [
+    run("r0", 0, "completed", "Set up the workspace", 3600, 3580),
     run("r1", 1, "completed", "Why does the store test fail on CI?", 620, 540),
     run("r2", 2, "failed", "Run the migrations against the staging database", 400, 395, {
       error: "codex exited with status 1: stream disconnected before completion", stopReason: "engine_exit",
@@ -214,13 +215,20 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     },
     open_session: ({ sessionId, onBatch }) => {
       const mine = sessionId === "s1";
-      setTimeout(() => send(onBatch.id, { sessionId, seq: 1, ops: [{ op: "reset", items: mine ? items : [], before: null,
+      setTimeout(() => send(onBatch.id, { sessionId, seq: 1, ops: [{ op: "reset", items: mine ? items : [], before: mine ? 100 : null,
         runs: mine ? runs : [], approvals: mine ? [pendingApproval, pendingQuestion] : [] }] }), 5);
       window.__demo.batch = (ops) => send(onBatch.id, { sessionId, seq: 0, ops });
       return null;
     },
     close_session: () => null,
-    load_timeline: () => ({ items: [], before: null }),
+    // One older page: an earlier run, so scrolling to the top loads it in front.
+    load_timeline: ({ before }) => before === 100 ? {
+      items: [
+        item("r0", "user", "completed", { kind: "user_message", text: "Set up the workspace and tell me how the tests are organised.", attachments: [] }, 3600),
+        item("r0", "msg1", "completed", { kind: "agent_message", text: "The suites live in `tests/`:\n\n- **fake engines** (`tests/src/bin`) replay real transcripts\n- **real-engine suites** run the pinned `codex` and `claude`\n- **app E2E** drives the window through WebDriver\n\nRun everything with `./tests/run-all.sh`." }, 3590),
+      ],
+      before: null,
+    } : { items: [], before: null },
     read_attachment: () => demoPng(),
     pick_files: () => ["/home/dev/Pictures/layout-bug.png", "/home/dev/notes/trace.txt", "/home/dev/Videos/screen-recording.mov"],
     import_attachment_path: ({ path }) => {

@@ -76,6 +76,10 @@ for (const scheme of ["light", "dark"]) {
       await log.evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), frac);
       await shot(p, n(`session-scroll-${Math.round(frac * 100)}`));
     }
+    // At the top: the older page is loaded in front, the view stays where it was.
+    await p.waitForTimeout(400);
+    await log.evaluate((el) => (el.scrollTop = 0));
+    await shot(p, n("session-older-page"));
     await p.getByRole("button", { name: "Jump to latest" }).click();
     await p.getByRole("button", { name: "Diagnostics" }).click();
     await shot(p, n("diagnostics"));

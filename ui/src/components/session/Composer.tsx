@@ -17,12 +17,14 @@ interface Props {
   /** Files dropped on the window (paths), handed over by the session view. */
   dropped: { paths: string[]; at: number } | null;
   disabled?: boolean;
+  /** Put the cursor in the message box when the session opens. */
+  autoFocus?: boolean;
 }
 
 const baseName = (path: string) => path.split(/[\\/]/).pop() || path;
 
 /** Where the user writes: text, attachments (picker, paste, drop), send, interrupt. */
-export function Composer({ sessionId, running, dropped, disabled = false }: Props) {
+export function Composer({ sessionId, running, dropped, disabled = false, autoFocus = false }: Props) {
   const ipc = useIpc();
   const [text, setText] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
@@ -60,6 +62,10 @@ export function Composer({ sessionId, running, dropped, disabled = false }: Prop
     if (dropped) void importPaths(dropped.paths);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [dropped]);
+
+  useEffect(() => {
+    if (autoFocus) area.current?.focus();
+  }, [autoFocus, sessionId]);
 
   // A new session starts with an empty composer.
   useEffect(() => {

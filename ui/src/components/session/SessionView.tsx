@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { errorOf, type IpcError, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useActiveRuns } from "../../state/hooks";
@@ -6,6 +6,9 @@ import { SessionStore } from "../../state/sessionStore";
 import { Composer } from "./Composer";
 import { DiagnosticsPanel } from "./Diagnostics";
 import { ProfileSwitcher } from "./ProfileSwitcher";
+
+// Announced to screen readers; worded apart from the status words so text lookups stay unique.
+const ANNOUNCE = { queued: "", running: "Run started", completed: "Run finished", failed: "Run ended with an error", interrupted: "Run stopped" } as const;
 import { Timeline } from "./Timeline";
 
 interface Props {
@@ -24,6 +27,21 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
   const [dropped, setDropped] = useState<{ paths: string[]; at: number } | null>(null);
   const active = useActiveRuns(store);
   const running = active.find((r) => r.status === "running") ?? null;
+
+  // Screen readers hear when a run starts and how it ended (the log itself stays quiet).
+  const [announcement, setAnnouncement] = useState("");
+  const wasActive = useRef<Map<string, string>>(new Map());
+  useEffect(() => {
+    const now = new Map(active.map((r) => [r.id, r.status]));
+    for (const [id, status] of now) {
+      if (status === "running" && wasActive.current.get(id) !== "running") setAnnouncement(ANNOUNCE.running);
+    }
+    for (const id of wasActive.current.keys()) {
+      const run = now.has(id) ? undefined : store.run(id);
+      if (run) setAnnouncement(`${ANNOUNCE[run.status]}${run.error ? `: ${run.error}` : ""}`);
+    }
+    wasActive.current = now;
+  }, [active, store]);
 
   useEffect(() => {
     let open = true;
@@ -87,7 +105,10 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
       </header>
       <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />
       <Timeline store={store} focusApproval={focusApproval} onError={onError} />
-      <Composer sessionId={session.id} running={running} dropped={dropped} />
+      <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />
+      <div className="visually-hidden" role="status" aria-live="polite">
+        {announcement}
+      </div>
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div className="drop-box">Drop files to attach them</div>

@@ -146,6 +146,8 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
         ref={ref}
         role="log"
         aria-label="Timeline"
+        // Streamed text would be read out delta by delta: runs are announced by the session view.
+        aria-live="off"
         tabIndex={0}
         className="timeline"
         data={rows.keys as RowKey[]}
