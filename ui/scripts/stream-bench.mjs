@@ -1,7 +1,7 @@
 // Streams a long answer into the built UI the way the shell does (one batch per frame of
 // coalesced deltas) and reports how long the whole answer takes to show, and the renderer's
 // CPU time. Uses the fake back end of screenshot.mjs.
-//   npm --prefix ui run build && node ui/scripts/stream-bench.mjs [deltas] [kilobytes]
+//   npm --prefix ui run build && node ui/scripts/stream-bench.mjs [deltas] [kilobytes] [produce-ms]
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, resolve, dirname } from "node:path";
@@ -12,6 +12,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(here, "../dist");
 const DELTAS = Number(process.argv[2] ?? 20000);
 const KB = Number(process.argv[3] ?? 400);
+// How long the engine takes to produce it all: ~1.15 s for codex on the 20,000-delta turn;
+// a paced stream of 1,000 deltas at 10 ms is `1000 40 10000`.
+const PRODUCE_MS = Number(process.argv[4] ?? 1150);
 const demo = await readFile(join(here, "demo-ipc.js"), "utf8");
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" };
 const server = createServer(async (req, res) => {
@@ -41,7 +44,7 @@ const metrics = async () => Object.fromEntries((await cdp.send("Performance.getM
 const before = await metrics();
 if (process.env.PROFILE) { await cdp.send("Profiler.enable"); await cdp.send("Profiler.setSamplingInterval", { interval: 200 }); await cdp.send("Profiler.start"); }
 const result = await page.evaluate(
-  ({ DELTAS, KB }) =>
+  ({ DELTAS, KB, PRODUCE_MS }) =>
     new Promise((done) => {
       const unit = [
         "## Section {n}\n\nThe store keeps **every** item; the view renders only what is visible. ",
@@ -65,7 +68,7 @@ const result = await page.evaluate(
       window.__demo.batch([{ op: "run", run }, { op: "upsert", item: user }, { op: "upsert", item: item("running", "") }]);
       // Codex alone takes ~1.15 s for this turn; the shell sends, once per frame, what arrived
       // since the last frame (whether or not the page kept up).
-      const CODEX_MS = 1150;
+      const CODEX_MS = PRODUCE_MS;
       let i = 0;
       let frames = 0;
       const tick = () => {
@@ -91,7 +94,7 @@ const result = await page.evaluate(
       };
       setTimeout(tick, 16);
     }),
-  { DELTAS, KB },
+  { DELTAS, KB, PRODUCE_MS },
 );
 const after = await metrics();
 if (process.env.PROFILE) {
@@ -106,6 +109,7 @@ if (process.env.PROFILE) {
 console.log(JSON.stringify({
   ...result,
   rendererTaskSeconds: +(after.TaskDuration - before.TaskDuration).toFixed(3),
+  rendererCores: +((after.TaskDuration - before.TaskDuration) / (result.shownMs / 1000)).toFixed(3),
   scriptSeconds: +(after.ScriptDuration - before.ScriptDuration).toFixed(3),
   layoutSeconds: +(after.LayoutDuration - before.LayoutDuration).toFixed(3),
   jsHeapMB: +(after.JSHeapUsedSize / 1048576).toFixed(1),

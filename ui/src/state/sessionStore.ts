@@ -48,13 +48,23 @@ function isRow(item: TimelineItem): boolean {
 type Listener = () => void;
 
 /**
- * When listeners hear about applied batches. In the window: once per animation frame, so a
- * frame that took long renders once for every batch that arrived meanwhile (the work per
- * frame stays bounded and the view never falls behind). Tests use `flushNow`.
+ * When listeners hear about applied batches. In the window: on an animation frame, at most
+ * ~25 times a second, so a frame that took long renders once for every batch that arrived
+ * meanwhile (the work stays bounded and the view never falls behind). Tests use `flushNow`.
  */
 export type Scheduler = (flush: () => void) => void;
-export const flushOnFrame: Scheduler = (flush) =>
-  typeof requestAnimationFrame === "function" ? requestAnimationFrame(flush) : setTimeout(flush, 16);
+const MIN_FLUSH_MS = 40; // ~25 redraws a second while text streams: smooth to read, half the work of 60
+let lastFlushAt = 0;
+export const flushOnFrame: Scheduler = (flush) => {
+  const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
+  const run = () => {
+    lastFlushAt = performance.now();
+    flush();
+  };
+  const wait = lastFlushAt + MIN_FLUSH_MS - performance.now();
+  if (wait > 8) setTimeout(() => frame(run), wait - 8);
+  else frame(run);
+};
 export const flushNow: Scheduler = (flush) => flush();
 export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
 
