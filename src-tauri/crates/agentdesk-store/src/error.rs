@@ -156,6 +156,16 @@ fn primary_code(db: &dyn sqlx::error::DatabaseError) -> Option<i64> {
     db.code()?.parse::<i64>().ok().map(|c| c & 0xff)
 }
 
+/// Another connection holds the lock (SQLITE_BUSY / SQLITE_LOCKED).
+pub(crate) fn is_busy(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Database(db) => {
+            matches!(primary_code(db.as_ref()), Some(SQLITE_BUSY | SQLITE_LOCKED))
+        }
+        _ => false,
+    }
+}
+
 /// Turn a low-level error into the variant a user can act on.
 pub(crate) fn classify(path: PathBuf, err: sqlx::Error) -> StoreError {
     if let sqlx::Error::Database(db) = &err {

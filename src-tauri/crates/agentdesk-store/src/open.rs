@@ -297,11 +297,26 @@ async fn connect(path: &Path) -> Result<(SqlitePool, bool)> {
 
 /// A write the file system refuses shows only when something is written: a no-op write
 /// transaction finds out at open instead of at the first save.
+/// Busy (another program is writing, or holds the write lock) means writable: the probe
+/// does not wait for the lock, so reading commands work next to a long writer.
 async fn probe_writable(pool: &SqlitePool) -> std::result::Result<(), sqlx::Error> {
     let mut conn = pool.acquire().await?;
-    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
-    sqlx::query("ROLLBACK").execute(&mut *conn).await?;
-    Ok(())
+    let busy_ms = BUSY_TIMEOUT.as_millis().to_string();
+    sqlx::query("PRAGMA busy_timeout = 0")
+        .execute(&mut *conn)
+        .await?;
+    let probe = match sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await {
+        Ok(_) => sqlx::query("ROLLBACK")
+            .execute(&mut *conn)
+            .await
+            .map(|_| ()),
+        Err(e) if crate::error::is_busy(&e) => Ok(()),
+        Err(e) => Err(e),
+    };
+    sqlx::query(&format!("PRAGMA busy_timeout = {busy_ms}"))
+        .execute(&mut *conn)
+        .await?;
+    probe
 }
 
 /// Errors that say "this file cannot be written", as opposed to damaged or busy.

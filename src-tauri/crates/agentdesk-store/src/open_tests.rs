@@ -311,3 +311,36 @@ async fn files_an_older_build_left_readable_are_tightened_on_open() {
     again.close().await;
     store.close().await;
 }
+
+/// A reader must not wait for (or fail on) another program's write lock: opening takes no
+/// lock, and reads work while the lock is held.
+#[tokio::test]
+async fn opening_and_reading_work_while_another_program_holds_the_write_lock() {
+    use sqlx::{ConnectOptions, Connection};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    store.insert_workspace(&ws("w1", "/tmp/w1")).await.unwrap();
+    let db = dir.path().join(DATABASE_FILE_NAME);
+    let mut other = SqliteConnectOptions::new()
+        .filename(&db)
+        .connect()
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let began = std::time::Instant::now();
+    let reader = Store::open_in_dir(dir.path()).await.unwrap();
+    assert!(!reader.is_read_only());
+    assert_eq!(reader.list_workspaces().await.unwrap().len(), 1);
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(2),
+        "waited {:?} for the lock",
+        began.elapsed()
+    );
+    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    other.close().await.unwrap();
+    reader.close().await;
+    store.close().await;
+}
