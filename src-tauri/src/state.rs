@@ -74,6 +74,15 @@ async fn open_and_recover(dir: &std::path::Path) -> (Result<Desk, CoreError>, Op
         Ok(d) => d,
         Err(e) => return (Err(e), None),
     };
+    // `quick_check` reads the whole file (about a second per million messages), so it runs
+    // in the background instead of delaying the window; damage met later is reported by
+    // each failing command anyway (SQLITE_CORRUPT is `StorageCorrupt` everywhere).
+    let checked = desk.clone();
+    tauri::async_runtime::spawn(async move {
+        if let Err(e) = checked.check_integrity().await {
+            tracing::error!(error = %e, "the database failed its integrity check");
+        }
+    });
     let (owner, alone) = match OwnerLock::acquire(dir) {
         Ok(pair) => pair,
         Err(e) => {
