@@ -415,3 +415,54 @@ async fn run_exits_when_the_database_stays_locked() {
         text(&out.stderr)
     );
 }
+
+/// Another program holds the write lock: reading commands work; a write waits the busy
+/// timeout, then says who is in the way and names the file (not SQLite's "database is
+/// locked").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_write_lock_reads_fine_and_writes_say_who_is_in_the_way() {
+    let Some(bin) = cli_bin() else { return };
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("storage_faults/held-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (data, work) = (root.join("data"), root.join("work"));
+    three_sessions(&data, &work).await;
+    let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
+    let mut other =
+        sqlx::ConnectOptions::connect(&sqlx::sqlite::SqliteConnectOptions::new().filename(&db))
+            .await
+            .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let out = cli(&bin, &data, &["sessions"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("gamma"));
+    let ws = work.to_string_lossy().into_owned();
+    let out = cli(
+        &bin,
+        &data,
+        &[
+            "profile",
+            "add",
+            "--workspace",
+            &ws,
+            "second",
+            "--engine",
+            "codex",
+        ],
+    )
+    .await;
+    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(7), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "another program is using the database ({})",
+            db.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("database is locked"), "{stderr}");
+}
