@@ -145,8 +145,19 @@ fn human(bytes: u64) -> String {
     }
 }
 
+/// `ENOSPC` on Linux and macOS.
+const ENOSPC: i32 = 28;
+
 fn io(what: String) -> impl FnOnce(std::io::Error) -> CoreError {
-    move |source| CoreError::Io { what, source }
+    move |source| {
+        // Said in words, like a full disk under the database: the OS text is cryptic.
+        let what = if source.raw_os_error() == Some(ENOSPC) {
+            format!("{what}: the disk is full; free some space and try again")
+        } else {
+            what
+        };
+        CoreError::Io { what, source }
+    }
 }
 
 /// Copy `src` into `dir/<sha256>` (blocking). The size is checked from the metadata first

@@ -270,3 +270,24 @@ async fn a_full_disk_gives_up_clearly_and_keeps_what_was_written() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attachment_on_a_full_disk_says_so_and_leaves_nothing_behind() {
+    let Some((_keep, fs)) = Tmpfs::mount("1m") else {
+        eprintln!("SKIP: cannot mount a tmpfs here (not root?)");
+        return;
+    };
+    let data = fs.0.join("data");
+    let desk = Desk::open(&data).await.unwrap();
+    let src = tempfile::tempdir().unwrap();
+    let big = src.path().join("notes.txt");
+    std::fs::write(&big, "lorem ipsum ".repeat(60_000)).unwrap();
+    fs.fill();
+    let err = desk.import_attachment(&big).await.unwrap_err();
+    assert!(err.to_string().contains("the disk is full"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(desk.attachments_dir())
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "partial files left: {left:?}");
+    desk.close().await;
+}
