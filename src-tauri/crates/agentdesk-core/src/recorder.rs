@@ -441,3 +441,46 @@ async fn sleep_until(deadline: Option<Instant>) {
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use agentdesk_protocol::ui::ItemBody;
+
+    fn item(id: &str, text: &str) -> TimelineItem {
+        TimelineItem {
+            id: id.into(),
+            session_id: "s".into(),
+            run_id: "r".into(),
+            seq: 0,
+            status: ItemStatus::Running,
+            body: ItemBody::AgentMessage { text: text.into() },
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    /// While writes fail, every flush adds the latest version of each changed item: one copy
+    /// per item is kept (the latest, which holds all its text), in first-seen order.
+    #[test]
+    fn unsaved_batches_merge_by_item() {
+        let mut u = Unsaved::default();
+        let mut text = String::new();
+        for i in 0..1000 {
+            text.push_str(&format!("w{i} "));
+            u.merge(vec![
+                item("r:m", &text),
+                item(&format!("r:t{}", i % 3), "x"),
+            ]);
+        }
+        assert_eq!(
+            u.items.len(),
+            4,
+            "one entry per item, however many failed flushes"
+        );
+        assert_eq!(u.items[0].id, "r:m");
+        assert_eq!(u.items[0].body, ItemBody::AgentMessage { text });
+        assert!(!u.is_empty());
+    }
+}
