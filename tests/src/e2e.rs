@@ -215,6 +215,8 @@ impl SessionBus {
 pub struct AppEnv {
     pub root: PathBuf,
     pub data_dir: PathBuf,
+    /// More variables for the app (e.g. `GTK_THEME=Adwaita:dark` for the dark look).
+    pub extra: Vec<(String, String)>,
     passed: bool,
 }
 
@@ -228,6 +230,7 @@ impl AppEnv {
         Ok(AppEnv {
             root,
             data_dir,
+            extra: Vec::new(),
             passed: false,
         })
     }
@@ -237,14 +240,19 @@ impl AppEnv {
         self.passed = true;
     }
 
-    fn vars(&self) -> Vec<(String, PathBuf)> {
-        vec![
-            ("AGENTDESK_DATA_DIR".into(), self.data_dir.clone()),
+    fn vars(&self) -> Vec<(String, std::ffi::OsString)> {
+        let mut vars: Vec<(String, std::ffi::OsString)> = vec![
+            ("AGENTDESK_DATA_DIR".into(), self.data_dir.clone().into()),
             // Tauri plugins (window state) write into the XDG dirs: keep instances apart.
-            ("XDG_DATA_HOME".into(), self.root.join("xdg-data")),
-            ("XDG_CONFIG_HOME".into(), self.root.join("xdg-config")),
-            ("XDG_CACHE_HOME".into(), self.root.join("xdg-cache")),
-        ]
+            ("XDG_DATA_HOME".into(), self.root.join("xdg-data").into()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                self.root.join("xdg-config").into(),
+            ),
+            ("XDG_CACHE_HOME".into(), self.root.join("xdg-cache").into()),
+        ];
+        vars.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.into())));
+        vars
     }
 }
 
@@ -362,6 +370,79 @@ async fn wait_for_port(port: u16, limit: Duration) -> Result<(), BoxError> {
 }
 
 impl AppSession {
+    /// The first element matching an XPath, waiting for it (accessible names are matched
+    /// this way: visible text or `aria-label`).
+    pub async fn find_xpath(&self, xpath: &str) -> Result<fantoccini::elements::Element, BoxError> {
+        Ok(self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(40))
+            .for_element(Locator::XPath(xpath))
+            .await?)
+    }
+
+    /// A button by its accessible name: `aria-label`, else its text without the parts
+    /// hidden from assistive technology (`aria-hidden`). Waits for it.
+    pub async fn button(&self, name: &str) -> Result<fantoccini::elements::Element, BoxError> {
+        // Mark the match in the page, then find it by that mark: names are computed the way
+        // a screen reader would, which an XPath over the text cannot do.
+        const FIND: &str = r#"
+            const [name, mark] = arguments;
+            for (const b of document.querySelectorAll('button, [role=button]')) {
+              let label = b.getAttribute('aria-label');
+              if (label === null) {
+                const c = b.cloneNode(true);
+                c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
+                label = c.textContent;
+              }
+              if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) {
+                b.setAttribute('data-e2e-button', mark);
+                return true;
+              }
+            }
+            return false;
+        "#;
+        let mark = uuid::Uuid::new_v4().to_string();
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            let found = self
+                .client
+                .execute(FIND, vec![name.into(), mark.clone().into()])
+                .await?;
+            if found == serde_json::Value::Bool(true) {
+                return self.find(&format!("[data-e2e-button='{mark}']")).await;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no enabled button named {name:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Wait until the text content of the first element matching `css` contains `text`.
+    pub async fn wait_for_text_containing(
+        &self,
+        css: &str,
+        text: &str,
+        limit: Duration,
+    ) -> Result<String, BoxError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let mut last = String::new();
+            for el in self.client.find_all(Locator::Css(css)).await? {
+                let t = el.prop("textContent").await?.unwrap_or_default();
+                if t.contains(text) {
+                    return Ok(t);
+                }
+                last = t;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no {css} containing {text:?}; last seen: {last:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     pub async fn find(&self, css: &str) -> Result<fantoccini::elements::Element, BoxError> {
         Ok(self
             .client

@@ -74,10 +74,14 @@ pub async fn pick_files(app: AppHandle) -> CmdResult<Vec<String>> {
 #[tauri::command]
 pub fn open_external(url: String) -> CmdResult<()> {
     let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:"))
+    if !(lower.starts_with("https://")
+        || lower.starts_with("http://")
+        || lower.starts_with("mailto:"))
         || url.chars().any(char::is_control)
     {
-        return Err(invalid(format!("only web and mail links open outside the app: {url:?}")));
+        return Err(invalid(format!(
+            "only web and mail links open outside the app: {url:?}"
+        )));
     }
     let mut cmd = opener(&url);
     cmd.stdin(std::process::Stdio::null())
@@ -119,7 +123,11 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied(), bytes.get(i + 2).copied()) {
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied(),
+            bytes.get(i + 2).copied(),
+        ) {
             (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
                 out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
                 i += 3;
@@ -139,14 +147,22 @@ mod tests {
 
     #[test]
     fn names_are_percent_decoded() {
-        assert_eq!(percent_decode("screen%20shot%C3%A9.png"), "screen shoté.png");
+        assert_eq!(
+            percent_decode("screen%20shot%C3%A9.png"),
+            "screen shoté.png"
+        );
         assert_eq!(percent_decode("100%"), "100%");
         assert_eq!(percent_decode("%zz"), "%zz");
     }
 
     #[test]
     fn only_web_and_mail_links_leave_the_app() {
-        for bad in ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "https://x\n"] {
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,x",
+            "https://x\n",
+        ] {
             assert!(open_external(bad.into()).is_err(), "{bad}");
         }
     }

@@ -2,7 +2,7 @@
 
 use agentdesk_core::NewSession;
 use agentdesk_protocol::ui::{
-    LiveBatch, Profile, Run, Session, SessionActivity, TimelinePage,
+    Engine, LiveBatch, Profile, Run, Session, SessionActivity, TimelinePage,
 };
 use tauri::ipc::Channel;
 use tauri::State;
@@ -21,19 +21,21 @@ pub async fn list_sessions(
     Ok(state.desk()?.list_sessions(&workspace_id, archived).await?)
 }
 
-/// A new session; with no profile, the workspace's default one.
+/// A new session; with no profile, the workspace's default one; with neither, the engine
+/// the user picked (a workspace without profiles runs the engine's own defaults).
 #[tauri::command]
 pub async fn create_session(
     state: State<'_, AppState>,
     workspace_id: String,
     profile_id: Option<String>,
+    engine: Option<Engine>,
 ) -> CmdResult<Session> {
     Ok(state
         .desk()?
         .create_session(&NewSession {
             workspace_id,
             profile_id,
-            engine: None,
+            engine,
             title: None,
         })
         .await?)

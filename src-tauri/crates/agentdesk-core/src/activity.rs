@@ -77,9 +77,8 @@ impl ActivityWatch {
     /// Status updates were missed: ask the core which runs are active now.
     async fn reseed(&mut self) {
         let active = self.desk.active_run_ids();
-        self.open_runs.retain(|id, r| {
-            r.status == RunStatus::Queued || active.iter().any(|a| a == id)
-        });
+        self.open_runs
+            .retain(|id, r| r.status == RunStatus::Queued || active.iter().any(|a| a == id));
         for id in active {
             if let Ok(run) = self.desk.store().get_run(&id).await {
                 self.open_runs.insert(id, run);
@@ -169,7 +168,10 @@ mod tests {
         let desk = Desk::open(dir.path()).await.unwrap();
         let ws_dir = dir.path().join("ws");
         std::fs::create_dir_all(&ws_dir).unwrap();
-        let ws = desk.add_workspace(ws_dir.to_str().unwrap(), None).await.unwrap();
+        let ws = desk
+            .add_workspace(ws_dir.to_str().unwrap(), None)
+            .await
+            .unwrap();
         let s = desk
             .create_session(&NewSession {
                 workspace_id: ws.id,
@@ -180,7 +182,11 @@ mod tests {
             .await
             .unwrap();
         let mut w = desk.watch_activity().await;
-        assert_eq!(next(&mut w).await, vec![], "the first snapshot comes at once");
+        assert_eq!(
+            next(&mut w).await,
+            vec![],
+            "the first snapshot comes at once"
+        );
 
         desk.runs.publish(RunUpdate::Status {
             run: run("r1", &s.id, RunStatus::Running),

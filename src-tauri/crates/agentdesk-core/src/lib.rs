@@ -28,13 +28,13 @@ use std::path::{Path, PathBuf};
 
 use agentdesk_store::Store;
 
+pub use activity::ActivityWatch;
 pub use agentdesk_engine::{ApprovalDecision, EngineVersion, Executable};
 pub use agentdesk_store::DATABASE_FILE_NAME;
 pub use approval_rules::{ApprovalPolicy, GrantKey, Verdict};
 pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Responder};
 pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
-pub use activity::ActivityWatch;
 pub use live::SessionFeed;
 pub use recorder::{FlushReport, RunInput, RunRecorder};
 pub use runs::RunUpdate;

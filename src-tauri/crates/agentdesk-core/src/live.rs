@@ -48,6 +48,17 @@ impl std::fmt::Debug for LiveRuns {
     }
 }
 
+/// A live run as a view starts from: its id, the last change number, its items.
+type LiveSnapshot = Vec<(String, u64, Vec<TimelineItem>)>;
+
+/// Where a view starts: its subscriptions, what they start after, and the reset op.
+struct FeedStart {
+    runs_rx: broadcast::Receiver<RunUpdate>,
+    approvals_rx: broadcast::Receiver<ApprovalChange>,
+    seen: HashMap<String, u64>,
+    reset: LiveOp,
+}
+
 /// Ops of one run, numbered, ready to publish.
 pub(crate) struct LiveChange {
     pub seq: u64,
@@ -124,10 +135,7 @@ impl LiveRuns {
         &self,
         session_id: &str,
         subscribe: impl FnOnce() -> broadcast::Receiver<RunUpdate>,
-    ) -> (
-        Vec<(String, u64, Vec<TimelineItem>)>,
-        broadcast::Receiver<RunUpdate>,
-    ) {
+    ) -> (LiveSnapshot, broadcast::Receiver<RunUpdate>) {
         let runs = self.lock();
         let rx = subscribe();
         let live = runs
@@ -140,7 +148,10 @@ impl LiveRuns {
 }
 
 fn upserts(items: Vec<TimelineItem>) -> Vec<LiveOp> {
-    items.into_iter().map(|item| LiveOp::Upsert { item }).collect()
+    items
+        .into_iter()
+        .map(|item| LiveOp::Upsert { item })
+        .collect()
 }
 
 /// Ops of one frame, merged: appends to one item join, a replaced item drops what came
@@ -247,7 +258,12 @@ impl Desk {
     /// Open a live view of a session. Its first batch is a [`LiveOp::Reset`].
     pub async fn open_session_feed(&self, session_id: &str) -> Result<SessionFeed> {
         self.store.get_session(session_id).await?;
-        let (runs_rx, approvals_rx, seen, reset) = self.feed_reset(session_id).await?;
+        let FeedStart {
+            runs_rx,
+            approvals_rx,
+            seen,
+            reset,
+        } = self.feed_reset(session_id).await?;
         let mut frame = Frame::default();
         frame.push(reset);
         Ok(SessionFeed {
@@ -263,15 +279,7 @@ impl Desk {
     }
 
     /// A consistent starting point: subscriptions, what they start after, and the view.
-    async fn feed_reset(
-        &self,
-        session_id: &str,
-    ) -> Result<(
-        broadcast::Receiver<RunUpdate>,
-        broadcast::Receiver<ApprovalChange>,
-        HashMap<String, u64>,
-        LiveOp,
-    )> {
+    async fn feed_reset(&self, session_id: &str) -> Result<FeedStart> {
         // Approvals first: a change between the two subscriptions is then seen twice at
         // worst, and approval ops are idempotent.
         let approvals_rx = self.approvals().subscribe();
@@ -303,19 +311,24 @@ impl Desk {
         for (_, _, live_items) in &live {
             items.extend(live_items.iter().cloned());
         }
-        items.sort_by_key(|i| (order.get(i.run_id.as_str()).copied().unwrap_or(i64::MAX), i.seq));
+        items.sort_by_key(|i| {
+            (
+                order.get(i.run_id.as_str()).copied().unwrap_or(i64::MAX),
+                i.seq,
+            )
+        });
         let seen = live.into_iter().map(|(id, seq, _)| (id, seq)).collect();
-        Ok((
+        Ok(FeedStart {
             runs_rx,
             approvals_rx,
             seen,
-            LiveOp::Reset {
+            reset: LiveOp::Reset {
                 items,
                 before: page.before,
                 runs,
                 approvals,
             },
-        ))
+        })
     }
 }
 
@@ -411,11 +424,11 @@ impl SessionFeed {
     /// The view fell behind: start again from a snapshot (nothing lost, nothing twice).
     async fn restart(&mut self) {
         match self.desk.feed_reset(&self.session_id).await {
-            Ok((runs_rx, approvals_rx, seen, reset)) => {
-                self.runs_rx = runs_rx;
-                self.approvals_rx = approvals_rx;
-                self.seen = seen;
-                self.frame.push(reset);
+            Ok(start) => {
+                self.runs_rx = start.runs_rx;
+                self.approvals_rx = start.approvals_rx;
+                self.seen = start.seen;
+                self.frame.push(start.reset);
             }
             Err(e) => {
                 tracing::warn!(session = %self.session_id, error = %e, "cannot re-read the session after a lag");

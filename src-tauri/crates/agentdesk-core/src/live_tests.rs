@@ -128,7 +128,12 @@ fn a_frame_merges_appends_and_lets_a_whole_item_replace_older_ops() {
         item_id: "a".into(),
         text: "lo".into(),
     });
-    assert_eq!(f.take(), vec![LiveOp::Upsert { item: item("hello") }]);
+    assert_eq!(
+        f.take(),
+        vec![LiveOp::Upsert {
+            item: item("hello")
+        }]
+    );
     assert!(f.is_empty());
 }
 

@@ -30,7 +30,9 @@ fn safe_name(name: &str) -> String {
 }
 
 fn is_sha256(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
 impl Desk {
@@ -73,10 +75,12 @@ impl Desk {
             )));
         }
         let path: PathBuf = self.attachments_dir().join(sha256);
-        tokio::fs::read(&path).await.map_err(|source| CoreError::Io {
-            what: format!("cannot read the attachment {}", path.display()),
-            source,
-        })
+        tokio::fs::read(&path)
+            .await
+            .map_err(|source| CoreError::Io {
+                what: format!("cannot read the attachment {}", path.display()),
+                source,
+            })
     }
 }
 
@@ -116,7 +120,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let desk = Desk::open(dir.path()).await.unwrap();
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDRsomething";
-        let a = desk.import_attachment_bytes("clip/shot.png", png).await.unwrap();
+        let a = desk
+            .import_attachment_bytes("clip/shot.png", png)
+            .await
+            .unwrap();
         assert_eq!(a.name, "shot.png");
         assert_eq!(a.mime, "image/png");
         assert_eq!(desk.read_attachment(&a.sha256).await.unwrap(), png);

@@ -602,8 +602,7 @@ impl Desk {
                     run_id: run.id.clone(),
                     event: event.clone(),
                 });
-                self.runs
-                    .publish_live_event(&session.id, &run.id, &event);
+                self.runs.publish_live_event(&session.id, &run.id, &event);
                 let _ = tx.send(RunInput::Event(event)).await;
             }
         }

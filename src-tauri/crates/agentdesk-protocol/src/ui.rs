@@ -7,11 +7,13 @@ use ts_rs::TS;
 
 mod approvals;
 mod library;
+mod live;
 mod profiles;
 mod sessions;
 
 pub use approvals::*;
 pub use library::*;
+pub use live::*;
 pub use profiles::*;
 pub use sessions::*;
 

@@ -56,6 +56,11 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::Usage>(&cfg, &mut out);
     render::<ui::SnippetPart>(&cfg, &mut out);
     render::<ui::SearchHit>(&cfg, &mut out);
+    // The window's live session stream (issue 12).
+    render::<ui::LiveBatch>(&cfg, &mut out);
+    render::<ui::LiveOp>(&cfg, &mut out);
+    render::<ui::CardDecision>(&cfg, &mut out);
+    render::<ui::SessionActivity>(&cfg, &mut out);
     // Canonical event types the DTOs above refer to.
     render::<events::ToolKind>(&cfg, &mut out);
     render::<events::FileChangeKind>(&cfg, &mut out);

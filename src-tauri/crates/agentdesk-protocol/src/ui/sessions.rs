@@ -73,6 +73,7 @@ pub struct Run {
     pub id: String,
     pub session_id: String,
     /// 1-based position in the session.
+    #[ts(type = "number")]
     pub seq: i64,
     pub status: RunStatus,
     pub prompt: String,

@@ -1,0 +1,223 @@
+//! The chat window, end to end: the real app under Xvfb (tauri-driver + WebKitWebDriver), the
+//! real pinned `codex` against the fake Responses API on 127.0.0.1, the real SQLite file.
+//! A user opens a workspace, starts a session, sends a message, watches the answer stream,
+//! approves a file change from its card, sees the diff, and finds the history after a restart
+//! (in the light and the dark look). Screenshots of every step land in
+//! `target/test-artifacts/chat_codex/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_core::{Desk, EngineSettings};
+use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
+use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::real::engine_bin;
+use serde_json::json;
+
+const TEST: &str = "chat_codex";
+const STREAM: Duration = Duration::from_secs(60);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_session_streams_asks_shows_the_diff_and_keeps_its_history() {
+    let Some(pre) = prerequisites(TEST) else {
+        return;
+    };
+    let Some(bin) = engine_bin("CODEX_BIN", "chat window E2E") else {
+        return;
+    };
+    scenario(pre, bin).await.unwrap();
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// A workspace with a default Codex profile pointed at the fake model, as a user who set up
+/// a profile would have it.
+async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
+    let work = env.root.join("work");
+    let home = env.root.join("home");
+    std::fs::create_dir_all(&work)?;
+    std::fs::create_dir_all(&home)?;
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&work)
+        .status()?;
+    let desk = Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&EngineSettings {
+        codex_bin: Some(bin),
+        ..Default::default()
+    })
+    .await?;
+    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
+    let mut vars = BTreeMap::new();
+    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
+    vars.insert("HOME".to_string(), s(&home));
+    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+    let profile = desk
+        .create_profile(
+            &ws.id,
+            &ProfileSpec {
+                name: "codex (fake model)".into(),
+                engine: Engine::Codex,
+                // A catalog slug: codex then offers `apply_patch` (file-change approvals).
+                model: Some("gpt-5.5".into()),
+                base_url: Some(fake.base_url()),
+                api_key_env: Some("MOCK_API_KEY".into()),
+                permission_mode: PermissionMode::Ask,
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: vars,
+                secret_env: Vec::new(),
+                approval_rules: Vec::new(),
+                approval_timeout_secs: None,
+                engine_options: json!({
+                    "codexHome": s(&home),
+                    "requestMaxRetries": 0,
+                    "streamMaxRetries": 0,
+                }),
+            },
+        )
+        .await?;
+    desk.set_default_profile(&profile.id).await?;
+    desk.close().await;
+    Ok(work)
+}
+
+/// A picture of the window when a step fails, for the person reading the failure.
+async fn shot_on_error<T>(
+    app: &AppSession,
+    artifacts: &Path,
+    r: Result<T, BoxError>,
+) -> Result<T, BoxError> {
+    if r.is_err() {
+        let _ = app.screenshot(&artifacts.join("failure.png")).await;
+        if let Ok(errs) = app
+            .client
+            .execute("return window.__errs || []", vec![])
+            .await
+        {
+            eprintln!("errors in the window: {errs:#}");
+        }
+    }
+    r
+}
+
+async fn timeline_text(app: &AppSession, contains: &str) -> Result<String, BoxError> {
+    app.wait_for_text_containing("[role=log][aria-label=Timeline]", contains, STREAM)
+        .await
+}
+
+async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
+    let artifacts = artifacts_dir(TEST);
+    let desktop = Desktop::start(pre)?;
+    let mut env = AppEnv::new(TEST)?;
+    let fake = FakeResponses::start().await?;
+    let work = prepare(&env, bin, &fake).await?;
+
+    fake.push(Reply::apply_patch(
+        "call_patch",
+        "*** Begin Patch\n*** Add File: added.txt\n+hello from the chat window\n*** End Patch\n",
+    ));
+    let answer = [
+        "I added **added.txt** ",
+        "with a greeting.\n\n",
+        "| file | lines |\n|---|---|\n| added.txt | 1 |\n\n",
+        "```sh\ncat added.txt\n```\n",
+    ];
+    fake.push(Reply::text(&answer));
+
+    // Light: open the workspace's new session and send.
+    let app = desktop.launch(&env, "first-run", &artifacts).await?;
+    app.client
+        .execute(
+            "window.__errs = []; \
+             window.addEventListener('error', (e) => window.__errs.push(e.message + ' @ ' + String(e.error && e.error.stack))); \
+             const ce = console.error; console.error = (...a) => { window.__errs.push(a.map(String).join(' ')); ce(...a); };",
+            vec![],
+        )
+        .await?;
+    let listed = app.find("[data-testid=workspace-item]").await;
+    app.screenshot(&artifacts.join("00-start.png")).await?;
+    listed?;
+    app.button("New session").await?.click().await?;
+    let message = app.find("textarea[aria-label=Message]").await?;
+    message.send_keys("Add a file that says hello").await?;
+    app.screenshot(&artifacts.join("01-composer.png")).await?;
+    app.button("Send").await?.click().await?;
+
+    // The file change is asked on a card that shows the path and the diff.
+    let card = app
+        .find_xpath("//*[@role='group' and @aria-label='Approval']")
+        .await;
+    let card = shot_on_error(&app, &artifacts, card).await?;
+    let card_text = card.prop("textContent").await?.unwrap_or_default();
+    assert!(card_text.contains("added.txt"), "card: {card_text}");
+    assert!(
+        !work.join("added.txt").exists(),
+        "nothing is written before the approval"
+    );
+    app.screenshot(&artifacts.join("02-approval-card.png"))
+        .await?;
+    app.button("Approve once").await?.click().await?;
+
+    // The answer streams in, rendered as Markdown, and the run completes.
+    let text = timeline_text(&app, "Completed").await;
+    let text = shot_on_error(&app, &artifacts, text).await?;
+    assert!(
+        text.contains("I added added.txt with a greeting."),
+        "{text}"
+    );
+    assert!(
+        text.contains("hello from the chat window"),
+        "the diff: {text}"
+    );
+    let table = app.find("[role=log] table").await?;
+    assert!(table.text().await?.contains("added.txt"));
+    app.find("[role=log] pre code").await?;
+    assert_eq!(
+        std::fs::read_to_string(work.join("added.txt"))?,
+        "hello from the chat window\n"
+    );
+    // The decided card says so.
+    let decided = app
+        .find_xpath("//*[@role='group' and @aria-label='Approval']")
+        .await?
+        .prop("textContent")
+        .await?
+        .unwrap_or_default();
+    assert!(
+        decided.to_lowercase().contains("approved"),
+        "card: {decided}"
+    );
+    app.screenshot(&artifacts.join("03-completed-light.png"))
+        .await?;
+    assert_eq!(
+        fake.requests().len(),
+        2,
+        "one turn: the patch, then the answer"
+    );
+    app.quit().await?;
+
+    // Restart, in the dark look: the session and its history are there.
+    env.extra
+        .push(("GTK_THEME".to_string(), "Adwaita:dark".to_string()));
+    let app = desktop.launch(&env, "second-run", &artifacts).await?;
+    app.find("[data-testid=session-item]")
+        .await?
+        .click()
+        .await?;
+    let text = timeline_text(&app, "I added added.txt").await?;
+    assert!(text.contains("Completed"), "{text}");
+    app.screenshot(&artifacts.join("04-history-dark.png"))
+        .await?;
+    app.quit().await?;
+    env.passed();
+    Ok(())
+}
