@@ -8,6 +8,9 @@ import { approval, fakeIpc, session } from "./test/fakeIpc";
 afterEach(cleanup);
 timelineOptions.startAtEnd = false;
 
+// The session and approvals views are lazy chunks: the first import can be slow on a busy machine.
+const LAZY = { timeout: 10_000 };
+
 const ws = { id: "w1", name: "proj", path: "/home/me/proj", createdAt: 1 };
 
 function setup() {
@@ -35,8 +38,8 @@ describe("App with sessions", () => {
     });
     expect(ipc.createSession).toHaveBeenCalledWith("w1", null, null);
     expect(screen.getAllByTestId("session-item")).toHaveLength(3);
-    expect(await screen.findByRole("textbox", { name: "Message" })).toBeTruthy();
-    expect(ipc.openSession).toHaveBeenCalledWith("new", expect.any(Function));
+    expect(await screen.findByRole("textbox", { name: "Message" }, LAZY)).toBeTruthy();
+    await waitFor(() => expect(ipc.openSession).toHaveBeenCalledWith("new", expect.any(Function)), LAZY);
   });
 
   it("a workspace without profiles asks for the engine first", async () => {
@@ -60,8 +63,8 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(older);
     });
-    expect(await screen.findByRole("heading", { name: "Older" })).toBeTruthy();
-    await waitFor(() => expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function)));
+    expect(await screen.findByRole("heading", { name: "Older" }, LAZY)).toBeTruthy();
+    await waitFor(() => expect(ipc.openSession).toHaveBeenCalledWith("s1", expect.any(Function)), LAZY);
   });
 
   it("shows running and waiting badges from the activity channel", async () => {
@@ -85,7 +88,7 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(entry);
     });
-    const card = await screen.findByRole("group", { name: "Approval" });
+    const card = await screen.findByRole("group", { name: "Approval" }, LAZY);
     expect(card.textContent).toContain("rm -rf build");
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Open in session" }));
