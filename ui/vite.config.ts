@@ -23,5 +23,7 @@ export default defineConfig({
     environment: "jsdom",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
     setupFiles: ["src/test/setup.ts"],
+    // Rendering a 200 KB answer in jsdom takes seconds on a busy machine.
+    testTimeout: 30_000,
   },
 });
