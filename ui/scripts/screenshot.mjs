@@ -70,6 +70,30 @@ for (const scheme of ["light", "dark"]) {
     await p.getByRole("button", { name: "Fix the flaky timeline test" }).click();
     await p.getByRole("log", { name: "Timeline" }).waitFor();
     await shot(p, n("session-bottom"));
+    // Streaming while at the bottom: the view follows; scrolled up, it stays put.
+    const log0 = p.getByRole("log", { name: "Timeline" });
+    const gap = () => log0.evaluate((el) => Math.round(el.scrollHeight - el.scrollTop - el.clientHeight));
+    const stream = async (lines) => {
+      for (let i = 0; i < lines; i++) {
+        await p.evaluate((i) => window.__demo.batch([{ op: "append", itemId: "r3:msg2", text: `\n\nStep ${i}: checking \`cargo test\` output for flaky tests, **${i * 7}** so far.` }]), i);
+        await p.waitForTimeout(20);
+      }
+      await p.waitForTimeout(300);
+    };
+    await stream(12);
+    const followGap = await gap();
+    await shot(p, n("streaming-follows"));
+    await p.mouse.move(w / 2 + 100, 300);
+    await p.mouse.wheel(0, -400);
+    await p.waitForTimeout(300);
+    const before = await log0.evaluate((el) => el.scrollTop);
+    await stream(6);
+    const after = await log0.evaluate((el) => el.scrollTop);
+    if (followGap > 60) problems.push(`[${scheme} ${w}] not following the stream: ${followGap}px below the view`);
+    if (Math.abs(after - before) > 2) problems.push(`[${scheme} ${w}] scrolled up, but the view moved ${before} → ${after}`);
+    await p.getByRole("button", { name: "Jump to latest" }).waitFor();
+    await shot(p, n("streaming-scrolled-up"));
+    await p.getByRole("button", { name: "Jump to latest" }).click();
     // Scroll up through the timeline: following stops, "Jump to latest" appears.
     const log = p.getByRole("log", { name: "Timeline" });
     for (const frac of [0.55, 0.3, 0]) {

@@ -47,6 +47,9 @@ function isRow(item: TimelineItem): boolean {
 
 type Listener = () => void;
 
+/** The key woken after every flush that changed anything (the timeline follows growth with it). */
+export const ANY = "*";
+
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
  * ~25 times a second, so a frame that took long renders once for every batch that arrived
@@ -121,7 +124,8 @@ export class SessionStore {
     return undefined;
   }
 
-  // ---- subscribing: "rows", "active", "diagnostics", an item id, "run:<id>", "approval:<id>" ----
+  // ---- subscribing: "rows", "active", "diagnostics", an item id, "run:<id>", "approval:<id>",
+  // or ANY (after every flush that changed something) ----
   subscribe(key: string, listener: Listener): () => void {
     let set = this.listeners.get(key);
     if (!set) this.listeners.set(key, (set = new Set()));
@@ -184,7 +188,7 @@ export class SessionStore {
   /** Wakes the listeners of everything changed since the last flush. */
   flush(): void {
     if (this.dirty.size === 0) return;
-    const keys = [...this.dirty];
+    const keys = [...this.dirty, ANY];
     this.dirty.clear();
     for (const key of keys) {
       const set = this.listeners.get(key);

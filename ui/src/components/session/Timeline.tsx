@@ -3,7 +3,7 @@ import { Virtuoso, type VirtuosoHandle } from "react-virtuoso";
 import { errorOf, type IpcError } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useRows } from "../../state/hooks";
-import type { RowKey, SessionStore } from "../../state/sessionStore";
+import { ANY, type RowKey, type SessionStore } from "../../state/sessionStore";
 import { Row } from "./Row";
 
 /** Virtuoso's firstItemIndex starts high so older pages can be put in front. */
@@ -35,10 +35,10 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
   const rows = useRows(store);
   const ref = useRef<VirtuosoHandle>(null);
   const stick = useRef(true);
+  const scrollerEl = useRef<HTMLElement | null>(null);
   const [atBottom, setAtBottom] = useState(true);
   const [focusKey, setFocusKey] = useState<RowKey | null>(null);
   const loading = useRef(false);
-  const lastKey = rows.keys[rows.keys.length - 1];
 
   const loadOlder = useCallback(async () => {
     const before = store.rows().before;
@@ -55,22 +55,22 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
     }
   }, [ipc, store, onError]);
 
-  // The last row grows while it streams: keep the bottom in view (followOutput covers new rows).
+  // Rows grow while they stream (followOutput covers new rows): keep the bottom in view.
   useEffect(() => {
-    if (!lastKey) return;
     let frame = 0;
-    const unsubscribe = store.subscribe(lastKey, () => {
+    const unsubscribe = store.subscribe(ANY, () => {
       if (!stick.current || frame) return;
       frame = requestAnimationFrame(() => {
         frame = 0;
-        ref.current?.autoscrollToBottom();
+        const el = scrollerEl.current;
+        if (el && stick.current) el.scrollTop = el.scrollHeight;
       });
     });
     return () => {
       unsubscribe();
       if (frame) cancelAnimationFrame(frame);
     };
-  }, [store, lastKey]);
+  }, [store]);
 
   // Where a (re)mounted list starts: at the card the user came for when it is loaded, else at the end.
   const [initialKey, setInitialKey] = useState<{ generation: number; key: RowKey | undefined } | null>(null);
@@ -104,16 +104,36 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
     };
   }, [focusApproval, rows.loaded, rows.generation, store, loadOlder]);
 
-  // Scrolling up (wheel, keys, scrollbar) stops following; reaching the bottom resumes it.
-  const lastTop = useRef(0);
+  // The user scrolling up (wheel, keys, dragging the scrollbar) stops following; reaching the
+  // bottom resumes it. Scroll events alone cannot tell: the list itself adjusts scrollTop.
+  const detach = useRef<(() => void) | null>(null);
   const scroller = useCallback((el: HTMLElement | Window | null) => {
+    detach.current?.();
+    detach.current = null;
+    scrollerEl.current = el instanceof HTMLElement ? el : null;
     if (!(el instanceof HTMLElement)) return;
-    lastTop.current = el.scrollTop;
+    let dragging = false;
+    let lastTop = el.scrollTop;
+    const unstick = () => {
+      stick.current = false;
+    };
+    el.addEventListener("wheel", (e) => e.deltaY < 0 && unstick(), { passive: true });
+    el.addEventListener("touchmove", unstick, { passive: true });
+    el.addEventListener("keydown", (e) => {
+      if (["ArrowUp", "PageUp", "Home"].includes(e.key)) unstick();
+    });
+    el.addEventListener("pointerdown", (e) => {
+      dragging = e.target === el; // on the scrollbar, not on a row
+      lastTop = el.scrollTop;
+    });
+    const drop = () => (dragging = false);
+    window.addEventListener("pointerup", drop);
+    detach.current = () => window.removeEventListener("pointerup", drop);
     el.addEventListener(
       "scroll",
       () => {
-        if (el.scrollTop < lastTop.current - 4) stick.current = false;
-        lastTop.current = el.scrollTop;
+        if (dragging && el.scrollTop < lastTop) unstick();
+        lastTop = el.scrollTop;
       },
       { passive: true },
     );
