@@ -52,11 +52,11 @@ export const ANY = "*";
 
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
- * ~25 times a second, so a frame that took long renders once for every batch that arrived
+ * ~15 times a second, so a frame that took long renders once for every batch that arrived
  * meanwhile (the work stays bounded and the view never falls behind). Tests use `flushNow`.
  */
 export type Scheduler = (flush: () => void) => void;
-const MIN_FLUSH_MS = 40; // ~25 redraws a second while text streams: smooth to read, half the work of 60
+const MIN_FLUSH_MS = 66; // ~15 redraws a second while text streams: still fluid to read, a quarter of the work of 60
 let lastFlushAt = 0;
 export const flushOnFrame: Scheduler = (flush) => {
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
