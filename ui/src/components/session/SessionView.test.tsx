@@ -62,6 +62,19 @@ describe("SessionView", () => {
     expect(ipc.closeSession).toHaveBeenCalledWith("s1");
   });
 
+  it("says why a session could not be opened, and retries", async () => {
+    const openSession = vi.fn(async () => {
+      throw { code: "not_found", message: "no session s1" };
+    });
+    const { onError } = open({ openSession });
+    expect(await screen.findByText(/could not be opened: no session s1/)).toBeTruthy();
+    expect(onError).toHaveBeenCalledWith({ code: "not_found", message: "no session s1" });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("button", { name: "Retry" }));
+    });
+    expect(openSession).toHaveBeenCalledTimes(2);
+  });
+
   it("has the accessible names the issue lists", async () => {
     const { push } = open();
     await act(async () => {});

@@ -43,14 +43,24 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
     wasActive.current = now;
   }, [active, store]);
 
+  // The session's live stream: a reset first, then what changes. `attempt` bumps on Retry.
+  const [openError, setOpenError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     let open = true;
-    ipc.openSession(session.id, (batch) => open && store.applyBatch(batch)).catch((e) => onError(errorOf(e)));
+    setOpenError(null);
+    ipc
+      .openSession(session.id, (batch) => open && store.applyBatch(batch))
+      .catch((e) => {
+        if (!open) return;
+        setOpenError(errorOf(e).message);
+        onError(errorOf(e));
+      });
     return () => {
       open = false;
       ipc.closeSession(session.id).catch(() => {});
     };
-  }, [ipc, store, session.id, onError]);
+  }, [ipc, store, session.id, onError, attempt]);
 
   // Files dragged from the OS onto the window.
   useEffect(() => {
@@ -104,7 +114,18 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
         <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
       </header>
       <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />
-      <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+      {openError ? (
+        <div className="timeline-empty" role="log" aria-label="Timeline">
+          <p>
+            This session could not be opened: {openError}{" "}
+            <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+              Retry
+            </button>
+          </p>
+        </div>
+      ) : (
+        <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+      )}
       <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />
       <div className="visually-hidden" role="status" aria-live="polite">
         {announcement}
