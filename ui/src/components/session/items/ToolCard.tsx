@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { TimelineItem } from "../../../ipc";
 import { ApprovalCard } from "../../approvals/ApprovalCard";
 import { fromItem } from "../../approvals/decision";
@@ -51,7 +51,16 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
   const expanded = open ?? (item.status === "running" || lines <= COLLAPSE_OVER_LINES);
   const durable = useApproval(store, body.approval?.approvalId ?? null);
   const input = body.toolKind !== "command" && body.input != null ? JSON.stringify(body.input, null, 2) : null;
-  const lastLine = body.output.trimEnd().split("\n").pop() ?? "";
+  const trimmed = body.output.trimEnd();
+  const lastLine = trimmed.slice(trimmed.lastIndexOf("\n") + 1);
+  // While a command runs, its output box follows the end (unless scrolled up in it).
+  const outputRef = useRef<HTMLPreElement>(null);
+  const followOutput = useRef(true);
+  const running = item.status === "running";
+  useEffect(() => {
+    const el = outputRef.current;
+    if (el && running && followOutput.current) el.scrollTop = el.scrollHeight;
+  }, [body.output, running]);
 
   return (
     <div className={`tool-card tool-${body.toolKind} status-${item.status}`}>
@@ -78,7 +87,18 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
             Output <span className="muted">({lines} {lines === 1 ? "line" : "lines"})</span>
             {!expanded && <span className="output-preview">{lastLine}</span>}
           </button>
-          {expanded && <pre className="output">{body.output}</pre>}
+          {expanded && (
+            <pre
+              ref={outputRef}
+              className="output"
+              onScroll={(e) => {
+                const el = e.currentTarget;
+                followOutput.current = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+              }}
+            >
+              {body.output}
+            </pre>
+          )}
         </div>
       )}
       {body.files.map((f) => (
