@@ -182,7 +182,7 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
         atBottomStateChange={bottomChange}
         atBottomThreshold={48}
         startReached={() => void loadOlder()}
-        increaseViewportBy={{ top: 200, bottom: 200 }}
+        increaseViewportBy={{ top: 1200, bottom: 400 }}
         defaultItemHeight={240}
         scrollerRef={scroller}
       />
