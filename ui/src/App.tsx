@@ -9,8 +9,12 @@ import { initialState, reducer } from "./state/workspaces";
 
 // The chat (markdown, highlighting, diffs, the virtual list) is its own chunk: the window paints
 // the sidebar without it, and it is fetched right after, before anyone opens a session.
+// The two views share a chunk (the cards). WebKit (the Linux and macOS webview) can hand a
+// module to a second concurrent dynamic import before it has finished evaluating, which
+// surfaced as "Cannot access uninitialized variable" in the approval card: so the approvals
+// view loads only after the session view's chunk has been evaluated.
 const loadSessionView = () => import("./components/session/SessionView");
-const loadApprovalsView = () => import("./components/approvals/ApprovalsView");
+const loadApprovalsView = () => loadSessionView().then(() => import("./components/approvals/ApprovalsView"));
 const SessionView = lazy(() => loadSessionView().then((m) => ({ default: m.SessionView })));
 const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.ApprovalsView })));
 
