@@ -11,6 +11,15 @@ export default defineConfig({
   clearScreen: false,
   esbuild: { jsx: "automatic" },
   server: { port: 5173, strictPort: true, host: "localhost" },
+  resolve: {
+    // Tauri freezes Object.prototype (`freezePrototype`), and lodash's CommonJS build assigns
+    // `valueOf`/`toString` on its prototypes at load, which then throws in module (strict)
+    // code: the chunk that renders diffs died at import. lodash-es defines each function in
+    // its own module and assigns nothing shared. (react-diff-view is imported from its
+    // per-module `esm/` build for the same reason: its bundled build inlines diff-match-patch,
+    // which assigns `prototype.toString`.)
+    alias: [{ find: /^lodash$/, replacement: "lodash-es" }],
+  },
   build: {
     outDir: "dist",
     target: "es2022",

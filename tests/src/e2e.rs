@@ -382,12 +382,12 @@ impl AppSession {
     }
 
     /// A button by its accessible name: `aria-label`, else its text without the parts
-    /// hidden from assistive technology (`aria-hidden`). Waits for it.
+    /// hidden from assistive technology (`aria-hidden`). Waits for an enabled one.
     pub async fn button(&self, name: &str) -> Result<fantoccini::elements::Element, BoxError> {
-        // Mark the match in the page, then find it by that mark: names are computed the way
-        // a screen reader would, which an XPath over the text cannot do.
+        // Names are computed the way a screen reader would, which an XPath over the text
+        // cannot do; the script hands the element itself back.
         const FIND: &str = r#"
-            const [name, mark] = arguments;
+            const [name] = arguments;
             for (const b of document.querySelectorAll('button, [role=button]')) {
               let label = b.getAttribute('aria-label');
               if (label === null) {
@@ -395,22 +395,20 @@ impl AppSession {
                 c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
                 label = c.textContent;
               }
-              if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) {
-                b.setAttribute('data-e2e-button', mark);
-                return true;
-              }
+              if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) return b;
             }
-            return false;
+            return null;
         "#;
-        let mark = uuid::Uuid::new_v4().to_string();
+        // The W3C key a script's element result is returned under.
+        const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
         let deadline = Instant::now() + Duration::from_secs(40);
         loop {
-            let found = self
-                .client
-                .execute(FIND, vec![name.into(), mark.clone().into()])
-                .await?;
-            if found == serde_json::Value::Bool(true) {
-                return self.find(&format!("[data-e2e-button='{mark}']")).await;
+            let found = self.client.execute(FIND, vec![name.into()]).await?;
+            if let Some(id) = found.get(ELEMENT_KEY).and_then(|v| v.as_str()) {
+                return Ok(fantoccini::elements::Element::from_element_id(
+                    self.client.clone(),
+                    id.to_string().into(),
+                ));
             }
             if Instant::now() > deadline {
                 return Err(format!("no enabled button named {name:?}").into());

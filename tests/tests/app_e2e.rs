@@ -104,8 +104,9 @@ async fn corrupt_database_is_reported_in_the_window() {
         let banner = app.find("[data-testid=error-banner]").await?;
         let text = banner.text().await?;
         app.screenshot(&artifacts.join("corrupt.png")).await?;
+        // What is wrong and what to do about it, not raw SQLite text.
         assert!(
-            text.contains("not a valid Agent Desk database"),
+            text.contains("is damaged") && text.contains("To recover"),
             "banner said: {text}"
         );
         let input = app.find("[data-testid=workspace-path-input]").await?;

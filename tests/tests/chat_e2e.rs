@@ -147,7 +147,8 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     app.screenshot(&artifacts.join("00-start.png")).await?;
     listed?;
     app.button("New session").await?.click().await?;
-    let message = app.find("textarea[aria-label=Message]").await?;
+    let message = app.find("textarea[aria-label=Message]").await;
+    let message = shot_on_error(&app, &artifacts, message).await?;
     message.send_keys("Add a file that says hello").await?;
     app.screenshot(&artifacts.join("01-composer.png")).await?;
     app.button("Send").await?.click().await?;
@@ -178,8 +179,9 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         text.contains("hello from the chat window"),
         "the diff: {text}"
     );
-    let table = app.find("[role=log] table").await?;
-    assert!(table.text().await?.contains("added.txt"));
+    // The GFM table is a real table (the diff is one too: look for the one with the header).
+    app.wait_for_text_containing("[role=log] table", "lines", STREAM)
+        .await?;
     app.find("[role=log] pre code").await?;
     assert_eq!(
         std::fs::read_to_string(work.join("added.txt"))?,

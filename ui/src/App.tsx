@@ -9,12 +9,21 @@ import { initialState, reducer } from "./state/workspaces";
 
 // The chat (markdown, highlighting, diffs, the virtual list) is its own chunk: the window paints
 // the sidebar without it, and it is fetched right after, before anyone opens a session.
-// The two views share a chunk (the cards). WebKit (the Linux and macOS webview) can hand a
-// module to a second concurrent dynamic import before it has finished evaluating, which
-// surfaced as "Cannot access uninitialized variable" in the approval card: so the approvals
-// view loads only after the session view's chunk has been evaluated.
-const loadSessionView = () => import("./components/session/SessionView");
-const loadApprovalsView = () => loadSessionView().then(() => import("./components/approvals/ApprovalsView"));
+// WebKit (the Linux and macOS webview) can resolve a dynamic import of a module that is
+// already being imported before that module has finished evaluating: the view then rendered
+// with its classes and constants still uninitialised ("Cannot access uninitialized
+// variable"). So each chunk is imported exactly once, through one memoised promise, and the
+// approvals view (which shares the cards' chunk) only after the session view.
+let sessionViewModule: ReturnType<typeof importSessionView> | undefined;
+let approvalsViewModule: ReturnType<typeof importApprovalsView> | undefined;
+function importSessionView() {
+  return import("./components/session/SessionView");
+}
+function importApprovalsView() {
+  return import("./components/approvals/ApprovalsView");
+}
+const loadSessionView = () => (sessionViewModule ??= importSessionView());
+const loadApprovalsView = () => (approvalsViewModule ??= loadSessionView().then(importApprovalsView));
 const SessionView = lazy(() => loadSessionView().then((m) => ({ default: m.SessionView })));
 const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.ApprovalsView })));
 

@@ -53,6 +53,7 @@ type LiveSnapshot = Vec<(String, u64, Vec<TimelineItem>)>;
 
 /// Where a view starts: its subscriptions, what they start after, and the reset op.
 struct FeedStart {
+    known_runs: HashSet<String>,
     runs_rx: broadcast::Receiver<RunUpdate>,
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     seen: HashMap<String, u64>,
@@ -248,6 +249,9 @@ pub struct SessionFeed {
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     /// Per live run, the last sequence number already in the view.
     seen: HashMap<String, u64>,
+    /// Runs the view knows of: a new one brings its user message (written by `send_message`,
+    /// not by the engine, so it never passes through the live reducer).
+    known_runs: HashSet<String>,
     frame: Frame,
     seq: u64,
     /// How long a frame collects before it is sent.
@@ -259,6 +263,7 @@ impl Desk {
     pub async fn open_session_feed(&self, session_id: &str) -> Result<SessionFeed> {
         self.store.get_session(session_id).await?;
         let FeedStart {
+            known_runs,
             runs_rx,
             approvals_rx,
             seen,
@@ -272,6 +277,7 @@ impl Desk {
             runs_rx,
             approvals_rx,
             seen,
+            known_runs,
             frame,
             seq: 0,
             frame_len: FRAME,
@@ -319,6 +325,7 @@ impl Desk {
         });
         let seen = live.into_iter().map(|(id, seq, _)| (id, seq)).collect();
         Ok(FeedStart {
+            known_runs: runs.iter().map(|r| r.id.clone()).collect(),
             runs_rx,
             approvals_rx,
             seen,
@@ -370,7 +377,7 @@ impl SessionFeed {
         tokio::select! {
             biased;
             update = self.runs_rx.recv() => match update {
-                Ok(u) => Some(self.on_run_update(u)),
+                Ok(u) => Some(self.on_run_update(u).await),
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     self.restart().await;
                     Some(true)
@@ -394,10 +401,15 @@ impl SessionFeed {
         }
     }
 
-    fn on_run_update(&mut self, update: RunUpdate) -> bool {
+    async fn on_run_update(&mut self, update: RunUpdate) -> bool {
         match update {
             RunUpdate::Status { run } if run.session_id == self.session_id => {
+                let new = self.known_runs.insert(run.id.clone());
+                let run_id = run.id.clone();
                 self.frame.push(LiveOp::Run { run });
+                if new {
+                    self.push_user_message(&run_id).await;
+                }
                 true
             }
             RunUpdate::Live {
@@ -421,10 +433,25 @@ impl SessionFeed {
         }
     }
 
+    async fn push_user_message(&mut self, run_id: &str) {
+        let id = crate::sessions::user_item_id(run_id);
+        match self.desk.store().run_items(run_id).await {
+            Ok(items) => {
+                if let Some(item) = items.into_iter().find(|i| i.id == id) {
+                    self.frame.push(LiveOp::Upsert { item });
+                }
+            }
+            Err(e) => {
+                tracing::warn!(run = %run_id, error = %e, "cannot read a new run's message");
+            }
+        }
+    }
+
     /// The view fell behind: start again from a snapshot (nothing lost, nothing twice).
     async fn restart(&mut self) {
         match self.desk.feed_reset(&self.session_id).await {
             Ok(start) => {
+                self.known_runs = start.known_runs;
                 self.runs_rx = start.runs_rx;
                 self.approvals_rx = start.approvals_rx;
                 self.seen = start.seen;

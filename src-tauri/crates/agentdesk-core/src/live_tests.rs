@@ -237,3 +237,26 @@ async fn a_finished_run_is_read_from_the_database() {
     // Nothing was stored for this synthetic run: the view has no trace of it.
     assert_eq!(replay(&[reset], "r1:m1"), None);
 }
+
+#[tokio::test]
+async fn a_new_run_brings_its_user_message_into_an_open_view() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    next(&mut feed).await;
+    // What send_message does before the engine starts: the run and its message are stored,
+    // then the run's status is published.
+    let run = desk.create_run(&sid, "Add a file", &[]).await.unwrap();
+    desk.runs.publish(RunUpdate::Status { run: run.clone() });
+    let batch = next(&mut feed).await;
+    let user = batch.ops.iter().find_map(|op| match op {
+        LiveOp::Upsert { item } => Some(item.clone()),
+        _ => None,
+    });
+    let user = user.expect("the user's message is sent with the new run");
+    assert_eq!(user.id, crate::sessions::user_item_id(&run.id));
+    assert!(matches!(&user.body, ItemBody::UserMessage { text, .. } if text == "Add a file"));
+    // A later status of the same run does not send it again.
+    desk.runs.publish(RunUpdate::Status { run });
+    let again = next(&mut feed).await;
+    assert!(again.ops.iter().all(|op| matches!(op, LiveOp::Run { .. })));
+}

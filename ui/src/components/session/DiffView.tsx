@@ -1,5 +1,5 @@
 import { memo, useMemo } from "react";
-import { Diff, Hunk, parseDiff, type FileData } from "react-diff-view";
+import { Diff, Hunk, parseDiff, type FileData } from "react-diff-view/esm";
 import type { ApprovalFile } from "../../ipc";
 
 type Kind = ApprovalFile["kind"];
