@@ -13,6 +13,7 @@ mod error;
 pub mod export;
 pub mod integrity;
 pub mod live;
+pub mod notify;
 pub mod owner;
 mod pasted;
 pub mod paths;

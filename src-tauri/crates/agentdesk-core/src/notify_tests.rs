@@ -1,0 +1,341 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use agentdesk_protocol::events::{
+    ApprovalFile, FileChangeKind, Question, QuestionOption, UserDecision,
+};
+use agentdesk_protocol::ui::{ApprovalRequest, ApprovalState};
+
+fn approval(id: &str, kind: ApprovalKindName, request: ApprovalRequest) -> Approval {
+    Approval {
+        id: id.into(),
+        session_id: "s1".into(),
+        run_id: "r1".into(),
+        item_id: None,
+        engine_request_id: "1".into(),
+        kind,
+        request,
+        suggestions: serde_json::Value::Null,
+        state: ApprovalState::Pending,
+        decided_by: None,
+        decision: None,
+        created_at: 0,
+        deadline_at: None,
+        decided_at: None,
+    }
+}
+
+fn command(id: &str) -> Approval {
+    approval(
+        id,
+        ApprovalKindName::Command,
+        ApprovalRequest {
+            command: Some("touch made.txt".into()),
+            cwd: Some("/home/me/app".into()),
+            ..Default::default()
+        },
+    )
+}
+
+fn question(id: &str, options: &[&str]) -> Approval {
+    approval(
+        id,
+        ApprovalKindName::Question,
+        ApprovalRequest {
+            questions: vec![Question {
+                id: "q1".into(),
+                header: None,
+                question: "Which colour?".into(),
+                options: options
+                    .iter()
+                    .map(|l| QuestionOption {
+                        label: l.to_string(),
+                        description: None,
+                    })
+                    .collect(),
+                allow_other: false,
+                secret: false,
+            }],
+            ..Default::default()
+        },
+    )
+}
+
+fn origin() -> Origin {
+    Origin {
+        engine: Engine::Codex,
+        workspace: "demo".into(),
+        session: "Fix the build".into(),
+    }
+}
+
+#[test]
+fn preferences_decide_by_kind_and_focus() {
+    let mut s = NotificationSettings::default();
+    assert!(s.shows_request(ApprovalKindName::Command, false));
+    assert!(!s.shows_request(ApprovalKindName::Command, true));
+    s.approvals = NotifyWhen::Always;
+    s.questions = NotifyWhen::Never;
+    assert!(s.shows_request(ApprovalKindName::FileChange, true));
+    assert!(!s.shows_request(ApprovalKindName::Question, false));
+    // Runs: only long ones, only while unfocused by default.
+    let d = NotificationSettings::default();
+    assert!(d.shows_run_end(Duration::from_secs(31), false));
+    assert!(!d.shows_run_end(Duration::from_secs(5), false));
+    assert!(!d.shows_run_end(Duration::from_secs(60), true));
+}
+
+#[test]
+fn settings_read_back_with_defaults_for_missing_fields() {
+    let s: NotificationSettings =
+        serde_json::from_str(r#"{"approvals":"always","sound":false}"#).unwrap();
+    assert_eq!(s.approvals, NotifyWhen::Always);
+    assert_eq!(s.questions, NotifyWhen::WhenUnfocused);
+    assert!(!s.sound);
+    assert_eq!(s.run_min_secs, 30);
+}
+
+#[tokio::test]
+async fn settings_are_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = Desk::open(dir.path()).await.unwrap();
+    assert_eq!(
+        desk.notification_settings().await.unwrap(),
+        NotificationSettings::default()
+    );
+    let s = NotificationSettings {
+        approvals: NotifyWhen::Never,
+        sound: false,
+        ..Default::default()
+    };
+    desk.set_notification_settings(&s).await.unwrap();
+    assert_eq!(desk.notification_settings().await.unwrap(), s);
+    desk.close().await;
+}
+
+#[test]
+fn command_content_names_engine_place_command_and_cwd_with_approve_deny() {
+    let c = approval_content(&command("a1"), &origin());
+    assert_eq!(c.title, "Codex asks to run a command");
+    assert_eq!(
+        c.body,
+        "demo · Fix the build\n$ touch made.txt\nin /home/me/app"
+    );
+    assert_eq!(
+        c.actions,
+        vec![
+            ("approve".to_string(), "Approve".to_string()),
+            ("deny".to_string(), "Deny".to_string())
+        ]
+    );
+}
+
+#[test]
+fn content_is_cut_and_shows_escapes_visibly() {
+    let mut a = command("a1");
+    a.request.command = Some(format!("echo \x1b[31m{}", "x".repeat(500)));
+    let c = approval_content(&a, &origin());
+    let line = c.body.lines().nth(1).unwrap();
+    assert!(line.starts_with("$ echo \\u{1b}[31m"), "{line}");
+    assert_eq!(line.chars().count(), 160);
+    assert!(line.ends_with('…'));
+    assert!(!c.body.contains('\x1b'));
+}
+
+#[test]
+fn file_changes_list_a_few_files() {
+    let files = (0..5)
+        .map(|i| ApprovalFile {
+            path: format!("src/f{i}.rs"),
+            kind: FileChangeKind::Update,
+            diff: String::new(),
+        })
+        .collect();
+    let a = approval(
+        "a1",
+        ApprovalKindName::FileChange,
+        ApprovalRequest {
+            files,
+            ..Default::default()
+        },
+    );
+    let c = approval_content(&a, &origin());
+    assert_eq!(c.title, "Codex asks to change files");
+    assert_eq!(
+        c.body,
+        "demo · Fix the build\nsrc/f0.rs\nsrc/f1.rs\nsrc/f2.rs\nand 2 more files"
+    );
+}
+
+#[test]
+fn a_question_with_up_to_three_options_gets_them_as_buttons() {
+    let q = question("q", &["Red", "Blue"]);
+    let c = approval_content(&q, &origin());
+    assert_eq!(c.title, "Codex asks a question");
+    assert!(c.body.ends_with("Which colour?"));
+    assert_eq!(
+        c.actions,
+        vec![
+            ("option:0".to_string(), "Red".to_string()),
+            ("option:1".to_string(), "Blue".to_string())
+        ]
+    );
+    // Four options do not fit: the card answers it.
+    let four = question("q", &["a", "b", "c", "d"]);
+    assert!(approval_content(&four, &origin()).actions.is_empty());
+}
+
+#[test]
+fn presses_map_to_answers_that_fit_the_request() {
+    let cmd = command("a1");
+    assert_eq!(
+        Press::parse("approve").unwrap().answer(&cmd),
+        Some(ApprovalAnswer::Decision {
+            decision: UserDecision::ApproveOnce,
+            message: None
+        })
+    );
+    assert_eq!(Press::parse("default"), Some(Press::Open));
+    assert_eq!(Press::Open.answer(&cmd), None);
+    assert_eq!(Press::parse("bogus"), None);
+    let q = question("q", &["Red", "Blue"]);
+    assert_eq!(
+        Press::Approve.answer(&q),
+        None,
+        "a question is not approved"
+    );
+    let mut want = BTreeMap::new();
+    want.insert("q1".to_string(), vec!["Blue".to_string()]);
+    assert_eq!(
+        Press::parse("option:1").unwrap().answer(&q),
+        Some(ApprovalAnswer::Answers(want))
+    );
+    assert_eq!(Press::Option(7).answer(&q), None);
+}
+
+#[test]
+fn markup_is_escaped() {
+    assert_eq!(escape_markup("a <b> & c"), "a &lt;b&gt; &amp; c");
+}
+
+fn planner() -> Planner {
+    Planner::new(Folding::default())
+}
+
+#[test]
+fn one_request_shows_once_after_the_gap_and_never_again() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    p.added(command("a1"), true, t0);
+    assert!(p.flush(t0).is_empty(), "waits for the burst to end");
+    let steps = p.flush(t0 + Duration::from_millis(300));
+    assert!(matches!(&steps[..], [Step::Show { key: 1, approval }] if approval.id == "a1"));
+    // The same request again (a reconnect, a re-read after lagging): nothing.
+    p.added(command("a1"), true, t0 + Duration::from_secs(2));
+    assert!(p.due().is_none());
+    assert!(p.flush(t0 + Duration::from_secs(5)).is_empty());
+    assert_eq!(p.target(1), Some(Target::Approval("a1".into())));
+}
+
+#[test]
+fn a_request_not_shown_because_of_focus_is_not_shown_later() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    p.added(command("a1"), false, t0);
+    assert!(p.due().is_none());
+    p.added(command("a1"), true, t0);
+    assert!(p.due().is_none());
+    assert!(p.has_seen("a1"));
+}
+
+#[test]
+fn a_burst_folds_into_one_summary_that_closes_with_its_last_request() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    for i in 0..5 {
+        p.added(
+            command(&format!("a{i}")),
+            true,
+            t0 + Duration::from_millis(150 * i),
+        );
+    }
+    // Still arriving 150 ms apart: not yet.
+    assert!(p.flush(t0 + Duration::from_millis(650)).is_empty());
+    let steps = p.flush(t0 + Duration::from_millis(900));
+    assert_eq!(steps, vec![Step::Summary { key: 1, count: 5 }]);
+    assert_eq!(p.target(1), Some(Target::Summary));
+    for i in 0..4 {
+        assert!(p.resolved(&format!("a{i}")).is_empty());
+    }
+    assert_eq!(p.resolved("a4"), vec![Step::Close { key: 1 }]);
+}
+
+#[test]
+fn a_steady_stream_is_flushed_within_the_max_wait() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    for i in 0..20u64 {
+        p.added(
+            command(&format!("a{i}")),
+            true,
+            t0 + Duration::from_millis(100 * i),
+        );
+        if i == 10 {
+            break;
+        }
+    }
+    assert_eq!(p.due(), Some(t0 + Duration::from_secs(1)));
+}
+
+#[test]
+fn two_close_together_stay_separate() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    p.added(command("a1"), true, t0);
+    p.added(command("a2"), true, t0 + Duration::from_millis(10));
+    let steps = p.flush(t0 + Duration::from_secs(1));
+    assert_eq!(steps.len(), 2);
+    assert!(steps.iter().all(|s| matches!(s, Step::Show { .. })));
+}
+
+#[test]
+fn decided_elsewhere_closes_and_decided_before_showing_never_shows() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    p.added(command("a1"), true, t0);
+    p.flush(t0 + Duration::from_secs(1));
+    assert_eq!(p.resolved("a1"), vec![Step::Close { key: 1 }]);
+    assert_eq!(p.target(1), None);
+    assert!(p.resolved("a1").is_empty(), "closed once");
+    p.added(command("a2"), true, t0 + Duration::from_secs(2));
+    assert!(p.resolved("a2").is_empty());
+    assert!(p.flush(t0 + Duration::from_secs(9)).is_empty());
+}
+
+#[test]
+fn a_dismissed_notification_leaves_its_request_alone() {
+    let mut p = planner();
+    let t0 = Instant::now();
+    p.added(command("a1"), true, t0);
+    p.flush(t0 + Duration::from_secs(1));
+    p.closed(1);
+    assert_eq!(p.target(1), None);
+    // Deciding it later closes nothing (already gone) and nothing shows again.
+    assert!(p.resolved("a1").is_empty());
+    p.added(command("a1"), true, t0 + Duration::from_secs(2));
+    assert!(p.due().is_none());
+}
+
+#[test]
+fn start_sums_up_what_is_already_pending_once() {
+    let mut p = planner();
+    let steps = p.start(&[command("a1"), command("a2"), command("a3")]);
+    assert_eq!(steps, vec![Step::Summary { key: 1, count: 3 }]);
+    assert!(p.start(&[command("a1")]).is_empty());
+    assert!(planner().start(&[]).is_empty());
+    p.added(command("a2"), true, Instant::now());
+    assert!(
+        p.due().is_none(),
+        "never notified one by one after the summary"
+    );
+}
