@@ -4,6 +4,7 @@
 mod commands;
 mod feeds;
 mod logging;
+mod notifications;
 mod state;
 mod window_state;
 
@@ -28,7 +29,11 @@ pub fn run() {
         .setup(move |app| {
             // A store that cannot open is not fatal: the window still opens and shows why.
             let state = tauri::async_runtime::block_on(state::AppState::open(data_dir));
+            if let Ok(desk) = state.desk() {
+                notifications::start(app.handle().clone(), desk.clone());
+            }
             app.manage(state);
+            app.manage(notifications::Clicks::default());
             app.manage(feeds::Feeds::default());
             Ok(())
         })
@@ -57,6 +62,7 @@ pub fn run() {
             commands::attachments::read_attachment,
             commands::attachments::pick_files,
             commands::attachments::open_external,
+            notifications::watch_notification_clicks,
         ])
         .build(tauri::generate_context!());
 

@@ -206,6 +206,27 @@ export function App({ ipc }: { ipc: Ipc }) {
     [findSession],
   );
 
+  // A notification's body was clicked: the window is brought up on that request's card
+  // (a summary's click: the Approvals view).
+  const openApprovalRef = useRef(openApproval);
+  openApprovalRef.current = openApproval;
+  useEffect(() => {
+    if (!info || info.startupError) return;
+    let live = true;
+    ipc
+      .watchNotificationClicks((a) => {
+        if (!live) return;
+        if (a) openApprovalRef.current(a);
+        else setRoute({ kind: "approvals" });
+        void refreshPending();
+      })
+      .catch(fail);
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [info, ipc]);
+
   const selected = state.items.find((w) => w.id === state.selectedId) ?? null;
   const storeBroken = Boolean(info?.startupError);
   const current = route.kind === "session" ? findSession(route.id)?.session : undefined;

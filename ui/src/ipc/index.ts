@@ -164,6 +164,12 @@ export const ipc = {
     channel.onmessage = onActivity;
     await call<null>("watch_activity", { onActivity: channel });
   },
+  /** A notification's body was clicked: open that request's card (`null`: the Approvals view). */
+  watchNotificationClicks: async (onOpen: (approval: Approval | null) => void) => {
+    const channel = new Channel<Approval | null>();
+    channel.onmessage = onOpen;
+    await call<null>("watch_notification_clicks", { onOpen: channel });
+  },
   openExternal: (url: string) => call<null>("open_external", { url }),
   /** OS files dragged over / dropped on the window. Resolves to an unlisten function. */
   onFileDrop: async (handler: (event: FileDropEvent) => void): Promise<() => void> => {

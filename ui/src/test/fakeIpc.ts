@@ -122,6 +122,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     setSessionProfile: vi.fn(async (sessionId: string, profileId: string) => session({ id: sessionId, profileId })),
     listPendingApprovals: vi.fn(async () => []),
     watchActivity: vi.fn(async () => {}),
+    watchNotificationClicks: vi.fn(async () => {}),
     openExternal: vi.fn(async () => null),
     onFileDrop: vi.fn(async () => () => {}),
   };

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine};
 use serde::{Deserialize, Serialize};
 
-use crate::approvals::ApprovalAnswer;
+use agentdesk_protocol::events::UserDecision;
+
 use crate::{Desk, Result};
 
 /// Settings key of [`NotificationSettings`].
@@ -110,6 +111,15 @@ const OPTION_PREFIX: &str = "option:";
 /// A question gets its options as buttons only when it fits on a notification.
 pub const MAX_OPTION_BUTTONS: usize = 3;
 
+/// What a press decides (kept apart from the queue's answer type, which carries more than a
+/// notification can say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PressAnswer {
+    Decide(UserDecision),
+    /// A question's answers, by question id.
+    Answer(BTreeMap<String, Vec<String>>),
+}
+
 /// What a notification button means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Press {
@@ -136,26 +146,19 @@ impl Press {
 
     /// What goes to the engine for this press on `approval`; `None` when the press does not
     /// decide (the body) or does not fit the request (approve on a question, a stale option).
-    pub fn answer(&self, approval: &Approval) -> Option<ApprovalAnswer> {
-        use agentdesk_protocol::events::UserDecision;
+    pub fn answer(&self, approval: &Approval) -> Option<PressAnswer> {
         let question = approval.kind == ApprovalKindName::Question;
         match self {
             Press::Open => None,
-            Press::Approve if !question => Some(ApprovalAnswer::Decision {
-                decision: UserDecision::ApproveOnce,
-                message: None,
-            }),
+            Press::Approve if !question => Some(PressAnswer::Decide(UserDecision::ApproveOnce)),
             Press::Approve => None,
-            Press::Deny => Some(ApprovalAnswer::Decision {
-                decision: UserDecision::Deny,
-                message: None,
-            }),
+            Press::Deny => Some(PressAnswer::Decide(UserDecision::Deny)),
             Press::Option(i) => {
                 let q = single_question(approval)?;
                 let option = q.options.get(*i)?;
                 let mut answers = BTreeMap::new();
                 answers.insert(q.id.clone(), vec![option.label.clone()]);
-                Some(ApprovalAnswer::Answers(answers))
+                Some(PressAnswer::Answer(answers))
             }
         }
     }
@@ -503,6 +506,11 @@ impl Planner {
             Shown::Single(id) => Some(Target::Approval(id.clone())),
             Shown::Summary(_) => Some(Target::Summary),
         }
+    }
+
+    /// The requests that have a notification on screen (for a re-read after a lag).
+    pub fn showing(&self) -> Vec<String> {
+        self.key_of.keys().cloned().collect()
     }
 
     /// Whether this request was ever considered (tests, and re-reads after a lag).

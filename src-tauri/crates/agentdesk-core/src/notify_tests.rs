@@ -1,9 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use agentdesk_protocol::events::{
-    ApprovalFile, FileChangeKind, Question, QuestionOption, UserDecision,
-};
+use agentdesk_protocol::events::{ApprovalFile, FileChangeKind, Question, QuestionOption};
 use agentdesk_protocol::ui::{ApprovalRequest, ApprovalState};
 
 fn approval(id: &str, kind: ApprovalKindName, request: ApprovalRequest) -> Approval {
@@ -190,10 +188,7 @@ fn presses_map_to_answers_that_fit_the_request() {
     let cmd = command("a1");
     assert_eq!(
         Press::parse("approve").unwrap().answer(&cmd),
-        Some(ApprovalAnswer::Decision {
-            decision: UserDecision::ApproveOnce,
-            message: None
-        })
+        Some(PressAnswer::Decide(UserDecision::ApproveOnce))
     );
     assert_eq!(Press::parse("default"), Some(Press::Open));
     assert_eq!(Press::Open.answer(&cmd), None);
@@ -208,7 +203,7 @@ fn presses_map_to_answers_that_fit_the_request() {
     want.insert("q1".to_string(), vec!["Blue".to_string()]);
     assert_eq!(
         Press::parse("option:1").unwrap().answer(&q),
-        Some(ApprovalAnswer::Answers(want))
+        Some(PressAnswer::Answer(want))
     );
     assert_eq!(Press::Option(7).answer(&q), None);
 }

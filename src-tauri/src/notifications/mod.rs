@@ -1,0 +1,355 @@
+//! OS notifications for approvals and questions, with the decision on the notification.
+//!
+//! One task follows the approval queue (`ApprovalQueue::subscribe`), asks the core's
+//! [`Planner`] what to show (preferences, dedupe, burst folding) and carries its steps out on
+//! the platform's service. Which path each platform takes:
+//!
+//! - **Linux / BSDs** (`freedesktop.rs`): straight over the session bus to
+//!   `org.freedesktop.Notifications`. `GetCapabilities` is read at start: with "actions",
+//!   a request gets Approve / Deny buttons (a question with at most 3 options: the options)
+//!   and `ActionInvoked` decides it; without, a plain notification. A decision made
+//!   anywhere else withdraws it with `CloseNotification`.
+//! - **macOS / Windows** (`plain.rs`): tauri-plugin-notification, title and body only.
+//!
+//! A press decides through `Desk::decide_approval` / `answer_question` with
+//! `DecidedBy::Notification` only while the request is still pending (the queue's
+//! compare-and-set refuses anything else); a dismissal or a timeout decides nothing. A click
+//! on the body brings the window up on the request's card (the UI's
+//! `watch_notification_clicks` channel).
+
+#[cfg(any(
+    target_os = "linux",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+))]
+#[path = "freedesktop.rs"]
+mod platform;
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+)))]
+#[path = "plain.rs"]
+mod platform;
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use agentdesk_core::notify::{
+    approval_content, summary_content, Folding, Key, Origin, Planner, Press, PressAnswer, Step,
+    Target,
+};
+use agentdesk_core::Desk;
+use agentdesk_protocol::ui::{Approval, ApprovalChange, DecidedBy};
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, Wry};
+use tokio::sync::broadcast::error::RecvError;
+
+/// What the notification service reported.
+pub enum Signal {
+    Action { id: u32, action: String },
+    Closed { id: u32 },
+}
+
+/// The window's channel for "open this card" (a notification body was clicked); `None`
+/// opens the Approvals view (a summary was clicked).
+#[derive(Default)]
+pub struct Clicks {
+    channel: Mutex<Option<Channel<Option<Approval>>>>,
+    /// A click that came before the window listened (it was still loading).
+    waiting: Mutex<Option<Option<Approval>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // One assignment per critical section: a poisoned lock is still consistent.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Clicks {
+    pub fn watch(&self, channel: Channel<Option<Approval>>) {
+        if let Some(target) = lock(&self.waiting).take() {
+            let _ = channel.send(target);
+        }
+        *lock(&self.channel) = Some(channel);
+    }
+
+    fn open(&self, target: Option<Approval>) {
+        let sent = lock(&self.channel)
+            .as_ref()
+            .map(|c| c.send(target.clone()).is_ok())
+            .unwrap_or(false);
+        if !sent {
+            *lock(&self.waiting) = Some(target);
+        }
+    }
+}
+
+/// Follow the approval queue for as long as the app runs.
+pub fn start(app: AppHandle<Wry>, desk: Desk) {
+    tauri::async_runtime::spawn(async move {
+        // Subscribed before anything is read, so no change falls between the two.
+        let changes = desk.approvals().subscribe();
+        #[cfg(any(
+            target_os = "linux",
+            target_os = "dragonfly",
+            target_os = "freebsd",
+            target_os = "openbsd",
+            target_os = "netbsd"
+        ))]
+        let server = platform::Server::connect().await;
+        #[cfg(not(any(
+            target_os = "linux",
+            target_os = "dragonfly",
+            target_os = "freebsd",
+            target_os = "openbsd",
+            target_os = "netbsd"
+        )))]
+        let server = platform::Server::connect(app.clone()).await;
+        match server {
+            Ok(server) => {
+                tracing::info!(actions = server.has_actions(), "approval notifications on");
+                Service {
+                    app,
+                    desk,
+                    server,
+                    planner: Planner::new(Folding::default()),
+                    ids: HashMap::new(),
+                    keys: HashMap::new(),
+                }
+                .run(changes)
+                .await;
+            }
+            // No session bus or no notification server: the window and its badge still
+            // show every request.
+            Err(e) => {
+                tracing::warn!(error = %e, "no notification service; approvals show in the window only")
+            }
+        }
+    });
+}
+
+struct Service {
+    app: AppHandle<Wry>,
+    desk: Desk,
+    server: platform::Server,
+    planner: Planner,
+    /// Planner key → the server's id, and back.
+    ids: HashMap<Key, u32>,
+    keys: HashMap<u32, Key>,
+}
+
+impl Service {
+    async fn run(mut self, mut changes: tokio::sync::broadcast::Receiver<ApprovalChange>) {
+        // Requests another process (an `agentdesk-cli run`) left waiting: one summary.
+        match self.desk.store().pending_approvals().await {
+            Ok(pending) => {
+                let steps = self.planner.start(&pending);
+                self.apply(steps).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot read pending approvals"),
+        }
+        loop {
+            let due = self.planner.due();
+            tokio::select! {
+                change = changes.recv() => match change {
+                    Ok(ApprovalChange::Added { approval }) => self.added(approval).await,
+                    Ok(ApprovalChange::Resolved { approval }) => {
+                        let steps = self.planner.resolved(&approval.id);
+                        self.apply(steps).await;
+                    }
+                    Err(RecvError::Lagged(_)) => self.catch_up().await,
+                    Err(RecvError::Closed) => break,
+                },
+                signal = self.server.next_signal() => match signal {
+                    Some(Signal::Action { id, action }) => self.pressed(id, &action).await,
+                    Some(Signal::Closed { id }) => {
+                        if let Some(key) = self.keys.remove(&id) {
+                            self.ids.remove(&key);
+                            self.planner.closed(key);
+                        }
+                    }
+                    None => {
+                        tracing::warn!("the notification service connection ended");
+                        break;
+                    }
+                },
+                _ = sleep_until(due), if due.is_some() => {
+                    let steps = self.planner.flush(Instant::now());
+                    self.apply(steps).await;
+                }
+            }
+        }
+    }
+
+    fn window_focused(&self) -> bool {
+        self.app
+            .get_webview_window("main")
+            .and_then(|w| w.is_focused().ok())
+            .unwrap_or(false)
+    }
+
+    async fn added(&mut self, approval: Approval) {
+        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        let show = settings.shows_request(approval.kind, self.window_focused());
+        self.planner.added(approval, show, Instant::now());
+    }
+
+    /// Fell behind the queue: whatever is pending and unseen is new; whatever is shown
+    /// and no longer pending was resolved.
+    async fn catch_up(&mut self) {
+        let pending = self.desk.approvals().pending();
+        for a in &pending {
+            if !self.planner.has_seen(&a.id) {
+                self.added(a.clone()).await;
+            }
+        }
+        let pending_ids: std::collections::HashSet<&str> =
+            pending.iter().map(|a| a.id.as_str()).collect();
+        for id in self.planner.showing() {
+            if !pending_ids.contains(id.as_str()) {
+                let steps = self.planner.resolved(&id);
+                self.apply(steps).await;
+            }
+        }
+    }
+
+    async fn apply(&mut self, steps: Vec<Step>) {
+        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        for step in steps {
+            match step {
+                Step::Show { key, approval } => {
+                    let content = approval_content(&approval, &self.origin(&approval).await);
+                    self.show(key, &content, settings.sound).await;
+                }
+                Step::Summary { key, count } => {
+                    self.show(key, &summary_content(count), settings.sound)
+                        .await;
+                }
+                Step::Close { key } => {
+                    if let Some(id) = self.ids.remove(&key) {
+                        self.keys.remove(&id);
+                        if let Err(e) = self.server.close(id).await {
+                            tracing::debug!(error = %e, "closing a notification");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    async fn show(&mut self, key: Key, content: &agentdesk_core::notify::Content, sound: bool) {
+        match self.server.show(content, sound).await {
+            Ok(id) => {
+                self.ids.insert(key, id);
+                self.keys.insert(id, key);
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot show a notification"),
+        }
+    }
+
+    async fn origin(&self, a: &Approval) -> Origin {
+        let session = self.desk.get_session(&a.session_id).await.ok();
+        let workspace = match &session {
+            Some(s) => self
+                .desk
+                .store()
+                .get_workspace(&s.workspace_id)
+                .await
+                .map(|w| w.name)
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        Origin {
+            engine: session
+                .as_ref()
+                .map(|s| s.engine)
+                .unwrap_or(agentdesk_protocol::ui::Engine::Codex),
+            workspace,
+            session: session.map(|s| s.title).unwrap_or_default(),
+        }
+    }
+
+    async fn pressed(&mut self, id: u32, action: &str) {
+        let target = self.keys.get(&id).and_then(|k| self.planner.target(*k));
+        let press = Press::parse(action);
+        let Some(target) = target else {
+            // Not ours, or its request already ended (its notification is being withdrawn).
+            return;
+        };
+        let approval_id = match &target {
+            Target::Approval(a) => Some(a.clone()),
+            Target::Summary => None,
+        };
+        // Only a request this process still holds as pending is decided: anything else
+        // (decided in the window, expired) is left exactly as it is.
+        let pending = approval_id.as_deref().and_then(|a| {
+            self.desk
+                .approvals()
+                .pending()
+                .into_iter()
+                .find(|p| p.id == a)
+        });
+        match press {
+            Some(Press::Open) | None => {
+                self.focus_window();
+                if let Some(c) = self.app.try_state::<Clicks>() {
+                    c.open(pending);
+                }
+            }
+            Some(p) => {
+                let Some(approval) = pending else { return };
+                let Some(answer) = p.answer(&approval) else {
+                    return;
+                };
+                let decided = match answer {
+                    PressAnswer::Decide(decision) => {
+                        self.desk
+                            .decide_approval(&approval.id, decision.into(), DecidedBy::Notification)
+                            .await
+                    }
+                    PressAnswer::Answer(answers) => {
+                        self.desk
+                            .answer_question(&approval.id, answers, DecidedBy::Notification)
+                            .await
+                    }
+                };
+                match decided {
+                    Ok(a) => {
+                        tracing::info!(approval = %a.id, state = ?a.state, "decided from a notification")
+                    }
+                    Err(e) => {
+                        tracing::info!(approval = %approval.id, error = %e, "a notification press changed nothing")
+                    }
+                }
+            }
+        }
+    }
+
+    fn focus_window(&self) {
+        if let Some(w) = self.app.get_webview_window("main") {
+            let _ = w.unminimize();
+            let _ = w.show();
+            let _ = w.set_focus();
+        }
+    }
+}
+
+async fn sleep_until(due: Option<Instant>) {
+    if let Some(due) = due {
+        tokio::time::sleep_until(due.into()).await;
+    }
+}
+
+/// The window listens for "open this card" (a notification body was clicked).
+#[tauri::command]
+pub fn watch_notification_clicks(
+    clicks: tauri::State<'_, Clicks>,
+    on_open: Channel<Option<Approval>>,
+) {
+    clicks.watch(on_open);
+}
