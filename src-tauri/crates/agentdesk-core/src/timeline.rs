@@ -427,7 +427,17 @@ impl RunReducer {
                 item_id,
                 questions,
             } => {
-                let key = self.key(item_id.as_deref().unwrap_or(request_id));
+                let mut key = self.key(item_id.as_deref().unwrap_or(request_id));
+                // Claude asks through a tool call (AskUserQuestion) whose id already names the
+                // tool card: reusing that item would keep the tool body and lose the question,
+                // so the question gets a row of its own.
+                if self
+                    .by_id
+                    .get(&key)
+                    .is_some_and(|&i| !matches!(self.items[i].body, ItemBody::Question { .. }))
+                {
+                    key = self.key(&format!("question:{request_id}"));
+                }
                 let i = self.push_new(
                     key,
                     ItemStatus::Running,

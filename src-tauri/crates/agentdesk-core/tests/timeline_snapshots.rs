@@ -81,3 +81,47 @@ fn deltas_are_coalesced_into_one_item_change() {
         "Hello world"
     );
 }
+
+/// Claude asks through a tool call: the question names the tool's item. Both rows must exist
+/// (the tool card and the question form), or the window shows a tool stuck "running" and no
+/// way to answer.
+#[test]
+fn a_question_asked_by_a_tool_call_gets_its_own_row() {
+    use agentdesk_protocol::events::{Question, QuestionOption, ToolKind};
+    let mut r = RunReducer::with_clock("s", "r", Box::new(|| 0));
+    r.apply(&AgentEvent::ToolStarted {
+        item_id: "toolu_q".into(),
+        kind: ToolKind::Other,
+        name: "AskUserQuestion".into(),
+        input: serde_json::json!({}),
+    });
+    r.apply(&AgentEvent::QuestionAsked {
+        request_id: "req_q".into(),
+        item_id: Some("toolu_q".into()),
+        questions: vec![Question {
+            id: "q0".into(),
+            header: None,
+            question: "Which color?".into(),
+            options: vec![QuestionOption {
+                label: "Blue".into(),
+                description: None,
+            }],
+            allow_other: false,
+            secret: false,
+        }],
+    });
+    let kinds: Vec<String> = r
+        .items()
+        .iter()
+        .map(|i| serde_json::to_value(&i.body).unwrap()["kind"].to_string())
+        .collect();
+    assert_eq!(kinds, ["\"tool\"", "\"question\""], "{kinds:?}");
+    // The answer reaches the question row.
+    let answers = std::collections::BTreeMap::from([("q0".to_string(), vec!["Blue".to_string()])]);
+    r.apply(&AgentEvent::QuestionAnswered {
+        request_id: "req_q".into(),
+        answers: Some(answers),
+    });
+    let q = serde_json::to_value(&r.items()[1].body).unwrap();
+    assert_eq!(q["answers"]["q0"][0], "Blue", "{q}");
+}
