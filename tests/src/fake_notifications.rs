@@ -1,0 +1,238 @@
+//! A freedesktop notification server for tests (`org.freedesktop.Notifications` on a
+//! private session bus): records every call, advertises the "actions" capability or not,
+//! and emits `ActionInvoked` / `NotificationClosed` when a test presses or dismisses.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use zbus::object_server::SignalEmitter;
+use zbus::zvariant::OwnedValue;
+
+use crate::e2e::BoxError;
+
+const PATH: &str = "/org/freedesktop/Notifications";
+
+/// One `Notify` the server got.
+#[derive(Debug, Clone)]
+pub struct Notified {
+    /// The id the server answered with.
+    pub id: u32,
+    pub app_name: String,
+    pub summary: String,
+    pub body: String,
+    /// `(key, label)` pairs, as sent.
+    pub actions: Vec<(String, String)>,
+    pub hints: Vec<String>,
+}
+
+impl Notified {
+    pub fn action_keys(&self) -> Vec<&str> {
+        self.actions.iter().map(|(k, _)| k.as_str()).collect()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Call {
+    GetCapabilities,
+    GetServerInformation,
+    Notify(Notified),
+    Close(u32),
+}
+
+#[derive(Default)]
+struct Log {
+    calls: Vec<Call>,
+    next_id: u32,
+}
+
+fn lock(m: &Mutex<Log>) -> MutexGuard<'_, Log> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct Server {
+    log: Arc<Mutex<Log>>,
+    actions: bool,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl Server {
+    #[allow(clippy::too_many_arguments)]
+    async fn notify(
+        &self,
+        app_name: String,
+        _replaces_id: u32,
+        _app_icon: String,
+        summary: String,
+        body: String,
+        actions: Vec<String>,
+        hints: HashMap<String, OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        let mut log = lock(&self.log);
+        // Ids are the server's: start somewhere other than 1, as real servers may.
+        log.next_id += 1;
+        let id = 40 + log.next_id;
+        let pairs = actions
+            .chunks(2)
+            .map(|c| (c[0].clone(), c.get(1).cloned().unwrap_or_default()))
+            .collect();
+        let mut hints: Vec<String> = hints.into_keys().collect();
+        hints.sort();
+        log.calls.push(Call::Notify(Notified {
+            id,
+            app_name,
+            summary,
+            body,
+            actions: pairs,
+            hints,
+        }));
+        id
+    }
+
+    async fn close_notification(
+        &self,
+        id: u32,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> zbus::fdo::Result<()> {
+        lock(&self.log).calls.push(Call::Close(id));
+        // Reason 3: closed by a call to CloseNotification.
+        Self::notification_closed(&emitter, id, 3).await?;
+        Ok(())
+    }
+
+    fn get_capabilities(&self) -> Vec<String> {
+        lock(&self.log).calls.push(Call::GetCapabilities);
+        let mut caps = vec!["body".to_string()];
+        if self.actions {
+            caps.push("actions".to_string());
+        }
+        caps
+    }
+
+    fn get_server_information(&self) -> (String, String, String, String) {
+        lock(&self.log).calls.push(Call::GetServerInformation);
+        (
+            "fake-notifications".into(),
+            "agentdesk-tests".into(),
+            "1.0".into(),
+            "1.2".into(),
+        )
+    }
+
+    #[zbus(signal)]
+    async fn action_invoked(
+        emitter: &SignalEmitter<'_>,
+        id: u32,
+        action_key: &str,
+    ) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    async fn notification_closed(
+        emitter: &SignalEmitter<'_>,
+        id: u32,
+        reason: u32,
+    ) -> zbus::Result<()>;
+}
+
+/// The running double; dropping it leaves the bus.
+pub struct FakeNotifications {
+    conn: zbus::Connection,
+    log: Arc<Mutex<Log>>,
+}
+
+impl FakeNotifications {
+    /// Serve on the bus at `address`, with or without the "actions" capability.
+    pub async fn start(address: &str, actions: bool) -> Result<FakeNotifications, BoxError> {
+        let log = Arc::new(Mutex::new(Log::default()));
+        let server = Server {
+            log: log.clone(),
+            actions,
+        };
+        let conn = zbus::connection::Builder::address(address)?
+            .name("org.freedesktop.Notifications")?
+            .serve_at(PATH, server)?
+            .build()
+            .await?;
+        Ok(FakeNotifications { conn, log })
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        lock(&self.log).calls.clone()
+    }
+
+    pub fn notified(&self) -> Vec<Notified> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Notify(n) => Some(n),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn closed(&self) -> Vec<u32> {
+        self.calls()
+            .into_iter()
+            .filter_map(|c| match c {
+                Call::Close(id) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Wait (bounded) for the `n`-th `Notify` (1-based).
+    pub async fn wait_for_notify(&self, n: usize, limit: Duration) -> Result<Notified, BoxError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(x) = self.notified().get(n - 1) {
+                return Ok(x.clone());
+            }
+            if Instant::now() > deadline {
+                return Err(
+                    format!("no Notify #{n} within {limit:?}; calls: {:?}", self.calls()).into(),
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    pub async fn wait_for_close(&self, id: u32, limit: Duration) -> Result<(), BoxError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self.closed().contains(&id) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "no CloseNotification({id}) within {limit:?}; calls: {:?}",
+                    self.calls()
+                )
+                .into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn iface(&self) -> Result<zbus::object_server::InterfaceRef<Server>, BoxError> {
+        Ok(self
+            .conn
+            .object_server()
+            .interface::<_, Server>(PATH)
+            .await?)
+    }
+
+    /// The user pressed `action` on notification `id`.
+    pub async fn invoke(&self, id: u32, action: &str) -> Result<(), BoxError> {
+        let iface = self.iface().await?;
+        Server::action_invoked(iface.signal_emitter(), id, action).await?;
+        Ok(())
+    }
+
+    /// The user dismissed notification `id` (reason 2), or it expired (reason 1).
+    pub async fn dismiss(&self, id: u32, reason: u32) -> Result<(), BoxError> {
+        let iface = self.iface().await?;
+        Server::notification_closed(iface.signal_emitter(), id, reason).await?;
+        Ok(())
+    }
+}

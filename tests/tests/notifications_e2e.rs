@@ -1,0 +1,375 @@
+//! Approvals decided from the OS notification, end to end: the real app under Xvfb with a
+//! private session bus, the notification-server double (`fake_notifications`) on it, the
+//! real pinned `codex` against the fake Responses API, the real SQLite file.
+//!
+//! With a server that has "actions": a command approval is notified with Approve / Deny,
+//! a press decides it (the command runs, the card says "from a notification"), a second
+//! press changes nothing, a dismissal leaves the request pending, a decision in the window
+//! withdraws the notification, and a request a profile rule decides is never notified.
+//! Without "actions": a plain notification. Screenshots land in
+//! `target/test-artifacts/notifications_*/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_core::notify::{NotificationSettings, NotifyWhen};
+use agentdesk_core::{Desk, EngineSettings};
+use agentdesk_protocol::ui::{
+    ApprovalKindName, ApprovalRule, Engine, PermissionMode, ProfileSpec, RuleAction,
+};
+use agentdesk_tests::e2e::{
+    artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
+};
+use agentdesk_tests::fake_notifications::{FakeNotifications, Notified};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::real::engine_bin;
+use fantoccini::Locator;
+use serde_json::json;
+
+const STREAM: Duration = Duration::from_secs(60);
+const NOTIFY: Duration = Duration::from_secs(30);
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// A workspace with a Codex profile on the fake model that asks before commands, except
+/// `echo` (a profile rule allows it), and notifications set to "always" (the window under
+/// Xvfb may or may not have the focus; the preference makes the test independent of it).
+async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
+    let work = env.root.join("work");
+    let home = env.root.join("home");
+    std::fs::create_dir_all(&work)?;
+    std::fs::create_dir_all(&home)?;
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&work)
+        .status()?;
+    let desk = Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&EngineSettings {
+        codex_bin: Some(bin),
+        ..Default::default()
+    })
+    .await?;
+    desk.set_notification_settings(&NotificationSettings {
+        approvals: NotifyWhen::Always,
+        questions: NotifyWhen::Always,
+        sound: false,
+        ..Default::default()
+    })
+    .await?;
+    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
+    let mut vars = BTreeMap::new();
+    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
+    vars.insert("HOME".to_string(), s(&home));
+    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+    let profile = desk
+        .create_profile(
+            &ws.id,
+            &ProfileSpec {
+                name: "codex (fake model)".into(),
+                engine: Engine::Codex,
+                model: Some("gpt-5.5".into()),
+                base_url: Some(fake.base_url()),
+                api_key_env: Some("MOCK_API_KEY".into()),
+                permission_mode: PermissionMode::Ask,
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: vars,
+                secret_env: Vec::new(),
+                approval_rules: vec![ApprovalRule {
+                    kind: Some(ApprovalKindName::Command),
+                    tool: None,
+                    command_prefix: Some("echo".into()),
+                    action: RuleAction::Allow,
+                }],
+                approval_timeout_secs: None,
+                engine_options: json!({
+                    "codexHome": s(&home),
+                    "requestMaxRetries": 0,
+                    "streamMaxRetries": 0,
+                }),
+            },
+        )
+        .await?;
+    desk.set_default_profile(&profile.id).await?;
+    desk.close().await;
+    Ok(work)
+}
+
+struct World {
+    // Field order is drop order: the app goes before its bus and display.
+    app: AppSession,
+    notes: FakeNotifications,
+    fake: FakeResponses,
+    work: PathBuf,
+    artifacts: PathBuf,
+    env: AppEnv,
+    _bus: SessionBus,
+    _desktop: Desktop,
+}
+
+/// The app on a bus of its own, where the notification double is already serving (the app
+/// reads the server's capabilities at start).
+async fn start(test: &str, actions: bool) -> Result<Option<World>, BoxError> {
+    let Some(pre) = prerequisites(test) else {
+        return Ok(None);
+    };
+    let Some(bin) = engine_bin("CODEX_BIN", "notifications E2E") else {
+        return Ok(None);
+    };
+    let artifacts = artifacts_dir(test);
+    let bus = SessionBus::start(&pre.dbus_daemon)?;
+    let desktop = Desktop::start(pre)?;
+    let notes = FakeNotifications::start(&bus.address, actions).await?;
+    let mut env = AppEnv::new(test)?;
+    // The variables of `AppEnv` are set after the desktop's: the app talks on this bus.
+    env.extra
+        .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus.address.clone()));
+    let fake = FakeResponses::start().await?;
+    let work = prepare(&env, bin, &fake).await?;
+    let app = desktop.launch(&env, "app", &artifacts).await?;
+    app.client
+        .execute(
+            "window.__errs = []; \
+             window.addEventListener('error', (e) => window.__errs.push(e.message + ' @ ' + String(e.error && e.error.stack)));",
+            vec![],
+        )
+        .await?;
+    app.find("[data-testid=workspace-item]").await?;
+    app.button("New session").await?.click().await?;
+    Ok(Some(World {
+        app,
+        notes,
+        fake,
+        work,
+        artifacts,
+        env,
+        _bus: bus,
+        _desktop: desktop,
+    }))
+}
+
+impl World {
+    async fn send(&self, text: &str) -> Result<(), BoxError> {
+        let message = self.app.find("textarea[aria-label=Message]").await?;
+        message.send_keys(text).await?;
+        self.app.button("Send").await?.click().await?;
+        Ok(())
+    }
+
+    async fn timeline(&self, contains: &str) -> Result<String, BoxError> {
+        self.app
+            .wait_for_text_containing("[role=log][aria-label=Timeline]", contains, STREAM)
+            .await
+    }
+
+    /// The text of every approval card, in order.
+    async fn cards(&self) -> Result<Vec<String>, BoxError> {
+        let mut out = Vec::new();
+        for c in self
+            .app
+            .client
+            .find_all(Locator::XPath(
+                "//*[@role='group' and @aria-label='Approval']",
+            ))
+            .await?
+        {
+            out.push(c.prop("textContent").await?.unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    async fn wait_for_file(&self, name: &str) -> Result<(), BoxError> {
+        let deadline = std::time::Instant::now() + STREAM;
+        while !self.work.join(name).exists() {
+            if std::time::Instant::now() > deadline {
+                return Err(format!("{name} never appeared").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(())
+    }
+
+    async fn shot(&self, name: &str) -> Result<(), BoxError> {
+        self.app.screenshot(&self.artifacts.join(name)).await
+    }
+}
+
+/// A picture of the window, the webview's errors and the bus calls when a step failed.
+async fn on_error<T>(w: &World, r: Result<T, BoxError>) -> Result<T, BoxError> {
+    if r.is_err() {
+        let _ = w.shot("failure.png").await;
+        if let Ok(errs) = w
+            .app
+            .client
+            .execute("return window.__errs || []", vec![])
+            .await
+        {
+            eprintln!("errors in the window: {errs:#}");
+        }
+        eprintln!("notification calls: {:#?}", w.notes.calls());
+    }
+    r
+}
+
+fn assert_names_command(n: &Notified, file: &str) {
+    assert!(n.summary.contains("Codex asks to run a command"), "{n:?}");
+    assert!(n.body.contains("demo · "), "workspace and session: {n:?}");
+    assert!(
+        n.body.contains(&format!("touch {file}")),
+        "the command: {n:?}"
+    );
+    assert!(n.body.contains("in /"), "the cwd: {n:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approve_deny_dismiss_and_decide_elsewhere_from_notifications() {
+    let Some(w) = start("notifications_actions", true).await.unwrap() else {
+        return;
+    };
+    let r = actions_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn actions_scenario(w: &World) -> Result<(), BoxError> {
+    // 1. Approve from the notification: the command runs; the card says so.
+    w.fake
+        .push(Reply::exec_command("call_1", "touch approved.txt"));
+    w.fake.push(Reply::text(&["Done one."]));
+    w.send("Make approved.txt").await?;
+    let n1 = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_names_command(&n1, "approved.txt");
+    assert_eq!(n1.action_keys(), ["default", "approve", "deny"], "{n1:?}");
+    assert_eq!(n1.actions[1].1, "Approve");
+    assert_eq!(n1.actions[2].1, "Deny");
+    assert!(!w.work.join("approved.txt").exists());
+    w.shot("01-asked.png").await?;
+    w.notes.invoke(n1.id, "approve").await?;
+    w.wait_for_file("approved.txt").await?;
+    w.timeline("Done one.").await?;
+    // Decided: the notification is withdrawn.
+    w.notes.wait_for_close(n1.id, NOTIFY).await?;
+    let cards = w.cards().await?;
+    assert!(
+        cards[0].contains("Approved once by you, from a notification"),
+        "{cards:?}"
+    );
+    w.shot("02-approved-from-notification.png").await?;
+
+    // 2. A press on a request that is no longer pending changes nothing.
+    w.notes.invoke(n1.id, "deny").await?;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let cards = w.cards().await?;
+    assert!(
+        cards[0].contains("Approved once by you, from a notification"),
+        "{cards:?}"
+    );
+
+    // 3. Deny from the notification: nothing is written.
+    w.fake
+        .push(Reply::exec_command("call_2", "touch denied.txt"));
+    w.fake.push(Reply::text(&["Done two."]));
+    w.send("Make denied.txt").await?;
+    let n2 = w.notes.wait_for_notify(2, NOTIFY).await?;
+    assert_names_command(&n2, "denied.txt");
+    w.notes.invoke(n2.id, "deny").await?;
+    w.timeline("Done two.").await?;
+    assert!(!w.work.join("denied.txt").exists());
+    let cards = w.cards().await?;
+    assert!(
+        cards[1].contains("Denied by you, from a notification"),
+        "{cards:?}"
+    );
+
+    // 4. Dismissed: still pending, decided later in the window; nothing more is sent to
+    //    the server about it (its notification is already gone).
+    w.fake
+        .push(Reply::exec_command("call_3", "touch later.txt"));
+    w.fake.push(Reply::text(&["Done three."]));
+    w.send("Make later.txt").await?;
+    let n3 = w.notes.wait_for_notify(3, NOTIFY).await?;
+    w.notes.dismiss(n3.id, 2).await?;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !w.work.join("later.txt").exists(),
+        "a dismissal never approves"
+    );
+    let cards = w.cards().await?;
+    assert!(
+        cards[2].contains("Approve once"),
+        "still pending: {cards:?}"
+    );
+    w.shot("03-dismissed-still-pending.png").await?;
+    w.app.button("Approve once").await?.click().await?;
+    w.wait_for_file("later.txt").await?;
+    w.timeline("Done three.").await?;
+
+    // 5. Decided in the window: the notification is withdrawn.
+    w.fake
+        .push(Reply::exec_command("call_4", "touch window.txt"));
+    w.fake.push(Reply::text(&["Done four."]));
+    w.send("Make window.txt").await?;
+    let n4 = w.notes.wait_for_notify(4, NOTIFY).await?;
+    w.app.button("Approve once").await?.click().await?;
+    w.notes.wait_for_close(n4.id, NOTIFY).await?;
+    w.wait_for_file("window.txt").await?;
+    w.timeline("Done four.").await?;
+    assert!(
+        !w.notes.closed().contains(&n3.id),
+        "a dismissed notification is not closed again"
+    );
+
+    // 6. A request a profile rule decides is never notified.
+    w.fake.push(Reply::exec_command("call_5", "echo ruled"));
+    w.fake.push(Reply::text(&["Done five."]));
+    w.send("Say ruled").await?;
+    w.timeline("Done five.").await?;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        w.notes.notified().len(),
+        4,
+        "no Notify for a rule-decided request: {:?}",
+        w.notes.calls()
+    );
+    w.shot("04-end.png").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_actions_gets_a_plain_notification() {
+    let Some(w) = start("notifications_plain", false).await.unwrap() else {
+        return;
+    };
+    let r = plain_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn plain_scenario(w: &World) -> Result<(), BoxError> {
+    w.fake
+        .push(Reply::exec_command("call_1", "touch plain.txt"));
+    w.fake.push(Reply::text(&["Done plain."]));
+    w.send("Make plain.txt").await?;
+    let n = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_names_command(&n, "plain.txt");
+    assert!(n.actions.is_empty(), "no buttons: {n:?}");
+    // Decided in the window, the plain notification is withdrawn too.
+    w.app.button("Approve once").await?.click().await?;
+    w.notes.wait_for_close(n.id, NOTIFY).await?;
+    w.wait_for_file("plain.txt").await?;
+    w.timeline("Done plain.").await?;
+    Ok(())
+}
