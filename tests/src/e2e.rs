@@ -493,3 +493,155 @@ impl AppSession {
         Ok(())
     }
 }
+
+/// Helpers for the chat E2E suites (run status lines, JS errors, bounded script waits).
+impl AppSession {
+    /// Collect uncaught errors and `console.error` calls into `window.__errs`, so a failing
+    /// step can say what went wrong inside the webview.
+    pub async fn collect_js_errors(&self) -> Result<(), BoxError> {
+        self.client
+            .execute(
+                "window.__errs = []; \
+                 window.addEventListener('error', (e) => window.__errs.push(e.message + ' @ ' + String(e.error && e.error.stack))); \
+                 const ce = console.error; console.error = (...a) => { window.__errs.push(a.map(String).join(' ')); ce(...a); };",
+                vec![],
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// The status words of every run line in the timeline, in order (`Completed`, ...).
+    pub async fn run_statuses(&self) -> Result<Vec<String>, BoxError> {
+        let v = self
+            .client
+            .execute(
+                "return [...document.querySelectorAll('[data-testid=run-status] .run-status-text')].map((e) => e.textContent.trim())",
+                vec![],
+            )
+            .await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Wait (bounded) until the newest run line reads `want` (`Completed`, ...). Only the
+    /// newest: the timeline is virtualised, so older run lines may not be in the page.
+    pub async fn wait_for_last_run_status(
+        &self,
+        want: &str,
+        limit: Duration,
+    ) -> Result<(), BoxError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let seen = self.run_statuses().await?;
+            if seen.last().map(String::as_str) == Some(want) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("run statuses {seen:?}, want the last {want:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// A picture of the window and the webview's collected errors when a step failed.
+    pub async fn on_error<T>(
+        &self,
+        artifacts: &Path,
+        r: Result<T, BoxError>,
+    ) -> Result<T, BoxError> {
+        if r.is_err() {
+            let _ = self.screenshot(&artifacts.join("failure.png")).await;
+            if let Ok(errs) = self
+                .client
+                .execute("return window.__errs || []", vec![])
+                .await
+            {
+                eprintln!("errors in the window: {errs:#}");
+            }
+        }
+        r
+    }
+}
+
+/// A workspace set up for the chat E2E suites with a default Claude profile.
+pub struct ClaudeWorkspace {
+    /// The workspace folder (canonical, as the app shows it).
+    pub work: PathBuf,
+    /// The engine's config dir: identifies this test's `claude` processes.
+    pub claude_config: PathBuf,
+}
+
+/// A workspace with a default Claude profile (asks before acting) pointed at a fake Messages
+/// API at `base_url`, written into the app's database before the app starts — as a user who
+/// set up a profile would have it.
+pub async fn prepare_claude_workspace(
+    env: &AppEnv,
+    bin: PathBuf,
+    base_url: String,
+) -> Result<ClaudeWorkspace, BoxError> {
+    use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let work = env.root.join("work");
+    let home = env.root.join("home");
+    let claude_config = home.join(".claude");
+    // Short: the CLI puts a unix socket under its tmp dir (≤ 103 bytes).
+    let tmp = PathBuf::from("/tmp").join(format!("adg-{}", uuid::Uuid::new_v4().simple()));
+    for d in [&work, &claude_config, &tmp] {
+        std::fs::create_dir_all(d)?;
+    }
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&agentdesk_core::EngineSettings {
+        claude_bin: Some(bin),
+        ..Default::default()
+    })
+    .await?;
+    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
+    let mut vars = std::collections::BTreeMap::new();
+    for (k, v) in [
+        ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
+        ("HOME", s(&home)),
+        ("NO_PROXY", "127.0.0.1,localhost".into()),
+        ("CLAUDE_CONFIG_DIR", s(&claude_config)),
+        ("CLAUDE_CODE_TMPDIR", s(&tmp)),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+        ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
+        ("DISABLE_AUTOUPDATER", "1".into()),
+    ] {
+        vars.insert(k.to_string(), v);
+    }
+    let profile = desk
+        .create_profile(
+            &ws.id,
+            &ProfileSpec {
+                name: "claude (fake model)".into(),
+                engine: Engine::Claude,
+                model: Some(crate::fake_messages::FAKE_MODEL.into()),
+                base_url: Some(base_url),
+                api_key_env: Some("AGENTDESK_TEST_ANTHROPIC_KEY".into()),
+                permission_mode: PermissionMode::Ask,
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: vars,
+                secret_env: Vec::new(),
+                approval_rules: Vec::new(),
+                approval_timeout_secs: None,
+                engine_options: serde_json::json!({}),
+            },
+        )
+        .await?;
+    desk.set_default_profile(&profile.id).await?;
+    desk.close().await;
+    Ok(ClaudeWorkspace {
+        work: std::fs::canonicalize(&work)?,
+        claude_config,
+    })
+}
+
+impl Desktop {
+    /// The X display the app runs on (`:N`), for tools that act on it (xdotool, a drag source).
+    pub fn display_name(&self) -> &str {
+        &self.display.name
+    }
+}

@@ -1,0 +1,332 @@
+//! Attachments in the real window: an image pasted into the composer and a file dropped on
+//! the window by a real OS drag-and-drop (XDND between two X clients under Xvfb: a small GTK
+//! drag source driven with xdotool), then sent to the real pinned `claude` with the fake
+//! Messages API on 127.0.0.1, which must receive both images byte for byte. Once in the light
+//! look and once in the dark one; screenshots in `target/test-artifacts/chat_attach_{light,dark}/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use agentdesk_tests::e2e::{
+    artifacts_dir, prepare_claude_workspace, prerequisites, repo_root, AppEnv, AppSession,
+    BoxError, Desktop, Guarded,
+};
+use agentdesk_tests::fake_messages::{FakeMessages, Reply};
+use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
+
+const STREAM: Duration = Duration::from_secs(40);
+
+/// A 3×2 blue PNG (the dropped file; the pasted one is [`RED_PNG`], which despite its name is
+/// a 2×2 pure blue one).
+const BLUE_PNG: &[u8] = &[
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0,
+    0, 0, 18, 22, 241, 77, 0, 0, 0, 21, 73, 68, 65, 84, 8, 215, 99, 84, 72, 56, 192, 192, 192, 192,
+    192, 192, 192, 196, 0, 3, 0, 22, 28, 1, 68, 59, 217, 11, 140, 0, 0, 0, 0, 73, 69, 78, 68, 174,
+    66, 96, 130,
+];
+
+/// One app at a time: two windows and two engines at once starve a 2-core machine.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paste_and_os_drop_reach_the_model_light() {
+    run("chat_attach_light", None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paste_and_os_drop_reach_the_model_dark() {
+    run("chat_attach_dark", Some("Adwaita:dark")).await;
+}
+
+/// The drag tools: xdotool and a Python with GTK 3 bindings (python3-gi). Missing ones are a
+/// loud SKIP locally and a failure under `CI=true`.
+fn drag_tools(test: &str) -> Option<PathBuf> {
+    // `--version` works without a display (`version` needs one).
+    let xdotool = Command::new("xdotool")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    // The system Python: a version manager's (pyenv) usually lacks the GTK bindings.
+    let python = ["/usr/bin/python3", "python3"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| {
+            Command::new(p)
+                .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        });
+    let mut missing = Vec::new();
+    if !xdotool {
+        missing.push("xdotool");
+    }
+    if python.is_none() {
+        missing.push("python3-gi (GTK 3 bindings)");
+    }
+    if missing.is_empty() {
+        return python;
+    }
+    let msg = format!("SKIP {test}: missing {}", missing.join(", "));
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{msg} — under CI=true the E2E tests must run"
+    );
+    eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+    None
+}
+
+async fn run(test: &str, theme: Option<&str>) {
+    let _one = SERIAL.lock().await;
+    let Some(pre) = prerequisites(test) else {
+        return;
+    };
+    let Some(bin) = engine_bin("CLAUDE_BIN", "chat window E2E (attachments)") else {
+        return;
+    };
+    let Some(python) = drag_tools(test) else {
+        return;
+    };
+    tokio::time::timeout(
+        Duration::from_secs(120),
+        scenario(test, theme, pre, bin, python),
+    )
+    .await
+    .expect("scenario timed out")
+    .unwrap();
+}
+
+/// Standard base64 (what the Messages API carries), to compare with the bytes on disk.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The composer's attachment names, from their `Remove <name>` buttons.
+async fn attachment_names(app: &AppSession) -> Result<Vec<String>, BoxError> {
+    let v = app
+        .client
+        .execute(
+            "return [...document.querySelectorAll('[data-testid=composer] button[aria-label^=\"Remove \"]')]\
+             .map((b) => b.getAttribute('aria-label').slice('Remove '.length))",
+            vec![],
+        )
+        .await?;
+    Ok(serde_json::from_value(v)?)
+}
+
+async fn wait_for_attachments(app: &AppSession, n: usize) -> Result<Vec<String>, BoxError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let names = attachment_names(app).await?;
+        if names.len() >= n {
+            return Ok(names);
+        }
+        if std::time::Instant::now() > deadline {
+            let refused = app
+                .client
+                .execute(
+                    "return [...document.querySelectorAll('[data-testid=composer] .refused')].map((e) => e.textContent)",
+                    vec![],
+                )
+                .await?;
+            return Err(
+                format!("{n} attachments wanted, have {names:?}; refused: {refused}").into(),
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Paste an image into the message box. WebDriver cannot drive the OS clipboard, so this is
+/// the event a real Ctrl+V of a copied image makes in the page: a `paste` with a DataTransfer
+/// holding one PNG file (the composer's own handler takes it from there).
+async fn paste_png(app: &AppSession, png: &[u8]) -> Result<(), BoxError> {
+    let handled = app
+        .client
+        .execute(
+            "const [b64] = arguments;\
+             const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));\
+             const dt = new DataTransfer();\
+             dt.items.add(new File([bytes], 'image.png', { type: 'image/png' }));\
+             const box = document.querySelector('textarea[aria-label=Message]');\
+             box.focus();\
+             const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });\
+             box.dispatchEvent(ev);\
+             return ev.defaultPrevented;",
+            vec![base64(png).into()],
+        )
+        .await?;
+    if handled != serde_json::Value::Bool(true) {
+        return Err(format!("the composer did not take the pasted image ({handled})").into());
+    }
+    Ok(())
+}
+
+/// A real XDND drag of `file` from a GTK drag-source window onto the middle of the app window.
+fn os_drag(display: &str, python: &Path, file: &Path) -> Result<(), BoxError> {
+    // The source sits in the screen's right margin (the app window is 1200 px wide at 0,0).
+    let (sx, sy) = (1200, 700);
+    let mut child = Command::new(python)
+        .arg(repo_root().join("tests/support/drag_source.py"))
+        .arg(file)
+        .args([sx.to_string(), sy.to_string()])
+        .env("DISPLAY", display)
+        .env("NO_AT_BRIDGE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let stdout = child.stdout.take().ok_or("drag source has no stdout")?;
+    let source = Guarded::new("drag source", child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let ready = rx.recv_timeout(Duration::from_secs(15))?;
+    if ready != "ready" {
+        return Err(format!("drag source said {ready:?}").into());
+    }
+    // Press on the source, move past GTK's drag threshold, travel onto the app in steps (each
+    // an XDND position message the app answers), and release there.
+    let (gx, gy) = (sx + 40, sy + 40);
+    let status = Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args([
+            "mousemove",
+            &gx.to_string(),
+            &gy.to_string(),
+            "sleep",
+            "0.2",
+        ])
+        .args(["mousedown", "1", "sleep", "0.1"])
+        .args(["mousemove", &(gx - 10).to_string(), &(gy - 10).to_string()])
+        .args(["sleep", "0.1", "mousemove", "1000", "600", "sleep", "0.2"])
+        .args(["mousemove", "700", "450", "sleep", "0.2"])
+        .args(["mousemove", "600", "400", "sleep", "0.4"])
+        .args(["mouseup", "1"])
+        .status()?;
+    if !status.success() {
+        return Err(format!("xdotool: {status}").into());
+    }
+    let ended = rx.recv_timeout(Duration::from_secs(10))?;
+    if !ended.starts_with("dropped") {
+        return Err(format!("drag source said {ended:?}").into());
+    }
+    drop(source);
+    Ok(())
+}
+
+async fn scenario(
+    test: &str,
+    theme: Option<&str>,
+    pre: agentdesk_tests::e2e::Prerequisites,
+    bin: PathBuf,
+    python: PathBuf,
+) -> Result<(), BoxError> {
+    let artifacts = artifacts_dir(test);
+    let desktop = Desktop::start(pre)?;
+    let mut env = AppEnv::new(test)?;
+    if let Some(theme) = theme {
+        env.extra.push(("GTK_THEME".into(), theme.into()));
+    }
+    let fake = FakeMessages::start().await?;
+    let ws = prepare_claude_workspace(&env, bin, fake.base_url()).await?;
+    // The dropped file lives outside the workspace, like a screenshot in ~/Pictures.
+    let pictures = env.root.join("pictures");
+    std::fs::create_dir_all(&pictures)?;
+    let dropped = pictures.join("blue-square.png");
+    std::fs::write(&dropped, BLUE_PNG)?;
+    let shot = |name: &str| artifacts.join(format!("{name}.png"));
+
+    let app = desktop.launch(&env, "app", &artifacts).await?;
+    app.collect_js_errors().await?;
+    let listed = app.find("[data-testid=workspace-item]").await;
+    app.on_error(&artifacts, listed).await?;
+    app.button("New session").await?.click().await?;
+    let message = app.find("textarea[aria-label=Message]").await;
+    let message = app.on_error(&artifacts, message).await?;
+
+    // Paste an image: it becomes a thumbnail with a remove button.
+    let pasted = paste_png(&app, RED_PNG).await;
+    app.on_error(&artifacts, pasted).await?;
+    let names = wait_for_attachments(&app, 1).await;
+    let names = app.on_error(&artifacts, names).await?;
+    assert_eq!(names, ["pasted-image.png"]);
+    app.screenshot(&shot("01-pasted")).await?;
+
+    // Drop a file from another X client: the app gets its path and imports it.
+    let dragged = os_drag(desktop.display_name(), &python, &dropped);
+    app.on_error(&artifacts, dragged).await?;
+    let names = wait_for_attachments(&app, 2).await;
+    let names = app.on_error(&artifacts, names).await?;
+    assert_eq!(names, ["pasted-image.png", "blue-square.png"]);
+    app.screenshot(&shot("02-dropped")).await?;
+
+    // Send: the model receives both images, byte for byte.
+    fake.push(Reply::text(&["Two squares, ", "both blue."]));
+    message.send_keys("What is in these pictures?").await?;
+    app.button("Send").await?.click().await?;
+    let done = app.wait_for_last_run_status("Completed", STREAM).await;
+    app.on_error(&artifacts, done).await?;
+    app.wait_for_text_containing("[role=log][aria-label=Timeline]", "both blue.", STREAM)
+        .await?;
+    let request = fake.model_requests().pop().ok_or("no model request")?;
+    let images: Vec<String> = request
+        .blocks_of("image")
+        .iter()
+        .map(|b| b["source"]["data"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(base64(RED_PNG), RED_PNG_B64, "the test's own encoder");
+    assert_eq!(
+        images,
+        [base64(RED_PNG), base64(BLUE_PNG)],
+        "the images the model got"
+    );
+    assert!(
+        request.transcript().contains("What is in these pictures?"),
+        "{}",
+        request.transcript()
+    );
+    // The sent message shows both pictures; the composer is empty again.
+    let thumbs = app
+        .client
+        .execute(
+            "return document.querySelectorAll('[role=log] img').length",
+            vec![],
+        )
+        .await?;
+    assert_eq!(thumbs, serde_json::json!(2), "thumbnails in the timeline");
+    assert!(attachment_names(&app).await?.is_empty());
+    assert!(ws.work.join("README.md").exists());
+    app.screenshot(&shot("03-sent")).await?;
+    app.quit().await?;
+    env.passed();
+    Ok(())
+}
