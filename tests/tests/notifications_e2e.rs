@@ -23,7 +23,7 @@ use agentdesk_tests::e2e::{
     artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
 };
 use agentdesk_tests::fake_notifications::{FakeNotifications, Notified};
-use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 use agentdesk_tests::real::engine_bin;
 use fantoccini::Locator;
 use serde_json::json;
@@ -36,9 +36,14 @@ fn s(p: &Path) -> String {
 }
 
 /// A workspace with a Codex profile on the fake model that asks before commands, except
-/// `echo` (a profile rule allows it), and notifications set to "always" (the window under
+/// `mkdir` (a profile rule allows it; codex itself would ask), and notifications set to "always" (the window under
 /// Xvfb may or may not have the focus; the preference makes the test independent of it).
-async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
+async fn prepare(
+    env: &AppEnv,
+    bin: PathBuf,
+    fake: &FakeResponses,
+    plan_mode: bool,
+) -> Result<PathBuf, BoxError> {
     let work = env.root.join("work");
     let home = env.root.join("home");
     std::fs::create_dir_all(&work)?;
@@ -85,7 +90,7 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
                 approval_rules: vec![ApprovalRule {
                     kind: Some(ApprovalKindName::Command),
                     tool: None,
-                    command_prefix: Some("echo".into()),
+                    command_prefix: Some("mkdir".into()),
                     action: RuleAction::Allow,
                 }],
                 approval_timeout_secs: None,
@@ -93,6 +98,7 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
                     "codexHome": s(&home),
                     "requestMaxRetries": 0,
                     "streamMaxRetries": 0,
+                    "planMode": plan_mode,
                 }),
             },
         )
@@ -116,7 +122,7 @@ struct World {
 
 /// The app on a bus of its own, where the notification double is already serving (the app
 /// reads the server's capabilities at start).
-async fn start(test: &str, actions: bool) -> Result<Option<World>, BoxError> {
+async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<World>, BoxError> {
     let Some(pre) = prerequisites(test) else {
         return Ok(None);
     };
@@ -132,7 +138,7 @@ async fn start(test: &str, actions: bool) -> Result<Option<World>, BoxError> {
     env.extra
         .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus.address.clone()));
     let fake = FakeResponses::start().await?;
-    let work = prepare(&env, bin, &fake).await?;
+    let work = prepare(&env, bin, &fake, plan_mode).await?;
     let app = desktop.launch(&env, "app", &artifacts).await?;
     app.client
         .execute(
@@ -171,18 +177,40 @@ impl World {
 
     /// The text of every approval card, in order.
     async fn cards(&self) -> Result<Vec<String>, BoxError> {
+        self.groups("Approval").await
+    }
+
+    /// The text of every `role=group` element named `label`, in order.
+    async fn groups(&self, label: &str) -> Result<Vec<String>, BoxError> {
         let mut out = Vec::new();
         for c in self
             .app
             .client
-            .find_all(Locator::XPath(
-                "//*[@role='group' and @aria-label='Approval']",
-            ))
+            .find_all(Locator::XPath(&format!(
+                "//*[@role='group' and @aria-label='{label}']"
+            )))
             .await?
         {
             out.push(c.prop("textContent").await?.unwrap_or_default());
         }
         Ok(out)
+    }
+
+    /// Click a card's button. The card may be re-rendered while it appears (the request
+    /// arrives as the notification does), so a click on a replaced element is retried.
+    async fn click(&self, name: &str) -> Result<(), BoxError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.app.button(name).await?.click().await {
+                Ok(_) => return Ok(()),
+                Err(e) if attempt < 5 => {
+                    eprintln!("click on {name:?} retried: {e}");
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 
     async fn wait_for_file(&self, name: &str) -> Result<(), BoxError> {
@@ -230,7 +258,7 @@ fn assert_names_command(n: &Notified, file: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approve_deny_dismiss_and_decide_elsewhere_from_notifications() {
-    let Some(w) = start("notifications_actions", true).await.unwrap() else {
+    let Some(w) = start("notifications_actions", true, false).await.unwrap() else {
         return;
     };
     let r = actions_scenario(&w).await;
@@ -310,7 +338,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
         "still pending: {cards:?}"
     );
     w.shot("03-dismissed-still-pending.png").await?;
-    w.app.button("Approve once").await?.click().await?;
+    w.click("Approve once").await?;
     w.wait_for_file("later.txt").await?;
     w.timeline("Done three.").await?;
 
@@ -320,7 +348,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     w.fake.push(Reply::text(&["Done four."]));
     w.send("Make window.txt").await?;
     let n4 = w.notes.wait_for_notify(4, NOTIFY).await?;
-    w.app.button("Approve once").await?.click().await?;
+    w.click("Approve once").await?;
     w.notes.wait_for_close(n4.id, NOTIFY).await?;
     w.wait_for_file("window.txt").await?;
     w.timeline("Done four.").await?;
@@ -330,10 +358,16 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     );
 
     // 6. A request a profile rule decides is never notified.
-    w.fake.push(Reply::exec_command("call_5", "echo ruled"));
+    w.fake.push(Reply::exec_command("call_5", "mkdir ruled"));
     w.fake.push(Reply::text(&["Done five."]));
-    w.send("Say ruled").await?;
+    w.send("Make the ruled dir").await?;
     w.timeline("Done five.").await?;
+    assert!(w.work.join("ruled").is_dir());
+    let cards = w.cards().await?;
+    assert!(
+        cards.iter().any(|c| c.contains("by a profile rule")),
+        "the rule decided a real request: {cards:?}"
+    );
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
         w.notes.notified().len(),
@@ -347,7 +381,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_actions_gets_a_plain_notification() {
-    let Some(w) = start("notifications_plain", false).await.unwrap() else {
+    let Some(w) = start("notifications_plain", false, false).await.unwrap() else {
         return;
     };
     let r = plain_scenario(&w).await;
@@ -367,9 +401,68 @@ async fn plain_scenario(w: &World) -> Result<(), BoxError> {
     assert_names_command(&n, "plain.txt");
     assert!(n.actions.is_empty(), "no buttons: {n:?}");
     // Decided in the window, the plain notification is withdrawn too.
-    w.app.button("Approve once").await?.click().await?;
+    w.click("Approve once").await?;
     w.notes.wait_for_close(n.id, NOTIFY).await?;
     w.wait_for_file("plain.txt").await?;
     w.timeline("Done plain.").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_is_answered_with_an_option_button() {
+    let Some(w) = start("notifications_question", true, true).await.unwrap() else {
+        return;
+    };
+    let r = question_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn question_scenario(w: &World) -> Result<(), BoxError> {
+    let questions = json!({"questions": [{
+        "id": "colour",
+        "header": "Colour",
+        "question": "Which colour?",
+        "options": [
+            {"label": "Red", "description": "warm"},
+            {"label": "Blue", "description": "cold"}
+        ]
+    }]});
+    w.fake.push(Reply::Stream(vec![Step::FunctionCall {
+        call_id: "call_q".into(),
+        name: "request_user_input".into(),
+        arguments: questions.to_string(),
+    }]));
+    w.fake.push(Reply::text(&["Blue it is."]));
+    w.send("Pick a colour with me").await?;
+    let n = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert!(n.summary.contains("Codex asks a question"), "{n:?}");
+    assert!(n.body.contains("Which colour?"), "{n:?}");
+    assert_eq!(
+        n.action_keys(),
+        ["default", "option:0", "option:1"],
+        "{n:?}"
+    );
+    assert_eq!(n.actions[1].1, "Red");
+    assert_eq!(n.actions[2].1, "Blue");
+    w.notes.invoke(n.id, "option:1").await?;
+    w.timeline("Blue it is.").await?;
+    w.notes.wait_for_close(n.id, NOTIFY).await?;
+    let cards = w.groups("Question").await?;
+    assert!(
+        cards[0].contains("Answered by you, from a notification"),
+        "{cards:?}"
+    );
+    // The answer reached the model as the tool's output.
+    let requests = w.fake.requests();
+    let output = requests
+        .last()
+        .map(|r| serde_json::to_string(&r.input_items("function_call_output")).unwrap_or_default())
+        .unwrap_or_default();
+    assert!(output.contains("Blue"), "{output}");
+    w.shot("question-answered.png").await?;
     Ok(())
 }

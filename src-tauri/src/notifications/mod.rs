@@ -11,6 +11,9 @@
 //!   anywhere else withdraws it with `CloseNotification`.
 //! - **macOS / Windows** (`plain.rs`): tauri-plugin-notification, title and body only.
 //!
+//! A run that finished or failed after at least the preference's minimum (30 s by default)
+//! gets a notification too, while the preference allows it (by default: window unfocused).
+//!
 //! A press decides through `Desk::decide_approval` / `answer_question` with
 //! `DecidedBy::Notification` only while the request is still pending (the queue's
 //! compare-and-set refuses anything else); a dismissal or a timeout decides nothing. A click
@@ -36,16 +39,16 @@ mod platform;
 #[path = "plain.rs"]
 mod platform;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use agentdesk_core::notify::{
-    approval_content, summary_content, Folding, Key, Origin, Planner, Press, PressAnswer, Step,
-    Target,
+    approval_content, run_end_content, summary_content, Folding, Key, Origin, Planner, Press,
+    PressAnswer, Step, Target,
 };
-use agentdesk_core::Desk;
-use agentdesk_protocol::ui::{Approval, ApprovalChange, DecidedBy};
+use agentdesk_core::{Desk, RunUpdate};
+use agentdesk_protocol::ui::{Approval, ApprovalChange, DecidedBy, Run};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
 use tokio::sync::broadcast::error::RecvError;
@@ -94,6 +97,7 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
     tauri::async_runtime::spawn(async move {
         // Subscribed before anything is read, so no change falls between the two.
         let changes = desk.approvals().subscribe();
+        let runs = desk.subscribe_runs();
         #[cfg(any(
             target_os = "linux",
             target_os = "dragonfly",
@@ -120,8 +124,9 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
                     planner: Planner::new(Folding::default()),
                     ids: HashMap::new(),
                     keys: HashMap::new(),
+                    runs_notified: HashSet::new(),
                 }
-                .run(changes)
+                .run(changes, runs)
                 .await;
             }
             // No session bus or no notification server: the window and its badge still
@@ -141,10 +146,16 @@ struct Service {
     /// Planner key → the server's id, and back.
     ids: HashMap<Key, u32>,
     keys: HashMap<u32, Key>,
+    /// Runs whose end was notified (a status can be published more than once).
+    runs_notified: HashSet<String>,
 }
 
 impl Service {
-    async fn run(mut self, mut changes: tokio::sync::broadcast::Receiver<ApprovalChange>) {
+    async fn run(
+        mut self,
+        mut changes: tokio::sync::broadcast::Receiver<ApprovalChange>,
+        mut runs: tokio::sync::broadcast::Receiver<RunUpdate>,
+    ) {
         // Requests another process (an `agentdesk-cli run`) left waiting: one summary.
         match self.desk.store().pending_approvals().await {
             Ok(pending) => {
@@ -163,6 +174,13 @@ impl Service {
                         self.apply(steps).await;
                     }
                     Err(RecvError::Lagged(_)) => self.catch_up().await,
+                    Err(RecvError::Closed) => break,
+                },
+                update = runs.recv() => match update {
+                    Ok(RunUpdate::Status { run }) => self.run_status(run).await,
+                    Ok(_) => {}
+                    // A missed end is a missed notification, nothing worse.
+                    Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => break,
                 },
                 signal = self.server.next_signal() => match signal {
@@ -218,6 +236,21 @@ impl Service {
         }
     }
 
+    async fn run_status(&mut self, run: Run) {
+        if run.ended_at.is_none() || self.runs_notified.contains(&run.id) {
+            return;
+        }
+        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        let origin = self.origin_of_session(&run.session_id).await;
+        let focused = self.window_focused();
+        if let Some(content) = run_end_content(&run, &origin, &settings, focused) {
+            self.runs_notified.insert(run.id.clone());
+            if let Err(e) = self.server.show(&content, settings.sound).await {
+                tracing::warn!(error = %e, "cannot show a notification");
+            }
+        }
+    }
+
     async fn apply(&mut self, steps: Vec<Step>) {
         let settings = self.desk.notification_settings().await.unwrap_or_default();
         for step in steps {
@@ -253,7 +286,11 @@ impl Service {
     }
 
     async fn origin(&self, a: &Approval) -> Origin {
-        let session = self.desk.get_session(&a.session_id).await.ok();
+        self.origin_of_session(&a.session_id).await
+    }
+
+    async fn origin_of_session(&self, session_id: &str) -> Origin {
+        let session = self.desk.get_session(session_id).await.ok();
         let workspace = match &session {
             Some(s) => self
                 .desk

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine};
+use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine, Run, RunStatus};
 use serde::{Deserialize, Serialize};
 
 use agentdesk_protocol::events::UserDecision;
@@ -311,6 +311,54 @@ pub fn summary_content(count: usize) -> Content {
         title,
         body: "Agent Desk: open the Approvals view to decide.".into(),
         actions: Vec::new(),
+    }
+}
+
+/// The notification for a run that ended, when it gets one: finished or failed (an
+/// interrupted run was stopped by the user, who knows), lasting at least the preference's
+/// minimum, while the preference allows it (`window_focused` as now).
+pub fn run_end_content(
+    run: &Run,
+    origin: &Origin,
+    settings: &NotificationSettings,
+    window_focused: bool,
+) -> Option<Content> {
+    let took = match (run.started_at, run.ended_at) {
+        (Some(start), Some(end)) => Duration::from_millis(u64::try_from(end - start).ok()?),
+        _ => return None,
+    };
+    if !settings.shows_run_end(took, window_focused) {
+        return None;
+    }
+    let engine = engine_name(origin.engine);
+    let (title, detail) = match run.status {
+        RunStatus::Completed => (format!("{engine} finished"), None),
+        RunStatus::Failed => (format!("{engine} failed"), run.error.clone()),
+        _ => return None,
+    };
+    let mut lines = vec![clean_line(
+        &format!("{} · {}", origin.workspace, origin.session),
+        LINE_CHARS,
+    )];
+    lines.push(format!("after {}", human_duration(took)));
+    if let Some(d) = detail {
+        lines.push(clean_line(&d, LINE_CHARS));
+    }
+    Some(Content {
+        title,
+        body: lines.join("\n"),
+        actions: Vec::new(),
+    })
+}
+
+fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s} s")
+    } else if s < 3600 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use agentdesk_protocol::events::{ApprovalFile, FileChangeKind, Question, QuestionOption};
-use agentdesk_protocol::ui::{ApprovalRequest, ApprovalState};
+use agentdesk_protocol::ui::{ApprovalRequest, ApprovalState, RunStatus};
 
 fn approval(id: &str, kind: ApprovalKindName, request: ApprovalRequest) -> Approval {
     Approval {
@@ -333,4 +333,36 @@ fn start_sums_up_what_is_already_pending_once() {
         p.due().is_none(),
         "never notified one by one after the summary"
     );
+}
+
+fn run(status: RunStatus, secs: i64) -> Run {
+    Run {
+        id: "r1".into(),
+        session_id: "s1".into(),
+        seq: 1,
+        status,
+        prompt: "go".into(),
+        profile_id: None,
+        model: None,
+        stop_reason: None,
+        error: (status == RunStatus::Failed).then(|| "the engine exited".into()),
+        created_at: 0,
+        started_at: Some(1_000),
+        ended_at: Some(1_000 + secs * 1000),
+    }
+}
+
+#[test]
+fn long_runs_that_finish_or_fail_are_notified_while_unfocused() {
+    let s = NotificationSettings::default();
+    let done = run_end_content(&run(RunStatus::Completed, 95), &origin(), &s, false).unwrap();
+    assert_eq!(done.title, "Codex finished");
+    assert_eq!(done.body, "demo · Fix the build\nafter 1 min 35 s");
+    let failed = run_end_content(&run(RunStatus::Failed, 40), &origin(), &s, false).unwrap();
+    assert_eq!(failed.title, "Codex failed");
+    assert!(failed.body.ends_with("the engine exited"), "{}", failed.body);
+    assert!(run_end_content(&run(RunStatus::Completed, 10), &origin(), &s, false).is_none());
+    assert!(run_end_content(&run(RunStatus::Completed, 95), &origin(), &s, true).is_none());
+    assert!(run_end_content(&run(RunStatus::Interrupted, 95), &origin(), &s, false).is_none());
+    assert!(run_end_content(&run(RunStatus::Running, 95), &origin(), &s, false).is_none());
 }
