@@ -196,6 +196,20 @@ impl World {
         Ok(out)
     }
 
+    /// Run `script` until it returns a string (bounded); that string.
+    async fn poll(&self, script: &str) -> Result<String, BoxError> {
+        let deadline = std::time::Instant::now() + STREAM;
+        loop {
+            if let Some(t) = self.app.client.execute(script, vec![]).await?.as_str() {
+                return Ok(t.to_string());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(format!("never true: {script}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Click a card's button. The card may be re-rendered while it appears (the request
     /// arrives as the notification does), so a click on a replaced element is retried.
     async fn click(&self, name: &str) -> Result<(), BoxError> {
@@ -348,6 +362,29 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     w.fake.push(Reply::text(&["Done four."]));
     w.send("Make window.txt").await?;
     let n4 = w.notes.wait_for_notify(4, NOTIFY).await?;
+    // A click on the body brings the window back to the request's card, from elsewhere.
+    w.app
+        .find("[data-testid=approvals-entry]")
+        .await?
+        .click()
+        .await?;
+    w.app.find("section.approvals-view").await?;
+    w.notes.invoke(n4.id, "default").await?;
+    // Read in one script: the list re-renders while the view changes (stale elements).
+    let card = w
+        .poll(
+            "if (document.querySelector('section.approvals-view')) return null; \
+             const cards = [...document.querySelectorAll('[role=log][aria-label=Timeline] [role=group][aria-label=Approval]')]; \
+             const c = cards.find((c) => c.textContent.includes('touch window.txt')); \
+             return c ? c.textContent : null;",
+        )
+        .await?;
+    assert!(card.contains("Approve once"), "{card}");
+    w.shot("04-opened-from-notification.png").await?;
+    assert!(
+        !w.notes.closed().contains(&n4.id),
+        "opening the card decides nothing"
+    );
     w.click("Approve once").await?;
     w.notes.wait_for_close(n4.id, NOTIFY).await?;
     w.wait_for_file("window.txt").await?;
@@ -375,7 +412,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
         "no Notify for a rule-decided request: {:?}",
         w.notes.calls()
     );
-    w.shot("04-end.png").await?;
+    w.shot("05-end.png").await?;
     Ok(())
 }
 
