@@ -236,3 +236,69 @@ impl FakeNotifications {
         Ok(())
     }
 }
+
+/// A dock listening for badge counts (the Unity launcher API:
+/// `com.canonical.Unity.LauncherEntry.Update(app_uri, {"count", "count-visible", ...})`).
+pub struct LauncherWatch {
+    seen: Arc<Mutex<Vec<(String, i64, bool)>>>,
+}
+
+impl LauncherWatch {
+    pub fn start(address: &str) -> Result<LauncherWatch, BoxError> {
+        let conn = zbus::blocking::connection::Builder::address(address)?.build()?;
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .interface("com.canonical.Unity.LauncherEntry")?
+            .member("Update")?
+            .build();
+        let messages = zbus::blocking::MessageIterator::for_match_rule(rule, &conn, None)?;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        // Ends with the bus (the daemon goes at the end of the test).
+        std::thread::spawn(move || {
+            let _conn = conn;
+            for msg in messages.flatten() {
+                let Ok((uri, props)) = msg
+                    .body()
+                    .deserialize::<(String, HashMap<String, OwnedValue>)>()
+                else {
+                    continue;
+                };
+                let count = props
+                    .get("count")
+                    .and_then(|v| i64::try_from(v).ok())
+                    .unwrap_or(-1);
+                let visible = props
+                    .get("count-visible")
+                    .and_then(|v| bool::try_from(v).ok())
+                    .unwrap_or(false);
+                sink.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push((uri, count, visible));
+            }
+        });
+        Ok(LauncherWatch { seen })
+    }
+
+    /// Every `(app_uri, count, count-visible)` seen, in order.
+    pub fn seen(&self) -> Vec<(String, i64, bool)> {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Wait (bounded) until the latest badge shows `count`.
+    pub async fn wait_for(&self, count: i64, limit: Duration) -> Result<(), BoxError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self.seen().last().map(|s| s.1) == Some(count) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("badge never {count}; seen {:?}", self.seen()).into());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}

@@ -22,7 +22,7 @@ use agentdesk_protocol::ui::{
 use agentdesk_tests::e2e::{
     artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
 };
-use agentdesk_tests::fake_notifications::{FakeNotifications, Notified};
+use agentdesk_tests::fake_notifications::{FakeNotifications, LauncherWatch, Notified};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 use agentdesk_tests::real::engine_bin;
 use fantoccini::Locator;
@@ -112,6 +112,7 @@ struct World {
     // Field order is drop order: the app goes before its bus and display.
     app: AppSession,
     notes: FakeNotifications,
+    badge: LauncherWatch,
     fake: FakeResponses,
     work: PathBuf,
     artifacts: PathBuf,
@@ -133,6 +134,7 @@ async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<Worl
     let bus = SessionBus::start(&pre.dbus_daemon)?;
     let desktop = Desktop::start(pre)?;
     let notes = FakeNotifications::start(&bus.address, actions).await?;
+    let badge = LauncherWatch::start(&bus.address)?;
     let mut env = AppEnv::new(test)?;
     // The variables of `AppEnv` are set after the desktop's: the app talks on this bus.
     env.extra
@@ -152,6 +154,7 @@ async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<Worl
     Ok(Some(World {
         app,
         notes,
+        badge,
         fake,
         work,
         artifacts,
@@ -295,12 +298,19 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     assert_eq!(n1.actions[1].1, "Approve");
     assert_eq!(n1.actions[2].1, "Deny");
     assert!(!w.work.join("approved.txt").exists());
+    // The dock badge counts it.
+    w.badge.wait_for(1, NOTIFY).await?;
+    let (uri, _, visible) = w.badge.seen().last().cloned().unwrap_or_default();
+    assert_eq!(uri, "application://agentdesk.desktop");
+    assert!(visible);
     w.shot("01-asked.png").await?;
     w.notes.invoke(n1.id, "approve").await?;
     w.wait_for_file("approved.txt").await?;
     w.timeline("Done one.").await?;
-    // Decided: the notification is withdrawn.
+    // Decided: the notification is withdrawn, the badge goes.
     w.notes.wait_for_close(n1.id, NOTIFY).await?;
+    w.badge.wait_for(0, NOTIFY).await?;
+    assert!(!w.badge.seen().last().map(|s| s.2).unwrap_or(true));
     let cards = w.cards().await?;
     assert!(
         cards[0].contains("Approved once by you, from a notification"),

@@ -20,6 +20,9 @@ use super::Signal;
 const DEST: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
 const IFACE: &str = "org.freedesktop.Notifications";
+/// The launcher entry the badge belongs to: the installed `.desktop` file's name.
+const LAUNCHER_APP_URI: &str = "application://agentdesk.desktop";
+const LAUNCHER_PATH: &str = "/dev/agentdesk/Launcher";
 /// What `Notify` names as the sending application.
 const APP_NAME: &str = "Agent Desk";
 
@@ -112,6 +115,24 @@ impl Server {
             .call_method(Some(DEST), PATH, Some(IFACE), "CloseNotification", &(id,))
             .await?;
         Ok(())
+    }
+
+    /// The pending count on the dock / taskbar entry: the Unity launcher API (a signal on the
+    /// session bus that GNOME docks, Plank and KDE's task manager read). Nobody listening
+    /// is fine: then there is no badge to show.
+    pub async fn badge(&self, count: usize) -> zbus::Result<()> {
+        let mut props: HashMap<&str, Value<'_>> = HashMap::new();
+        props.insert("count", Value::from(count as i64));
+        props.insert("count-visible", Value::from(count > 0));
+        self.conn
+            .emit_signal(
+                None::<&str>,
+                LAUNCHER_PATH,
+                "com.canonical.Unity.LauncherEntry",
+                "Update",
+                &(LAUNCHER_APP_URI, props),
+            )
+            .await
     }
 
     /// The next `ActionInvoked` / `NotificationClosed`; `None` when the bus connection ended.

@@ -11,6 +11,10 @@
 //!   anywhere else withdraws it with `CloseNotification`.
 //! - **macOS / Windows** (`plain.rs`): tauri-plugin-notification, title and body only.
 //!
+//! The pending count goes on the dock / taskbar badge: on Linux as the Unity launcher
+//! signal (`com.canonical.Unity.LauncherEntry.Update`, read by GNOME docks, Plank, KDE),
+//! on macOS on the dock icon; Windows has no count badge.
+//!
 //! A run that finished or failed after at least the preference's minimum (30 s by default)
 //! gets a notification too, while the preference allows it (by default: window unfocused).
 //!
@@ -98,6 +102,7 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
         // Subscribed before anything is read, so no change falls between the two.
         let changes = desk.approvals().subscribe();
         let runs = desk.subscribe_runs();
+        let pending = desk.approvals().watch_pending();
         #[cfg(any(
             target_os = "linux",
             target_os = "dragonfly",
@@ -126,7 +131,7 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
                     keys: HashMap::new(),
                     runs_notified: HashSet::new(),
                 }
-                .run(changes, runs)
+                .run(changes, runs, pending)
                 .await;
             }
             // No session bus or no notification server: the window and its badge still
@@ -155,7 +160,12 @@ impl Service {
         mut self,
         mut changes: tokio::sync::broadcast::Receiver<ApprovalChange>,
         mut runs: tokio::sync::broadcast::Receiver<RunUpdate>,
+        mut pending: tokio::sync::watch::Receiver<Vec<Approval>>,
     ) {
+        let mut badge = None;
+        // The watch's borrow must end before any await (it is not Send).
+        let count = pending.borrow_and_update().len();
+        self.badge(&mut badge, count).await;
         // Requests another process (an `agentdesk-cli run`) left waiting: one summary.
         match self.desk.store().pending_approvals().await {
             Ok(pending) => {
@@ -175,6 +185,13 @@ impl Service {
                     }
                     Err(RecvError::Lagged(_)) => self.catch_up().await,
                     Err(RecvError::Closed) => break,
+                },
+                changed = pending.changed() => match changed {
+                    Ok(()) => {
+                        let count = pending.borrow_and_update().len();
+                        self.badge(&mut badge, count).await;
+                    }
+                    Err(_) => break,
                 },
                 update = runs.recv() => match update {
                     Ok(RunUpdate::Status { run }) => self.run_status(run).await,
@@ -233,6 +250,17 @@ impl Service {
                 let steps = self.planner.resolved(&id);
                 self.apply(steps).await;
             }
+        }
+    }
+
+    /// The pending count on the dock / taskbar badge, sent when it changes.
+    async fn badge(&self, shown: &mut Option<usize>, count: usize) {
+        if *shown == Some(count) {
+            return;
+        }
+        *shown = Some(count);
+        if let Err(e) = self.server.badge(count).await {
+            tracing::debug!(error = %e, "badge not updated");
         }
     }
 

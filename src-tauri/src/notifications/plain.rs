@@ -43,6 +43,15 @@ impl Server {
         Ok(())
     }
 
+    /// The pending count on the dock icon (macOS; Windows has no count badge).
+    pub async fn badge(&self, count: usize) -> Result<(), tauri::Error> {
+        use tauri::Manager;
+        if let Some(w) = self.app.get_webview_window("main") {
+            w.set_badge_count((count > 0).then_some(count as i64))?;
+        }
+        Ok(())
+    }
+
     pub async fn next_signal(&mut self) -> Option<Signal> {
         std::future::pending::<Option<Signal>>().await
     }
