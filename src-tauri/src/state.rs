@@ -83,7 +83,7 @@ async fn open_and_recover(dir: &std::path::Path) -> (Result<Desk, CoreError>, Op
             tracing::error!(error = %e, "the database failed its integrity check");
         }
     });
-    let (owner, alone) = match OwnerLock::acquire(dir) {
+    let (owner, alone) = match OwnerLock::take(dir).await {
         Ok(pair) => pair,
         Err(e) => {
             // Without the lock we cannot tell whether another process owns the runs: leave

@@ -406,3 +406,61 @@ async fn a_codex_garbage_flood_is_capped_at_the_diagnostic_budget() {
     );
     engine.shutdown().await;
 }
+
+/// The decision reaches the adapter whole: "deny and stop" is a decline followed by
+/// `turn/interrupt`; an edited input is refused up front (codex cannot run one) and the
+/// request stays pending.
+#[tokio::test]
+async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused() {
+    use agentdesk_engine::{ApprovalDecision, EngineError};
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut run = tokio::time::timeout(
+        STEP,
+        engine.start_run(scripted(dir.path(), "permissions", &log)),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let mut events = Vec::new();
+    loop {
+        let ev = tokio::time::timeout(STEP, run.next_event())
+            .await
+            .unwrap()
+            .unwrap();
+        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
+            let edited = ApprovalDecision::allow_edited(json!({"command": "ls"}));
+            let err = run
+                .control()
+                .resolve_approval(request_id, edited)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, EngineError::Unsupported(_)), "{err}");
+            run.control()
+                .resolve_approval(request_id, ApprovalDecision::deny_and_stop("no"))
+                .await
+                .expect("still pending after the refused edit");
+        }
+        let end = ev.is_terminal();
+        events.push(ev);
+        if end {
+            break;
+        }
+    }
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            AgentEvent::ApprovalResolved {
+                outcome: ApprovalOutcome::Denied,
+                ..
+            }
+        )),
+        "{events:#?}"
+    );
+    assert!(
+        received(&log, "turn/interrupt").await,
+        "deny-and-stop did not interrupt the turn"
+    );
+    engine.shutdown().await;
+}

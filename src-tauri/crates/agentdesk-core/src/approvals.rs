@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, UserDecision};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalDecisionDetail, ApprovalKindName, ApprovalRequest,
@@ -26,13 +27,11 @@ use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey};
 use crate::{CoreError, Result};
 
 /// What goes back to the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ApprovalAnswer {
-    Decision {
-        decision: UserDecision,
-        /// Shown to the agent with a deny.
-        message: Option<String>,
-    },
+    /// The decision, whole (edited input, deny-and-stop, the message shown to the agent with
+    /// a deny): it reaches the engine adapter as the user made it.
+    Decision(ApprovalDecision),
     /// A question's answers, by question id.
     Answers(BTreeMap<String, Vec<String>>),
 }
@@ -190,7 +189,7 @@ const CHANGES_CAPACITY: usize = 256;
 
 fn state_for(answer: &ApprovalAnswer) -> ApprovalState {
     match answer {
-        ApprovalAnswer::Decision { decision, .. } => match decision {
+        ApprovalAnswer::Decision(d) => match d.decision {
             UserDecision::ApproveOnce => ApprovalState::ApprovedOnce,
             UserDecision::ApproveForSession => ApprovalState::ApprovedSession,
             UserDecision::Deny => ApprovalState::Denied,
@@ -201,13 +200,10 @@ fn state_for(answer: &ApprovalAnswer) -> ApprovalState {
 
 fn detail_for(answer: &ApprovalAnswer) -> Option<ApprovalDecisionDetail> {
     match answer {
-        ApprovalAnswer::Decision {
-            message: Some(m), ..
-        } => Some(ApprovalDecisionDetail {
+        ApprovalAnswer::Decision(d) => d.message.as_ref().map(|m| ApprovalDecisionDetail {
             message: Some(m.clone()),
             ..Default::default()
         }),
-        ApprovalAnswer::Decision { message: None, .. } => None,
         ApprovalAnswer::Answers(a) => Some(ApprovalDecisionDetail {
             answers: Some(a.clone()),
             ..Default::default()
@@ -324,10 +320,10 @@ impl ApprovalQueue {
             } else {
                 UserDecision::Deny
             };
-            responder.respond(ApprovalAnswer::Decision {
-                decision,
+            responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
                 message: approval.decision.as_ref().and_then(|d| d.message.clone()),
-            });
+                ..decision.into()
+            }));
             return Ok(Requested::AutoDecided(approval));
         }
         let timeout = policy
@@ -462,15 +458,11 @@ impl ApprovalQueue {
                     (ApprovalAnswer::Answers(_), false) => Err(CoreError::InvalidInput(format!(
                         "approval {id} is not a question; approve or deny it"
                     ))),
-                    (
-                        ApprovalAnswer::Decision {
-                            decision: UserDecision::ApproveOnce | UserDecision::ApproveForSession,
-                            ..
-                        },
-                        true,
-                    ) => Err(CoreError::InvalidInput(format!(
-                        "approval {id} is a question; answer it (or deny to skip it)"
-                    ))),
+                    (ApprovalAnswer::Decision(d), true) if d.decision != UserDecision::Deny => {
+                        Err(CoreError::InvalidInput(format!(
+                            "approval {id} is a question; answer it (or deny to skip it)"
+                        )))
+                    }
                     _ => Ok(()),
                 }
             })
@@ -504,10 +496,9 @@ impl ApprovalQueue {
         }
         let (approval, responder, _) = self.end(id, end, |_| Ok(())).await?;
         if let Some(r) = responder {
-            r.respond(ApprovalAnswer::Decision {
-                decision: UserDecision::Deny,
-                message: Some("No answer in time; denied for safety.".into()),
-            });
+            r.respond(ApprovalAnswer::Decision(ApprovalDecision::deny(
+                "No answer in time; denied for safety.",
+            )));
         }
         Ok(approval)
     }

@@ -83,10 +83,7 @@ fn ask_policy() -> ApprovalPolicy {
 }
 
 fn approve() -> ApprovalAnswer {
-    ApprovalAnswer::Decision {
-        decision: UserDecision::ApproveOnce,
-        message: None,
-    }
+    ApprovalAnswer::Decision(UserDecision::ApproveOnce.into())
 }
 
 #[tokio::test]
@@ -198,10 +195,7 @@ async fn rules_decide_without_reaching_the_user() {
     else {
         panic!()
     };
-    let session = ApprovalAnswer::Decision {
-        decision: UserDecision::ApproveForSession,
-        message: None,
-    };
+    let session = ApprovalAnswer::Decision(UserDecision::ApproveForSession.into());
     q.decide(&a.id, session, DecidedBy::User).await.unwrap();
     let again = q
         .request(
@@ -227,10 +221,11 @@ async fn rules_decide_without_reaching_the_user() {
     assert_eq!(denied.approval().state, ApprovalState::Denied);
     assert!(matches!(
         &log.lock().unwrap()[3].1,
-        ApprovalAnswer::Decision {
+        ApprovalAnswer::Decision(ApprovalDecision {
             decision: UserDecision::Deny,
-            message: Some(_)
-        }
+            message: Some(_),
+            ..
+        })
     ));
 }
 
@@ -267,10 +262,10 @@ async fn deadline_ends_in_a_safe_deny_recorded_as_timed_out() {
     );
     assert!(matches!(
         &log.lock().unwrap()[0].1,
-        ApprovalAnswer::Decision {
+        ApprovalAnswer::Decision(ApprovalDecision {
             decision: UserDecision::Deny,
             ..
-        }
+        })
     ));
     assert!(q.decide(&a.id, approve(), DecidedBy::User).await.is_err());
 }
@@ -387,10 +382,7 @@ async fn always_on_one_command_leaves_another_pending() {
     else {
         panic!("asked first")
     };
-    let always = ApprovalAnswer::Decision {
-        decision: UserDecision::ApproveForSession,
-        message: None,
-    };
+    let always = ApprovalAnswer::Decision(UserDecision::ApproveForSession.into());
     let decided = q.decide(&first.id, always, DecidedBy::User).await.unwrap();
     assert_eq!(decided.state, ApprovalState::ApprovedSession);
 
@@ -548,14 +540,11 @@ async fn interleave(ops: Vec<Op>) {
                 };
                 let answer = match choice {
                     0 => approve(),
-                    1 => ApprovalAnswer::Decision {
-                        decision: UserDecision::ApproveForSession,
-                        message: None,
-                    },
-                    2 => ApprovalAnswer::Decision {
-                        decision: UserDecision::Deny,
+                    1 => ApprovalAnswer::Decision(UserDecision::ApproveForSession.into()),
+                    2 => ApprovalAnswer::Decision(ApprovalDecision {
                         message: Some("no".into()),
-                    },
+                        ..UserDecision::Deny.into()
+                    }),
                     _ => ApprovalAnswer::Answers([("q".to_string(), vec!["a".to_string()])].into()),
                 };
                 let fits = match choice {

@@ -7,15 +7,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_engine::claude::options::WORKSPACE_SETTING_SOURCES;
 use agentdesk_engine::claude::{
-    ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, PermissionMode as ClaudeMode,
+    ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile, PermissionMode as ClaudeMode,
 };
-use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CustomProvider};
+use agentdesk_engine::codex::{
+    permission_policy, CodexEngine, CodexEngineConfig, CodexOptions, CodexProfile, CustomProvider,
+};
 use agentdesk_engine::{
-    probe_version, AgentEngine, Discovery, EngineOptions, EngineProgram, EngineVersion, Executable,
+    probe_version, AgentEngine, Discovery, EngineKind, EngineOptions, EngineProgram, EngineVersion,
+    Executable,
 };
-use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -97,6 +98,14 @@ impl Engines {
     }
 }
 
+/// The engine crate's name for a stored engine (its capabilities, its adapter).
+pub fn engine_kind(engine: Engine) -> EngineKind {
+    match engine {
+        Engine::Codex => EngineKind::Codex,
+        Engine::Claude => EngineKind::Claude,
+    }
+}
+
 /// The program description (install hints, supported versions) of an engine.
 pub fn engine_program(engine: Engine) -> EngineProgram {
     program(engine).0
@@ -106,18 +115,17 @@ pub fn engine_program(engine: Engine) -> EngineProgram {
 /// repository) configure its own agent. Shown by `profile list/show` and the app.
 pub fn profile_warnings(spec: &ProfileSpec) -> Vec<String> {
     let mut warnings = Vec::new();
-    if spec.engine == Engine::Codex && trust_project_config(&spec.engine_options) {
+    if spec.engine == Engine::Codex
+        && CodexOptions::from_json(&spec.engine_options).trust_project_config
+    {
         warnings.push(
             "loads the workspace's own Codex config (.codex/config.toml): MCP servers declared in the repository start without approval and its instructions reach the agent"
                 .to_owned(),
         );
     }
     if spec.engine == Engine::Claude {
-        let workspace_sources: Vec<String> = setting_sources(&spec.engine_options)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|s| WORKSPACE_SETTING_SOURCES.contains(&s.as_str()))
-            .collect();
+        let workspace_sources =
+            ClaudeOptions::from_json(&spec.engine_options).workspace_setting_sources();
         if !workspace_sources.is_empty() {
             warnings.push(format!(
                 "loads the workspace's own Claude settings ({}): hooks in the repository run commands without approval and its permission rules can approve tools",
@@ -126,18 +134,6 @@ pub fn profile_warnings(spec: &ProfileSpec) -> Vec<String> {
         }
     }
     warnings
-}
-
-/// `engineOptions.settingSources` (Claude `--setting-sources`), when the profile sets it.
-fn setting_sources(opts: &Value) -> Option<Vec<String>> {
-    opts.get("settingSources")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
 }
 
 fn program(engine: Engine) -> (EngineProgram, &'static str) {
@@ -230,10 +226,8 @@ impl Desk {
 
     /// CODEX_HOME for a profile: `engineOptions.codexHome`, else the settings, else `$CODEX_HOME`.
     pub(crate) async fn codex_home(&self, spec: Option<&ProfileSpec>) -> Result<Option<PathBuf>> {
-        if let Some(h) =
-            spec.and_then(|s| s.engine_options.get("codexHome").and_then(Value::as_str))
-        {
-            return Ok(Some(PathBuf::from(h)));
+        if let Some(h) = spec.and_then(|s| CodexOptions::from_json(&s.engine_options).codex_home) {
+            return Ok(Some(h));
         }
         Ok(self
             .engine_settings()
@@ -320,28 +314,14 @@ pub(crate) fn inactivity_timeout(spec: Option<&ProfileSpec>) -> Option<Duration>
     Some(Duration::from_secs(secs))
 }
 
-fn u32_opt(opts: &Value, key: &str) -> Option<u32> {
-    opts.get(key)
-        .and_then(Value::as_u64)
-        .and_then(|n| u32::try_from(n).ok())
-}
-
 fn codex_profile(
     spec: &ProfileSpec,
     env: Vec<(String, String)>,
     env_remove: Vec<String>,
     opts: &Value,
 ) -> CodexProfile {
-    // Codex is asked about everything the profile might want to see (`untrusted`) and the
-    // queue's rules then decide, so every decision is recorded in one place. Full-auto is
-    // codex's own `--full-auto`; read-only never asks and cannot write.
-    let (approval, sandbox) = match spec.permission_mode {
-        PermissionMode::Ask | PermissionMode::AutoEdit => {
-            (AskForApproval::Untrusted, SandboxMode::WorkspaceWrite)
-        }
-        PermissionMode::FullAuto => (AskForApproval::OnRequest, SandboxMode::WorkspaceWrite),
-        PermissionMode::ReadOnly => (AskForApproval::Never, SandboxMode::ReadOnly),
-    };
+    let (approval, sandbox) = permission_policy(spec.permission_mode);
+    let o = CodexOptions::from_json(opts);
     let provider = spec.base_url.as_ref().map(|url| CustomProvider {
         id: "agentdesk".into(),
         name: "Agent Desk profile endpoint".into(),
@@ -350,21 +330,9 @@ fn codex_profile(
             .api_key_env
             .clone()
             .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        request_max_retries: u32_opt(opts, "requestMaxRetries"),
-        stream_max_retries: u32_opt(opts, "streamMaxRetries"),
+        request_max_retries: o.request_max_retries,
+        stream_max_retries: o.stream_max_retries,
     });
-    let config_overrides = opts
-        .get("configOverrides")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| {
-                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                    (k.clone(), v)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     // Extra dirs: codex's sandboxes already let the agent read the whole disk, so there is
     // nothing to add for reading.
     CodexProfile {
@@ -372,25 +340,14 @@ fn codex_profile(
         approval_policy: Some(approval),
         sandbox: Some(sandbox),
         provider,
-        config_overrides,
+        config_overrides: o.config_overrides,
         enable_plugins: false,
         developer_instructions: spec.system_prompt.clone().filter(|s| !s.is_empty()),
-        // `engineOptions.planMode`: codex plans (and may ask questions) instead of acting.
-        plan_mode: opts
-            .get("planMode")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        plan_mode: o.plan_mode,
         env,
         env_remove,
-        trust_project_config: trust_project_config(opts),
+        trust_project_config: o.trust_project_config,
     }
-}
-
-/// `engineOptions.trustProjectConfig` (Codex): load the workspace's `.codex/config.toml`.
-fn trust_project_config(opts: &Value) -> bool {
-    opts.get("trustProjectConfig")
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
 }
 
 fn claude_profile(
@@ -399,26 +356,19 @@ fn claude_profile(
     env_remove: Vec<String>,
     opts: &Value,
 ) -> ClaudeProfile {
-    // Full-auto and read-only stay in the CLI's default mode: the CLI asks, and the queue's
-    // rules approve (full-auto) or deny (read-only) with a record. Bypass mode would skip the
-    // record and is refused as root.
-    let mode = match spec.permission_mode {
-        PermissionMode::AutoEdit => ClaudeMode::AcceptEdits,
-        _ => ClaudeMode::Default,
-    };
-    // `None`: the adapter's default, the user's own settings only (never the workspace's).
-    let setting_sources = setting_sources(opts);
+    let o = ClaudeOptions::from_json(opts);
     ClaudeProfile {
         model: spec.model.clone(),
-        permission_mode: Some(mode),
+        permission_mode: Some(ClaudeMode::for_profile(spec.permission_mode)),
         allowed_tools: spec.allowed_tools.clone(),
         disallowed_tools: spec.denied_tools.clone(),
         append_system_prompt: spec.system_prompt.clone().filter(|s| !s.is_empty()),
         add_dirs: spec.extra_dirs.iter().map(PathBuf::from).collect(),
         base_url: spec.base_url.clone(),
         api_key_env: spec.api_key_env.clone(),
-        setting_sources,
-        max_turns: u32_opt(opts, "maxTurns"),
+        // `None`: the adapter's default, the user's own settings only (never the workspace's).
+        setting_sources: o.setting_sources,
+        max_turns: o.max_turns,
         env,
         env_remove,
     }
@@ -429,7 +379,7 @@ pub(crate) const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "gif", "webp"];
 
 /// The path an engine is given for an image blob: a hard link (or copy) named with the
 /// sniffed type's extension, since engines tell the image type from the file name.
-pub(crate) fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
+pub(crate) async fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
     let ext = match mime {
         "image/jpeg" => "jpg",
         "image/gif" => "gif",
@@ -437,11 +387,18 @@ pub(crate) fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
         _ => "png",
     };
     let typed = blob.with_extension(ext);
-    if !typed.exists() && std::fs::hard_link(blob, &typed).is_err() {
-        std::fs::copy(blob, &typed).map_err(|source| CoreError::Io {
-            what: format!("preparing the image {}", blob.display()),
-            source,
-        })?;
+    if tokio::fs::try_exists(&typed).await.unwrap_or(false) {
+        return Ok(typed);
+    }
+    // A link costs nothing; a copy (another file system, no links) can take a while: both
+    // off the async threads.
+    if tokio::fs::hard_link(blob, &typed).await.is_err() {
+        tokio::fs::copy(blob, &typed)
+            .await
+            .map_err(|source| CoreError::Io {
+                what: format!("preparing the image {}", blob.display()),
+                source,
+            })?;
     }
     Ok(typed)
 }
@@ -449,6 +406,7 @@ pub(crate) fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 
     #[test]
     fn inactivity_timeout_comes_from_the_profile_engine_options() {

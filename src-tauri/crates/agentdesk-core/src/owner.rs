@@ -61,6 +61,15 @@ pub fn nobody_else_owns(data_dir: &Path) -> Result<bool> {
 }
 
 impl OwnerLock {
+    /// [`Self::acquire`] on a blocking thread: its retry sleeps must not stall an async
+    /// worker (the app takes the lock while its runtime serves the window).
+    pub async fn take(data_dir: &Path) -> Result<(OwnerLock, bool)> {
+        let dir = data_dir.to_path_buf();
+        tokio::task::spawn_blocking(move || Self::acquire(&dir))
+            .await
+            .map_err(|e| CoreError::Internal(format!("the owner lock task failed: {e}")))?
+    }
+
     /// Take the shared lock (never blocks: shared locks only wait for an exclusive holder,
     /// which only holds it for the instant of a check, so a short retry is enough). Returns
     /// the lock and whether this process was alone when it took it.
@@ -94,6 +103,37 @@ impl OwnerLock {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn taking_the_lock_leaves_the_async_thread_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_lock, alone) = OwnerLock::take(dir.path()).await.unwrap();
+        assert!(alone);
+        #[cfg(unix)]
+        {
+            // An exclusive holder (another process checking) keeps the shared lock away for
+            // the whole retry (~2 s); a ticker on this single-threaded runtime keeps ticking.
+            let other = open(dir.path()).unwrap();
+            drop(_lock);
+            assert!(flock(&other, libc::LOCK_EX));
+            let ticks = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+            let t = ticks.clone();
+            let ticker = tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    t.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+            let taken = OwnerLock::take(dir.path()).await;
+            assert!(matches!(taken, Err(CoreError::Busy(_))));
+            ticker.abort();
+            let n = ticks.load(std::sync::atomic::Ordering::SeqCst);
+            assert!(
+                n > 20,
+                "the runtime was blocked during the retry ({n} ticks)"
+            );
+        }
+    }
 
     #[test]
     fn a_holder_blocks_recovery_and_releases_on_drop() {

@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::events::{AgentEvent, FailureCode};
 use agentdesk_protocol::ui::{
     Approval, ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, Usage,
 };
@@ -308,10 +308,10 @@ impl RunRecorder {
                     }
                     Some(RunInput::Approval(a)) => self.reducer.set_approval(&a),
                     None => {
-                        self.reducer.apply(&AgentEvent::RunFailed {
-                            error: "the engine stopped without ending the run".into(),
-                            code: Some("no_end".into()),
-                        });
+                        self.reducer.apply(&AgentEvent::run_failed(
+                            "the engine stopped without ending the run",
+                            FailureCode::NoEnd,
+                        ));
                         break;
                     }
                 },

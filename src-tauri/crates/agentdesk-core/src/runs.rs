@@ -45,13 +45,13 @@ use std::time::Duration;
 use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::{
-    Approval, ApprovalChange, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, Engine,
+    Approval, ApprovalChange, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy,
     ItemStatus, Run, RunStatus, TimelineItem,
 };
 use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::engines::{engine_options, inactivity_timeout, typed_image_path, Engines};
+use crate::engines::{engine_kind, engine_options, inactivity_timeout, typed_image_path, Engines};
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
     RunRecorder, RunReducer,
@@ -112,9 +112,6 @@ pub(crate) struct Runs {
     updates: broadcast::Sender<RunUpdate>,
     /// The in-memory timeline of each active run, for live views opened mid-run.
     pub(crate) live: crate::live::LiveRuns,
-    /// Decision details the queue's answer cannot carry (edited input, deny-and-stop), by
-    /// (run id, engine request id), taken by the responder.
-    decision_extras: Mutex<HashMap<(String, String), ApprovalDecision>>,
     shutting_down: AtomicBool,
     /// Runs given up on because they could not be saved (see `run_faults`).
     pub(crate) faults: Arc<crate::run_faults::StorageFaults>,
@@ -134,7 +131,6 @@ impl Default for Runs {
             start_lock: tokio::sync::Mutex::new(()),
             updates: broadcast::channel(UPDATES_CAPACITY).0,
             live: Default::default(),
-            decision_extras: Mutex::default(),
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
         }
@@ -180,9 +176,7 @@ impl Runs {
 /// Answers an engine's request through the run's handle. The queue calls it synchronously
 /// (inside its async methods), so the answer goes out on a task.
 struct HandleResponder {
-    runs: Arc<Runs>,
     control: RunHandle,
-    run_id: String,
     request_id: String,
     is_question: bool,
 }
@@ -194,31 +188,14 @@ impl Responder for HandleResponder {
             return;
         };
         rt.spawn(async move {
-            let key = (self.run_id.clone(), self.request_id.clone());
-            let extra = lock(&self.runs.decision_extras).remove(&key);
+            let id = &self.request_id;
             let result = match answer {
-                ApprovalAnswer::Answers(answers) => {
-                    self.control
-                        .answer_question(&self.request_id, answers)
-                        .await
+                ApprovalAnswer::Answers(answers) => self.control.answer_question(id, answers).await,
+                // A question is only ever denied (the queue refuses approving one): skipped.
+                ApprovalAnswer::Decision(_) if self.is_question => {
+                    self.control.skip_question(id).await
                 }
-                ApprovalAnswer::Decision { decision, message } => {
-                    let d = extra.unwrap_or(ApprovalDecision {
-                        decision,
-                        updated_input: None,
-                        message,
-                        stop: false,
-                    });
-                    let r = self.control.resolve_approval(&self.request_id, d).await;
-                    if r.is_err() && self.is_question {
-                        // Skipping a question: engines that only take answers get none.
-                        self.control
-                            .answer_question(&self.request_id, BTreeMap::new())
-                            .await
-                    } else {
-                        r
-                    }
-                }
+                ApprovalAnswer::Decision(d) => self.control.resolve_approval(id, d).await,
             };
             if let Err(e) = result {
                 tracing::warn!(request = %self.request_id, error = %e, "the engine did not take the answer");
@@ -303,29 +280,17 @@ impl Desk {
         by: DecidedBy,
     ) -> Result<Approval> {
         let approval = self.store.get_approval(approval_id).await?;
-        if decision.updated_input.is_some() {
+        if decision.updated_input.is_some() || decision.stop {
+            // Refused before the queue records anything: the engine could not carry it out.
             let session = self.store.get_session(&approval.session_id).await?;
-            if session.engine == Engine::Codex {
-                return Err(CoreError::InvalidInput(
-                    "Codex cannot run an edited version of a requested action; approve or deny it"
-                        .into(),
-                ));
-            }
+            let kind = engine_kind(session.engine);
+            kind.capabilities()
+                .check(kind, &decision)
+                .map_err(CoreError::InvalidInput)?;
         }
-        let key = (approval.run_id.clone(), approval.engine_request_id.clone());
-        let has_extra = decision.updated_input.is_some() || decision.stop;
-        if has_extra {
-            lock(&self.runs.decision_extras).insert(key.clone(), decision.clone());
-        }
-        let answer = ApprovalAnswer::Decision {
-            decision: decision.decision,
-            message: decision.message,
-        };
-        let result = self.approvals.decide(approval_id, answer, by).await;
-        if result.is_err() && has_extra {
-            lock(&self.runs.decision_extras).remove(&key);
-        }
-        result
+        self.approvals
+            .decide(approval_id, ApprovalAnswer::Decision(decision), by)
+            .await
     }
 
     /// Answer a pending question (question id → chosen labels or typed text).
@@ -640,7 +605,7 @@ impl Desk {
             .iter()
             .filter(|a| a.kind == AttachmentKind::Image)
         {
-            let path = typed_image_path(Path::new(&a.path), &a.mime)?;
+            let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
             input.push(InputPart::LocalImage(path));
         }
         Ok(input)
@@ -704,9 +669,9 @@ impl Desk {
                         break;
                     }
                 }
+                // `Added` is recorded from `ask()`'s return (rules decide without one).
                 change = approvals_rx.recv(), if watching_approvals => match change {
-                    Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
-                        if approval.run_id == run_id =>
+                    Ok(ApprovalChange::Resolved { approval }) if approval.run_id == run_id =>
                     {
                         self.runs.publish_live_approval(&approval);
                         let _ = tx.send(RunInput::Approval(Box::new(approval))).await;
@@ -736,9 +701,7 @@ impl Desk {
         tx: &mpsc::Sender<RunInput>,
     ) {
         let responder = Box::new(HandleResponder {
-            runs: self.runs.clone(),
             control: control.clone(),
-            run_id: ask.run_id.clone(),
             request_id: ask.engine_request_id.clone(),
             is_question: ask.kind == ApprovalKindName::Question,
         });

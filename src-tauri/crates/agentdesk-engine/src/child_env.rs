@@ -21,7 +21,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use crate::engine::EngineKind;
+use crate::vocab::EngineKind;
 
 /// Variables removed from every child environment, whatever the profile says. A nested
 /// Claude Code CLI refuses to start when it sees `CLAUDECODE` (set when the app itself is run

@@ -8,12 +8,15 @@
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::process::Command;
+use tokio::io::AsyncReadExt;
 
 use crate::error::EngineError;
+use crate::process::{ChildProcess, ProcessSpec};
+
+/// The most of `--version`'s output read.
+const PROBE_MAX_OUTPUT: u64 = 64 * 1024;
 
 /// An engine CLI we know how to find and how to tell the user to install.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -412,46 +415,65 @@ pub async fn probe_version(
     exe: &Executable,
     timeout: Duration,
 ) -> Result<EngineVersion, EngineError> {
-    let mut cmd = Command::new(&exe.launch_program);
-    cmd.args(&exe.launch_prefix_args)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    // The same allow-listed basics an engine child gets (see child_env).
-    cmd.env_clear()
-        .envs(crate::child_env::common_env(std::env::vars_os()));
-    let output = match tokio::time::timeout(timeout, cmd.output()).await {
-        Err(_) => {
-            return Err(EngineError::Timeout {
-                what: format!("`{} --version`", exe.path.display()),
-                after: timeout,
-            })
-        }
-        Ok(Err(source)) if source.kind() == std::io::ErrorKind::NotFound => {
+    // Spawned like an engine (own process group, parent-death signal, the allow-listed
+    // environment), so a hung probe is stopped whole and dies with the app.
+    let spec = ProcessSpec::for_executable(exe).arg("--version");
+    let mut child = match ChildProcess::spawn(spec) {
+        Err(EngineError::NotFound { .. }) => {
             return Err(EngineError::NotFound {
                 program: exe.path.display().to_string(),
                 hint: "the executable disappeared; check the engine path in Settings".to_owned(),
                 searched: vec![exe.path.clone()],
             })
         }
-        Ok(Err(source)) => {
-            return Err(EngineError::Spawn {
+        Err(e) => return Err(e),
+        Ok(child) => child,
+    };
+    let mut exit = child.exit_watch();
+    let Some((stdin, stdout)) = child.take_stdio() else {
+        return Err(EngineError::VersionProbe {
+            program: exe.path.clone(),
+            detail: "no stdout to read the version from".to_owned(),
+        });
+    };
+    // EOF on stdin at once: a CLI that would read it does not wait.
+    drop(stdin);
+    let probe = async {
+        let mut out = Vec::new();
+        // A version line is short; the cap keeps a runaway program from filling memory.
+        let read = stdout.take(PROBE_MAX_OUTPUT).read_to_end(&mut out).await;
+        (read.map(|_| out), exit.wait().await)
+    };
+    let (stdout, status) = match tokio::time::timeout(timeout, probe).await {
+        Err(_) => {
+            child.stop().await;
+            return Err(EngineError::Timeout {
+                what: format!("`{} --version`", exe.path.display()),
+                after: timeout,
+            });
+        }
+        Ok((Err(e), _)) => {
+            child.stop().await;
+            return Err(EngineError::transport("reading `--version` output", e));
+        }
+        Ok((Ok(out), status)) => (out, status),
+    };
+    let (status, stderr) = match status {
+        Some(exit) => (exit.status, exit.stderr_tail),
+        None => {
+            return Err(EngineError::VersionProbe {
                 program: exe.path.clone(),
-                source,
+                detail: "`--version` ended without an exit status".to_owned(),
             })
         }
-        Ok(Ok(output)) => output,
     };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
+    let stdout = String::from_utf8_lossy(&stdout);
+    if !status.success() {
         return Err(EngineError::VersionProbe {
             program: exe.path.clone(),
             detail: format!(
                 "`--version` failed ({}): {}",
-                crate::process::ExitStatusInfo::from(output.status),
+                status,
                 crate::diagnostic::excerpt(stderr.trim().as_bytes())
             ),
         });

@@ -4,87 +4,25 @@
 //! Deliberate differences that stay visible through this interface (the conformance suite
 //! documents them too):
 //! - Codex keeps one resident app-server per home; Claude starts one process per run.
-//! - "Approve with an edited input" exists only for Claude (codex has no way to run a
-//!   different command than the one it asked about): Codex returns [`EngineError::Unsupported`].
-//! - "Deny and stop" is one wire decision for Claude (`interrupt: true`); for Codex it is a
-//!   decline followed by `turn/interrupt`.
+//! - What each engine can do is declared in [`EngineCapabilities`] ([`AgentEngine::capabilities`],
+//!   [`RunHandle::capabilities`]): e.g. "approve with an edited input" exists only for Claude
+//!   (codex has no way to run a different command than the one it asked about), and the
+//!   handle refuses it for Codex with [`EngineError::Unsupported`] before it reaches the run.
+//! - "Deny and stop" is one wire decision for Claude (`interrupt: true`); for Codex the
+//!   adapter sends a decline followed by `turn/interrupt`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use agentdesk_protocol::codex::UserInput;
-use agentdesk_protocol::events::{AgentEvent, UserDecision};
-use serde_json::Value;
+use agentdesk_protocol::events::AgentEvent;
 use tokio::sync::mpsc;
 
-use crate::claude::{self, ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
-use crate::codex::{self, CodexEngine, CodexProfile, RunRequest};
+use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
+use crate::codex::{CodexEngine, CodexProfile, RunRequest};
+pub use crate::control::RunHandle;
 use crate::error::EngineError;
-
-/// A piece of the user's message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputPart {
-    Text(String),
-    /// An image file (png, jpeg, gif, webp) on disk.
-    LocalImage(PathBuf),
-}
-
-impl InputPart {
-    pub fn text(t: impl Into<String>) -> Self {
-        Self::Text(t.into())
-    }
-
-    pub fn image(path: impl Into<PathBuf>) -> Self {
-        Self::LocalImage(path.into())
-    }
-}
-
-/// The answer to an approval, with the options only some engines honour.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalDecision {
-    pub decision: UserDecision,
-    /// Run this input instead of the one asked about (Claude's `updatedInput`).
-    pub updated_input: Option<Value>,
-    /// Told to the model with a denial.
-    pub message: Option<String>,
-    /// Deny and end the turn.
-    pub stop: bool,
-}
-
-impl ApprovalDecision {
-    pub fn allow_edited(input: Value) -> Self {
-        Self {
-            updated_input: Some(input),
-            ..UserDecision::ApproveOnce.into()
-        }
-    }
-
-    pub fn deny(message: impl Into<String>) -> Self {
-        Self {
-            message: Some(message.into()),
-            ..UserDecision::Deny.into()
-        }
-    }
-
-    pub fn deny_and_stop(message: impl Into<String>) -> Self {
-        Self {
-            stop: true,
-            ..Self::deny(message)
-        }
-    }
-}
-
-impl From<UserDecision> for ApprovalDecision {
-    fn from(decision: UserDecision) -> Self {
-        Self {
-            decision,
-            updated_input: None,
-            message: None,
-            stop: false,
-        }
-    }
-}
+pub use crate::vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};
 
 /// Which engine, with its per-profile options.
 #[derive(Debug, Clone)]
@@ -110,12 +48,6 @@ pub struct NeutralRunRequest {
     pub inactivity_timeout: Option<Duration>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    Codex,
-    Claude,
-}
-
 /// An engine the core can run sessions on.
 #[derive(Debug, Clone)]
 pub enum AgentEngine {
@@ -129,6 +61,11 @@ impl AgentEngine {
             Self::Codex(_) => EngineKind::Codex,
             Self::Claude(_) => EngineKind::Claude,
         }
+    }
+
+    /// What this engine can do (edited input, questions, cost, ...).
+    pub fn capabilities(&self) -> EngineCapabilities {
+        self.kind().capabilities()
     }
 
     /// Start one run. `Err` = the run never started; later failures are `run.failed` events.
@@ -175,7 +112,7 @@ impl AgentEngine {
                     resumed,
                     pid: engine.app_server_pids(home.as_deref()).first().copied(),
                     events,
-                    control: RunHandle::Codex(control),
+                    control,
                 })
             }
             (Self::Claude(engine), EngineOptions::Claude(profile)) => {
@@ -201,7 +138,7 @@ impl AgentEngine {
                     resumed,
                     pid,
                     events,
-                    control: RunHandle::Claude(control),
+                    control,
                 })
             }
             (engine, _) => Err(EngineError::Preflight(format!(
@@ -241,55 +178,5 @@ impl AgentRun {
 
     pub fn control(&self) -> RunHandle {
         self.control.clone()
-    }
-}
-
-/// Interrupt / decide / answer, whatever the engine.
-#[derive(Debug, Clone)]
-pub enum RunHandle {
-    Codex(codex::RunControl),
-    Claude(claude::RunControl),
-}
-
-impl RunHandle {
-    pub fn interrupt(&self) {
-        match self {
-            Self::Codex(c) => c.interrupt(),
-            Self::Claude(c) => c.interrupt(),
-        }
-    }
-
-    pub async fn resolve_approval(
-        &self,
-        request_id: &str,
-        decision: impl Into<ApprovalDecision>,
-    ) -> Result<(), EngineError> {
-        let d = decision.into();
-        match self {
-            Self::Claude(c) => c.resolve_approval(request_id, d).await,
-            Self::Codex(c) => {
-                if d.updated_input.is_some() {
-                    return Err(EngineError::Unsupported(
-                        "Codex cannot run an edited version of a requested action".into(),
-                    ));
-                }
-                c.resolve_approval(request_id, d.decision).await?;
-                if d.stop {
-                    c.interrupt();
-                }
-                Ok(())
-            }
-        }
-    }
-
-    pub async fn answer_question(
-        &self,
-        request_id: &str,
-        answers: BTreeMap<String, Vec<String>>,
-    ) -> Result<(), EngineError> {
-        match self {
-            Self::Codex(c) => c.answer_question(request_id, answers).await,
-            Self::Claude(c) => c.answer_question(request_id, answers).await,
-        }
     }
 }

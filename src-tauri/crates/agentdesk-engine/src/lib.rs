@@ -65,19 +65,57 @@
 //! # Adapters and the engine-neutral interface
 //!
 //! ```text
+//! vocab      InputPart::{Text, LocalImage}; ApprovalDecision { decision: UserDecision, updated_input,
+//!            message, stop } (From<UserDecision>; allow_edited(v) / deny(msg) / deny_and_stop(msg));
+//!            EngineKind::{Codex, Claude}.capabilities() -> EngineCapabilities { edited_input,
+//!            deny_message, deny_and_stop, questions, cost, session_grants, resident_server,
+//!            mid_run_settings }.check(kind, &decision)   -- a leaf: imports no adapter
 //! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine)}.start_run(NeutralRunRequest{cwd,
-//!            resume_session_id, input: Vec<InputPart::{Text, LocalImage}>, options: EngineOptions::{Codex{..}, Claude(..)}})
-//!            -> AgentRun { session_id, resumed, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
-//!            RunHandle (Clone): interrupt() / resolve_approval(id, impl Into<ApprovalDecision>) / answer_question(id, answers)
-//!            ApprovalDecision { decision: UserDecision, updated_input, message, stop }  (From<UserDecision>;
-//!            allow_edited(v) / deny(msg) / deny_and_stop(msg))
-//! codex      CodexEngine::new(CodexEngineConfig).start_run(RunRequest) -> CodexRun (see codex/mod.rs)
+//!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..)}})
+//!            -> AgentRun { session_id, resumed, pid, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
+//!            .capabilities()
+//! control    RunHandle (Clone, one type for both engines): interrupt() / resolve_approval(id,
+//!            impl Into<ApprovalDecision>) / answer_question(id, answers) / skip_question(id) /
+//!            capabilities()  -- refuses what the engine cannot do (Unsupported) before the run sees it
+//!            PendingRequests<T> (crate-private): the engine requests a run holds for the user;
+//!            take_approval / take_question (the wrong kind is Unsupported in both engines),
+//!            withdraw (cancelled), expire_all (expired, arrival order); crash_message
+//! codex      CodexEngine::new(CodexEngineConfig).start_run(RunRequest) -> CodexRun (see codex/mod.rs);
+//!            codex::RunControl = RunHandle
 //! claude     ClaudeEngine::new(ClaudeEngineConfig{program, entrypoint, init_timeout, interrupt_grace, stop})
 //!            .start_run(ClaudeRunRequest{cwd, profile: ClaudeProfile, resume_session_id, input}) -> ClaudeRun
 //!            { session_id, resumed, version, account, pid } .next_event() / .control() -> claude::RunControl
+//!            (Deref<Target = RunHandle>, plus set_permission_mode / set_model)
 //!            .status(cwd, profile) -> ClaudeStatus { version, account, logged_in, initialize }
 //!            ClaudeTranslator (pure: SdkMessage -> AgentEvent), planned_change/unified_diff (edit-tool diffs)
 //! ```
+//!
+//! # How to add an engine
+//!
+//! 1. **Vocabulary** (`vocab.rs`): a variant of [`EngineKind`] and its
+//!    [`EngineCapabilities`] in `EngineKind::capabilities`. Everything that differs between
+//!    engines and that a caller must know (can it take an edited input? report cost?) is a
+//!    field there; the core, the CLI and [`RunHandle`] read it, nobody matches on the engine
+//!    to find out. A new capability is one field plus its value per engine.
+//! 2. **Adapter** (`src/<engine>/`): spawn the CLI with [`ProcessSpec`] (own process group,
+//!    parent-death signal, the built environment: add the engine's variables to
+//!    `child_env.rs`), talk over [`Transport`] (plus [`RpcPeer`] for JSON-RPC), and translate
+//!    its messages into canonical `AgentEvent`s in a pure translator (unit-tested against
+//!    recorded transcripts in `tests/fixtures/`).
+//! 3. **Run task**: one task per run owning the translator and a
+//!    `control::PendingRequests<YourHeldRequest>`; a channel implementing
+//!    `control::CommandSink` delivers [`control::RunHandle`]'s commands (interrupt /
+//!    resolve / answer) to it. Use [`RunLimits`] (`Watchdog`, `DiagnosticBudget`), end with
+//!    exactly one terminal event, expire what is pending on every end, stop when the events
+//!    receiver is dropped, and fail a crash with `control::crash_message`.
+//! 4. **Facade** (`engine.rs`): a variant of [`AgentEngine`] and of [`EngineOptions`] (the
+//!    adapter's own typed per-profile options) and the arm in `AgentEngine::start_run`.
+//! 5. **An approval detail** (what the engine says about a request beyond the command, paths
+//!    and reason) goes into `approval.requested.detail`; the core reads only what
+//!    `ApprovalAsk::from_event` names.
+//! 6. **Tests**: a scripted fake in `tests/src/bin/` for what the real CLI will not do on
+//!    demand, the real binary in the conformance suite (`tests/tests/conformance.rs` runs
+//!    the same scenarios on every engine).
 //!
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
@@ -85,22 +123,23 @@
 pub mod child_env;
 pub mod claude;
 pub mod codex;
+pub mod control;
 pub mod diagnostic;
 pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod limits;
 pub mod process;
+mod profile_options;
 pub mod redact;
 pub mod rpc;
 pub mod transport;
+pub mod vocab;
 
+pub use control::RunHandle;
 pub use diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
 pub use discovery::{probe_version, Discovery, EngineProgram, EngineVersion, Executable, FoundVia};
-pub use engine::{
-    AgentEngine, AgentRun, ApprovalDecision, EngineKind, EngineOptions, InputPart,
-    NeutralRunRequest, RunHandle,
-};
+pub use engine::{AgentEngine, AgentRun, EngineOptions, NeutralRunRequest};
 pub use error::EngineError;
 pub use limits::RunLimits;
 pub use process::{
@@ -111,3 +150,4 @@ pub use rpc::{
     RequestHandler, RequestId, RpcConfig, RpcPeer,
 };
 pub use transport::{AbortOnDrop, Inbound, LineWriter, Transport, TransportConfig};
+pub use vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};

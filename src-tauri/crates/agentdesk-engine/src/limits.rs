@@ -22,9 +22,6 @@ pub const DEFAULT_INACTIVITY_TIMEOUT: Duration = Duration::from_secs(600);
 /// misbehaving engine, few enough that 2,000 garbage lines do not become 2,000 rows.
 pub const DEFAULT_MAX_DIAGNOSTICS: usize = 100;
 
-/// `run.failed` code of a run the watchdog ended.
-pub const ENGINE_SILENT: &str = "engine_silent";
-
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunLimits {

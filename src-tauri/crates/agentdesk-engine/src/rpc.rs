@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use agentdesk_protocol::codex::requests::Request;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -177,16 +178,16 @@ impl InboundRequest {
         let Some(responder) = self.responder.take() else {
             return Err(EngineError::Closed("request already answered".to_owned()));
         };
-        let mut msg = Map::new();
-        if responder.jsonrpc {
-            msg.insert("jsonrpc".into(), Value::from("2.0"));
-        }
-        msg.insert("id".into(), id_value(&self.id));
-        match outcome {
-            Ok(result) => msg.insert("result".into(), result),
-            Err(error) => msg.insert("error".into(), error.into_value()),
+        let (result, error) = match outcome {
+            Ok(result) => (Some(result), None),
+            Err(error) => (None, Some(error)),
         };
-        responder.writer.send_json(&Value::Object(msg))
+        responder.writer.send_json(&ResponseEnvelope {
+            jsonrpc: responder.jsonrpc.then_some(JSONRPC_VERSION),
+            id: Some(&self.id),
+            result,
+            error,
+        })
     }
 }
 
@@ -206,31 +207,39 @@ impl Drop for InboundRequest {
     }
 }
 
-fn id_value(id: &RequestId) -> Value {
-    match id {
-        RequestId::Int(i) => Value::from(*i),
-        RequestId::Str(s) => Value::from(s.as_str()),
-    }
+const JSONRPC_VERSION: &str = "2.0";
+
+/// A request or notification we send: `{"jsonrpc"?, "id"?, "method", "params"?}`.
+#[derive(Serialize)]
+struct RequestEnvelope<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jsonrpc: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<i64>,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    params: Value,
 }
 
-#[derive(Debug, Deserialize)]
+/// Our answer to a request of the peer: exactly one of `result` / `error`; `id` is `null`
+/// when the peer's id could not be read.
+#[derive(Serialize)]
+struct ResponseEnvelope<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jsonrpc: Option<&'static str>,
+    id: Option<&'a RequestId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorObject>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
 struct ErrorObject {
     code: i64,
     message: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     data: Option<Value>,
-}
-
-impl ErrorObject {
-    fn into_value(self) -> Value {
-        let mut obj = Map::new();
-        obj.insert("code".into(), Value::from(self.code));
-        obj.insert("message".into(), Value::from(self.message));
-        if let Some(data) = self.data {
-            obj.insert("data".into(), data);
-        }
-        Value::Object(obj)
-    }
 }
 
 /// What the handler did with an inbound request.
@@ -422,6 +431,11 @@ impl RpcPeer {
             .await
     }
 
+    /// A request of the codex method table: method, params and response all come from `R`.
+    pub async fn call<R: Request>(&self, params: &R::Params) -> Result<R::Response, EngineError> {
+        self.request_typed(R::METHOD, params).await
+    }
+
     /// Send a request with typed params and result.
     pub async fn request_typed<P, R>(&self, method: &str, params: &P) -> Result<R, EngineError>
     where
@@ -507,19 +521,17 @@ impl RpcPeer {
         self.inner.writer.close();
     }
 
-    fn envelope(&self, id: Option<i64>, method: &str, params: Value) -> Value {
-        let mut msg = Map::new();
-        if self.inner.config.send_jsonrpc_field {
-            msg.insert("jsonrpc".into(), Value::from("2.0"));
+    fn envelope<'a>(&self, id: Option<i64>, method: &'a str, params: Value) -> RequestEnvelope<'a> {
+        RequestEnvelope {
+            jsonrpc: self
+                .inner
+                .config
+                .send_jsonrpc_field
+                .then_some(JSONRPC_VERSION),
+            id,
+            method,
+            params,
         }
-        if let Some(id) = id {
-            msg.insert("id".into(), Value::from(id));
-        }
-        msg.insert("method".into(), Value::from(method));
-        if !params.is_null() {
-            msg.insert("params".into(), params);
-        }
-        Value::Object(msg)
     }
 }
 
@@ -647,18 +659,16 @@ impl Reader {
                 format!("request `{method}` has an invalid id"),
                 &id,
             );
-            let mut err = Map::new();
-            if self.jsonrpc {
-                err.insert("jsonrpc".into(), Value::from("2.0"));
-            }
-            err.insert("id".into(), Value::Null);
-            let obj = ErrorObject {
-                code: INVALID_REQUEST,
-                message: "invalid id".into(),
-                data: None,
-            };
-            err.insert("error".into(), obj.into_value());
-            let _ = self.writer.send_json(&Value::Object(err));
+            let _ = self.writer.send_json(&ResponseEnvelope {
+                jsonrpc: self.jsonrpc.then_some(JSONRPC_VERSION),
+                id: None,
+                result: None,
+                error: Some(ErrorObject {
+                    code: INVALID_REQUEST,
+                    message: "invalid id".into(),
+                    data: None,
+                }),
+            });
             return;
         };
         let request = InboundRequest {

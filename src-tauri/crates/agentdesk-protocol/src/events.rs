@@ -267,6 +267,61 @@ impl AgentEvent {
     }
 }
 
+/// The `run.failed` codes Agent Desk itself gives. Engines add their own (`http_401`, the
+/// CLI's error subtypes) and a run that never reached its engine carries the core's error
+/// code (`engine_missing`, ...), so the event keeps a string; these are the ones our code
+/// produces and matches on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureCode {
+    /// The engine process died mid-run.
+    EngineCrashed,
+    /// The engine said nothing for the inactivity limit (the watchdog stopped it).
+    EngineSilent,
+    /// The engine's final result was over the line size limit.
+    OversizedResult,
+    /// The adapter went away without a terminal event.
+    NoEnd,
+}
+
+impl FailureCode {
+    pub const ALL: [FailureCode; 4] = [
+        Self::EngineCrashed,
+        Self::EngineSilent,
+        Self::OversizedResult,
+        Self::NoEnd,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::EngineCrashed => "engine_crashed",
+            Self::EngineSilent => "engine_silent",
+            Self::OversizedResult => "oversized_result",
+            Self::NoEnd => "no_end",
+        }
+    }
+
+    /// One of ours, or `None` (an engine's or the core's code).
+    pub fn parse(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+impl std::fmt::Display for FailureCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl AgentEvent {
+    /// `run.failed` with one of Agent Desk's own codes.
+    pub fn run_failed(error: impl Into<String>, code: FailureCode) -> Self {
+        Self::RunFailed {
+            error: error.into(),
+            code: Some(code.as_str().to_owned()),
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -294,6 +349,20 @@ mod tests {
         };
         assert_eq!(serde_json::to_value(&e).unwrap()["kind"], "file_change");
         assert_eq!(e.type_name(), "tool.started");
+    }
+
+    #[test]
+    fn failure_codes_read_back_and_others_stay_strings() {
+        for c in FailureCode::ALL {
+            assert_eq!(FailureCode::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(FailureCode::parse("http_401"), None);
+        let v = serde_json::to_value(AgentEvent::run_failed("gone", FailureCode::EngineCrashed))
+            .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"type": "run.failed", "error": "gone", "code": "engine_crashed"})
+        );
     }
 
     #[test]

@@ -4,13 +4,17 @@
 //! tool starts, i.e. before it ran, so the approval card shows the diff that would apply.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use agentdesk_protocol::events::FileChangeKind;
+use base64::Engine as _;
 use serde_json::Value;
+use similar::{Algorithm, TextDiff};
 
-/// Files bigger than this are not diffed line by line (the change is shown as a whole).
-const MAX_DIFF_CELLS: usize = 4_000_000;
+/// Unchanged lines shown around each change.
 const CONTEXT: usize = 3;
+/// Past this the diff stops looking for the smallest edit script (it stays correct).
+const DIFF_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// A change a file tool is about to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,16 +24,48 @@ pub struct PlannedChange {
     pub diff: String,
 }
 
-/// The change `tool` (Write/Edit/MultiEdit) with `input` would make, relative paths resolved
-/// against `cwd`. `None` for other tools or an input without `file_path`.
-pub fn planned_change(tool: &str, input: &Value, cwd: &Path) -> Option<PlannedChange> {
+/// The file a file tool (Write/Edit/MultiEdit) with `input` would change, resolved against
+/// `cwd`; `None` for other tools or an input without `file_path`.
+pub fn target_path(tool: &str, input: &Value, cwd: &Path) -> Option<PathBuf> {
+    if !matches!(tool, "Write" | "Edit" | "MultiEdit") {
+        return None;
+    }
     let raw = input.get("file_path").and_then(Value::as_str)?;
-    let path = if Path::new(raw).is_absolute() {
+    Some(if Path::new(raw).is_absolute() {
         PathBuf::from(raw)
     } else {
         cwd.join(raw)
-    };
+    })
+}
+
+/// The change `tool` (Write/Edit/MultiEdit) with `input` would make, relative paths resolved
+/// against `cwd`. `None` for other tools or an input without `file_path`. Reads the file:
+/// on an async thread use [`planned_change_async`].
+pub fn planned_change(tool: &str, input: &Value, cwd: &Path) -> Option<PlannedChange> {
+    let path = target_path(tool, input, cwd)?;
     let before = std::fs::read_to_string(&path).ok();
+    planned_change_from(tool, input, &path, before)
+}
+
+/// [`planned_change`], reading the file with tokio's fs (off the async threads).
+pub async fn planned_change_async(tool: &str, input: &Value, cwd: &Path) -> Option<PlannedChange> {
+    let path = target_path(tool, input, cwd)?;
+    let before = read_before(&path).await;
+    planned_change_from(tool, input, &path, before)
+}
+
+/// The file's content before the change (`None`: it does not exist or cannot be read).
+pub async fn read_before(path: &Path) -> Option<String> {
+    tokio::fs::read_to_string(path).await.ok()
+}
+
+/// The change, given the file's content `before` (`None` = no such file). Pure.
+pub fn planned_change_from(
+    tool: &str,
+    input: &Value,
+    path: &Path,
+    before: Option<String>,
+) -> Option<PlannedChange> {
     let old = before.clone().unwrap_or_default();
     let new = match tool {
         "Write" => input.get("content").and_then(Value::as_str)?.to_owned(),
@@ -68,107 +104,34 @@ fn apply_edit(text: &str, edit: &Value) -> String {
     }
 }
 
-/// A unified diff (`--- a/… +++ b/…`, one hunk around the changed region). `old = None`
+/// A unified diff (`--- a/… +++ b/…`, one hunk per changed region with [`CONTEXT`] lines
+/// around it), by `similar` (Myers: memory linear in the files, so no size cap). `old = None`
 /// means the file does not exist yet.
 pub fn unified_diff(old: Option<&str>, new: &str, path: &str) -> String {
-    let a: Vec<&str> = old.map(|o| o.lines().collect()).unwrap_or_default();
-    let b: Vec<&str> = new.lines().collect();
     if old == Some(new) {
         return String::new();
     }
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let mut body: Vec<(char, &str)> = Vec::new();
-    let ctx_start = prefix.saturating_sub(CONTEXT);
-    body.extend(a[ctx_start..prefix].iter().map(|l| (' ', *l)));
-    body.extend(middle(a_mid, b_mid));
-    let ctx_end = (a.len() - suffix + CONTEXT).min(a.len());
-    body.extend(a[a.len() - suffix..ctx_end].iter().map(|l| (' ', *l)));
-    let a_count = body.iter().filter(|(t, _)| *t != '+').count();
-    let b_count = body.iter().filter(|(t, _)| *t != '-').count();
-    let start = |count: usize| if count == 0 { ctx_start } else { ctx_start + 1 };
     // git style for relative paths; absolute ones keep their single leading slash.
     let sep = if path.starts_with('/') { "" } else { "/" };
-    let from = if old.is_some() {
-        format!("a{sep}{path}")
-    } else {
-        "/dev/null".to_owned()
+    let from = match old {
+        Some(_) => format!("a{sep}{path}"),
+        None => "/dev/null".to_owned(),
     };
-    let mut out = format!(
-        "--- {from}\n+++ b{sep}{path}\n@@ -{},{a_count} +{},{b_count} @@\n",
-        start(a_count),
-        start(b_count)
-    );
-    for (tag, line) in body {
-        out.push(tag);
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
-/// The changed middle as -/+/space lines: an LCS when small enough, else all-out/all-in.
-fn middle<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<(char, &'a str)> {
-    if a.is_empty() || b.is_empty() || a.len().saturating_mul(b.len()) > MAX_DIFF_CELLS {
-        let mut out: Vec<(char, &str)> = a.iter().map(|l| ('-', *l)).collect();
-        out.extend(b.iter().map(|l| ('+', *l)));
-        return out;
-    }
-    // lcs[i][j] = LCS length of a[i..] and b[j..].
-    let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![0u32; (n + 1) * (m + 1)];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i * (m + 1) + j] = if a[i] == b[j] {
-                lcs[(i + 1) * (m + 1) + j + 1] + 1
-            } else {
-                lcs[(i + 1) * (m + 1) + j].max(lcs[i * (m + 1) + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
-    while i < n && j < m {
-        if a[i] == b[j] {
-            out.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if lcs[(i + 1) * (m + 1) + j] >= lcs[i * (m + 1) + j + 1] {
-            out.push(('-', a[i]));
-            i += 1;
-        } else {
-            out.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    out.extend(a[i..].iter().map(|l| ('-', *l)));
-    out.extend(b[j..].iter().map(|l| ('+', *l)));
-    out
+    let to = format!("b{sep}{path}");
+    TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        // A pathological pair still gets a correct (if less minimal) diff in bounded time.
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(old.unwrap_or(""), new)
+        .unified_diff()
+        .context_radius(CONTEXT)
+        .header(&from, &to)
+        .to_string()
 }
 
 /// Standard base64 with padding (images for the prompt).
 pub fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let idx = |shift: u32| char::from(T[((n >> shift) & 63) as usize]);
-        out.push(idx(18));
-        out.push(idx(12));
-        out.push(if chunk.len() > 1 { idx(6) } else { '=' });
-        out.push(if chunk.len() > 2 { idx(0) } else { '=' });
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
@@ -237,5 +200,43 @@ mod tests {
         assert!(c.diff.contains("-line1\n-line2\n"), "{}", c.diff);
         assert!(c.diff.contains("+L2\n"), "{}", c.diff);
         assert!(planned_change("Bash", &json!({"command": "ls"}), dir.path()).is_none());
+    }
+
+    #[test]
+    fn distant_changes_are_separate_hunks_with_context() {
+        let old: String = (1..=100).map(|i| format!("line{i}\n")).collect();
+        let new = old
+            .replace("line2\n", "two\n")
+            .replace("line90\n", "ninety\n");
+        let d = unified_diff(Some(&old), &new, "f.txt");
+        assert!(d.starts_with("--- a/f.txt\n+++ b/f.txt\n"), "{d}");
+        assert_eq!(d.matches("\n@@ ").count(), 2, "{d}");
+        assert!(
+            d.contains("@@ -1,5 +1,5 @@\n line1\n-line2\n+two\n line3\n"),
+            "{d}"
+        );
+        assert!(d.contains("@@ -87,7 +87,7 @@\n"), "{d}");
+        assert!(!d.contains("line50"), "unchanged middle shown: {d}");
+    }
+
+    #[test]
+    fn a_big_file_with_scattered_edits_is_diffed_line_by_line() {
+        // 3,000 × 3,000 lines would have been 9 M cells: over the old cap, shown whole.
+        let old: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..3000)
+            .map(|i| match i % 10 {
+                0 => format!("changed {i}\n"),
+                _ => format!("line {i}\n"),
+            })
+            .collect();
+        let d = unified_diff(Some(&old), &new, "/abs/big.txt");
+        assert!(
+            d.starts_with("--- a/abs/big.txt\n+++ b/abs/big.txt\n"),
+            "{d}"
+        );
+        let removed = d
+            .lines()
+            .filter(|l| l.starts_with('-') && !l.starts_with("---"));
+        assert_eq!(removed.count(), 300);
     }
 }

@@ -23,7 +23,6 @@ pub mod options;
 mod run;
 pub mod translate;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,17 +32,18 @@ use agentdesk_protocol::claude::{
     SetPermissionModeRequest, UserMessage,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 pub use diff::{planned_change, unified_diff, PlannedChange};
-pub use options::{ClaudeProfile, PermissionMode, SessionArg};
+pub use options::{ClaudeOptions, ClaudeProfile, PermissionMode, SessionArg};
 pub use translate::{ClaudeTranslator, RunOutcome};
 
+use crate::control::{Command, CommandSink, RunHandle};
 use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};
-use crate::engine::{ApprovalDecision, InputPart};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
+use crate::vocab::{EngineKind, InputPart};
 use run::{initialize, Control, InitFailure, RunTask, Session};
 
 /// Engine-wide settings (not per profile).
@@ -99,17 +99,40 @@ pub struct ClaudeStatus {
     pub initialize: InitializeResponse,
 }
 
-/// Commands for a running turn. Cheap to clone; outlives the run harmlessly.
+/// Commands for a running turn: the engine-neutral [`RunHandle`] (interrupt, decide, answer;
+/// reached through `Deref`) plus Claude's mid-run settings. Cheap to clone; outlives the run
+/// harmlessly.
 #[derive(Debug, Clone)]
 pub struct RunControl {
+    handle: RunHandle,
     tx: mpsc::UnboundedSender<Control>,
 }
 
+impl CommandSink for mpsc::UnboundedSender<Control> {
+    fn deliver(&self, command: Command) -> bool {
+        self.send(Control::Command(command)).is_ok()
+    }
+}
+
+impl std::ops::Deref for RunControl {
+    type Target = RunHandle;
+
+    fn deref(&self) -> &RunHandle {
+        &self.handle
+    }
+}
+
 impl RunControl {
-    /// Ask Claude Code to stop the turn (`interrupt` control request); the run then ends with
-    /// `run.interrupted` (bounded: the process is stopped if it does not confirm in time).
-    pub fn interrupt(&self) {
-        let _ = self.tx.send(Control::Interrupt);
+    fn new(tx: mpsc::UnboundedSender<Control>) -> Self {
+        Self {
+            handle: RunHandle::new(EngineKind::Claude, tx.clone()),
+            tx,
+        }
+    }
+
+    /// The engine-neutral part.
+    pub fn handle(&self) -> RunHandle {
+        self.handle.clone()
     }
 
     /// Switch the permission mode for the rest of the run (`set_permission_mode`), e.g. to
@@ -129,52 +152,6 @@ impl RunControl {
             extra: Default::default(),
         });
         let _ = self.tx.send(Control::Request(body));
-    }
-
-    /// Decide an approval (`approval.requested.requestId`): allow (possibly with an edited
-    /// input), allow for the session, deny with a message, or deny and stop the turn. Fails
-    /// with [`EngineError::NotPending`] when it is no longer pending.
-    pub async fn resolve_approval(
-        &self,
-        request_id: &str,
-        decision: impl Into<ApprovalDecision>,
-    ) -> Result<(), EngineError> {
-        let (reply, rx) = oneshot::channel();
-        let msg = Control::Resolve {
-            request_id: request_id.to_owned(),
-            decision: decision.into(),
-            reply,
-        };
-        self.call(request_id, msg, rx).await
-    }
-
-    /// Answer a question (`question.asked.requestId`): question id (its text) → chosen labels
-    /// or free text.
-    pub async fn answer_question(
-        &self,
-        request_id: &str,
-        answers: BTreeMap<String, Vec<String>>,
-    ) -> Result<(), EngineError> {
-        let (reply, rx) = oneshot::channel();
-        let msg = Control::Answer {
-            request_id: request_id.to_owned(),
-            answers,
-            reply,
-        };
-        self.call(request_id, msg, rx).await
-    }
-
-    async fn call(
-        &self,
-        request_id: &str,
-        msg: Control,
-        rx: oneshot::Receiver<Result<(), EngineError>>,
-    ) -> Result<(), EngineError> {
-        let not_pending = || EngineError::NotPending {
-            request_id: request_id.to_owned(),
-        };
-        self.tx.send(msg).map_err(|_| not_pending())?;
-        rx.await.unwrap_or_else(|_| Err(not_pending()))
     }
 }
 
@@ -205,8 +182,8 @@ impl ClaudeRun {
         self.control.clone()
     }
 
-    pub fn into_parts(self) -> (RunControl, mpsc::UnboundedReceiver<AgentEvent>) {
-        (self.control, self.events)
+    pub fn into_parts(self) -> (RunHandle, mpsc::UnboundedReceiver<AgentEvent>) {
+        (self.control.handle, self.events)
     }
 }
 
@@ -265,7 +242,7 @@ impl ClaudeEngine {
         req: ClaudeRunRequest,
         limits: RunLimits,
     ) -> Result<ClaudeRun, EngineError> {
-        let content = prompt_blocks(&req.input)?;
+        let content = prompt_blocks(&req.input).await?;
         let mut notices = Vec::new();
         let (mut session_id, mut resumed) = match &req.resume_session_id {
             Some(id) => (id.clone(), true),
@@ -342,7 +319,7 @@ impl ClaudeEngine {
             account: init.account,
             pid,
             events,
-            control: RunControl { tx },
+            control: RunControl::new(tx),
         })
     }
 }
@@ -352,23 +329,22 @@ fn logged_in(a: &AccountInfo) -> bool {
     a.is_logged_in() || a.api_provider.as_deref().is_some_and(|p| p != "firstParty")
 }
 
-/// The prompt's content blocks; images are read and inlined as base64.
-fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBlock>, EngineError> {
-    input
-        .iter()
-        .map(|part| match part {
-            InputPart::Text(t) => Ok(ContentBlock::text(t.clone())),
+/// The prompt's content blocks; images are read (off the async threads: tokio's fs) and
+/// inlined as base64.
+async fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBlock>, EngineError> {
+    let mut blocks = Vec::with_capacity(input.len());
+    for part in input {
+        blocks.push(match part {
+            InputPart::Text(t) => ContentBlock::text(t.clone()),
             InputPart::LocalImage(path) => {
-                let bytes = std::fs::read(path).map_err(|e| {
+                let bytes = tokio::fs::read(path).await.map_err(|e| {
                     EngineError::transport(format!("reading image {}", path.display()), e)
                 })?;
-                Ok(ContentBlock::base64_image(
-                    media_type(path),
-                    diff::base64(&bytes),
-                ))
+                ContentBlock::base64_image(media_type(path), diff::base64(&bytes))
             }
-        })
-        .collect()
+        });
+    }
+    Ok(blocks)
 }
 
 fn media_type(path: &Path) -> &'static str {

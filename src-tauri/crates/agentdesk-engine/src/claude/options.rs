@@ -5,8 +5,52 @@
 
 use std::path::PathBuf;
 
-use crate::engine::EngineKind;
+use serde_json::Value;
+
 use crate::error::EngineError;
+use crate::profile_options::{strings_key, u32_key};
+use crate::vocab::EngineKind;
+
+/// The `engineOptions` keys Claude Code reads from a profile (lenient, like the stored JSON always was
+/// read: a value of the wrong type counts as missing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClaudeOptions {
+    /// `settingSources` (`--setting-sources`); `None` = the user's own settings only.
+    pub setting_sources: Option<Vec<String>>,
+    /// `maxTurns` (`--max-turns`).
+    pub max_turns: Option<u32>,
+}
+
+impl ClaudeOptions {
+    pub fn from_json(opts: &Value) -> Self {
+        Self {
+            setting_sources: strings_key(opts, "settingSources"),
+            max_turns: u32_key(opts, "maxTurns"),
+        }
+    }
+
+    /// The workspace-controlled setting sources this loads (`project`, `local`).
+    pub fn workspace_setting_sources(&self) -> Vec<String> {
+        self.setting_sources
+            .iter()
+            .flatten()
+            .filter(|s| WORKSPACE_SETTING_SOURCES.contains(&s.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
+impl PermissionMode {
+    /// The CLI's mode for a profile's permission mode. Full-auto and read-only stay in the
+    /// default mode: the CLI asks, and the queue's rules approve (full-auto) or deny
+    /// (read-only) with a record. Bypass mode would skip the record and is refused as root.
+    pub fn for_profile(mode: agentdesk_protocol::ui::PermissionMode) -> Self {
+        match mode {
+            agentdesk_protocol::ui::PermissionMode::AutoEdit => Self::AcceptEdits,
+            _ => Self::Default,
+        }
+    }
+}
 
 /// `--permission-mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -5,7 +5,7 @@
 //! decision and the process dying. Nothing in the loop awaits the CLI: writes are queued, so
 //! control requests are answered while approvals stay pending.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -15,23 +15,24 @@ use agentdesk_protocol::claude::{
     PermissionResult, SdkMessage,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalFile, ApprovalKind, ApprovalOutcome, DiagnosticSource, Question,
+    AgentEvent, ApprovalFile, ApprovalKind, DiagnosticSource, FailureCode, Question,
     QuestionOption, ToolKind, UserDecision,
 };
 use serde_json::{json, Map, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::diff::planned_change;
+use super::diff::{planned_change_async, read_before};
 use super::options::{ClaudeProfile, SessionArg};
 use super::translate::{tool_kind, ClaudeTranslator};
 use super::ClaudeEngineConfig;
+use crate::control::{crash_message, resolved, sleep_until, Command, PendingRequests};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::engine::ApprovalDecision;
 use crate::error::EngineError;
-use crate::limits::{DiagnosticBudget, RunLimits, Watchdog, ENGINE_SILENT};
+use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
 use crate::process::{ChildExit, ChildProcess, ProcessSpec};
 use crate::transport::{AbortOnDrop, Inbound, LineWriter, TransportConfig};
+use crate::vocab::ApprovalDecision;
 
 /// How long to wait for the exit status once stdout closed (the process is ending).
 const EXIT_AFTER_EOF: Duration = Duration::from_secs(3);
@@ -242,30 +243,22 @@ pub(crate) async fn initialize(
     }
 }
 
-/// User commands for a running turn.
+/// What the run task is told from outside.
 #[derive(Debug)]
 pub(crate) enum Control {
-    Interrupt,
+    /// Interrupt / decide / answer (the engine-neutral commands).
+    Command(Command),
     /// Mid-run changes (`set_permission_mode`, `set_model`): fire and forget.
     Request(ControlRequestBody),
-    Resolve {
-        request_id: String,
-        decision: ApprovalDecision,
-        reply: oneshot::Sender<Result<(), EngineError>>,
-    },
-    Answer {
-        request_id: String,
-        answers: BTreeMap<String, Vec<String>>,
-        reply: oneshot::Sender<Result<(), EngineError>>,
-    },
 }
 
 /// A `can_use_tool` held until the user decides.
 struct Pending {
     engine_id: String,
     req: CanUseToolRequest,
-    question: bool,
 }
+
+type Held = PendingRequests<Pending>;
 
 pub(crate) struct RunTask {
     pub session: Session,
@@ -289,13 +282,13 @@ enum Step {
 
 impl RunTask {
     pub(crate) async fn run(mut self) {
-        let mut pending: HashMap<String, Pending> = HashMap::new();
+        let mut pending = Held::default();
         let mut interrupt_deadline: Option<Instant> = None;
         let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
         let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
         let mut out = Vec::new();
         for msg in std::mem::take(&mut self.session.backlog) {
-            self.on_message(msg, &mut pending, &mut out);
+            self.on_message(msg, &mut pending, &mut out).await;
         }
         loop {
             if self.translator.outcome().is_none() {
@@ -314,17 +307,15 @@ impl RunTask {
                 };
                 // Any line (even a keep-alive or garbage) proves the CLI is alive; the user's
                 // answer restarts the clock after a wait.
-                if matches!(
-                    step,
-                    Step::Stdout(_)
-                        | Step::Stderr(_)
-                        | Step::Control(Control::Resolve { .. } | Control::Answer { .. })
-                ) {
+                if matches!(step, Step::Stdout(_) | Step::Stderr(_))
+                    || matches!(&step, Step::Control(Control::Command(c)) if c.is_answer())
+                {
                     watchdog.activity();
                 }
                 match step {
                     Step::Stdout(Some(Inbound::Message(v))) => {
                         self.on_message(SdkMessage::from_value(v), &mut pending, &mut out)
+                            .await
                     }
                     Step::Stdout(Some(Inbound::Diagnostic(d))) => {
                         let lost_result = skipped_result(&d);
@@ -336,25 +327,30 @@ impl RunTask {
                         );
                         if let Some(len) = lost_result {
                             // Without its result the CLI would wait for more input forever.
-                            expire_all(&mut pending, &mut out);
+                            pending.expire_all(&mut out);
                             self.translator.fail(
                                 format!("Claude Code's final result ({len} bytes) was over the line size limit and could not be read; the run was ended"),
-                                Some("oversized_result".to_owned()),
+                                FailureCode::OversizedResult,
                                 &mut out,
                             );
                         }
                     }
                     Step::Stdout(None) => {
                         let exit = self.session.exit_after_eof().await;
-                        expire_all(&mut pending, &mut out);
-                        let (msg, code) = crash_message(exit.as_ref(), &self.session.child);
-                        self.translator.fail(msg, Some(code), &mut out);
+                        pending.expire_all(&mut out);
+                        let msg = crash_message(
+                            "Claude Code",
+                            exit.as_ref(),
+                            &self.session.child.stderr_tail(),
+                        );
+                        self.translator
+                            .fail(msg, FailureCode::EngineCrashed, &mut out);
                     }
                     Step::Stderr(d) => {
                         self.translator
                             .notice(DiagnosticSource::Stderr, d.detail, None, &mut out)
                     }
-                    Step::Control(Control::Interrupt) => {
+                    Step::Control(Control::Command(Command::Interrupt)) => {
                         if interrupt_deadline.is_none() {
                             self.translator.set_stopping();
                             let sent = self.session.request(ControlRequestBody::Interrupt(
@@ -373,11 +369,11 @@ impl RunTask {
                             tracing::debug!(error = %e, "could not send a control request");
                         }
                     }
-                    Step::Control(Control::Resolve {
+                    Step::Control(Control::Command(Command::Resolve {
                         request_id,
                         decision,
                         reply,
-                    }) => {
+                    })) => {
                         let r = self.resolve(&mut pending, &request_id, decision, &mut out);
                         if r.is_ok() && self.translator.stopping() && interrupt_deadline.is_none() {
                             // Deny-and-stop: the CLI ends the turn itself; bound the wait anyway.
@@ -385,11 +381,11 @@ impl RunTask {
                         }
                         let _ = reply.send(r);
                     }
-                    Step::Control(Control::Answer {
+                    Step::Control(Control::Command(Command::Answer {
                         request_id,
                         answers,
                         reply,
-                    }) => {
+                    })) => {
                         let _ =
                             reply.send(self.answer(&mut pending, &request_id, answers, &mut out));
                     }
@@ -401,16 +397,16 @@ impl RunTask {
                             None,
                             &mut out,
                         );
-                        expire_all(&mut pending, &mut out);
+                        pending.expire_all(&mut out);
                         self.translator.interrupted(&mut out);
                     }
                     Step::Silent => {
                         // Failed, not interrupted: nobody asked for it. The stop ladder below
                         // ends the process (a hung CLI ignores an interrupt anyway).
-                        expire_all(&mut pending, &mut out);
+                        pending.expire_all(&mut out);
                         self.translator.fail(
                             watchdog.message("Claude Code"),
-                            Some(ENGINE_SILENT.to_owned()),
+                            FailureCode::EngineSilent,
                             &mut out,
                         );
                     }
@@ -422,7 +418,7 @@ impl RunTask {
                 }
             }
             if self.translator.outcome().is_some() {
-                expire_all(&mut pending, &mut out);
+                pending.expire_all(&mut out);
                 budget.apply(&mut out);
                 // The terminal event goes last, after the process is gone: "run ended" then
                 // really means nothing of it is left running.
@@ -448,44 +444,41 @@ impl RunTask {
         }
     }
 
-    fn on_message(
-        &mut self,
-        msg: SdkMessage,
-        pending: &mut HashMap<String, Pending>,
-        out: &mut Vec<AgentEvent>,
-    ) {
+    async fn on_message(&mut self, msg: SdkMessage, pending: &mut Held, out: &mut Vec<AgentEvent>) {
         match msg {
             SdkMessage::ControlRequest(req) => {
                 if let Some(req) = self.session.answer_simple(req) {
                     let ControlRequestBody::CanUseTool(c) = req.request else {
                         return;
                     };
-                    self.on_can_use_tool(req.request_id, c, pending, out);
+                    self.on_can_use_tool(req.request_id, c, pending, out).await;
                 }
             }
             SdkMessage::ControlCancelRequest(c) => {
-                let found = pending
-                    .iter()
-                    .find(|(_, p)| p.engine_id == c.request_id)
-                    .map(|(k, _)| k.clone());
-                if let Some(id) = found.and_then(|k| pending.remove_entry(&k)) {
-                    out.push(withdrawn(id.0, &id.1, ApprovalOutcome::Cancelled));
-                }
+                pending.withdraw(|p| p.engine_id == c.request_id, out);
             }
             // Replies to our interrupt / set_* requests: nothing to do.
             SdkMessage::ControlResponse(_) => {}
-            other => self.translator.on_message(other, out),
+            other => {
+                // The diffs' "before" files are read here, with tokio's fs: the translator
+                // itself never touches the disk on this thread.
+                for path in self.translator.files_to_read(&other) {
+                    let before = read_before(&path).await;
+                    self.translator.provide_file(path, before);
+                }
+                self.translator.on_message(other, out)
+            }
         }
     }
 
-    fn on_can_use_tool(
+    async fn on_can_use_tool(
         &mut self,
         engine_id: String,
         c: CanUseToolRequest,
-        pending: &mut HashMap<String, Pending>,
+        pending: &mut Held,
         out: &mut Vec<AgentEvent>,
     ) {
-        let request_id = uuid::Uuid::now_v7().to_string();
+        let request_id = Held::new_id();
         let question = c.tool_name == "AskUserQuestion";
         if question {
             let questions = c
@@ -538,7 +531,8 @@ impl RunTask {
                 ToolKind::FileChange => ApprovalKind::FileChange,
                 _ => ApprovalKind::Tool,
             };
-            let files = planned_change(&c.tool_name, &c.input, &self.cwd)
+            let files = planned_change_async(&c.tool_name, &c.input, &self.cwd)
+                .await
                 .map(|p| ApprovalFile {
                     path: p.path,
                     kind: p.kind,
@@ -573,41 +567,22 @@ impl RunTask {
                 }),
             });
         }
-        pending.insert(
-            request_id,
-            Pending {
-                engine_id,
-                req: c,
-                question,
-            },
-        );
+        let held = Pending { engine_id, req: c };
+        if question {
+            pending.hold_question(request_id, held);
+        } else {
+            pending.hold_approval(request_id, held);
+        }
     }
 
     fn resolve(
         &mut self,
-        pending: &mut HashMap<String, Pending>,
+        pending: &mut Held,
         request_id: &str,
         d: ApprovalDecision,
         out: &mut Vec<AgentEvent>,
     ) -> Result<(), EngineError> {
-        match pending.get(request_id) {
-            None => {
-                return Err(EngineError::NotPending {
-                    request_id: request_id.to_owned(),
-                })
-            }
-            Some(p) if p.question => {
-                return Err(EngineError::Unsupported(
-                    "this request is a question: answer it instead".into(),
-                ))
-            }
-            Some(_) => {}
-        }
-        let Some(p) = pending.remove(request_id) else {
-            return Err(EngineError::NotPending {
-                request_id: request_id.to_owned(),
-            });
-        };
+        let p = pending.take_approval(request_id)?;
         let tool_use_id = p.req.tool_use_id.clone().unwrap_or_default();
         let result = match d.decision {
             // "For this session" hands Claude no rule: its suggestions (`Bash(ls *)`...) are
@@ -639,43 +614,18 @@ impl RunTask {
             source,
         })?;
         self.session.respond(&p.engine_id, value)?;
-        let outcome = match d.decision {
-            UserDecision::ApproveOnce => ApprovalOutcome::ApprovedOnce,
-            UserDecision::ApproveForSession => ApprovalOutcome::ApprovedForSession,
-            UserDecision::Deny => ApprovalOutcome::Denied,
-        };
-        out.push(AgentEvent::ApprovalResolved {
-            request_id: request_id.to_owned(),
-            outcome,
-        });
+        out.push(resolved(request_id, d.decision));
         Ok(())
     }
 
     fn answer(
         &mut self,
-        pending: &mut HashMap<String, Pending>,
+        pending: &mut Held,
         request_id: &str,
         answers: BTreeMap<String, Vec<String>>,
         out: &mut Vec<AgentEvent>,
     ) -> Result<(), EngineError> {
-        match pending.get(request_id) {
-            None => {
-                return Err(EngineError::NotPending {
-                    request_id: request_id.to_owned(),
-                })
-            }
-            Some(p) if !p.question => {
-                return Err(EngineError::Unsupported(
-                    "this request is an approval: decide it instead".into(),
-                ))
-            }
-            Some(_) => {}
-        }
-        let Some(p) = pending.remove(request_id) else {
-            return Err(EngineError::NotPending {
-                request_id: request_id.to_owned(),
-            });
-        };
+        let p = pending.take_question(request_id)?;
         let mut input = p.req.input;
         // Keyed by the question's text; several choices joined like Claude Code's own UI.
         let keyed: Map<String, Value> = answers
@@ -703,29 +653,6 @@ impl RunTask {
     }
 }
 
-fn withdrawn(request_id: String, p: &Pending, outcome: ApprovalOutcome) -> AgentEvent {
-    if p.question {
-        AgentEvent::QuestionAnswered {
-            request_id,
-            answers: None,
-        }
-    } else {
-        AgentEvent::ApprovalResolved {
-            request_id,
-            outcome,
-        }
-    }
-}
-
-/// Pending requests expire (not "denied"): nobody answered.
-fn expire_all(pending: &mut HashMap<String, Pending>, out: &mut Vec<AgentEvent>) {
-    let mut all: Vec<(String, Pending)> = pending.drain().collect();
-    all.sort_by(|a, b| a.0.cmp(&b.0));
-    for (id, p) in all {
-        out.push(withdrawn(id, &p, ApprovalOutcome::Expired));
-    }
-}
-
 /// The size of a skipped oversized line that was the CLI's `result` (recognised by its head:
 /// the CLI writes `type` first), the one message a run cannot end without.
 fn skipped_result(d: &Diagnostic) -> Option<usize> {
@@ -739,28 +666,4 @@ fn skipped_result(d: &Diagnostic) -> Option<usize> {
         .take(20)
         .collect();
     head.starts_with(r#"{"type":"result""#).then_some(len)
-}
-
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
-
-fn crash_message(exit: Option<&ChildExit>, child: &ChildProcess) -> (String, String) {
-    let mut msg = String::from("Claude Code stopped unexpectedly");
-    let tail = match exit {
-        Some(exit) => {
-            msg.push_str(&format!(" ({})", exit.status));
-            exit.stderr_tail.clone()
-        }
-        None => child.stderr_tail(),
-    };
-    let lines: Vec<&str> = tail.trim().lines().collect();
-    if !lines.is_empty() {
-        let start = lines.len().saturating_sub(10);
-        msg.push_str(&format!(". Last output:\n{}", lines[start..].join("\n")));
-    }
-    (msg, "engine_crashed".to_owned())
 }

@@ -133,6 +133,27 @@ fn write_is_a_file_change_with_a_diff() {
     );
 }
 
+/// The run loop reads the file ahead (tokio fs) and hands it over: the translator diffs
+/// against what it was given, not the disk.
+#[test]
+fn a_file_read_ahead_is_what_the_diff_is_made_against() {
+    let ev = replay("write_allow.jsonl", |t, msg| {
+        for path in t.files_to_read(msg) {
+            assert_eq!(path, PathBuf::from("/probe/profile/work/written.txt"));
+            t.provide_file(path, Some("the old line\n".into()));
+        }
+    });
+    let diff = ev
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::FileChanged { kind, diff, .. } => Some((kind, diff)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{ev:#?}"));
+    assert_eq!(*diff.0, FileChangeKind::Update, "{}", diff.1);
+    assert!(diff.1.contains("-the old line"), "{}", diff.1);
+}
+
 #[test]
 fn two_tools_in_one_turn() {
     let ev = replay("multitool.jsonl", |_, _| {});
@@ -198,7 +219,11 @@ fn retries_are_warnings_on_the_timeline() {
         .filter(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("HTTP 401")))
         .count();
     assert!(warnings >= 5, "{out:#?}");
-    t.fail("gone".into(), Some("engine_crashed".into()), &mut out);
+    t.fail(
+        "gone".into(),
+        agentdesk_protocol::events::FailureCode::EngineCrashed,
+        &mut out,
+    );
     assert!(matches!(out.last(), Some(AgentEvent::RunFailed { .. })));
 }
 

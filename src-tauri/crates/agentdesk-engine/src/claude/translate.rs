@@ -17,10 +17,10 @@ use agentdesk_protocol::claude::{
     AssistantMessage, ContentBlock, ContentDelta, RawStreamEvent, ResultMessage, SdkMessage,
     StreamEvent, SystemMessage, TerminalReason, UserMessage,
 };
-use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, ToolKind, ToolStatus};
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, FailureCode, ToolKind, ToolStatus};
 use serde_json::Value;
 
-use super::diff::{planned_change, PlannedChange};
+use super::diff::{planned_change_from, target_path, PlannedChange};
 
 /// How the run ended, once it has.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +74,9 @@ pub struct ClaudeTranslator {
     /// The user asked to stop (interrupt, deny-and-stop): an aborted result is not a failure.
     stopping: bool,
     outcome: Option<RunOutcome>,
+    /// File contents read ahead by the run loop (off the async threads) for the diffs of
+    /// file tools, by path; `None` = no such file.
+    files: HashMap<PathBuf, Option<String>>,
 }
 
 impl ClaudeTranslator {
@@ -92,6 +95,7 @@ impl ClaudeTranslator {
             synthetic_error: None,
             stopping: false,
             outcome: None,
+            files: HashMap::new(),
         }
     }
 
@@ -116,6 +120,26 @@ impl ClaudeTranslator {
     /// A tool use the user (or a rule) denied: its result is `declined`, not `failed`.
     pub fn mark_declined(&mut self, tool_use_id: &str) {
         self.declined.insert(tool_use_id.to_owned());
+    }
+
+    /// The files `msg` needs read for its diffs (the file tools it starts).
+    pub fn files_to_read(&self, msg: &SdkMessage) -> Vec<PathBuf> {
+        let SdkMessage::Assistant(a) = msg else {
+            return Vec::new();
+        };
+        a.message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse(t) => target_path(&t.name, &t.input, &self.cwd),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A file's content as read ahead by the run loop (`None` = it does not exist).
+    pub fn provide_file(&mut self, path: PathBuf, content: Option<String>) {
+        self.files.insert(path, content);
     }
 
     /// The planned change of a started file tool (for the approval card).
@@ -338,7 +362,14 @@ impl ClaudeTranslator {
                 }
                 ContentBlock::ToolUse(t) => {
                     let kind = tool_kind(&t.name);
-                    let change = planned_change(&t.name, &t.input, &self.cwd);
+                    let change = target_path(&t.name, &t.input, &self.cwd).and_then(|path| {
+                        // Read ahead by the run loop; read here only when used on its own.
+                        let before = match self.files.remove(&path) {
+                            Some(before) => before,
+                            None => std::fs::read_to_string(&path).ok(),
+                        };
+                        planned_change_from(&t.name, &t.input, &path, before)
+                    });
                     out.push(AgentEvent::ToolStarted {
                         item_id: t.id.clone(),
                         kind,
@@ -458,7 +489,8 @@ impl ClaudeTranslator {
     }
 
     /// The engine went away (or was stopped) without a `result`.
-    pub fn fail(&mut self, error: String, code: Option<String>, out: &mut Vec<AgentEvent>) {
+    pub fn fail(&mut self, error: String, code: FailureCode, out: &mut Vec<AgentEvent>) {
+        let code = Some(code.as_str().to_owned());
         if self.outcome.is_none() {
             self.finish(RunOutcome::Failed { error, code }, String::new(), out);
         }

@@ -22,26 +22,30 @@ mod run;
 mod server;
 pub mod translate;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use agentdesk_protocol::codex::{
-    method, GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse,
-    ThreadResumeParams, ThreadResumeResponse, ThreadStartParams, ThreadStartResponse,
-    TurnStartParams, TurnStartResponse, UserInput,
+use agentdesk_protocol::codex::requests::{
+    AccountRead, ModelList, ThreadResume, ThreadStart, TurnStart,
 };
-use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, UserDecision};
-use tokio::sync::{mpsc, oneshot};
+use agentdesk_protocol::codex::{
+    GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse, ThreadResumeParams,
+    ThreadStartParams, TurnStartParams, UserInput,
+};
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
+use tokio::sync::mpsc;
 
-pub use options::{CodexProfile, CustomProvider, ServerKey};
+pub use options::{permission_policy, CodexOptions, CodexProfile, CustomProvider, ServerKey};
 pub use translate::TurnTranslator;
 
+use crate::control::{Command, CommandSink};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use run::{Control, RunTask};
+use crate::vocab::EngineKind;
+use run::RunTask;
 use server::{RunMsg, Server};
 
 /// Engine-wide settings (not per profile).
@@ -95,60 +99,12 @@ pub struct RunRequest {
     pub input: Vec<UserInput>,
 }
 
-/// Commands for a running turn. Cheap to clone; outlives the run harmlessly.
-#[derive(Debug, Clone)]
-pub struct RunControl {
-    tx: mpsc::UnboundedSender<RunMsg>,
-}
+/// Commands for a running turn: the engine-neutral handle (see [`crate::control`]).
+pub type RunControl = crate::control::RunHandle;
 
-impl RunControl {
-    /// Ask codex to stop the turn; the run then ends with `run.interrupted` (bounded wait).
-    pub fn interrupt(&self) {
-        let _ = self.tx.send(RunMsg::Control(Control::Interrupt));
-    }
-
-    /// Decide an approval (`approval.requested.requestId`). Fails with
-    /// [`EngineError::NotPending`] when it is no longer pending (answered, expired, run over).
-    pub async fn resolve_approval(
-        &self,
-        request_id: &str,
-        decision: UserDecision,
-    ) -> Result<(), EngineError> {
-        let (reply, rx) = oneshot::channel();
-        let msg = RunMsg::Control(Control::Resolve {
-            request_id: request_id.to_owned(),
-            decision,
-            reply,
-        });
-        self.call(request_id, msg, rx).await
-    }
-
-    /// Answer a question (`question.asked.requestId`): question id → chosen labels or text.
-    pub async fn answer_question(
-        &self,
-        request_id: &str,
-        answers: BTreeMap<String, Vec<String>>,
-    ) -> Result<(), EngineError> {
-        let (reply, rx) = oneshot::channel();
-        let msg = RunMsg::Control(Control::Answer {
-            request_id: request_id.to_owned(),
-            answers,
-            reply,
-        });
-        self.call(request_id, msg, rx).await
-    }
-
-    async fn call(
-        &self,
-        request_id: &str,
-        msg: RunMsg,
-        rx: oneshot::Receiver<Result<(), EngineError>>,
-    ) -> Result<(), EngineError> {
-        let not_pending = || EngineError::NotPending {
-            request_id: request_id.to_owned(),
-        };
-        self.tx.send(msg).map_err(|_| not_pending())?;
-        rx.await.unwrap_or_else(|_| Err(not_pending()))
+impl CommandSink for mpsc::UnboundedSender<RunMsg> {
+    fn deliver(&self, command: Command) -> bool {
+        self.send(RunMsg::Control(command)).is_ok()
     }
 }
 
@@ -229,12 +185,9 @@ impl CodexEngine {
         profile: &CodexProfile,
     ) -> Result<GetAccountResponse, EngineError> {
         let peer = self.server(profile.server_key(codex_home)).peer().await?;
-        peer.request_typed(
-            method::ACCOUNT_READ,
-            &GetAccountParams {
-                refresh_token: Some(false),
-            },
-        )
+        peer.call::<AccountRead>(&GetAccountParams {
+            refresh_token: Some(false),
+        })
         .await
     }
 
@@ -245,8 +198,7 @@ impl CodexEngine {
         profile: &CodexProfile,
     ) -> Result<ModelListResponse, EngineError> {
         let peer = self.server(profile.server_key(codex_home)).peer().await?;
-        peer.request_typed(method::MODEL_LIST, &ModelListParams::default())
-            .await
+        peer.call::<ModelList>(&ModelListParams::default()).await
     }
 
     /// Start one turn. Errors here mean the turn never started (the app-server could not be
@@ -272,13 +224,10 @@ impl CodexEngine {
 
         // With OpenAI as provider and no login, a turn retries forever offline: refuse early.
         if req.profile.provider.is_none() {
-            let account: GetAccountResponse = peer
-                .request_typed(
-                    method::ACCOUNT_READ,
-                    &GetAccountParams {
-                        refresh_token: Some(false),
-                    },
-                )
+            let account = peer
+                .call::<AccountRead>(&GetAccountParams {
+                    refresh_token: Some(false),
+                })
                 .await?;
             if account.account.is_none() && account.requires_openai_auth {
                 return Err(EngineError::NotLoggedIn(
@@ -303,7 +252,7 @@ impl CodexEngine {
                 exclude_turns: Some(true),
                 ..Default::default()
             };
-            match peer.request_typed::<_, ThreadResumeResponse>(method::THREAD_RESUME, &params).await {
+            match peer.call::<ThreadResume>(&params).await {
                 Ok(r) => resumed = Some(r),
                 Err(e) if !e.is_fatal() => notices.push(format!(
                     "Could not resume the Codex conversation {thread_id} ({e}); continuing in a new conversation without its history."
@@ -324,8 +273,7 @@ impl CodexEngine {
                     developer_instructions: p.developer_instructions.clone(),
                     ..Default::default()
                 };
-                peer.request_typed::<_, ThreadStartResponse>(method::THREAD_START, &params)
-                    .await?
+                peer.call::<ThreadStart>(&params).await?
             }
         };
         let thread_id = thread.thread.id.clone();
@@ -353,7 +301,7 @@ impl CodexEngine {
             collaboration_mode,
             ..Default::default()
         };
-        let turn: TurnStartResponse = match peer.request_typed(method::TURN_START, &params).await {
+        let turn = match peer.call::<TurnStart>(&params).await {
             Ok(t) => t,
             Err(e) => {
                 server.remove_route(&thread_id, &tx);
@@ -394,7 +342,7 @@ impl CodexEngine {
             turn_id,
             resumed: was_resumed,
             events,
-            control: RunControl { tx },
+            control: RunControl::new(EngineKind::Codex, tx),
         })
     }
 

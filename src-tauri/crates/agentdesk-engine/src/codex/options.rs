@@ -3,6 +3,55 @@
 use std::path::PathBuf;
 
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
+use agentdesk_protocol::ui::PermissionMode;
+use serde_json::Value;
+
+use crate::profile_options::{bool_key, string_key, string_map_key, u32_key};
+
+/// The `engineOptions` keys Codex reads from a profile (lenient, like the stored JSON always was read: a
+/// value of the wrong type counts as missing).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodexOptions {
+    /// `codexHome`: CODEX_HOME for this profile (else the settings', else `$CODEX_HOME`).
+    pub codex_home: Option<PathBuf>,
+    /// `requestMaxRetries` / `streamMaxRetries` of the custom provider (`0` in tests: fail
+    /// fast).
+    pub request_max_retries: Option<u32>,
+    pub stream_max_retries: Option<u32>,
+    /// `configOverrides`: extra `-c key=value` (value in TOML syntax).
+    pub config_overrides: Vec<(String, String)>,
+    /// `planMode`: codex plans (and may ask questions) instead of acting.
+    pub plan_mode: bool,
+    /// `trustProjectConfig`: load the workspace's `.codex/config.toml`.
+    pub trust_project_config: bool,
+}
+
+impl CodexOptions {
+    pub fn from_json(opts: &Value) -> Self {
+        Self {
+            codex_home: string_key(opts, "codexHome").map(PathBuf::from),
+            request_max_retries: u32_key(opts, "requestMaxRetries"),
+            stream_max_retries: u32_key(opts, "streamMaxRetries"),
+            config_overrides: string_map_key(opts, "configOverrides"),
+            plan_mode: bool_key(opts, "planMode"),
+            trust_project_config: bool_key(opts, "trustProjectConfig"),
+        }
+    }
+}
+
+/// How Codex asks and sandboxes for a profile's permission mode. Codex is asked about
+/// everything the profile might want to see (`untrusted`) and Agent Desk's queue rules then
+/// decide, so every decision is recorded in one place. Full-auto is codex's own
+/// `--full-auto`; read-only never asks and cannot write.
+pub fn permission_policy(mode: PermissionMode) -> (AskForApproval, SandboxMode) {
+    match mode {
+        PermissionMode::Ask | PermissionMode::AutoEdit => {
+            (AskForApproval::Untrusted, SandboxMode::WorkspaceWrite)
+        }
+        PermissionMode::FullAuto => (AskForApproval::OnRequest, SandboxMode::WorkspaceWrite),
+        PermissionMode::ReadOnly => (AskForApproval::Never, SandboxMode::ReadOnly),
+    }
+}
 
 /// An OpenAI-compatible Responses endpoint used instead of OpenAI (a proxy, a local model
 /// server, the tests' fake). Becomes `-c model_providers.<id>={...}` + `-c model_provider=<id>`.
@@ -63,7 +112,7 @@ impl ServerKey {
     /// variables and the provider's key variable ([`crate::child_env::engine_env`]).
     pub fn inherited_env(&self, parent: &[(String, String)]) -> Vec<(String, String)> {
         crate::child_env::engine_env(
-            crate::engine::EngineKind::Codex,
+            crate::vocab::EngineKind::Codex,
             parent,
             &self.env,
             &self.pass_env,
@@ -145,6 +194,40 @@ impl CodexProfile {
             env_remove,
             pass_env,
         }
+    }
+}
+
+#[cfg(test)]
+mod options_json_tests {
+    use super::*;
+
+    #[test]
+    fn engine_options_read_the_stored_json_and_ignore_wrong_types() {
+        let o = CodexOptions::from_json(&serde_json::json!({
+            "codexHome": "/h", "requestMaxRetries": 0, "streamMaxRetries": "3",
+            "configOverrides": {"a.b": "x", "n": 2}, "planMode": true,
+            "trustProjectConfig": "yes", "maxTurns": 4
+        }));
+        assert_eq!(
+            o,
+            CodexOptions {
+                codex_home: Some(PathBuf::from("/h")),
+                request_max_retries: Some(0),
+                stream_max_retries: None,
+                config_overrides: vec![("a.b".into(), "x".into()), ("n".into(), "2".into())],
+                plan_mode: true,
+                trust_project_config: false,
+            }
+        );
+        assert_eq!(
+            CodexOptions::from_json(&serde_json::Value::Null),
+            CodexOptions::default()
+        );
+        let claude = crate::claude::ClaudeOptions::from_json(&serde_json::json!({
+            "settingSources": ["user", "project", 3], "maxTurns": 4
+        }));
+        assert_eq!(claude.max_turns, Some(4));
+        assert_eq!(claude.workspace_setting_sources(), ["project"]);
     }
 }
 

@@ -3,45 +3,30 @@
 //! server requests, the server's death, user commands), so there are no locks and no races
 //! between e.g. a decision and the app-server dying.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentdesk_protocol::codex::requests::TurnInterrupt;
 use agentdesk_protocol::codex::{
-    method, ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
+    ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
     PermissionGrantScope, PermissionsRequestApprovalResponse, ServerRequest,
     ToolRequestUserInputAnswer, ToolRequestUserInputResponse, TurnInterruptParams,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, Question, QuestionOption,
-    UserDecision,
+    AgentEvent, ApprovalKind, DiagnosticSource, FailureCode, Question, QuestionOption, UserDecision,
 };
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
+use crate::control::{crash_message, resolved, sleep_until, Command, PendingRequests};
 use crate::diagnostic::DiagnosticSource as RawSource;
 use crate::error::EngineError;
-use crate::limits::{DiagnosticBudget, RunLimits, Watchdog, ENGINE_SILENT};
-use crate::process::ChildExit;
+use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
 use crate::rpc::{InboundRequest, RpcPeer};
-
-/// User commands for a running turn.
-#[derive(Debug)]
-pub(crate) enum Control {
-    Interrupt,
-    Resolve {
-        request_id: String,
-        decision: UserDecision,
-        reply: oneshot::Sender<Result<(), EngineError>>,
-    },
-    Answer {
-        request_id: String,
-        answers: BTreeMap<String, Vec<String>>,
-        reply: oneshot::Sender<Result<(), EngineError>>,
-    },
-}
+use crate::vocab::ApprovalDecision as Decision;
 
 #[derive(Debug)]
 enum PendingKind {
@@ -53,10 +38,13 @@ enum PendingKind {
     Elicitation,
 }
 
+/// A held server request: answered on the connection that asked.
 struct Pending {
     kind: PendingKind,
     req: InboundRequest,
 }
+
+type Held = PendingRequests<Pending>;
 
 pub(crate) struct RunTask {
     pub server: Arc<Server>,
@@ -84,7 +72,7 @@ enum Wake {
 
 impl RunTask {
     pub(crate) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<RunMsg>) {
-        let mut pending: HashMap<String, Pending> = HashMap::new();
+        let mut pending = Held::default();
         let mut interrupt_deadline: Option<tokio::time::Instant> = None;
         let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
         let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
@@ -117,10 +105,10 @@ impl RunTask {
                     // Failed, not interrupted: nobody asked for it. The turn is told to stop
                     // (the app-server is shared: other sessions keep it).
                     self.send_interrupt();
-                    expire_all(&mut pending, &mut out);
+                    pending.expire_all(&mut out);
                     self.translator.fail(
                         watchdog.message("Codex"),
-                        Some(ENGINE_SILENT.to_owned()),
+                        FailureCode::EngineSilent,
                         &mut out,
                     );
                     None
@@ -129,7 +117,7 @@ impl RunTask {
                     // A turn nobody records must not run on: stop it and release what it
                     // holds (dropped requests answer codex with an error).
                     self.send_interrupt();
-                    expire_all(&mut pending, &mut out);
+                    pending.expire_all(&mut out);
                     self.server.remove_route(&self.thread_id, &self.route);
                     return;
                 }
@@ -138,13 +126,9 @@ impl RunTask {
             // alive; the user's answer restarts the clock after a wait.
             if matches!(
                 msg,
-                Some(
-                    RunMsg::Notification(_)
-                        | RunMsg::Request(..)
-                        | RunMsg::Diagnostic(_)
-                        | RunMsg::Control(Control::Resolve { .. } | Control::Answer { .. })
-                )
-            ) {
+                Some(RunMsg::Notification(_) | RunMsg::Request(..) | RunMsg::Diagnostic(_))
+            ) || matches!(&msg, Some(RunMsg::Control(c)) if c.is_answer())
+            {
                 watchdog.activity();
             }
             match msg {
@@ -159,26 +143,31 @@ impl RunTask {
                     out.push(diagnostic(source, d.detail, raw));
                 }
                 Some(RunMsg::ServerDied(exit)) => {
-                    expire_all(&mut pending, &mut out);
-                    let (msg, code) = crash_message(exit.as_ref());
-                    self.translator.fail(msg, Some(code), &mut out);
+                    pending.expire_all(&mut out);
+                    let msg = format!(
+                        "{}. It will be restarted for the next message.",
+                        crash_message("The Codex app-server", exit.as_ref(), "")
+                    );
+                    self.translator
+                        .fail(msg, FailureCode::EngineCrashed, &mut out);
                 }
-                Some(RunMsg::Control(Control::Interrupt))
-                    if interrupt_deadline.is_none() && self.translator.outcome().is_none() =>
-                {
-                    interrupt_deadline = Some(tokio::time::Instant::now() + self.interrupt_grace);
-                    self.send_interrupt();
+                Some(RunMsg::Control(Command::Interrupt)) => {
+                    self.interrupt(&mut interrupt_deadline);
                 }
-                // Already interrupting (or over): nothing more to do.
-                Some(RunMsg::Control(Control::Interrupt)) => {}
-                Some(RunMsg::Control(Control::Resolve {
+                Some(RunMsg::Control(Command::Resolve {
                     request_id,
                     decision,
                     reply,
                 })) => {
-                    let _ = reply.send(resolve(&mut pending, &request_id, decision, &mut out));
+                    let stop = decision.stop && decision.decision == UserDecision::Deny;
+                    let r = resolve(&mut pending, &request_id, decision, &mut out);
+                    if r.is_ok() && stop {
+                        // Deny-and-stop is two steps for codex: the decline, then the interrupt.
+                        self.interrupt(&mut interrupt_deadline);
+                    }
+                    let _ = reply.send(r);
                 }
-                Some(RunMsg::Control(Control::Answer {
+                Some(RunMsg::Control(Command::Answer {
                     request_id,
                     answers,
                     reply,
@@ -189,7 +178,7 @@ impl RunTask {
             }
             if self.translator.outcome().is_some() {
                 // Whatever is still held can no longer be answered usefully.
-                expire_all(&mut pending, &mut out);
+                pending.expire_all(&mut out);
             }
             budget.apply(&mut out);
             for ev in out.drain(..) {
@@ -205,6 +194,15 @@ impl RunTask {
         }
     }
 
+    /// The user's interrupt: `turn/interrupt` once, bounded by the grace period.
+    fn interrupt(&self, deadline: &mut Option<tokio::time::Instant>) {
+        // Already interrupting (or over): nothing more to do.
+        if deadline.is_none() && self.translator.outcome().is_none() {
+            *deadline = Some(tokio::time::Instant::now() + self.interrupt_grace);
+            self.send_interrupt();
+        }
+    }
+
     /// `turn/interrupt`, answered in the background (the loop never awaits codex).
     fn send_interrupt(&self) {
         let peer = self.peer.clone();
@@ -213,8 +211,7 @@ impl RunTask {
             turn_id: self.turn_id.clone(),
         };
         tokio::spawn(async move {
-            let r: Result<Value, _> = peer.request_typed(method::TURN_INTERRUPT, &params).await;
-            if let Err(e) = r {
+            if let Err(e) = peer.call::<TurnInterrupt>(&params).await {
                 tracing::warn!(error = %e, "turn/interrupt failed");
             }
         });
@@ -224,10 +221,10 @@ impl RunTask {
         &self,
         r: ServerRequest,
         req: InboundRequest,
-        pending: &mut HashMap<String, Pending>,
+        pending: &mut Held,
         out: &mut Vec<AgentEvent>,
     ) {
-        let request_id = uuid::Uuid::now_v7().to_string();
+        let request_id = Held::new_id();
         let (kind, event) = match r {
             ServerRequest::CommandExecutionRequestApproval(p) => (
                 PendingKind::Command,
@@ -321,38 +318,24 @@ impl RunTask {
                 return;
             }
         };
-        pending.insert(request_id, Pending { kind, req });
+        let held = Pending { kind, req };
+        if matches!(held.kind, PendingKind::Question) {
+            pending.hold_question(request_id, held);
+        } else {
+            pending.hold_approval(request_id, held);
+        }
         out.push(event);
     }
 }
 
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
-
 fn resolve(
-    pending: &mut HashMap<String, Pending>,
+    pending: &mut Held,
     request_id: &str,
-    decision: UserDecision,
+    d: Decision,
     out: &mut Vec<AgentEvent>,
 ) -> Result<(), EngineError> {
-    let not_pending = || EngineError::NotPending {
-        request_id: request_id.to_owned(),
-    };
-    let Some(p) = pending.get(request_id) else {
-        return Err(not_pending());
-    };
-    if matches!(p.kind, PendingKind::Question) {
-        return Err(EngineError::Preflight(
-            "this request is a question: answer it instead".into(),
-        ));
-    }
-    let Some(Pending { kind, req }) = pending.remove(request_id) else {
-        return Err(not_pending());
-    };
+    let Pending { kind, req } = pending.take_approval(request_id)?;
+    let decision = d.decision;
     let wire = match decision {
         UserDecision::ApproveOnce => ApprovalDecision::Accept,
         UserDecision::ApproveForSession => ApprovalDecision::AcceptForSession,
@@ -367,62 +350,41 @@ fn resolve(
                 UserDecision::ApproveForSession => (asked, PermissionGrantScope::Session),
                 UserDecision::Deny => (json!({}), PermissionGrantScope::Turn),
             };
-            serde_json::to_value(PermissionsRequestApprovalResponse { permissions, scope })
-                .unwrap_or(Value::Null)
+            encode(&PermissionsRequestApprovalResponse { permissions, scope })?
         }
         PendingKind::Elicitation => {
             let action = match decision {
                 UserDecision::Deny => McpServerElicitationAction::Decline,
                 _ => McpServerElicitationAction::Accept,
             };
-            serde_json::to_value(McpServerElicitationRequestResponse {
+            encode(&McpServerElicitationRequestResponse {
                 action,
                 content: None,
-            })
-            .unwrap_or(Value::Null)
+            })?
         }
+        // Held as a question: `take_approval` never hands one out.
         PendingKind::Question => Value::Null,
     };
     req.respond(result)?;
-    let outcome = match decision {
-        UserDecision::ApproveOnce => ApprovalOutcome::ApprovedOnce,
-        UserDecision::ApproveForSession => ApprovalOutcome::ApprovedForSession,
-        UserDecision::Deny => ApprovalOutcome::Denied,
-    };
-    out.push(AgentEvent::ApprovalResolved {
-        request_id: request_id.to_owned(),
-        outcome,
-    });
+    out.push(resolved(request_id, decision));
     Ok(())
 }
 
+/// A response as JSON; a failure is an error, never a `null` sent to codex.
+fn encode<T: serde::Serialize>(response: &T) -> Result<Value, EngineError> {
+    serde_json::to_value(response).map_err(|source| EngineError::Encode {
+        context: "approval response".into(),
+        source,
+    })
+}
+
 fn answer(
-    pending: &mut HashMap<String, Pending>,
+    pending: &mut Held,
     request_id: &str,
     answers: BTreeMap<String, Vec<String>>,
     out: &mut Vec<AgentEvent>,
 ) -> Result<(), EngineError> {
-    match pending.get(request_id) {
-        Some(Pending {
-            kind: PendingKind::Question,
-            ..
-        }) => {}
-        Some(_) => {
-            return Err(EngineError::Preflight(
-                "this request is an approval: decide it instead".into(),
-            ))
-        }
-        None => {
-            return Err(EngineError::NotPending {
-                request_id: request_id.to_owned(),
-            })
-        }
-    }
-    let Some(p) = pending.remove(request_id) else {
-        return Err(EngineError::NotPending {
-            request_id: request_id.to_owned(),
-        });
-    };
+    let p = pending.take_question(request_id)?;
     let response = ToolRequestUserInputResponse {
         answers: answers
             .iter()
@@ -435,47 +397,4 @@ fn answer(
         answers: Some(answers),
     });
     Ok(())
-}
-
-/// Pending approvals expire (not "denied"): nobody answered.
-fn expire_all(pending: &mut HashMap<String, Pending>, out: &mut Vec<AgentEvent>) {
-    let mut ids: Vec<String> = pending.keys().cloned().collect();
-    ids.sort();
-    for id in ids {
-        if let Some(p) = pending.remove(&id) {
-            out.push(match p.kind {
-                PendingKind::Question => AgentEvent::QuestionAnswered {
-                    request_id: id,
-                    answers: None,
-                },
-                _ => AgentEvent::ApprovalResolved {
-                    request_id: id,
-                    outcome: ApprovalOutcome::Expired,
-                },
-            });
-            // Dropping the request answers -32603 if the connection still lives.
-            drop(p.req);
-        }
-    }
-}
-
-fn crash_message(exit: Option<&ChildExit>) -> (String, String) {
-    let mut msg = String::from("The Codex app-server stopped unexpectedly");
-    if let Some(exit) = exit {
-        msg.push_str(&format!(" ({})", exit.status));
-        let tail = exit.stderr_tail.trim();
-        if !tail.is_empty() {
-            let tail: Vec<&str> = tail
-                .lines()
-                .rev()
-                .take(10)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            msg.push_str(&format!(". Last output:\n{}", tail.join("\n")));
-        }
-    }
-    msg.push_str(". It will be restarted for the next message.");
-    (msg, "engine_crashed".to_owned())
 }

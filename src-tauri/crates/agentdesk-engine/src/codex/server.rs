@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use agentdesk_protocol::codex::requests::Initialize;
 use agentdesk_protocol::codex::{
-    method, ClientInfo, InitializeCapabilities, InitializeParams, InitializeResponse,
-    ServerNotification, ServerRequest, TokenUsageBreakdown,
+    method, ClientInfo, InitializeCapabilities, InitializeParams, ServerNotification,
+    ServerRequest, TokenUsageBreakdown,
 };
 use tokio::sync::mpsc;
 
@@ -29,7 +30,7 @@ pub(crate) enum RunMsg {
     Diagnostic(Diagnostic),
     /// The app-server is gone; every pending request of the run has failed.
     ServerDied(Option<ChildExit>),
-    Control(super::run::Control),
+    Control(crate::control::Command),
 }
 
 pub(crate) type Route = mpsc::UnboundedSender<RunMsg>;
@@ -204,8 +205,7 @@ impl Server {
                 request_attestation: None,
             }),
         };
-        let init: Result<InitializeResponse, _> =
-            peer.request_typed(method::INITIALIZE, &params).await;
+        let init = peer.call::<Initialize>(&params).await;
         match init {
             Ok(init) => {
                 tracing::info!(user_agent = %init.user_agent, home = ?init.codex_home, "codex app-server ready")

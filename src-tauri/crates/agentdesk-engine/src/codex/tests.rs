@@ -249,7 +249,11 @@ fn crash_closes_open_items_and_fails() {
         ServerNotification::from_parts("item/started", &started),
         &mut out,
     );
-    t.fail("boom".into(), Some("engine_crashed".into()), &mut out);
+    t.fail(
+        "boom".into(),
+        agentdesk_protocol::events::FailureCode::EngineCrashed,
+        &mut out,
+    );
     assert_eq!(
         types(&out),
         ["tool.started", "tool.completed", "run.failed"]

@@ -11,7 +11,7 @@ use agentdesk_protocol::codex::{
     TokenUsageBreakdown, TurnStatus,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalFile, DiagnosticSource, FileChangeKind, ToolKind, ToolStatus,
+    AgentEvent, ApprovalFile, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
 };
 use serde_json::{json, Value};
 
@@ -227,7 +227,7 @@ impl TurnTranslator {
                             ("the turn failed without an error message".to_owned(), None)
                         }
                     };
-                    self.fail(model_error_message(&msg, code.as_deref()), code, out);
+                    self.fail_with(model_error_message(&msg, code.as_deref()), code, out);
                 }
             },
             ServerNotification::Unknown { ref method, .. }
@@ -271,7 +271,12 @@ impl TurnTranslator {
     }
 
     /// The run failed (model error, crash): close what is open, then `run.failed`.
-    pub fn fail(&mut self, error: String, code: Option<String>, out: &mut Vec<AgentEvent>) {
+    pub fn fail(&mut self, error: String, code: FailureCode, out: &mut Vec<AgentEvent>) {
+        self.fail_with(error, Some(code.as_str().to_owned()), out);
+    }
+
+    /// [`Self::fail`] with the engine's own code (`http_401`, ...), if it gave one.
+    fn fail_with(&mut self, error: String, code: Option<String>, out: &mut Vec<AgentEvent>) {
         if self.outcome.is_some() {
             return;
         }

@@ -13,6 +13,7 @@
 pub mod client;
 pub mod items;
 pub mod notifications;
+pub mod requests;
 pub mod server_requests;
 
 pub use client::*;

@@ -1,0 +1,62 @@
+//! The client → server method table: each request is a type naming its method, its params
+//! and its response, so a call with mismatched params or an expected response of the wrong
+//! type does not compile (`RpcPeer::call::<ThreadStart>(&params)`).
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::client::{
+    GetAccountParams, GetAccountResponse, InitializeParams, InitializeResponse, ModelListParams,
+    ModelListResponse, ThreadResumeParams, ThreadResumeResponse, ThreadStartParams,
+    ThreadStartResponse, TurnInterruptParams, TurnInterruptResponse, TurnStartParams,
+    TurnStartResponse,
+};
+use super::method;
+
+/// A client → server request of the app-server protocol.
+pub trait Request {
+    const METHOD: &'static str;
+    type Params: Serialize + Sync;
+    type Response: DeserializeOwned;
+}
+
+macro_rules! requests {
+    ($($(#[$doc:meta])* $name:ident = $method:path, $params:ty => $response:ty;)+) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy)]
+        pub enum $name {}
+
+        impl Request for $name {
+            const METHOD: &'static str = $method;
+            type Params = $params;
+            type Response = $response;
+        }
+    )+};
+}
+
+requests! {
+    /// The handshake (followed by the `initialized` notification).
+    Initialize = method::INITIALIZE, InitializeParams => InitializeResponse;
+    /// A new thread (a session's first turn).
+    ThreadStart = method::THREAD_START, ThreadStartParams => ThreadStartResponse;
+    /// Reopen a thread (a session's later turns, also in a new process).
+    ThreadResume = method::THREAD_RESUME, ThreadResumeParams => ThreadResumeResponse;
+    TurnStart = method::TURN_START, TurnStartParams => TurnStartResponse;
+    TurnInterrupt = method::TURN_INTERRUPT, TurnInterruptParams => TurnInterruptResponse;
+    AccountRead = method::ACCOUNT_READ, GetAccountParams => GetAccountResponse;
+    /// The bundled model catalog (no HTTP call).
+    ModelList = method::MODEL_LIST, ModelListParams => ModelListResponse;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_request_names_its_wire_method() {
+        assert_eq!(ThreadStart::METHOD, "thread/start");
+        assert_eq!(ThreadResume::METHOD, "thread/resume");
+        assert_eq!(TurnInterrupt::METHOD, "turn/interrupt");
+        assert_eq!(AccountRead::METHOD, "account/read");
+    }
+}
