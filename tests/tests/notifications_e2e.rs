@@ -513,3 +513,47 @@ async fn question_scenario(w: &World) -> Result<(), BoxError> {
     w.shot("question-answered.png").await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_requests_makes_one_summary() {
+    let Some(w) = start("notifications_burst", true, false).await.unwrap() else {
+        return;
+    };
+    let r = burst_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn burst_scenario(w: &World) -> Result<(), BoxError> {
+    // One model turn asking for three commands at once: codex asks all three together.
+    let calls = (1..=3)
+        .map(|i| Step::FunctionCall {
+            call_id: format!("call_b{i}"),
+            name: "exec_command".into(),
+            arguments: json!({ "cmd": format!("touch burst{i}.txt") }).to_string(),
+        })
+        .collect();
+    w.fake.push(Reply::Stream(calls));
+    w.fake.push(Reply::text(&["Done burst."]));
+    w.send("Make three files").await?;
+    let n = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_eq!(n.summary, "3 approvals waiting", "{n:?}");
+    assert_eq!(
+        n.action_keys(),
+        ["default"],
+        "a summary has no buttons: {n:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(w.notes.notified().len(), 1, "{:?}", w.notes.calls());
+    // Deciding them all withdraws the summary.
+    for _ in 0..3 {
+        w.click("Approve once").await?;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    w.notes.wait_for_close(n.id, NOTIFY).await?;
+    w.timeline("Done burst.").await?;
+    Ok(())
+}
