@@ -59,6 +59,7 @@ pub fn run() {
             commands::approvals::list_pending_approvals,
             commands::attachments::import_attachment_path,
             commands::attachments::import_attachment_bytes,
+            commands::attachments::import_clipboard_image,
             commands::attachments::read_attachment,
             commands::attachments::pick_files,
             commands::attachments::open_external,

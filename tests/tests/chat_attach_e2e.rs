@@ -1,8 +1,9 @@
-//! Attachments in the real window: an image pasted into the composer and a file dropped on
-//! the window by a real OS drag-and-drop (XDND between two X clients under Xvfb: a small GTK
-//! drag source driven with xdotool), then sent to the real pinned `claude` with the fake
-//! Messages API on 127.0.0.1, which must receive both images byte for byte. Once in the light
-//! look and once in the dark one; screenshots in `target/test-artifacts/chat_attach_{light,dark}/`.
+//! Attachments in the real window: an image copied to the OS clipboard (xclip) and pasted with
+//! a real Ctrl+V (xdotool), and a file dropped on the window by a real OS drag-and-drop (XDND
+//! between two X clients under Xvfb: a small GTK drag source driven with xdotool), then sent to
+//! the real pinned `claude` with the fake Messages API on 127.0.0.1, which must receive both
+//! images byte for byte. Once in the light look and once in the dark one; screenshots in
+//! `target/test-artifacts/chat_attach_{light,dark}/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
@@ -41,7 +42,8 @@ async fn paste_and_os_drop_reach_the_model_dark() {
     run("chat_attach_dark", Some("Adwaita:dark")).await;
 }
 
-/// The drag tools: xdotool and a Python with GTK 3 bindings (python3-gi). Missing ones are a
+/// The desktop tools: xclip (the clipboard), xdotool (keys, the mouse) and a Python with GTK 3
+/// bindings (python3-gi, the drag source). Missing ones are a
 /// loud SKIP locally and a failure under `CI=true`.
 fn drag_tools(test: &str) -> Option<PathBuf> {
     // `--version` works without a display (`version` needs one).
@@ -63,7 +65,16 @@ fn drag_tools(test: &str) -> Option<PathBuf> {
                 .status()
                 .is_ok_and(|s| s.success())
         });
+    let xclip = Command::new("xclip")
+        .arg("-version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     let mut missing = Vec::new();
+    if !xclip {
+        missing.push("xclip");
+    }
     if !xdotool {
         missing.push("xdotool");
     }
@@ -160,29 +171,46 @@ async fn wait_for_attachments(app: &AppSession, n: usize) -> Result<Vec<String>,
     }
 }
 
-/// Paste an image into the message box. WebDriver cannot drive the OS clipboard, so this is
-/// the event a real Ctrl+V of a copied image makes in the page: a `paste` with a DataTransfer
-/// holding one PNG file (the composer's own handler takes it from there).
-async fn paste_png(app: &AppSession, png: &[u8]) -> Result<(), BoxError> {
-    let handled = app
-        .client
-        .execute(
-            "const [b64] = arguments;\
-             const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));\
-             const dt = new DataTransfer();\
-             dt.items.add(new File([bytes], 'image.png', { type: 'image/png' }));\
-             const box = document.querySelector('textarea[aria-label=Message]');\
-             box.focus();\
-             const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });\
-             box.dispatchEvent(ev);\
-             return ev.defaultPrevented;",
-            vec![base64(png).into()],
-        )
-        .await?;
-    if handled != serde_json::Value::Bool(true) {
-        return Err(format!("the composer did not take the pasted image ({handled})").into());
+/// Copy `png` to the OS clipboard (xclip owns the CLIPBOARD selection, as a screenshot tool
+/// would) and paste it into the message box with a real Ctrl+V from the X server. The guard
+/// keeps xclip serving the selection until the import is done.
+async fn os_paste(app: &AppSession, display: &str, png_file: &Path) -> Result<Guarded, BoxError> {
+    let clip = Command::new("xclip")
+        .args(["-quiet", "-selection", "clipboard", "-t", "image/png", "-i"])
+        .arg(png_file)
+        .env("DISPLAY", display)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let clip = Guarded::new("xclip", clip);
+    // xclip owns the selection once its window exists; it has no "ready" signal.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let owner = Command::new("xclip")
+            .args(["-o", "-selection", "clipboard", "-t", "TARGETS"])
+            .env("DISPLAY", display)
+            .output()?;
+        if String::from_utf8_lossy(&owner.stdout).contains("image/png") {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            return Err("xclip did not take the clipboard".into());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Ok(())
+    app.find("textarea[aria-label=Message]")
+        .await?
+        .click()
+        .await?;
+    let status = Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(["key", "ctrl+v"])
+        .status()?;
+    if !status.success() {
+        return Err(format!("xdotool: {status}").into());
+    }
+    Ok(clip)
 }
 
 /// A real XDND drag of `file` from a GTK drag-source window onto the middle of the app window.
@@ -258,7 +286,7 @@ async fn scenario(
     }
     let fake = FakeMessages::start().await?;
     let ws = prepare_claude_workspace(&env, bin, fake.base_url()).await?;
-    // The dropped file lives outside the workspace, like a screenshot in ~/Pictures.
+    // The files live outside the workspace, like screenshots in ~/Pictures.
     let pictures = env.root.join("pictures");
     std::fs::create_dir_all(&pictures)?;
     let dropped = pictures.join("blue-square.png");
@@ -273,11 +301,14 @@ async fn scenario(
     let message = app.find("textarea[aria-label=Message]").await;
     let message = app.on_error(&artifacts, message).await?;
 
-    // Paste an image: it becomes a thumbnail with a remove button.
-    let pasted = paste_png(&app, RED_PNG).await;
-    app.on_error(&artifacts, pasted).await?;
+    // Paste an image copied to the OS clipboard: it becomes a thumbnail with a remove button.
+    let copied = pictures.join("copied.png");
+    std::fs::write(&copied, RED_PNG)?;
+    let pasted = os_paste(&app, desktop.display_name(), &copied).await;
+    let clip = app.on_error(&artifacts, pasted).await?;
     let names = wait_for_attachments(&app, 1).await;
     let names = app.on_error(&artifacts, names).await?;
+    drop(clip);
     assert_eq!(names, ["pasted-image.png"]);
     app.screenshot(&shot("01-pasted")).await?;
 

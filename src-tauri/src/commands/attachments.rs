@@ -43,6 +43,58 @@ pub async fn import_attachment_bytes(
     Ok(state.desk()?.import_attachment_bytes(&name, bytes).await?)
 }
 
+/// An image on the OS clipboard that the page's paste event did not carry. WebKitGTK gives a
+/// page only text from the clipboard (a copied screenshot arrives as an empty paste), so the UI
+/// asks for it here; the PNG bytes are imported as they are, not decoded and re-encoded.
+#[tauri::command]
+pub async fn import_clipboard_image(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> CmdResult<Attachment> {
+    let bytes = clipboard_png(&app).await?;
+    Ok(state
+        .desk()?
+        .import_attachment_bytes("pasted-image.png", &bytes)
+        .await?)
+}
+
+#[cfg(any(
+    target_os = "linux",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+))]
+async fn clipboard_png(app: &AppHandle) -> CmdResult<Vec<u8>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // GTK objects live on the main thread; `wait_for_contents` spins its loop until the
+    // clipboard's owner answers (or says it has no PNG).
+    app.run_on_main_thread(move || {
+        let clipboard = gtk::Clipboard::get(&gtk::gdk::SELECTION_CLIPBOARD);
+        let png = clipboard
+            .wait_for_contents(&gtk::gdk::Atom::intern("image/png"))
+            .map(|d| d.data())
+            .filter(|d| !d.is_empty());
+        let _ = tx.send(png);
+    })
+    .map_err(|e| internal(format!("could not read the clipboard: {e}")))?;
+    rx.await
+        .map_err(|_| internal("the clipboard read did not finish"))?
+        .ok_or_else(|| invalid("the clipboard holds no image"))
+}
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+)))]
+async fn clipboard_png(_app: &AppHandle) -> CmdResult<Vec<u8>> {
+    // WebView2 and WKWebView hand pasted images to the page itself.
+    Err(invalid("the clipboard holds no image"))
+}
+
 /// A stored attachment's bytes (image thumbnails).
 #[tauri::command]
 pub async fn read_attachment(state: State<'_, AppState>, sha256: String) -> CmdResult<Response> {

@@ -152,6 +152,8 @@ export const ipc = {
   importAttachmentPath: (path: string) => call<Attachment>("import_attachment_path", { path }),
   importAttachmentBytes: (bytes: Uint8Array, name: string) =>
     call<Attachment>("import_attachment_bytes", bytes, { headers: { "x-file-name": encodeURIComponent(name) } }),
+  /** The clipboard's image, read by the shell (WebKitGTK pastes only text into the page). */
+  importClipboardImage: () => call<Attachment>("import_clipboard_image"),
   readAttachment: async (sha256: string) => toBytes(await call<unknown>("read_attachment", { sha256 })),
   pickFiles: () => call<string[]>("pick_files"),
   listProfiles: (workspaceId: string) => call<Profile[]>("list_profiles", { workspaceId }),

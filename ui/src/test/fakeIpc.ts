@@ -116,6 +116,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     answerQuestion: vi.fn(async (approvalId: string) => approval({ id: approvalId, kind: "question", state: "answered", decidedBy: "user" })),
     importAttachmentPath: vi.fn(async (path: string) => attachment(path.split("/").pop() ?? path)),
     importAttachmentBytes: vi.fn(async (_bytes: Uint8Array, name: string) => attachment(name)),
+    importClipboardImage: vi.fn(async () => attachment("pasted-image.png")),
     readAttachment: vi.fn(async () => new Uint8Array([137, 80, 78, 71])),
     pickFiles: vi.fn(async () => []),
     listProfiles: vi.fn(async () => [profile()]),

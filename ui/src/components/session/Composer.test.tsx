@@ -100,6 +100,24 @@ describe("Composer", () => {
     expect(ipc.importAttachmentBytes).toHaveBeenCalledWith(new Uint8Array([1, 2, 3]), "pasted-image.png");
   });
 
+  it("an empty paste (WebKitGTK with an image on the clipboard) asks the shell for the clipboard image", async () => {
+    const { ipc, box } = setup();
+    await act(async () => {
+      fireEvent.paste(box, { clipboardData: { items: [], types: [] } });
+    });
+    await screen.findByRole("button", { name: "Remove pasted-image.png" });
+    expect(ipc.importClipboardImage).toHaveBeenCalledTimes(1);
+  });
+
+  it("pasting text leaves the clipboard alone", async () => {
+    const { ipc, box } = setup();
+    await act(async () => {
+      fireEvent.paste(box, { clipboardData: { items: [{ kind: "string", type: "text/plain" }], types: ["text/plain"] } });
+    });
+    expect(ipc.importClipboardImage).not.toHaveBeenCalled();
+    expect(ipc.importAttachmentBytes).not.toHaveBeenCalled();
+  });
+
   it("files dropped on the window are imported by path", async () => {
     const ipc = fakeIpc();
     const { rerender } = render(

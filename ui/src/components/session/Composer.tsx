@@ -89,7 +89,15 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
       .filter((i) => i.kind === "file" && i.type.startsWith("image/"))
       .map((i) => i.getAsFile())
       .filter((f): f is File => f !== null);
-    if (files.length === 0) return; // text pastes as usual
+    if (files.length === 0) {
+      // A paste that carries nothing the page can read (WebKitGTK hands the page only text,
+      // so a copied screenshot arrives empty): the shell reads the clipboard's image itself.
+      if ((e.clipboardData.types ?? []).length === 0 && e.clipboardData.items.length === 0) {
+        e.preventDefault();
+        void importAll([{ name: "pasted-image.png", run: () => ipc.importClipboardImage() }]);
+      }
+      return; // text pastes as usual
+    }
     e.preventDefault();
     void importAll(
       files.map((f, i) => {
