@@ -360,7 +360,11 @@ fn long_runs_that_finish_or_fail_are_notified_while_unfocused() {
     assert_eq!(done.body, "demo · Fix the build\nafter 1 min 35 s");
     let failed = run_end_content(&run(RunStatus::Failed, 40), &origin(), &s, false).unwrap();
     assert_eq!(failed.title, "Codex failed");
-    assert!(failed.body.ends_with("the engine exited"), "{}", failed.body);
+    assert!(
+        failed.body.ends_with("the engine exited"),
+        "{}",
+        failed.body
+    );
     assert!(run_end_content(&run(RunStatus::Completed, 10), &origin(), &s, false).is_none());
     assert!(run_end_content(&run(RunStatus::Completed, 95), &origin(), &s, true).is_none());
     assert!(run_end_content(&run(RunStatus::Interrupted, 95), &origin(), &s, false).is_none());
