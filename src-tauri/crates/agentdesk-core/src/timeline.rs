@@ -3,10 +3,11 @@
 //! persisted and sent is the latest state of each changed item, not every delta. An approval
 //! lives inside the tool item it is about (one card), like Zed's acp_thread.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, ToolKind, ToolStatus,
+    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, Question,
+    ToolKind, ToolStatus,
 };
 use agentdesk_protocol::ui::{
     Approval, ApprovalKindName, ApprovalState, ItemApproval, ItemBody, ItemStatus, NoticeLevel,
@@ -239,7 +240,8 @@ impl RunReducer {
         }
     }
 
-    /// Apply one event. Returns true when it ended the run.
+    /// Apply one event. Returns true when it ended the run. A flat mapping: each kind of
+    /// event has its own method below.
     pub fn apply(&mut self, ev: &AgentEvent) -> bool {
         if self.outcome.is_some() {
             // Nothing follows a terminal event; stragglers are ignored, not appended.
@@ -260,20 +262,7 @@ impl RunReducer {
                 kind,
                 name,
                 input,
-            } => {
-                let i = self.tool_item(item_id, *kind);
-                if let ItemBody::Tool {
-                    tool_kind,
-                    name: n,
-                    input: inp,
-                    ..
-                } = &mut self.items[i].body
-                {
-                    *tool_kind = *kind;
-                    *n = name.clone();
-                    *inp = input.clone();
-                }
-            }
+            } => self.on_tool_started(item_id, *kind, name, input),
             AgentEvent::ToolUpdated {
                 item_id,
                 kind,
@@ -284,196 +273,27 @@ impl RunReducer {
                     o.push_str(output);
                 }
             }
-            AgentEvent::ToolCompleted {
-                item_id,
-                kind,
-                name,
-                input,
-                output,
-                status,
-                exit_code,
-            } => {
-                let i = self.tool_item(item_id, *kind);
-                let item = &mut self.items[i];
-                item.status = tool_status(*status);
-                if let ItemBody::Tool {
-                    tool_kind,
-                    name: n,
-                    input: inp,
-                    output: o,
-                    exit_code: x,
-                    ..
-                } = &mut item.body
-                {
-                    *tool_kind = *kind;
-                    if !name.is_empty() {
-                        *n = name.clone();
-                    }
-                    if !input.is_null() {
-                        *inp = input.clone();
-                    }
-                    if let Some(full) = output {
-                        *o = full.clone();
-                    }
-                    *x = *exit_code;
-                }
-            }
+            AgentEvent::ToolCompleted { .. } => self.on_tool_completed(ev),
             AgentEvent::FileChanged {
                 item_id,
                 path,
                 kind,
                 diff,
-            } => {
-                let file = agentdesk_protocol::events::ApprovalFile {
-                    path: path.clone(),
-                    kind: *kind,
-                    diff: diff.clone(),
-                };
-                match self.by_id.get(&self.key(item_id)).copied() {
-                    Some(i) if matches!(self.items[i].body, ItemBody::Tool { .. }) => {
-                        self.dirty.insert(i);
-                        if let ItemBody::Tool { files, .. } = &mut self.items[i].body {
-                            match files.iter_mut().find(|f| f.path == *path) {
-                                Some(f) => *f = file,
-                                None => files.push(file),
-                            }
-                        }
-                    }
-                    _ => {
-                        let key = self.key(&format!("{item_id}:file:{path}"));
-                        let i = self.push_new(
-                            key,
-                            ItemStatus::Completed,
-                            ItemBody::FileChange {
-                                path: path.clone(),
-                                change_kind: *kind,
-                                diff: diff.clone(),
-                            },
-                        );
-                        if let ItemBody::FileChange {
-                            change_kind,
-                            diff: d,
-                            ..
-                        } = &mut self.items[i].body
-                        {
-                            *change_kind = *kind;
-                            d.clone_from(diff);
-                        }
-                    }
-                }
-            }
-            AgentEvent::ApprovalRequested {
-                request_id,
-                kind,
-                item_id,
-                command,
-                cwd,
-                files,
-                reason,
-                ..
-            } => {
-                let approval = ItemApproval {
-                    approval_id: None,
-                    request_id: request_id.clone(),
-                    kind: kind_name(*kind),
-                    command: command.clone(),
-                    cwd: cwd.clone(),
-                    files: files.clone(),
-                    reason: reason.clone(),
-                    state: ApprovalState::Pending,
-                    decided_by: None,
-                };
-                let i = match item_id {
-                    Some(tool_id) => {
-                        let tk = match kind {
-                            ApprovalKind::Command => ToolKind::Command,
-                            ApprovalKind::FileChange => ToolKind::FileChange,
-                            _ => ToolKind::Other,
-                        };
-                        let i = self.tool_item(tool_id, tk);
-                        if let ItemBody::Tool { approval: a, .. } = &mut self.items[i].body {
-                            *a = Some(approval);
-                        }
-                        i
-                    }
-                    None => {
-                        let key = self.key(&format!("approval:{request_id}"));
-                        self.push_new(key, ItemStatus::Running, ItemBody::Approval { approval })
-                    }
-                };
-                self.requests.insert(request_id.clone(), i);
-            }
+            } => self.on_file_changed(item_id, path, *kind, diff),
+            AgentEvent::ApprovalRequested { .. } => self.on_approval_requested(ev),
             AgentEvent::ApprovalResolved {
                 request_id,
                 outcome,
-            } => {
-                if let Some(&i) = self.requests.get(request_id) {
-                    self.dirty.insert(i);
-                    let standalone = matches!(self.items[i].body, ItemBody::Approval { .. });
-                    if let Some(a) = self.approval_mut(i) {
-                        // The queue's record (set_approval) is authoritative: it knows a
-                        // timeout from a deny. The engine's word only fills a gap.
-                        if a.state == ApprovalState::Pending {
-                            a.state = outcome_state(*outcome);
-                        }
-                    }
-                    if standalone {
-                        self.items[i].status = ItemStatus::Completed;
-                    }
-                }
-            }
+            } => self.on_approval_resolved(request_id, *outcome),
             AgentEvent::QuestionAsked {
                 request_id,
                 item_id,
                 questions,
-            } => {
-                let mut key = self.key(item_id.as_deref().unwrap_or(request_id));
-                // Claude asks through a tool call (AskUserQuestion) whose id already names the
-                // tool card: reusing that item would keep the tool body and lose the question,
-                // so the question gets a row of its own.
-                if self
-                    .by_id
-                    .get(&key)
-                    .is_some_and(|&i| !matches!(self.items[i].body, ItemBody::Question { .. }))
-                {
-                    key = self.key(&format!("question:{request_id}"));
-                }
-                let i = self.push_new(
-                    key,
-                    ItemStatus::Running,
-                    ItemBody::Question {
-                        request_id: request_id.clone(),
-                        approval_id: None,
-                        questions: questions.clone(),
-                        answers: None,
-                        state: ApprovalState::Pending,
-                    },
-                );
-                self.requests.insert(request_id.clone(), i);
-            }
+            } => self.on_question_asked(request_id, item_id.as_deref(), questions),
             AgentEvent::QuestionAnswered {
                 request_id,
                 answers,
-            } => {
-                if let Some(&i) = self.requests.get(request_id) {
-                    self.dirty.insert(i);
-                    let item = &mut self.items[i];
-                    item.status = ItemStatus::Completed;
-                    if let ItemBody::Question {
-                        answers: a, state, ..
-                    } = &mut item.body
-                    {
-                        a.clone_from(answers);
-                        if *state == ApprovalState::Pending {
-                            *state = if answers.is_some() {
-                                ApprovalState::Answered
-                            } else {
-                                ApprovalState::Expired
-                            };
-                        }
-                    }
-                }
-            }
+            } => self.on_question_answered(request_id, answers.as_ref()),
             AgentEvent::Usage {
                 input,
                 cached,
@@ -496,22 +316,7 @@ impl RunReducer {
                 source,
                 message,
                 raw,
-            } => {
-                self.diagnostics += 1;
-                let key = self.key(&format!("diag:{}", self.diagnostics));
-                let body = match source {
-                    DiagnosticSource::Notice => ItemBody::Notice {
-                        level: NoticeLevel::Info,
-                        text: message.clone(),
-                    },
-                    _ => ItemBody::Diagnostic {
-                        source: *source,
-                        message: message.clone(),
-                        raw: raw.clone(),
-                    },
-                };
-                self.push_new(key, ItemStatus::Completed, body);
-            }
+            } => self.on_diagnostic(*source, message, raw.as_ref()),
             AgentEvent::RunCompleted { stop_reason } => {
                 self.finish(RunOutcome {
                     status: RunStatus::Completed,
@@ -521,36 +326,11 @@ impl RunReducer {
                 return true;
             }
             AgentEvent::RunFailed { error, code } => {
-                let text = match code {
-                    Some(c) => format!("{error} ({c})"),
-                    None => error.clone(),
-                };
-                let key = self.key("end");
-                self.push_new(
-                    key,
-                    ItemStatus::Completed,
-                    ItemBody::Notice {
-                        level: NoticeLevel::Error,
-                        text,
-                    },
-                );
-                self.finish(RunOutcome {
-                    status: RunStatus::Failed,
-                    stop_reason: code.clone(),
-                    error: Some(error.clone()),
-                });
+                self.on_run_failed(error, code.as_deref());
                 return true;
             }
             AgentEvent::RunInterrupted {} => {
-                let key = self.key("end");
-                self.push_new(
-                    key,
-                    ItemStatus::Completed,
-                    ItemBody::Notice {
-                        level: NoticeLevel::Info,
-                        text: "Interrupted".into(),
-                    },
-                );
+                self.end_notice(NoticeLevel::Info, "Interrupted".into());
                 self.finish(RunOutcome {
                     status: RunStatus::Interrupted,
                     stop_reason: None,
@@ -560,6 +340,259 @@ impl RunReducer {
             }
         }
         false
+    }
+
+    fn on_tool_started(&mut self, item_id: &str, kind: ToolKind, name: &str, input: &Value) {
+        let i = self.tool_item(item_id, kind);
+        if let ItemBody::Tool {
+            tool_kind,
+            name: n,
+            input: inp,
+            ..
+        } = &mut self.items[i].body
+        {
+            *tool_kind = kind;
+            *n = name.to_owned();
+            *inp = input.clone();
+        }
+    }
+
+    fn on_tool_completed(&mut self, ev: &AgentEvent) {
+        let AgentEvent::ToolCompleted {
+            item_id,
+            kind,
+            name,
+            input,
+            output,
+            status,
+            exit_code,
+        } = ev
+        else {
+            return;
+        };
+        let i = self.tool_item(item_id, *kind);
+        let item = &mut self.items[i];
+        item.status = tool_status(*status);
+        if let ItemBody::Tool {
+            tool_kind,
+            name: n,
+            input: inp,
+            output: o,
+            exit_code: x,
+            ..
+        } = &mut item.body
+        {
+            *tool_kind = *kind;
+            if !name.is_empty() {
+                *n = name.clone();
+            }
+            if !input.is_null() {
+                *inp = input.clone();
+            }
+            if let Some(full) = output {
+                *o = full.clone();
+            }
+            *x = *exit_code;
+        }
+    }
+
+    /// A file change joins its tool's card when there is one, else it is a row of its own.
+    fn on_file_changed(&mut self, item_id: &str, path: &str, kind: FileChangeKind, diff: &str) {
+        let file = agentdesk_protocol::events::ApprovalFile {
+            path: path.to_owned(),
+            kind,
+            diff: diff.to_owned(),
+        };
+        match self.by_id.get(&self.key(item_id)).copied() {
+            Some(i) if matches!(self.items[i].body, ItemBody::Tool { .. }) => {
+                self.dirty.insert(i);
+                if let ItemBody::Tool { files, .. } = &mut self.items[i].body {
+                    match files.iter_mut().find(|f| f.path == path) {
+                        Some(f) => *f = file,
+                        None => files.push(file),
+                    }
+                }
+            }
+            _ => {
+                let key = self.key(&format!("{item_id}:file:{path}"));
+                let i = self.push_new(
+                    key,
+                    ItemStatus::Completed,
+                    ItemBody::FileChange {
+                        path: path.to_owned(),
+                        change_kind: kind,
+                        diff: diff.to_owned(),
+                    },
+                );
+                if let ItemBody::FileChange {
+                    change_kind,
+                    diff: d,
+                    ..
+                } = &mut self.items[i].body
+                {
+                    *change_kind = kind;
+                    diff.clone_into(d);
+                }
+            }
+        }
+    }
+
+    /// On its tool's card when it names one, else a row of its own.
+    fn on_approval_requested(&mut self, ev: &AgentEvent) {
+        let AgentEvent::ApprovalRequested {
+            request_id,
+            kind,
+            item_id,
+            command,
+            cwd,
+            files,
+            reason,
+            ..
+        } = ev
+        else {
+            return;
+        };
+        let approval = ItemApproval {
+            approval_id: None,
+            request_id: request_id.clone(),
+            kind: kind_name(*kind),
+            command: command.clone(),
+            cwd: cwd.clone(),
+            files: files.clone(),
+            reason: reason.clone(),
+            state: ApprovalState::Pending,
+            decided_by: None,
+        };
+        let i = match item_id {
+            Some(tool_id) => {
+                let tk = match kind {
+                    ApprovalKind::Command => ToolKind::Command,
+                    ApprovalKind::FileChange => ToolKind::FileChange,
+                    _ => ToolKind::Other,
+                };
+                let i = self.tool_item(tool_id, tk);
+                if let ItemBody::Tool { approval: a, .. } = &mut self.items[i].body {
+                    *a = Some(approval);
+                }
+                i
+            }
+            None => {
+                let key = self.key(&format!("approval:{request_id}"));
+                self.push_new(key, ItemStatus::Running, ItemBody::Approval { approval })
+            }
+        };
+        self.requests.insert(request_id.clone(), i);
+    }
+
+    fn on_approval_resolved(&mut self, request_id: &str, outcome: ApprovalOutcome) {
+        let Some(&i) = self.requests.get(request_id) else {
+            return;
+        };
+        self.dirty.insert(i);
+        let standalone = matches!(self.items[i].body, ItemBody::Approval { .. });
+        if let Some(a) = self.approval_mut(i) {
+            // The queue's record (set_approval) is authoritative: it knows a timeout from a
+            // deny. The engine's word only fills a gap.
+            if a.state == ApprovalState::Pending {
+                a.state = outcome_state(outcome);
+            }
+        }
+        if standalone {
+            self.items[i].status = ItemStatus::Completed;
+        }
+    }
+
+    fn on_question_asked(
+        &mut self,
+        request_id: &str,
+        item_id: Option<&str>,
+        questions: &[Question],
+    ) {
+        let mut key = self.key(item_id.unwrap_or(request_id));
+        // Claude asks through a tool call (AskUserQuestion) whose id already names the tool
+        // card: reusing that item would keep the tool body and lose the question, so the
+        // question gets a row of its own.
+        if self
+            .by_id
+            .get(&key)
+            .is_some_and(|&i| !matches!(self.items[i].body, ItemBody::Question { .. }))
+        {
+            key = self.key(&format!("question:{request_id}"));
+        }
+        let i = self.push_new(
+            key,
+            ItemStatus::Running,
+            ItemBody::Question {
+                request_id: request_id.to_owned(),
+                approval_id: None,
+                questions: questions.to_vec(),
+                answers: None,
+                state: ApprovalState::Pending,
+            },
+        );
+        self.requests.insert(request_id.to_owned(), i);
+    }
+
+    fn on_question_answered(
+        &mut self,
+        request_id: &str,
+        answers: Option<&BTreeMap<String, Vec<String>>>,
+    ) {
+        let Some(&i) = self.requests.get(request_id) else {
+            return;
+        };
+        self.dirty.insert(i);
+        let item = &mut self.items[i];
+        item.status = ItemStatus::Completed;
+        if let ItemBody::Question {
+            answers: a, state, ..
+        } = &mut item.body
+        {
+            *a = answers.cloned();
+            if *state == ApprovalState::Pending {
+                *state = if answers.is_some() {
+                    ApprovalState::Answered
+                } else {
+                    ApprovalState::Expired
+                };
+            }
+        }
+    }
+
+    fn on_diagnostic(&mut self, source: DiagnosticSource, message: &str, raw: Option<&Value>) {
+        self.diagnostics += 1;
+        let key = self.key(&format!("diag:{}", self.diagnostics));
+        let body = match source {
+            DiagnosticSource::Notice => ItemBody::Notice {
+                level: NoticeLevel::Info,
+                text: message.to_owned(),
+            },
+            _ => ItemBody::Diagnostic {
+                source,
+                message: message.to_owned(),
+                raw: raw.cloned(),
+            },
+        };
+        self.push_new(key, ItemStatus::Completed, body);
+    }
+
+    fn on_run_failed(&mut self, error: &str, code: Option<&str>) {
+        let text = match code {
+            Some(c) => format!("{error} ({c})"),
+            None => error.to_owned(),
+        };
+        self.end_notice(NoticeLevel::Error, text);
+        self.finish(RunOutcome {
+            status: RunStatus::Failed,
+            stop_reason: code.map(str::to_owned),
+            error: Some(error.to_owned()),
+        });
+    }
+
+    /// The row that says how the run ended.
+    fn end_notice(&mut self, level: NoticeLevel, text: String) {
+        let key = self.key("end");
+        self.push_new(key, ItemStatus::Completed, ItemBody::Notice { level, text });
     }
 
     /// Close what is still open: a completed run's unfinished messages are complete, any

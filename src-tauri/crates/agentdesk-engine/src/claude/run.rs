@@ -481,45 +481,7 @@ impl RunTask {
         let request_id = Held::new_id();
         let question = c.tool_name == "AskUserQuestion";
         if question {
-            let questions = c
-                .input
-                .get("questions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|q| {
-                    let text = q
-                        .get("question")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    Question {
-                        // The answer goes back keyed by the question's text.
-                        id: text.to_owned(),
-                        header: q.get("header").and_then(Value::as_str).map(str::to_owned),
-                        question: text.to_owned(),
-                        options: q
-                            .get("options")
-                            .and_then(Value::as_array)
-                            .into_iter()
-                            .flatten()
-                            .map(|o| QuestionOption {
-                                label: o
-                                    .get("label")
-                                    .and_then(Value::as_str)
-                                    .unwrap_or_default()
-                                    .to_owned(),
-                                description: o
-                                    .get("description")
-                                    .and_then(Value::as_str)
-                                    .map(str::to_owned),
-                            })
-                            .collect(),
-                        // Claude Code's own UI always offers "Other".
-                        allow_other: true,
-                        secret: false,
-                    }
-                })
-                .collect();
+            let questions = ask_user_questions(&c.input);
             out.push(AgentEvent::QuestionAsked {
                 request_id: request_id.clone(),
                 item_id: c.tool_use_id.clone(),
@@ -651,6 +613,49 @@ impl RunTask {
         });
         Ok(())
     }
+}
+
+/// The questions of an `AskUserQuestion` input, keyed by their text (Claude takes the answers
+/// back that way).
+fn ask_user_questions(input: &Value) -> Vec<Question> {
+    input
+        .get("questions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|q| {
+            let text = q
+                .get("question")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            Question {
+                // The answer goes back keyed by the question's text.
+                id: text.to_owned(),
+                header: q.get("header").and_then(Value::as_str).map(str::to_owned),
+                question: text.to_owned(),
+                options: q
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|o| QuestionOption {
+                        label: o
+                            .get("label")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                        description: o
+                            .get("description")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    })
+                    .collect(),
+                // Claude Code's own UI always offers "Other".
+                allow_other: true,
+                secret: false,
+            }
+        })
+        .collect()
 }
 
 /// The size of a skipped oversized line that was the CLI's `result` (recognised by its head:

@@ -32,7 +32,7 @@ use agentdesk_protocol::codex::requests::{
 };
 use agentdesk_protocol::codex::{
     GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse, ThreadResumeParams,
-    ThreadStartParams, TurnStartParams, UserInput,
+    ThreadStartParams, ThreadStartResponse, TurnStartParams, UserInput,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use tokio::sync::mpsc;
@@ -220,62 +220,8 @@ impl CodexEngine {
     ) -> Result<CodexRun, EngineError> {
         let server = self.server(req.profile.server_key(req.codex_home.clone()));
         let peer = server.peer().await?;
-        let mut notices = Vec::new();
-
-        // With OpenAI as provider and no login, a turn retries forever offline: refuse early.
-        if req.profile.provider.is_none() {
-            let account = peer
-                .call::<AccountRead>(&GetAccountParams {
-                    refresh_token: Some(false),
-                })
-                .await?;
-            if account.account.is_none() && account.requires_openai_auth {
-                return Err(EngineError::NotLoggedIn(
-                    "Codex is not logged in: run `codex login` in a terminal (or set a custom provider in the profile)".into(),
-                ));
-            }
-        }
-
-        let cwd = req.cwd.to_string_lossy().into_owned();
+        let (thread, was_resumed, notices) = open_thread(&peer, &req).await?;
         let p = &req.profile;
-        let mut resumed = None;
-        if let Some(thread_id) = &req.resume_thread_id {
-            let params = ThreadResumeParams {
-                thread_id: thread_id.clone(),
-                cwd: Some(cwd.clone()),
-                model: p.model.clone(),
-                approval_policy: p.approval_policy.clone(),
-                sandbox: p.sandbox.clone(),
-                developer_instructions: p.developer_instructions.clone(),
-                config: p.thread_config(&cwd),
-                // We keep the history ourselves; skip codex's deprecated full hydration.
-                exclude_turns: Some(true),
-                ..Default::default()
-            };
-            match peer.call::<ThreadResume>(&params).await {
-                Ok(r) => resumed = Some(r),
-                Err(e) if !e.is_fatal() => notices.push(format!(
-                    "Could not resume the Codex conversation {thread_id} ({e}); continuing in a new conversation without its history."
-                )),
-                Err(e) => return Err(e),
-            }
-        }
-        let was_resumed = resumed.is_some();
-        let thread = match resumed {
-            Some(r) => r,
-            None => {
-                let params = ThreadStartParams {
-                    config: p.thread_config(&cwd),
-                    cwd: Some(cwd),
-                    model: p.model.clone(),
-                    approval_policy: p.approval_policy.clone(),
-                    sandbox: p.sandbox.clone(),
-                    developer_instructions: p.developer_instructions.clone(),
-                    ..Default::default()
-                };
-                peer.call::<ThreadStart>(&params).await?
-            }
-        };
         let thread_id = thread.thread.id.clone();
 
         // Route before turn/start: codex streams right after answering it.
@@ -356,6 +302,71 @@ impl CodexEngine {
             s.shutdown().await;
         }
     }
+}
+
+/// The run's thread: the session's own resumed (`thread/resume`), else a new one. Refuses
+/// early when OpenAI is the provider and nobody is logged in (a turn would retry forever
+/// offline). Returns the thread, whether it was resumed, and notices for the timeline.
+async fn open_thread(
+    peer: &crate::rpc::RpcPeer,
+    req: &RunRequest,
+) -> Result<(ThreadStartResponse, bool, Vec<String>), EngineError> {
+    let mut notices = Vec::new();
+    // With OpenAI as provider and no login, a turn retries forever offline: refuse early.
+    if req.profile.provider.is_none() {
+        let account = peer
+            .call::<AccountRead>(&GetAccountParams {
+                refresh_token: Some(false),
+            })
+            .await?;
+        if account.account.is_none() && account.requires_openai_auth {
+            return Err(EngineError::NotLoggedIn(
+                "Codex is not logged in: run `codex login` in a terminal (or set a custom provider in the profile)".into(),
+            ));
+        }
+    }
+
+    let cwd = req.cwd.to_string_lossy().into_owned();
+    let p = &req.profile;
+    let mut resumed = None;
+    if let Some(thread_id) = &req.resume_thread_id {
+        let params = ThreadResumeParams {
+            thread_id: thread_id.clone(),
+            cwd: Some(cwd.clone()),
+            model: p.model.clone(),
+            approval_policy: p.approval_policy.clone(),
+            sandbox: p.sandbox.clone(),
+            developer_instructions: p.developer_instructions.clone(),
+            config: p.thread_config(&cwd),
+            // We keep the history ourselves; skip codex's deprecated full hydration.
+            exclude_turns: Some(true),
+            ..Default::default()
+        };
+        match peer.call::<ThreadResume>(&params).await {
+            Ok(r) => resumed = Some(r),
+            Err(e) if !e.is_fatal() => notices.push(format!(
+                "Could not resume the Codex conversation {thread_id} ({e}); continuing in a new conversation without its history."
+            )),
+            Err(e) => return Err(e),
+        }
+    }
+    let was_resumed = resumed.is_some();
+    let thread = match resumed {
+        Some(r) => r,
+        None => {
+            let params = ThreadStartParams {
+                config: p.thread_config(&cwd),
+                cwd: Some(cwd),
+                model: p.model.clone(),
+                approval_policy: p.approval_policy.clone(),
+                sandbox: p.sandbox.clone(),
+                developer_instructions: p.developer_instructions.clone(),
+                ..Default::default()
+            };
+            peer.call::<ThreadStart>(&params).await?
+        }
+    };
+    Ok((thread, was_resumed, notices))
 }
 
 #[cfg(test)]
