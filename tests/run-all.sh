@@ -41,7 +41,7 @@ cargo build -p agentdesk
 export AGENTDESK_APP_BIN="$ROOT/target/debug/agentdesk"
 # The CLI suite (tests/tests/cli.rs) runs the built binary; a bin of another crate is not
 # built by `cargo test` of the tests crate.
-cargo build -p agentdesk-core --bin agentdesk-cli
+cargo build -p agentdesk-cli
 
 step "Rust: all suites"
 cargo test --no-fail-fast

@@ -132,7 +132,7 @@ fn cli_bin() -> Option<PathBuf> {
         skip_or_fail(
             SUITE,
             &format!(
-                "{} missing: run `cargo build -p agentdesk-core --bin agentdesk-cli`",
+                "{} missing: run `cargo build -p agentdesk-cli`",
                 bin.display()
             ),
         );
