@@ -14,7 +14,7 @@ use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
-    ItemBody, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
+    ItemBody, LiveOp, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
 };
 use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
 use agentdesk_tests::{fake_messages, fake_responses};
@@ -345,9 +345,14 @@ async fn approval(engine: Engine, bin: PathBuf) {
     let w = World::new(engine, "approval", &bin, Vec::new()).await;
     w.push_command("call_core_1", "touch approved.txt");
     w.push_text(&["Done."]);
+    let mut updates = w.desk.subscribe_runs();
     let run_id = w.send("Please create the file").await;
     let a = w.pending(&run_id).await;
     assert_eq!(a.kind, ApprovalKindName::Command);
+    // The new approval reaches the run's live view once (from the queue's answer to the
+    // request), not a second time from the queue's broadcast.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(pending_upserts(&mut updates, &a.id), 1);
     assert!(!w.work.join("approved.txt").exists());
     let decided = w
         .desk
@@ -364,6 +369,34 @@ async fn approval(engine: Engine, bin: PathBuf) {
         .await;
     assert!(again.is_err(), "a second decision was accepted");
     w.finish(&[]).await;
+}
+
+/// Live updates (so far) that show `approval_id` still pending.
+fn pending_upserts(
+    updates: &mut tokio::sync::broadcast::Receiver<RunUpdate>,
+    approval_id: &str,
+) -> usize {
+    let mut n = 0;
+    while let Ok(u) = updates.try_recv() {
+        let RunUpdate::Live { ops, .. } = u else {
+            continue;
+        };
+        let shows_it = ops.iter().any(|op| match op {
+            LiveOp::Upsert { item } => match &item.body {
+                ItemBody::Tool {
+                    approval: Some(a), ..
+                }
+                | ItemBody::Approval { approval: a } => {
+                    a.approval_id.as_deref() == Some(approval_id)
+                        && a.state == ApprovalState::Pending
+                }
+                _ => false,
+            },
+            _ => false,
+        });
+        n += usize::from(shows_it);
+    }
+    n
 }
 
 /// "No, and stop": the command never runs, the approval is recorded as denied (not expired),
