@@ -1,0 +1,581 @@
+//! Issue #12's figures for the chat window, measured on the real app under Xvfb with the real
+//! pinned `codex` against the fake Responses API (figures land in BENCHMARKS.md). Not a timed
+//! test: it is `#[ignore]`d and only prints what it measured.
+//!
+//! ```sh
+//! npm --prefix ui run build && cargo build --release -p agentdesk
+//! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk \
+//! CODEX_BIN=$PWD/target/engines/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex \
+//!   cargo test -p agentdesk-tests --test chat_bench -- --ignored --nocapture
+//! ```
+//!
+//! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
+//! (utime + stime) of the app and all its descendants (WebKitWebProcess, WebKitNetworkProcess,
+//! codex), sampled every 100 ms. Timings are taken inside the page (`performance.now()`), so
+//! WebDriver round trips do not count.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentdesk_core::{Desk, EngineSettings};
+use agentdesk_protocol::ui::{
+    Engine, ItemBody, ItemStatus, PermissionMode, ProfileSpec, RunStatus, Session, TimelineItem,
+};
+use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::real::engine_bin;
+use serde_json::json;
+
+const TEST: &str = "chat_bench";
+const SEEDED_ITEMS: usize = 50_000;
+const SEEDED_TITLE: &str = "seeded 50k";
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+// ---------------------------------------------------------------- /proc sampling
+
+/// Clock ticks per second of /proc/<pid>/stat times (USER_HZ is 100 on Linux).
+const HZ: f64 = 100.0;
+
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: fields start after its closing parenthesis.
+    let close = raw.rfind(')')?;
+    let mut v = vec![raw[..close].split('(').nth(1)?.to_string()];
+    v.extend(raw[close + 2..].split_whitespace().map(str::to_string));
+    Some(v)
+}
+
+/// (comm, ppid, utime+stime ticks, start ticks since boot)
+fn proc_info(pid: u32) -> Option<(String, u32, u64, u64)> {
+    let f = stat_fields(pid)?;
+    // After the name: state=1, ppid=2, ..., utime=12, stime=13, starttime=20.
+    Some((
+        f[0].clone(),
+        f[2].parse().ok()?,
+        f[12].parse::<u64>().ok()? + f[13].parse::<u64>().ok()?,
+        f[20].parse().ok()?,
+    ))
+}
+
+fn pss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// `root` and every process below it.
+fn tree(root: u32) -> Vec<u32> {
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Some(pid) = e.file_name().to_str().and_then(|n| n.parse().ok()) {
+            if let Some((_, ppid, _, _)) = proc_info(pid) {
+                parent.insert(pid, ppid);
+            }
+        }
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(parent.iter().filter(|(_, pp)| **pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    out
+}
+
+/// The app process of this environment: the app binary with this data dir in its environment.
+fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
+    let app = std::fs::canonicalize(app).ok()?;
+    let needle = format!("AGENTDESK_DATA_DIR={}", data_dir.display());
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe"))
+                .ok()
+                .as_deref()
+                == Some(app.as_path())
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+                    .unwrap_or(false)
+        })
+}
+
+/// A snapshot of a tree: PSS per process name (kB) and CPU ticks per pid.
+fn snapshot(root: u32) -> (BTreeMap<String, u64>, HashMap<u32, (String, u64)>) {
+    let mut pss = BTreeMap::new();
+    let mut cpu = HashMap::new();
+    for pid in tree(root) {
+        if let Some((comm, _, ticks, _)) = proc_info(pid) {
+            *pss.entry(comm.clone()).or_insert(0) += pss_kb(pid);
+            cpu.insert(pid, (comm, ticks));
+        }
+    }
+    (pss, cpu)
+}
+
+/// Samples a process tree every 100 ms until stopped: peak total PSS and the CPU each process
+/// used since the sampler started (a process that exits keeps its last reading).
+struct Sampler {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<(u64, HashMap<u32, (String, u64)>)>>,
+}
+
+impl Sampler {
+    fn start(root: u32) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (_, base) = snapshot(root);
+        let handle = std::thread::spawn(move || {
+            let mut peak = 0;
+            let mut last: HashMap<u32, (String, u64)> = HashMap::new();
+            loop {
+                let (pss, cpu) = snapshot(root);
+                peak = peak.max(pss.values().sum());
+                for (pid, (comm, ticks)) in cpu {
+                    let before = base.get(&pid).map(|b| b.1).unwrap_or(0);
+                    last.insert(pid, (comm, ticks.saturating_sub(before)));
+                }
+                if flag.load(Ordering::Relaxed) {
+                    return (peak, last);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        Sampler {
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    /// (peak PSS kB, CPU-seconds of every process, CPU-seconds without codex)
+    fn finish(mut self) -> (u64, f64, f64) {
+        self.stop.store(true, Ordering::Relaxed);
+        let (peak, cpu) = self
+            .handle
+            .take()
+            .map(|h| h.join().unwrap())
+            .unwrap_or_default();
+        let all: u64 = cpu.values().map(|(_, t)| t).sum();
+        let ui: u64 = cpu
+            .values()
+            .filter(|(c, _)| !c.starts_with("codex"))
+            .map(|(_, t)| t)
+            .sum();
+        (peak, all as f64 / HZ, ui as f64 / HZ)
+    }
+}
+
+/// Seconds since the epoch at which `pid` started.
+fn start_epoch(pid: u32) -> f64 {
+    let btime: f64 = std::fs::read_to_string("/proc/stat")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("btime ")?.trim().parse().ok())
+        .unwrap();
+    btime + proc_info(pid).unwrap().3 as f64 / HZ
+}
+
+fn epoch_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+// ---------------------------------------------------------------- set-up
+
+/// A workspace with a default Codex profile at the fake model, plus a session of
+/// `SEEDED_ITEMS` items written through the store.
+async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
+    let work = env.root.join("work");
+    let home = env.root.join("home");
+    std::fs::create_dir_all(&work)?;
+    std::fs::create_dir_all(&home)?;
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&work)
+        .status()?;
+    let desk = Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&EngineSettings {
+        codex_bin: Some(bin),
+        ..Default::default()
+    })
+    .await?;
+    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
+    let mut vars = BTreeMap::new();
+    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
+    vars.insert("HOME".to_string(), s(&home));
+    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+    let profile = desk
+        .create_profile(
+            &ws.id,
+            &ProfileSpec {
+                name: "codex (fake model)".into(),
+                engine: Engine::Codex,
+                model: Some("gpt-5.5".into()),
+                base_url: Some(fake.base_url()),
+                api_key_env: Some("MOCK_API_KEY".into()),
+                permission_mode: PermissionMode::Ask,
+                allowed_tools: Vec::new(),
+                denied_tools: Vec::new(),
+                system_prompt: None,
+                extra_dirs: Vec::new(),
+                env: vars,
+                secret_env: Vec::new(),
+                approval_rules: Vec::new(),
+                approval_timeout_secs: None,
+                engine_options: json!({
+                    "codexHome": s(&home),
+                    "requestMaxRetries": 0,
+                    "streamMaxRetries": 0,
+                }),
+            },
+        )
+        .await?;
+    desk.set_default_profile(&profile.id).await?;
+
+    let store = desk.store();
+    let (sid, rid) = ("seeded-session", "seeded-run");
+    store
+        .insert_session(&Session {
+            id: sid.into(),
+            workspace_id: ws.id.clone(),
+            profile_id: None,
+            title: SEEDED_TITLE.into(),
+            engine: Engine::Codex,
+            engine_session_id: None,
+            // Old: the sessions the benchmark creates list above it.
+            created_at: 1,
+            updated_at: 1,
+            archived_at: None,
+        })
+        .await?;
+    store
+        .create_run(&agentdesk_store::NewRun {
+            id: rid,
+            session_id: sid,
+            status: RunStatus::Running,
+            prompt: "p",
+            profile_id: None,
+            model: None,
+            at: 1,
+        })
+        .await?;
+    let mut from = 0;
+    while from < SEEDED_ITEMS {
+        let n = 2_000.min(SEEDED_ITEMS - from);
+        let items: Vec<TimelineItem> = (from..from + n)
+            .map(|i| {
+                let text = seeded_text(i);
+                TimelineItem {
+                    id: format!("{rid}:{i}"),
+                    session_id: sid.into(),
+                    run_id: rid.into(),
+                    seq: i as i64,
+                    status: ItemStatus::Completed,
+                    body: if i % 2 == 0 {
+                        ItemBody::UserMessage {
+                            text,
+                            attachments: Vec::new(),
+                        }
+                    } else {
+                        ItemBody::AgentMessage { text }
+                    },
+                    created_at: 1,
+                    updated_at: 1,
+                }
+            })
+            .collect();
+        store.upsert_timeline_items(&items).await?;
+        from += n;
+    }
+    desk.close().await;
+    Ok(work)
+}
+
+fn seeded_text(i: usize) -> String {
+    format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
+}
+
+/// The 20,000-delta, ~401 KB answer (20 bytes a delta, a paragraph break every 50).
+fn big_answer() -> Vec<String> {
+    (0..20_000)
+        .map(|i| {
+            if i == 19_999 {
+                "THE-LAST-WORDS.\n".to_string()
+            } else if i % 50 == 49 {
+                format!("w{i:05} lorem ips.\n\n")
+            } else {
+                format!("w{i:05} lorem ipsum. ")
+            }
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- in-page steps
+
+/// Type `text` and press Send; resolves (in ms, page clock) when the newest run line reads
+/// `Completed` and the timeline holds `last`.
+const SEND_AND_WAIT: &str = r#"
+    const [last, done] = [arguments[0], arguments[arguments.length - 1]];
+    const send = [...document.querySelectorAll('button')].find(
+      (b) => (b.getAttribute('aria-label') || b.textContent).trim() === 'Send' && !b.disabled);
+    if (!send) { done(-1); return; }
+    const t0 = performance.now();
+    send.click();
+    const tick = () => {
+      const st = [...document.querySelectorAll('[data-testid=run-status] .run-status-text')];
+      const log = document.querySelector('[role=log][aria-label=Timeline]');
+      if (st.length && st[st.length - 1].textContent.trim() === 'Completed'
+          && log && log.textContent.includes(last)) {
+        done(performance.now() - t0);
+      } else {
+        setTimeout(tick, 50);
+      }
+    };
+    tick();
+"#;
+
+/// Click the seeded session; resolves (ms) at the first frame its newest item is in the page.
+const OPEN_SEEDED: &str = r#"
+    const [title, last, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+    const item = [...document.querySelectorAll('[data-testid=session-item]')].find(
+      (b) => b.textContent.includes(title));
+    if (!item) { done(-1); return; }
+    const t0 = performance.now();
+    item.click();
+    const tick = () => {
+      const log = document.querySelector('[role=log][aria-label=Timeline]');
+      if (log && log.textContent.includes(last)) done(performance.now() - t0);
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+"#;
+
+async fn type_message(app: &AppSession, text: &str) -> Result<(), BoxError> {
+    let message = app.find("textarea[aria-label=Message]").await?;
+    message.send_keys(text).await?;
+    Ok(())
+}
+
+async fn send_and_wait(app: &AppSession, text: &str, last: &str) -> Result<f64, BoxError> {
+    type_message(app, text).await?;
+    let ms = app
+        .client
+        .execute_async(SEND_AND_WAIT, vec![last.into()])
+        .await?;
+    let ms = ms.as_f64().ok_or("no timing")?;
+    if ms < 0.0 {
+        return Err("no Send button".into());
+    }
+    Ok(ms)
+}
+
+// ---------------------------------------------------------------- scenario
+
+struct Figures {
+    cold_fcp_ms: Option<f64>,
+    cold_sidebar_ms: f64,
+    idle: BTreeMap<String, u64>,
+    big_ms: f64,
+    big_cpu_all: f64,
+    big_peak_kb: u64,
+    paced_ms: f64,
+    paced_cpu_ui: f64,
+    open_50k_ms: f64,
+}
+
+async fn run_variant(
+    desktop: &Desktop,
+    app_bin: &Path,
+    bin: &Path,
+    variant: &str,
+    extra: &[(&str, &str)],
+) -> Result<Figures, BoxError> {
+    let artifacts = artifacts_dir(&format!("{TEST}/{variant}"));
+    let mut env = AppEnv::new(TEST)?;
+    env.extra = extra
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let fake = FakeResponses::start().await?;
+    prepare(&env, bin.to_path_buf(), &fake).await?;
+
+    let app = desktop.launch(&env, "app", &artifacts).await?;
+    app.find("[data-testid=workspace-item]").await?;
+    let found_at = epoch_now();
+    let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
+    let started = start_epoch(pid);
+    let cold_sidebar_ms = (found_at - started) * 1000.0;
+    // First contentful paint, on the page's clock, placed on the wall clock.
+    let fcp = app
+        .client
+        .execute(
+            "const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint'); \
+             return p ? performance.timeOrigin + p.startTime : null;",
+            vec![],
+        )
+        .await?;
+    let cold_fcp_ms = fcp.as_f64().map(|at| at - started * 1000.0);
+
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let (idle, _) = snapshot(pid);
+    app.screenshot(&artifacts.join("idle.png")).await?;
+
+    // The 20,000-delta answer.
+    let answer = big_answer();
+    let refs: Vec<&str> = answer.iter().map(String::as_str).collect();
+    fake.push(Reply::text(&refs));
+    app.button("New session").await?.click().await?;
+    let sampler = Sampler::start(pid);
+    let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
+    let (big_peak_kb, big_cpu_all, _) = sampler.finish();
+    app.screenshot(&artifacts.join("big-answer.png")).await?;
+
+    // A paced stream: 1,000 deltas 10 ms apart.
+    fake.push(Reply::slow_text_then_end(1_000, Duration::from_millis(10)));
+    let sampler = Sampler::start(pid);
+    let wall = Instant::now();
+    let paced_ms = send_and_wait(&app, "Now slowly", "chunk999").await?;
+    let wall = wall.elapsed().as_secs_f64();
+    let (_, _, ui_cpu) = sampler.finish();
+    let paced_cpu_ui = ui_cpu / wall;
+
+    // Opening the 50,000-item session.
+    let last = seeded_text(SEEDED_ITEMS - 1);
+    let ms = app
+        .client
+        .execute_async(OPEN_SEEDED, vec![SEEDED_TITLE.into(), last.into()])
+        .await?;
+    let open_50k_ms = ms.as_f64().ok_or("no timing")?;
+    app.screenshot(&artifacts.join("seeded-50k.png")).await?;
+    app.quit().await?;
+    env.passed();
+    Ok(Figures {
+        cold_fcp_ms,
+        cold_sidebar_ms,
+        idle,
+        big_ms,
+        big_cpu_all,
+        big_peak_kb,
+        paced_ms,
+        paced_cpu_ui,
+        open_50k_ms,
+    })
+}
+
+/// The same 20,000-delta turn through `agentdesk-cli run` (codex and the core, no window).
+async fn codex_alone(cli: &Path, bin: &Path) -> Result<(f64, f64, u64), BoxError> {
+    let env = AppEnv::new(TEST)?;
+    let fake = FakeResponses::start().await?;
+    let work = prepare(&env, bin.to_path_buf(), &fake).await?;
+    let answer = big_answer();
+    let refs: Vec<&str> = answer.iter().map(String::as_str).collect();
+    fake.push(Reply::text(&refs));
+    let t0 = Instant::now();
+    let child = std::process::Command::new(cli)
+        .env("AGENTDESK_DATA_DIR", &env.data_dir)
+        .args(["run", "--workspace", &s(&work), "Write a long answer"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let pid = child.id();
+    let sampler = Sampler::start(pid);
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await??;
+    let secs = t0.elapsed().as_secs_f64();
+    let (peak, cpu, _) = sampler.finish();
+    if !out.status.success() {
+        return Err(format!("agentdesk-cli run failed: {}", out.status).into());
+    }
+    Ok((secs * 1000.0, cpu, peak))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark: run by hand, figures go to BENCHMARKS.md"]
+async fn chat_window_figures() {
+    let Some(pre) = prerequisites(TEST) else {
+        return;
+    };
+    let Some(bin) = engine_bin("CODEX_BIN", "chat bench") else {
+        return;
+    };
+    let app_bin = pre.app.clone();
+    let cli = std::env::var_os("AGENTDESK_CLI_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let t = agentdesk_tests::e2e::target_dir();
+            let rel = t.join("release/agentdesk-cli");
+            if rel.is_file() {
+                rel
+            } else {
+                t.join("debug/agentdesk-cli")
+            }
+        });
+    println!("app: {}\ncli: {}", app_bin.display(), cli.display());
+    let desktop = Desktop::start(pre).unwrap();
+
+    let alone = codex_alone(&cli, &bin).await.unwrap();
+    println!(
+        "codex alone (agentdesk-cli run): {:.0} ms, {:.2} CPU-s, peak PSS {:.0} MB",
+        alone.0,
+        alone.1,
+        alone.2 as f64 / 1024.0
+    );
+    let variants: [(&str, &[(&str, &str)]); 2] = [
+        ("default", &[]),
+        (
+            "no-compositing",
+            &[("WEBKIT_DISABLE_COMPOSITING_MODE", "1")],
+        ),
+    ];
+    for (name, extra) in variants {
+        let f = run_variant(&desktop, &app_bin, &bin, name, extra)
+            .await
+            .unwrap();
+        let idle_total: u64 = f.idle.values().sum();
+        println!("\n== {name}");
+        println!(
+            "cold start: first contentful paint {} ms, sidebar found over WebDriver {:.0} ms",
+            f.cold_fcp_ms
+                .map(|v| format!("{v:.0}"))
+                .unwrap_or_else(|| "n/a".into()),
+            f.cold_sidebar_ms
+        );
+        println!(
+            "idle PSS after 10 s: {:.1} MB total; {}",
+            idle_total as f64 / 1024.0,
+            f.idle
+                .iter()
+                .map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1024.0))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        println!(
+            "20,000-delta answer: {:.0} ms send→shown ({:.2}× codex alone), {:.2} CPU-s tree, peak PSS {:.0} MB",
+            f.big_ms,
+            f.big_ms / alone.0,
+            f.big_cpu_all,
+            f.big_peak_kb as f64 / 1024.0
+        );
+        println!(
+            "paced 1,000 × 10 ms: {:.0} ms, app + webview {:.3} cores",
+            f.paced_ms, f.paced_cpu_ui
+        );
+        println!("open the 50,000-item session: {:.0} ms", f.open_50k_ms);
+    }
+}
