@@ -7,6 +7,7 @@
 //! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk \
 //! CODEX_BIN=$PWD/target/engines/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex \
 //!   cargo test -p agentdesk-tests --test chat_bench -- --ignored --nocapture
+//! # CHAT_BENCH_VARIANT=default or no-compositing (WEBKIT_DISABLE_COMPOSITING_MODE=1): one look only
 //! ```
 //!
 //! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
@@ -127,11 +128,14 @@ fn snapshot(root: u32) -> (BTreeMap<String, u64>, HashMap<u32, (String, u64)>) {
     (pss, cpu)
 }
 
+/// CPU ticks per pid, with the process name.
+type CpuByPid = HashMap<u32, (String, u64)>;
+
 /// Samples a process tree every 100 ms until stopped: peak total PSS and the CPU each process
 /// used since the sampler started (a process that exits keeps its last reading).
 struct Sampler {
     stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<(u64, HashMap<u32, (String, u64)>)>>,
+    handle: Option<std::thread::JoinHandle<(u64, CpuByPid)>>,
 }
 
 impl Sampler {
@@ -543,7 +547,12 @@ async fn chat_window_figures() {
             &[("WEBKIT_DISABLE_COMPOSITING_MODE", "1")],
         ),
     ];
+    // `CHAT_BENCH_VARIANT=default` (or `no-compositing`) measures one look only.
+    let only = std::env::var("CHAT_BENCH_VARIANT").ok();
     for (name, extra) in variants {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let f = run_variant(&desktop, &app_bin, &bin, name, extra)
             .await
             .unwrap();
