@@ -205,6 +205,38 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         2,
         "one turn: the patch, then the answer"
     );
+
+    // A second turn in the same session: a command, approved from its card, which shows the
+    // exact command.
+    fake.push(Reply::exec_command("call_exec", "touch from-command.txt"));
+    fake.push(Reply::text(&["Touched it."]));
+    let message = app.find("textarea[aria-label=Message]").await?;
+    message.send_keys("Now touch a file").await?;
+    app.button("Send").await?.click().await?;
+    let card = app
+        .find_xpath(
+            "//*[@role='group' and @aria-label='Approval' and contains(., 'from-command.txt')]",
+        )
+        .await;
+    let card = shot_on_error(&app, &artifacts, card).await?;
+    let card_text = card.prop("textContent").await?.unwrap_or_default();
+    assert!(
+        card_text.contains("touch from-command.txt"),
+        "card: {card_text}"
+    );
+    app.screenshot(&artifacts.join("03b-command-card.png"))
+        .await?;
+    app.button("Approve once").await?.click().await?;
+    let text = timeline_text(&app, "Touched it.").await;
+    shot_on_error(&app, &artifacts, text).await?;
+    let deadline = std::time::Instant::now() + STREAM;
+    while !work.join("from-command.txt").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the approved command did not run"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     app.quit().await?;
 
     // Restart, in the dark look: the session and its history are there.
