@@ -645,3 +645,75 @@ impl Desktop {
         &self.display.name
     }
 }
+
+/// A workspace set up with a default Codex profile, the database still open so a suite can
+/// add what it needs (settings, seeded sessions) before closing it and starting the app.
+pub struct CodexWorkspace {
+    /// The workspace folder (a git repository, as codex expects).
+    pub work: PathBuf,
+    pub workspace_id: String,
+    pub desk: agentdesk_core::Desk,
+}
+
+/// A workspace with a default Codex profile (asks before acting) pointed at a fake Responses
+/// API at `base_url` — as a user who set up a profile would have it. `customise` adjusts the
+/// profile (rules, engine options) before it is stored.
+pub async fn prepare_codex_workspace(
+    env: &AppEnv,
+    bin: PathBuf,
+    base_url: String,
+    customise: impl FnOnce(&mut agentdesk_protocol::ui::ProfileSpec),
+) -> Result<CodexWorkspace, BoxError> {
+    use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
+    let s = |p: &Path| p.to_string_lossy().into_owned();
+    let work = env.root.join("work");
+    let home = env.root.join("home");
+    std::fs::create_dir_all(&work)?;
+    std::fs::create_dir_all(&home)?;
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&work)
+        .status()?;
+    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&agentdesk_core::EngineSettings {
+        codex_bin: Some(bin),
+        ..Default::default()
+    })
+    .await?;
+    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
+    vars.insert("HOME".to_string(), s(&home));
+    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
+    let mut spec = ProfileSpec {
+        name: "codex (fake model)".into(),
+        engine: Engine::Codex,
+        // A catalog slug: codex then offers `apply_patch` (file-change approvals).
+        model: Some("gpt-5.5".into()),
+        base_url: Some(base_url),
+        api_key_env: Some("MOCK_API_KEY".into()),
+        permission_mode: PermissionMode::Ask,
+        allowed_tools: Vec::new(),
+        denied_tools: Vec::new(),
+        system_prompt: None,
+        extra_dirs: Vec::new(),
+        env: vars,
+        secret_env: Vec::new(),
+        approval_rules: Vec::new(),
+        approval_timeout_secs: None,
+        engine_options: serde_json::json!({
+            "codexHome": s(&home),
+            "requestMaxRetries": 0,
+            "streamMaxRetries": 0,
+        }),
+    };
+    customise(&mut spec);
+    let profile = desk.create_profile(&ws.id, &spec).await?;
+    desk.set_default_profile(&profile.id).await?;
+    Ok(CodexWorkspace {
+        work,
+        workspace_id: ws.id,
+        desk,
+    })
+}

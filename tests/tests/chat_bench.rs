@@ -22,14 +22,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentdesk_core::{Desk, EngineSettings};
-use agentdesk_protocol::ui::{
-    Engine, ItemBody, ItemStatus, PermissionMode, ProfileSpec, RunStatus, Session, TimelineItem,
+use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_tests::e2e::{
+    artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,
+    CodexWorkspace, Desktop,
 };
-use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
 use agentdesk_tests::real::engine_bin;
-use serde_json::json;
 
 const TEST: &str = "chat_bench";
 const SEEDED_ITEMS: usize = 50_000;
@@ -205,60 +204,18 @@ fn epoch_now() -> f64 {
 /// A workspace with a default Codex profile at the fake model, plus a session of
 /// `SEEDED_ITEMS` items written through the store.
 async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
-    let work = env.root.join("work");
-    let home = env.root.join("home");
-    std::fs::create_dir_all(&work)?;
-    std::fs::create_dir_all(&home)?;
-    std::fs::write(work.join("README.md"), "demo repo\n")?;
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&work)
-        .status()?;
-    let desk = Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&EngineSettings {
-        codex_bin: Some(bin),
-        ..Default::default()
-    })
-    .await?;
-    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
-    let mut vars = BTreeMap::new();
-    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
-    vars.insert("HOME".to_string(), s(&home));
-    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-    let profile = desk
-        .create_profile(
-            &ws.id,
-            &ProfileSpec {
-                name: "codex (fake model)".into(),
-                engine: Engine::Codex,
-                model: Some("gpt-5.5".into()),
-                base_url: Some(fake.base_url()),
-                api_key_env: Some("MOCK_API_KEY".into()),
-                permission_mode: PermissionMode::Ask,
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: vars,
-                secret_env: Vec::new(),
-                approval_rules: Vec::new(),
-                approval_timeout_secs: None,
-                engine_options: json!({
-                    "codexHome": s(&home),
-                    "requestMaxRetries": 0,
-                    "streamMaxRetries": 0,
-                }),
-            },
-        )
-        .await?;
-    desk.set_default_profile(&profile.id).await?;
+    let CodexWorkspace {
+        work,
+        workspace_id,
+        desk,
+    } = prepare_codex_workspace(env, bin, fake.base_url(), |_| {}).await?;
 
     let store = desk.store();
     let (sid, rid) = ("seeded-session", "seeded-run");
     store
         .insert_session(&Session {
             id: sid.into(),
-            workspace_id: ws.id.clone(),
+            workspace_id,
             profile_id: None,
             title: SEEDED_TITLE.into(),
             engine: Engine::Codex,

@@ -6,16 +6,14 @@
 //! `target/test-artifacts/chat_codex/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_core::{Desk, EngineSettings};
-use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
-use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
+use agentdesk_tests::e2e::{
+    artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError, Desktop,
+};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
 use agentdesk_tests::real::engine_bin;
-use serde_json::json;
 
 const TEST: &str = "chat_codex";
 const STREAM: Duration = Duration::from_secs(60);
@@ -31,63 +29,12 @@ async fn codex_session_streams_asks_shows_the_diff_and_keeps_its_history() {
     scenario(pre, bin).await.unwrap();
 }
 
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
 /// A workspace with a default Codex profile pointed at the fake model, as a user who set up
 /// a profile would have it.
 async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<PathBuf, BoxError> {
-    let work = env.root.join("work");
-    let home = env.root.join("home");
-    std::fs::create_dir_all(&work)?;
-    std::fs::create_dir_all(&home)?;
-    std::fs::write(work.join("README.md"), "demo repo\n")?;
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&work)
-        .status()?;
-    let desk = Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&EngineSettings {
-        codex_bin: Some(bin),
-        ..Default::default()
-    })
-    .await?;
-    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
-    let mut vars = BTreeMap::new();
-    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
-    vars.insert("HOME".to_string(), s(&home));
-    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-    let profile = desk
-        .create_profile(
-            &ws.id,
-            &ProfileSpec {
-                name: "codex (fake model)".into(),
-                engine: Engine::Codex,
-                // A catalog slug: codex then offers `apply_patch` (file-change approvals).
-                model: Some("gpt-5.5".into()),
-                base_url: Some(fake.base_url()),
-                api_key_env: Some("MOCK_API_KEY".into()),
-                permission_mode: PermissionMode::Ask,
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: vars,
-                secret_env: Vec::new(),
-                approval_rules: Vec::new(),
-                approval_timeout_secs: None,
-                engine_options: json!({
-                    "codexHome": s(&home),
-                    "requestMaxRetries": 0,
-                    "streamMaxRetries": 0,
-                }),
-            },
-        )
-        .await?;
-    desk.set_default_profile(&profile.id).await?;
-    desk.close().await;
-    Ok(work)
+    let ws = prepare_codex_workspace(env, bin, fake.base_url(), |_| {}).await?;
+    ws.desk.close().await;
+    Ok(ws.work)
 }
 
 /// A picture of the window when a step fails, for the person reading the failure.

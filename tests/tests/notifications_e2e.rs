@@ -10,17 +10,14 @@
 //! `target/test-artifacts/notifications_*/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use agentdesk_core::notify::{NotificationSettings, NotifyWhen};
-use agentdesk_core::{Desk, EngineSettings};
-use agentdesk_protocol::ui::{
-    ApprovalKindName, ApprovalRule, Engine, PermissionMode, ProfileSpec, RuleAction,
-};
+use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRule, RuleAction};
 use agentdesk_tests::e2e::{
-    artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
+    artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError, Desktop,
+    SessionBus,
 };
 use agentdesk_tests::fake_notifications::{FakeNotifications, LauncherWatch, Notified};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
@@ -31,10 +28,6 @@ use serde_json::json;
 const STREAM: Duration = Duration::from_secs(60);
 const NOTIFY: Duration = Duration::from_secs(30);
 
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
 /// A workspace with a Codex profile on the fake model that asks before commands, except
 /// `mkdir` (a profile rule allows it; codex itself would ask), and notifications set to "always" (the window under
 /// Xvfb may or may not have the focus; the preference makes the test independent of it).
@@ -44,68 +37,26 @@ async fn prepare(
     fake: &FakeResponses,
     plan_mode: bool,
 ) -> Result<PathBuf, BoxError> {
-    let work = env.root.join("work");
-    let home = env.root.join("home");
-    std::fs::create_dir_all(&work)?;
-    std::fs::create_dir_all(&home)?;
-    std::fs::write(work.join("README.md"), "demo repo\n")?;
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&work)
-        .status()?;
-    let desk = Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&EngineSettings {
-        codex_bin: Some(bin),
-        ..Default::default()
+    let ws = prepare_codex_workspace(env, bin, fake.base_url(), |spec| {
+        spec.approval_rules = vec![ApprovalRule {
+            kind: Some(ApprovalKindName::Command),
+            tool: None,
+            command_prefix: Some("mkdir".into()),
+            action: RuleAction::Allow,
+        }];
+        spec.engine_options["planMode"] = json!(plan_mode);
     })
     .await?;
-    desk.set_notification_settings(&NotificationSettings {
-        approvals: NotifyWhen::Always,
-        questions: NotifyWhen::Always,
-        sound: false,
-        ..Default::default()
-    })
-    .await?;
-    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
-    let mut vars = BTreeMap::new();
-    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
-    vars.insert("HOME".to_string(), s(&home));
-    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-    let profile = desk
-        .create_profile(
-            &ws.id,
-            &ProfileSpec {
-                name: "codex (fake model)".into(),
-                engine: Engine::Codex,
-                model: Some("gpt-5.5".into()),
-                base_url: Some(fake.base_url()),
-                api_key_env: Some("MOCK_API_KEY".into()),
-                permission_mode: PermissionMode::Ask,
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: vars,
-                secret_env: Vec::new(),
-                approval_rules: vec![ApprovalRule {
-                    kind: Some(ApprovalKindName::Command),
-                    tool: None,
-                    command_prefix: Some("mkdir".into()),
-                    action: RuleAction::Allow,
-                }],
-                approval_timeout_secs: None,
-                engine_options: json!({
-                    "codexHome": s(&home),
-                    "requestMaxRetries": 0,
-                    "streamMaxRetries": 0,
-                    "planMode": plan_mode,
-                }),
-            },
-        )
+    ws.desk
+        .set_notification_settings(&NotificationSettings {
+            approvals: NotifyWhen::Always,
+            questions: NotifyWhen::Always,
+            sound: false,
+            ..Default::default()
+        })
         .await?;
-    desk.set_default_profile(&profile.id).await?;
-    desk.close().await;
-    Ok(work)
+    ws.desk.close().await;
+    Ok(ws.work)
 }
 
 struct World {
