@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, RunRequest};
 use agentdesk_engine::RunLimits;
+use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, ApprovalOutcome, UserDecision};
 use serde_json::{json, Value};
@@ -95,7 +96,10 @@ async fn permissions_request_becomes_an_approval_with_what_is_asked() {
     assert_eq!(*kind, ApprovalKind::Permission);
     assert_eq!(cwd.as_deref(), Some("/work/repo"));
     assert_eq!(reason.as_deref(), Some("fetch the docs"));
-    assert_eq!(detail["permissions"], json!({"network": {"enabled": true}}));
+    let Some(ApprovalDetail::CodexPermissions(p)) = detail else {
+        panic!("not a Codex permissions detail: {detail:?}")
+    };
+    assert_eq!(p.permissions, json!({"network": {"enabled": true}}));
     assert!(matches!(
         events.last(),
         Some(AgentEvent::RunCompleted { .. })

@@ -166,12 +166,19 @@ pub fn approval_summary(a: &Approval) -> String {
 /// (a web fetch, an MCP call, a permission): the whole input as pretty JSON, never cut, so a
 /// URL's `?data=…` tail cannot hide. `None` when the request carries no input.
 fn full_input(a: &Approval) -> Option<String> {
-    let detail = &a.request.detail;
-    let input = match detail.get("input") {
-        Some(i) => i,
-        None => detail,
+    let detail = a.request.detail.as_ref()?;
+    let input = match detail.tool_input() {
+        Some(i) => i.clone(),
+        // The engine's other details are shown whole, without the tag naming the variant.
+        None => {
+            let mut whole = serde_json::to_value(detail).ok()?;
+            if let Some(o) = whole.as_object_mut() {
+                o.remove("source");
+            }
+            whole
+        }
     };
-    let empty = match input {
+    let empty = match &input {
         Value::Null => true,
         Value::Object(o) => o.values().all(Value::is_null),
         _ => false,
@@ -179,7 +186,7 @@ fn full_input(a: &Approval) -> Option<String> {
     if empty {
         return None;
     }
-    serde_json::to_string_pretty(input).ok()
+    serde_json::to_string_pretty(&input).ok()
 }
 
 /// Everything the user decides on: the summary line, then the command, the diffs of the

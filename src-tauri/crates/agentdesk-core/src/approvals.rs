@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_engine::ApprovalDecision;
+use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, UserDecision};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalDecisionDetail, ApprovalKindName, ApprovalRequest,
@@ -63,7 +64,7 @@ pub struct ApprovalAsk {
 
 impl ApprovalAsk {
     /// From an `approval.requested` or `question.asked` event; `None` for other events.
-    /// The tool name, when the adapter knows it, is read from `detail.toolName`.
+    /// The tool name, when the adapter knows it, comes from the typed detail.
     pub fn from_event(session_id: &str, run_id: &str, ev: &AgentEvent) -> Option<ApprovalAsk> {
         let (engine_request_id, kind, item_id, request, suggestions) = match ev {
             AgentEvent::ApprovalRequested {
@@ -83,13 +84,12 @@ impl ApprovalAsk {
                     ApprovalKind::Tool => ApprovalKindName::Tool,
                 };
                 let tool = detail
-                    .get("toolName")
-                    .and_then(Value::as_str)
+                    .as_ref()
+                    .and_then(ApprovalDetail::tool_name)
                     .map(str::to_string);
                 let suggestions = detail
-                    .get("permissionSuggestions")
-                    .cloned()
-                    .unwrap_or(Value::Array(Vec::new()));
+                    .as_ref()
+                    .map_or(Value::Array(Vec::new()), ApprovalDetail::permission_suggestions);
                 let req = ApprovalRequest {
                     tool,
                     command: command.clone(),

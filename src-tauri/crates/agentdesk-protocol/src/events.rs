@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::approval_detail::ApprovalDetail;
+
 /// What kind of tool an item is, for the card the UI draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
@@ -179,9 +181,9 @@ pub enum AgentEvent {
         cwd: Option<String>,
         files: Vec<ApprovalFile>,
         reason: Option<String>,
-        /// Engine-specific detail (e.g. the permissions asked for), for display.
-        #[ts(type = "unknown")]
-        detail: Value,
+        /// Engine-specific detail (the tool and its input, the permissions asked for...).
+        #[serde(default)]
+        detail: Option<ApprovalDetail>,
     },
     #[serde(rename = "approval.resolved", rename_all = "camelCase")]
     ApprovalResolved {

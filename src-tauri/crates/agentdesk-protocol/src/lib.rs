@@ -4,6 +4,7 @@
 //!   (`ui/src/generated/`); a test in this crate fails when the committed bindings are stale.
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
 
+pub mod approval_detail;
 pub mod claude;
 pub mod codex;
 pub mod events;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentdesk_protocol::{events, ui};
+use agentdesk_protocol::{approval_detail, events, ui};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -68,6 +68,13 @@ fn expected() -> BTreeMap<String, String> {
     render::<events::Question>(&cfg, &mut out);
     render::<events::QuestionOption>(&cfg, &mut out);
     render::<events::DiagnosticSource>(&cfg, &mut out);
+    // An approval's engine detail, one variant per engine request (issue 8).
+    render::<approval_detail::ApprovalDetail>(&cfg, &mut out);
+    render::<approval_detail::ClaudeToolDetail>(&cfg, &mut out);
+    render::<approval_detail::CodexCommandDetail>(&cfg, &mut out);
+    render::<approval_detail::CodexFileChangeDetail>(&cfg, &mut out);
+    render::<approval_detail::CodexPermissionsDetail>(&cfg, &mut out);
+    render::<approval_detail::CodexElicitationDetail>(&cfg, &mut out);
     out
 }
 

@@ -4,7 +4,8 @@
 //!   (what a run's recorder does, at far higher rates than any engine streams).
 //! - `reflush_batched`: the same items upserted again (a streaming flush re-indexes FTS text).
 //! - `first_screenful_of_50k`: the last 100 items of a 50,000-item session (opening a session).
-//! - `search_1m_messages`: FTS5 search, bm25-ranked with snippets, over 1,000,000 messages. The
+//! - `search_1m_messages`: FTS5 search, bm25-ranked with snippets (the 2,000 newest matches of
+//!   a common word), over 1,000,000 messages. The
 //!   database is built once (about a minute) and kept under `target/bench-data/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

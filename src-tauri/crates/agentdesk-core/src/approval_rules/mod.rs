@@ -15,6 +15,7 @@ mod shell;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::ui::{
     ApprovalKindName, ApprovalRequest, ApprovalRule, PermissionMode, ProfileSpec, RuleAction,
 };
@@ -141,13 +142,15 @@ impl GrantKey {
             };
         }
         // Claude's tools carry their input; Codex's other requests their detail and reason.
-        let input = match req.detail.get("input") {
+        let input = match req.detail.as_ref().and_then(ApprovalDetail::tool_input) {
             Some(i) => i.to_string(),
-            None => format!(
-                "{}\u{0}{}",
-                req.detail,
-                req.reason.as_deref().unwrap_or_default()
-            ),
+            None => {
+                // An unwritable detail grants nothing rather than a key shared by all of them.
+                let Ok(detail) = serde_json::to_string(&req.detail) else {
+                    return Vec::new();
+                };
+                format!("{detail}\u{0}{}", req.reason.as_deref().unwrap_or_default())
+            }
         };
         vec![GrantKey::Exact { kind, tool, input }]
     }
@@ -263,6 +266,15 @@ fn rule_matches(
     }
 }
 
+/// The tool's own input (Claude's tools); `null` when the engine sent none.
+fn tool_input(req: &ApprovalRequest) -> &Value {
+    static NULL: Value = Value::Null;
+    req.detail
+        .as_ref()
+        .and_then(ApprovalDetail::tool_input)
+        .unwrap_or(&NULL)
+}
+
 /// The paths a request writes, when it is a write we can see.
 fn written_paths(kind: ApprovalKindName, req: &ApprovalRequest) -> Option<Vec<String>> {
     if kind == ApprovalKindName::FileChange && !req.files.is_empty() {
@@ -275,7 +287,7 @@ fn written_paths(kind: ApprovalKindName, req: &ApprovalRequest) -> Option<Vec<St
     if !req.files.is_empty() {
         return Some(req.files.iter().map(|f| f.path.clone()).collect());
     }
-    let input = req.detail.get("input").unwrap_or(&req.detail);
+    let input = tool_input(req);
     ["file_path", "notebook_path"]
         .iter()
         .find_map(|k| input.get(*k).and_then(Value::as_str))
@@ -285,7 +297,7 @@ fn written_paths(kind: ApprovalKindName, req: &ApprovalRequest) -> Option<Vec<St
 /// The paths a read-only tool reads (a missing path is the current folder); `None` when that
 /// cannot be told (a glob that climbs out with `..` after a wildcard).
 fn read_paths(tool: &str, req: &ApprovalRequest) -> Option<Vec<String>> {
-    let input = req.detail.get("input").unwrap_or(&req.detail);
+    let input = tool_input(req);
     let field = |k: &str| {
         input
             .get(k)

@@ -2,6 +2,7 @@
 //! The policy against a corpus of tricks: compound commands, quoting, wrapped scripts,
 //! symlinked and climbing paths, reads elsewhere, grants that must not widen.
 
+use agentdesk_protocol::approval_detail::ClaudeToolDetail;
 use agentdesk_protocol::events::{ApprovalFile, FileChangeKind};
 use proptest::prelude::*;
 use serde_json::json;
@@ -29,6 +30,15 @@ fn files(paths: &[&str]) -> ApprovalRequest {
         cwd: Some("/work/repo/src".into()),
         ..Default::default()
     }
+}
+
+/// The detail Claude's adapter attaches to a `can_use_tool` request.
+fn claude_tool(name: &str, input: Value) -> Option<ApprovalDetail> {
+    Some(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
+        tool_name: name.into(),
+        input,
+        ..Default::default()
+    }))
 }
 
 fn tool(name: &str) -> ApprovalRequest {
@@ -68,7 +78,7 @@ fn modes() {
         None
     );
     let mut write = tool("Write");
-    write.detail = serde_json::json!({"input": {"file_path": "/work/repo/n.txt"}});
+    write.detail = claude_tool("Write", json!({"file_path": "/work/repo/n.txt"}));
     assert!(
         evaluate(&edit, ApprovalKindName::Tool, &write, &none)
             .unwrap()
@@ -168,7 +178,11 @@ fn command(c: &str, claude: bool) -> ApprovalRequest {
     ApprovalRequest {
         tool: claude.then(|| "Bash".to_string()),
         command: Some(c.to_string()),
-        detail: json!({"input": {"command": c}}),
+        detail: if claude {
+            claude_tool("Bash", json!({"command": c}))
+        } else {
+            Some(ApprovalDetail::CodexCommand(Default::default()))
+        },
         ..Default::default()
     }
 }
@@ -335,7 +349,7 @@ impl Tree {
 fn write_tool(path: &str) -> ApprovalRequest {
     ApprovalRequest {
         tool: Some("Write".into()),
-        detail: json!({"input": {"file_path": path, "content": "x"}}),
+        detail: claude_tool("Write", json!({"file_path": path, "content": "x"})),
         ..Default::default()
     }
 }
@@ -418,7 +432,7 @@ fn read(path: &str) -> ApprovalRequest {
 fn tool_input(name: &str, input: Value) -> ApprovalRequest {
     ApprovalRequest {
         tool: Some(name.into()),
-        detail: json!({"toolName": name, "input": input}),
+        detail: claude_tool(name, input),
         ..Default::default()
     }
 }
@@ -481,7 +495,7 @@ fn reads_elsewhere_are_asked() {
             assert_eq!(
                 decide(&p, ApprovalKindName::Tool, &req),
                 approved.then_some(true),
-                "{mode:?} {}",
+                "{mode:?} {:?}",
                 req.detail
             );
         }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agentdesk_protocol::approval_detail::{ApprovalDetail, ClaudeToolDetail};
 use agentdesk_protocol::claude::{
     CanUseToolRequest, ControlRequest, ControlRequestBody, ControlResponse, ControlResponseBody,
     InitializeRequest, InitializeResponse, InterruptRequest, PermissionAllow, PermissionDeny,
@@ -519,14 +520,18 @@ impl RunTask {
                 cwd: Some(self.cwd.display().to_string()),
                 files,
                 reason,
-                detail: json!({
-                    "toolName": c.tool_name,
-                    "displayName": c.display_name,
-                    "input": c.input,
-                    "permissionSuggestions": c.permission_suggestions,
-                    "blockedPath": c.blocked_path,
-                    "decisionReasonType": c.decision_reason_type,
-                }),
+                detail: Some(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
+                    tool_name: c.tool_name.clone(),
+                    display_name: c.display_name.clone(),
+                    input: c.input.clone(),
+                    permission_suggestions: c
+                        .permission_suggestions
+                        .as_ref()
+                        .and_then(|s| serde_json::to_value(s).ok())
+                        .unwrap_or(Value::Null),
+                    blocked_path: c.blocked_path.clone(),
+                    decision_reason_type: c.decision_reason_type.clone(),
+                })),
             });
         }
         let held = Pending { engine_id, req: c };

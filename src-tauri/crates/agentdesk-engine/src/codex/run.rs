@@ -7,6 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use agentdesk_protocol::approval_detail::{
+    ApprovalDetail, CodexCommandDetail, CodexElicitationDetail, CodexFileChangeDetail,
+    CodexPermissionsDetail,
+};
 use agentdesk_protocol::codex::requests::TurnInterrupt;
 use agentdesk_protocol::codex::{
     ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
@@ -236,10 +240,10 @@ impl RunTask {
                     cwd: p.cwd,
                     files: Vec::new(),
                     reason: p.reason,
-                    detail: json!({
-                        "proposedExecpolicyAmendment": p.proposed_execpolicy_amendment,
-                        "commandActions": p.command_actions,
-                    }),
+                    detail: Some(ApprovalDetail::CodexCommand(CodexCommandDetail {
+                        proposed_execpolicy_amendment: p.proposed_execpolicy_amendment,
+                        command_actions: p.command_actions,
+                    })),
                 },
             ),
             ServerRequest::FileChangeRequestApproval(p) => {
@@ -255,7 +259,9 @@ impl RunTask {
                         cwd: None,
                         files,
                         reason: p.reason,
-                        detail: json!({ "grantRoot": p.grant_root }),
+                        detail: Some(ApprovalDetail::CodexFileChange(CodexFileChangeDetail {
+                            grant_root: p.grant_root,
+                        })),
                     },
                 )
             }
@@ -269,7 +275,9 @@ impl RunTask {
                     cwd: p.cwd,
                     files: Vec::new(),
                     reason: p.reason,
-                    detail: json!({ "permissions": p.permissions }),
+                    detail: Some(ApprovalDetail::CodexPermissions(CodexPermissionsDetail {
+                        permissions: p.permissions,
+                    })),
                 },
             ),
             ServerRequest::ToolRequestUserInput(p) => (
@@ -309,8 +317,12 @@ impl RunTask {
                     cwd: None,
                     files: Vec::new(),
                     reason: p.message.clone(),
-                    detail: json!({ "serverName": p.server_name, "mode": p.mode, "url": p.url,
-                                    "requestedSchema": p.requested_schema }),
+                    detail: Some(ApprovalDetail::CodexElicitation(CodexElicitationDetail {
+                        server_name: p.server_name,
+                        mode: p.mode,
+                        url: p.url,
+                        requested_schema: p.requested_schema,
+                    })),
                 },
             ),
             ServerRequest::Unknown { .. } => {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::approval_detail::ApprovalDetail;
 use crate::events::{ApprovalFile, Question};
 
 /// What an approval is about. Questions go through the same queue as their own kind.
@@ -146,10 +147,9 @@ pub struct ApprovalRequest {
     /// For questions.
     #[serde(default)]
     pub questions: Vec<Question>,
-    /// Engine-specific detail, for display.
+    /// Engine-specific detail: the tool's input, the permissions asked for...
     #[serde(default)]
-    #[ts(type = "unknown")]
-    pub detail: Value,
+    pub detail: Option<ApprovalDetail>,
 }
 
 /// The details of a decision: a deny message, or a question's answers.
