@@ -1,7 +1,12 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore } from "react";
 import { ErrorBanner } from "./components/ErrorBanner";
 import { AddWorkspace } from "./components/AddWorkspace";
 import { WorkspaceList } from "./components/WorkspaceList";
+import { libraryApi, type SearchHit } from "./components/search/api";
+import { SearchBox } from "./components/search/SearchBox";
+import { SearchResults } from "./components/search/SearchResults";
+import { SessionActionsContext, type SessionActionsCtx } from "./components/sidebar/SessionActions";
+import { SearchController } from "./state/search";
 import { errorOf, type Approval, type AppInfo, type Engine, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
 import { ActivityStore } from "./state/activity";
@@ -32,7 +37,7 @@ type Route =
   | { kind: "approvals" }
   | { kind: "session"; id: string; focus: { approvalId: string; itemId: string | null } | null };
 
-export function App({ ipc }: { ipc: Ipc }) {
+export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof libraryApi }) {
   const [state, dispatch] = useReducer(reducer, initialState);
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [sessions, setSessions] = useState<Record<string, Session[] | undefined>>({});
@@ -54,10 +59,15 @@ export function App({ ipc }: { ipc: Ipc }) {
   const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
   const report = useCallback((e: IpcError) => dispatch({ type: "failed", error: e }), []);
 
+  // "Show archived": archived sessions are listed too (marked), else hidden.
+  const [showArchived, setShowArchived] = useState(false);
+  const showArchivedRef = useRef(showArchived);
+  showArchivedRef.current = showArchived;
+
   const loadSessions = useCallback(
     async (workspaceId: string) => {
       try {
-        const list = await ipc.listSessions(workspaceId, false);
+        const list = await ipc.listSessions(workspaceId, showArchivedRef.current);
         setSessions((s) => ({ ...s, [workspaceId]: list }));
       } catch (e) {
         fail(e);
@@ -227,17 +237,64 @@ export function App({ ipc }: { ipc: Ipc }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [info, ipc]);
 
+  // Search (sidebar box, Ctrl/Cmd+K): results replace the main view while there is a query.
+  const search = useMemo(() => new SearchController((q) => library.searchMessages(q, null, 50)), [library]);
+  useEffect(() => () => search.dispose(), [search]);
+  const searching = useSyncExternalStore(search.subscribe, search.get).query.trim() !== "";
+  const openHit = useCallback(
+    async (hit: SearchHit) => {
+      search.clear();
+      dispatch({ type: "selected", id: hit.workspaceId });
+      // An archived session is not in the list unless shown: load it so it can open.
+      if (!sessionsRef.current[hit.workspaceId]?.some((s) => s.id === hit.sessionId)) {
+        try {
+          const all = await ipc.listSessions(hit.workspaceId, true);
+          const s = all.find((x) => x.id === hit.sessionId);
+          if (s) setSessions((m) => ({ ...m, [hit.workspaceId]: [...(m[hit.workspaceId] ?? []), s] }));
+        } catch (e) {
+          fail(e);
+        }
+      }
+      // The timeline scrolls to the item and marks it (the same path as an approval's card).
+      setRoute({ kind: "session", id: hit.sessionId, focus: { approvalId: "", itemId: hit.itemId } });
+    },
+    [search, ipc, fail],
+  );
+  useEffect(() => {
+    for (const id of Object.keys(sessionsRef.current)) void loadSessions(id);
+  }, [showArchived, loadSessions]);
+  const [exported, setExported] = useState<string | null>(null);
+  const sessionActions = useMemo<SessionActionsCtx>(
+    () => ({
+      api: library,
+      onChanged: (s) =>
+        setSessions((all) => ({
+          ...all,
+          [s.workspaceId]: (all[s.workspaceId] ?? []).flatMap((x) => (x.id !== s.id ? [x] : s.archivedAt !== null && !showArchivedRef.current ? [] : [s])),
+        })),
+      onDeleted: (s) => {
+        setSessions((all) => ({ ...all, [s.workspaceId]: (all[s.workspaceId] ?? []).filter((x) => x.id !== s.id) }));
+        setRoute((r) => (r.kind === "session" && r.id === s.id ? { kind: "home" } : r));
+      },
+      onError: report,
+      onExported: setExported,
+    }),
+    [library, report],
+  );
+
   const selected = state.items.find((w) => w.id === state.selectedId) ?? null;
   const storeBroken = Boolean(info?.startupError);
   const current = route.kind === "session" ? findSession(route.id)?.session : undefined;
 
   return (
     <IpcContext.Provider value={ipc}>
+      <SessionActionsContext.Provider value={sessionActions}>
       <div className="app">
         <aside className="sidebar" aria-label="Workspaces">
           <header className="sidebar-header">
             <span className="brand">Agent Desk</span>
           </header>
+          <SearchBox controller={search} disabled={storeBroken} />
           <button
             type="button"
             className={`approvals-entry${route.kind === "approvals" ? " selected" : ""}`}
@@ -255,6 +312,15 @@ export function App({ ipc }: { ipc: Ipc }) {
             </span>
           </button>
           <h2 className="section-title">Workspaces</h2>
+          <label className="sidebar-archived-toggle">
+            <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} />
+            Show archived
+          </label>
+          {exported && (
+            <p className="export-notice" role="status">
+              Exported to {exported}
+            </p>
+          )}
           <WorkspaceList
             items={state.items}
             loading={state.loading}
@@ -278,7 +344,9 @@ export function App({ ipc }: { ipc: Ipc }) {
         <main className="main">
           <ErrorBanner errors={state.errors} onDismiss={(index) => dispatch({ type: "dismissError", index })} />
           <Suspense fallback={<div className="timeline-loading muted">Loading…</div>}>
-            {route.kind === "session" && current ? (
+            {searching ? (
+              <SearchResults controller={search} workspaces={state.items} onOpen={(hit) => void openHit(hit)} />
+            ) : route.kind === "session" && current ? (
               <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
             ) : route.kind === "approvals" ? (
               <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
@@ -308,6 +376,7 @@ export function App({ ipc }: { ipc: Ipc }) {
           )}
         </main>
       </div>
+      </SessionActionsContext.Provider>
     </IpcContext.Provider>
   );
 }

@@ -3,6 +3,8 @@
 
 pub mod approvals;
 pub mod attachments;
+pub mod search;
+pub mod session_admin;
 pub mod sessions;
 pub mod workspaces;
 

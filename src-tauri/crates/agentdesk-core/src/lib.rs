@@ -21,6 +21,7 @@ pub mod profiles;
 pub mod recorder;
 mod run_faults;
 pub mod runs;
+mod session_admin;
 pub mod sessions;
 pub mod timeline;
 mod workspaces;

@@ -56,6 +56,8 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::Usage>(&cfg, &mut out);
     render::<ui::SnippetPart>(&cfg, &mut out);
     render::<ui::SearchHit>(&cfg, &mut out);
+    render::<ui::SessionFootprint>(&cfg, &mut out);
+    render::<ui::ExportFormat>(&cfg, &mut out);
     // The window's live session stream (issue 12).
     render::<ui::LiveBatch>(&cfg, &mut out);
     render::<ui::LiveOp>(&cfg, &mut out);

@@ -76,6 +76,17 @@ impl Store {
             .await
     }
 
+    /// How many messages of a session the index holds (what deleting it loses).
+    pub async fn count_session_messages(&self, session_id: &str) -> Result<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM timeline_items
+             WHERE session_id = ? AND kind IN ('user_message', 'agent_message')",
+        )
+        .bind(session_id)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
     /// [`Self::search_messages`] with the ranking window given (tests use a small one).
     pub async fn search_messages_within(
         &self,

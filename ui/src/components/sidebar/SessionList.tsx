@@ -1,24 +1,34 @@
+import { useState } from "react";
 import type { Session } from "../../ipc";
 import { useSessionActivity, type ActivityStore } from "../../state/activity";
+import { RenameField, SessionMenu, useSessionActions } from "./SessionActions";
 
 function SessionEntry({ session, activity, selected, onOpen }: { session: Session; activity: ActivityStore; selected: boolean; onOpen: () => void }) {
   const a = useSessionActivity(activity, session.id);
+  const actions = useSessionActions();
+  const [renaming, setRenaming] = useState(false);
   return (
     <li className={selected ? "session-entry selected" : "session-entry"}>
-      <button type="button" className="session-select" aria-current={selected ? "page" : undefined} onClick={onOpen} data-testid="session-item">
-        <span className="session-title">{session.title || "Untitled session"}</span>
-        {a?.running && (
-          <span className="activity-dot" title={a.queued ? `Running, ${a.queued} queued` : "Running"}>
-            <span className="visually-hidden">running</span>
-          </span>
-        )}
-        {a && a.waiting > 0 && (
-          <span className="badge waiting" title={`${a.waiting} waiting for you`}>
-            {a.waiting}
-            <span className="visually-hidden"> waiting for you</span>
-          </span>
-        )}
-      </button>
+      {renaming && actions ? (
+        <RenameField session={session} ctx={actions} onDone={() => setRenaming(false)} />
+      ) : (
+        <button type="button" className="session-select" aria-current={selected ? "page" : undefined} onClick={onOpen} data-testid="session-item">
+          <span className="session-title">{session.title || "Untitled session"}</span>
+          {session.archivedAt !== null && <span className="session-archived-tag">archived</span>}
+          {a?.running && (
+            <span className="activity-dot" title={a.queued ? `Running, ${a.queued} queued` : "Running"}>
+              <span className="visually-hidden">running</span>
+            </span>
+          )}
+          {a && a.waiting > 0 && (
+            <span className="badge waiting" title={`${a.waiting} waiting for you`}>
+              {a.waiting}
+              <span className="visually-hidden"> waiting for you</span>
+            </span>
+          )}
+        </button>
+      )}
+      {actions && !renaming && <SessionMenu session={session} ctx={actions} onRename={() => setRenaming(true)} />}
     </li>
   );
 }
@@ -30,7 +40,8 @@ interface Props {
   onOpen: (s: Session) => void;
 }
 
-/** A workspace's sessions, newest first, with running / waiting-for-you badges. */
+/** A workspace's sessions, newest first, with running / waiting-for-you badges and, when the
+ * app provides them, each session's actions (rename, archive, export, delete). */
 export function SessionList({ sessions, activity, selectedSessionId, onOpen }: Props) {
   if (!sessions) return null;
   if (sessions.length === 0) return <p className="muted small no-sessions">No sessions yet.</p>;

@@ -90,3 +90,32 @@ pub struct SearchHit {
     #[ts(type = "number")]
     pub created_at: i64,
 }
+
+/// What deleting a session removes: the window's confirm names it before anything goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionFootprint {
+    /// User and agent messages (the searchable conversation).
+    pub messages: u32,
+    pub runs: u32,
+    /// Distinct attached files; those no other session uses are deleted with it.
+    pub attachments: u32,
+}
+
+/// The two export formats: Markdown to read, JSON with every stored item to process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Markdown,
+    Json,
+}
+
+impl ExportFormat {
+    /// The file extension a saved export gets.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Markdown => "md",
+            Self::Json => "json",
+        }
+    }
+}

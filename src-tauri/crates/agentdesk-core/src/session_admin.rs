@@ -1,0 +1,76 @@
+//! Session management the window offers beyond chatting: what a delete would remove, and
+//! an export written to the file the user picked.
+
+use std::path::Path;
+
+use agentdesk_protocol::ui::{ExportFormat, SessionFootprint};
+
+use crate::{CoreError, Desk, Result};
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Desk {
+    /// Messages, runs and attached files of a session: named in the delete confirm, so the
+    /// user knows what goes before anything does.
+    pub async fn session_footprint(&self, session_id: &str) -> Result<SessionFootprint> {
+        // Checked first: an unknown id is NotFound, not a footprint of zeros.
+        self.store.get_session(session_id).await?;
+        let messages = self.store.count_session_messages(session_id).await?;
+        let runs = self.store.list_runs(session_id).await?.len();
+        let attachments = self.store.session_blobs(session_id).await?.len();
+        Ok(SessionFootprint {
+            messages: u32::try_from(messages).unwrap_or(u32::MAX),
+            runs: count(runs),
+            attachments: count(attachments),
+        })
+    }
+
+    /// The session exported in `format`, as text.
+    pub async fn export_session_as(
+        &self,
+        session_id: &str,
+        format: ExportFormat,
+    ) -> Result<String> {
+        match format {
+            ExportFormat::Markdown => self.export_session_markdown(session_id).await,
+            ExportFormat::Json => self.export_session_json(session_id).await,
+        }
+    }
+
+    /// Write the export to `path` (the file the save dialog returned), replacing it. The
+    /// text goes to a sibling temporary file first and is renamed over the target, so a
+    /// failed write never leaves half an export under the user's name.
+    pub async fn export_session_to(
+        &self,
+        session_id: &str,
+        format: ExportFormat,
+        path: &Path,
+    ) -> Result<()> {
+        let text = self.export_session_as(session_id, format).await?;
+        let io = |what: &str, e: std::io::Error| {
+            CoreError::InvalidInput(format!("cannot {what} {}: {e}", path.display()))
+        };
+        let name = path.file_name().ok_or_else(|| {
+            CoreError::InvalidInput(format!("{} is not a file path", path.display()))
+        })?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(".agentdesk-export");
+        let tmp = path.with_file_name(tmp_name);
+        tokio::fs::write(&tmp, text.as_bytes())
+            .await
+            .map_err(|e| io("write", e))?;
+        if let Err(e) = tokio::fs::rename(&tmp, path).await {
+            let _ = tokio::fs::remove_file(&tmp).await;
+            return Err(io("replace", e));
+        }
+        tracing::info!(%session_id, ?format, path = %path.display(), "session exported");
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "session_admin_tests.rs"]
+mod tests;
