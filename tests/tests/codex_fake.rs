@@ -96,7 +96,7 @@ async fn permissions_request_becomes_an_approval_with_what_is_asked() {
     assert_eq!(*kind, ApprovalKind::Permission);
     assert_eq!(cwd.as_deref(), Some("/work/repo"));
     assert_eq!(reason.as_deref(), Some("fetch the docs"));
-    let Some(ApprovalDetail::CodexPermissions(p)) = detail else {
+    let Some(ApprovalDetail::CodexPermissions(p)) = detail.as_deref() else {
         panic!("not a Codex permissions detail: {detail:?}")
     };
     assert_eq!(p.permissions, json!({"network": {"enabled": true}}));

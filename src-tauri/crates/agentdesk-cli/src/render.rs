@@ -166,7 +166,7 @@ pub fn approval_summary(a: &Approval) -> String {
 /// (a web fetch, an MCP call, a permission): the whole input as pretty JSON, never cut, so a
 /// URL's `?data=…` tail cannot hide. `None` when the request carries no input.
 fn full_input(a: &Approval) -> Option<String> {
-    let detail = a.request.detail.as_ref()?;
+    let detail = a.request.detail.as_deref()?;
     let input = match detail.tool_input() {
         Some(i) => i.clone(),
         // The engine's other details are shown whole, without the tag naming the variant.

@@ -84,12 +84,13 @@ impl ApprovalAsk {
                     ApprovalKind::Tool => ApprovalKindName::Tool,
                 };
                 let tool = detail
-                    .as_ref()
+                    .as_deref()
                     .and_then(ApprovalDetail::tool_name)
                     .map(str::to_string);
-                let suggestions = detail
-                    .as_ref()
-                    .map_or(Value::Array(Vec::new()), ApprovalDetail::permission_suggestions);
+                let suggestions = detail.as_deref().map_or(
+                    Value::Array(Vec::new()),
+                    ApprovalDetail::permission_suggestions,
+                );
                 let req = ApprovalRequest {
                     tool,
                     command: command.clone(),

@@ -183,7 +183,7 @@ pub enum AgentEvent {
         reason: Option<String>,
         /// Engine-specific detail (the tool and its input, the permissions asked for...).
         #[serde(default)]
-        detail: Option<ApprovalDetail>,
+        detail: Option<Box<ApprovalDetail>>,
     },
     #[serde(rename = "approval.resolved", rename_all = "camelCase")]
     ApprovalResolved {

@@ -142,7 +142,7 @@ impl GrantKey {
             };
         }
         // Claude's tools carry their input; Codex's other requests their detail and reason.
-        let input = match req.detail.as_ref().and_then(ApprovalDetail::tool_input) {
+        let input = match req.detail.as_deref().and_then(ApprovalDetail::tool_input) {
             Some(i) => i.to_string(),
             None => {
                 // An unwritable detail grants nothing rather than a key shared by all of them.
@@ -270,7 +270,7 @@ fn rule_matches(
 fn tool_input(req: &ApprovalRequest) -> &Value {
     static NULL: Value = Value::Null;
     req.detail
-        .as_ref()
+        .as_deref()
         .and_then(ApprovalDetail::tool_input)
         .unwrap_or(&NULL)
 }

@@ -33,12 +33,12 @@ fn files(paths: &[&str]) -> ApprovalRequest {
 }
 
 /// The detail Claude's adapter attaches to a `can_use_tool` request.
-fn claude_tool(name: &str, input: Value) -> Option<ApprovalDetail> {
-    Some(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
+fn claude_tool(name: &str, input: Value) -> Option<Box<ApprovalDetail>> {
+    Some(Box::new(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
         tool_name: name.into(),
         input,
         ..Default::default()
-    }))
+    })))
 }
 
 fn tool(name: &str) -> ApprovalRequest {
@@ -181,7 +181,7 @@ fn command(c: &str, claude: bool) -> ApprovalRequest {
         detail: if claude {
             claude_tool("Bash", json!({"command": c}))
         } else {
-            Some(ApprovalDetail::CodexCommand(Default::default()))
+            Some(Box::new(ApprovalDetail::CodexCommand(Default::default())))
         },
         ..Default::default()
     }

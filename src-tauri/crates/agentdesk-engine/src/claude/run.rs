@@ -520,7 +520,7 @@ impl RunTask {
                 cwd: Some(self.cwd.display().to_string()),
                 files,
                 reason,
-                detail: Some(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
+                detail: Some(Box::new(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
                     tool_name: c.tool_name.clone(),
                     display_name: c.display_name.clone(),
                     input: c.input.clone(),
@@ -531,7 +531,7 @@ impl RunTask {
                         .unwrap_or(Value::Null),
                     blocked_path: c.blocked_path.clone(),
                     decision_reason_type: c.decision_reason_type.clone(),
-                })),
+                }))),
             });
         }
         let held = Pending { engine_id, req: c };

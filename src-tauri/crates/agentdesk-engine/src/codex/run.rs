@@ -240,10 +240,10 @@ impl RunTask {
                     cwd: p.cwd,
                     files: Vec::new(),
                     reason: p.reason,
-                    detail: Some(ApprovalDetail::CodexCommand(CodexCommandDetail {
+                    detail: Some(Box::new(ApprovalDetail::CodexCommand(CodexCommandDetail {
                         proposed_execpolicy_amendment: p.proposed_execpolicy_amendment,
                         command_actions: p.command_actions,
-                    })),
+                    }))),
                 },
             ),
             ServerRequest::FileChangeRequestApproval(p) => {
@@ -259,9 +259,11 @@ impl RunTask {
                         cwd: None,
                         files,
                         reason: p.reason,
-                        detail: Some(ApprovalDetail::CodexFileChange(CodexFileChangeDetail {
-                            grant_root: p.grant_root,
-                        })),
+                        detail: Some(Box::new(ApprovalDetail::CodexFileChange(
+                            CodexFileChangeDetail {
+                                grant_root: p.grant_root,
+                            },
+                        ))),
                     },
                 )
             }
@@ -275,9 +277,11 @@ impl RunTask {
                     cwd: p.cwd,
                     files: Vec::new(),
                     reason: p.reason,
-                    detail: Some(ApprovalDetail::CodexPermissions(CodexPermissionsDetail {
-                        permissions: p.permissions,
-                    })),
+                    detail: Some(Box::new(ApprovalDetail::CodexPermissions(
+                        CodexPermissionsDetail {
+                            permissions: p.permissions,
+                        },
+                    ))),
                 },
             ),
             ServerRequest::ToolRequestUserInput(p) => (
@@ -317,12 +321,14 @@ impl RunTask {
                     cwd: None,
                     files: Vec::new(),
                     reason: p.message.clone(),
-                    detail: Some(ApprovalDetail::CodexElicitation(CodexElicitationDetail {
-                        server_name: p.server_name,
-                        mode: p.mode,
-                        url: p.url,
-                        requested_schema: p.requested_schema,
-                    })),
+                    detail: Some(Box::new(ApprovalDetail::CodexElicitation(
+                        CodexElicitationDetail {
+                            server_name: p.server_name,
+                            mode: p.mode,
+                            url: p.url,
+                            requested_schema: p.requested_schema,
+                        },
+                    ))),
                 },
             ),
             ServerRequest::Unknown { .. } => {

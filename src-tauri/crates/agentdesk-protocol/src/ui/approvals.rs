@@ -149,7 +149,7 @@ pub struct ApprovalRequest {
     pub questions: Vec<Question>,
     /// Engine-specific detail: the tool's input, the permissions asked for...
     #[serde(default)]
-    pub detail: Option<ApprovalDetail>,
+    pub detail: Option<Box<ApprovalDetail>>,
 }
 
 /// The details of a decision: a deny message, or a question's answers.
