@@ -8,25 +8,21 @@ use agentdesk_protocol::events::{AgentEvent, ApprovalFile};
 use agentdesk_protocol::ui::{Approval, ApprovalKindName, ItemBody, Run, TimelineItem, Usage};
 use serde_json::Value;
 
-/// `YYYY-MM-DD HH:MM` UTC from Unix milliseconds (no date crate for one format).
+/// `YYYY-MM-DD HH:MM` in the user's local time zone (TZ, else the system's) from Unix
+/// milliseconds, as the window shows times.
 pub fn time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    time_in(ms, &jiff::tz::TimeZone::system())
+}
+
+/// `YYYY-MM-DD HH:MM` in `tz`; the raw milliseconds when they are out of jiff's range.
+fn time_in(ms: i64, tz: &jiff::tz::TimeZone) -> String {
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(ts) => ts
+            .to_zoned_datetime(tz.clone())
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => ms.to_string(),
+    }
 }
 
 fn indent(text: &str, prefix: &str) -> String {
@@ -341,9 +337,34 @@ mod tests {
     }
 
     #[test]
-    fn formats_utc_times() {
-        assert_eq!(time(0), "1970-01-01 00:00");
-        assert_eq!(time(1_700_000_000_000), "2023-11-14 22:13");
-        assert_eq!(time(951_782_400_000), "2000-02-29 00:00");
+    fn formats_times_in_the_given_zone() {
+        let utc = jiff::tz::TimeZone::UTC;
+        assert_eq!(time_in(0, &utc), "1970-01-01 00:00");
+        assert_eq!(time_in(1_700_000_000_000, &utc), "2023-11-14 22:13");
+        assert_eq!(time_in(951_782_400_000, &utc), "2000-02-29 00:00");
+        let plus5 = jiff::tz::TimeZone::fixed(jiff::tz::offset(5));
+        assert_eq!(time_in(1_700_000_000_000, &plus5), "2023-11-15 03:13");
+        assert_eq!(time_in(i64::MAX, &utc), i64::MAX.to_string());
+    }
+
+    /// `time` renders in the system zone (TZ), not UTC.
+    #[test]
+    fn formats_in_the_local_zone() {
+        if std::env::var_os("AGENTDESK_TZ_CHILD").is_some() {
+            println!("AT={}", time(1_700_000_000_000));
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "render::tests::formats_in_the_local_zone",
+                "--nocapture",
+            ])
+            .env("AGENTDESK_TZ_CHILD", "1")
+            .env("TZ", "XST-3")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("AT=2023-11-15 01:13"), "{text}");
     }
 }

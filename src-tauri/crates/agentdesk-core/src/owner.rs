@@ -5,8 +5,8 @@
 //! Every process that drives engines holds a *shared* advisory lock on `<data dir>/engines.lock`
 //! for its lifetime. A process that can take the lock *exclusively* knows nobody else is
 //! driving runs, so whatever is still `running` was left by a process that died (the kernel
-//! drops a dead process's locks, even after SIGKILL). Unix only; elsewhere nobody is
-//! considered alive, which is what recovery did before this lock existed.
+//! drops a dead process's locks, even after SIGKILL). `fs4` takes them with `flock` on Unix
+//! and `LockFileEx` on Windows, so the rule holds on every platform.
 
 use std::fs::{File, OpenOptions};
 use std::path::Path;
@@ -38,26 +38,21 @@ fn open(data_dir: &Path) -> Result<File> {
         })
 }
 
-#[cfg(unix)]
-fn flock(file: &File, op: libc::c_int) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a file descriptor this `File` owns; no memory is shared.
-    unsafe { libc::flock(file.as_raw_fd(), op | libc::LOCK_NB) == 0 }
+/// Try a lock without waiting; `false` when another open file holds a conflicting one.
+/// Called through the trait: std's own `File::try_lock` needs Rust 1.89.
+fn try_exclusive(file: &File) -> bool {
+    fs4::FileExt::try_lock(file).is_ok()
+}
+
+fn try_shared(file: &File) -> bool {
+    fs4::FileExt::try_lock_shared(file).is_ok()
 }
 
 /// True when no other process holds the lock (so leftovers may be recovered). Does not keep
 /// the lock: read-only commands call this, then go on without owning anything.
 pub fn nobody_else_owns(data_dir: &Path) -> Result<bool> {
     let file = open(data_dir)?;
-    #[cfg(unix)]
-    {
-        Ok(flock(&file, libc::LOCK_EX))
-    }
-    #[cfg(not(unix))]
-    {
-        drop(file);
-        Ok(true)
-    }
+    Ok(try_exclusive(&file))
 }
 
 impl OwnerLock {
@@ -75,27 +70,25 @@ impl OwnerLock {
     /// the lock and whether this process was alone when it took it.
     pub fn acquire(data_dir: &Path) -> Result<(OwnerLock, bool)> {
         let file = open(data_dir)?;
-        #[cfg(unix)]
-        {
-            let alone = flock(&file, libc::LOCK_EX);
-            // Downgrading (or taking shared directly) lets other owners in alongside.
-            for _ in 0..200 {
-                if flock(&file, libc::LOCK_SH) {
-                    return Ok((OwnerLock { _file: file }, alone));
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
+        let alone = try_exclusive(&file);
+        // Unix converts the exclusive lock to a shared one in place (`flock`); Windows cannot
+        // convert, and a shared lock over our own exclusive one would keep others out.
+        if alone && cfg!(windows) {
+            let _ = fs4::FileExt::unlock(&file);
+        }
+        // Downgrading (or taking shared directly) lets other owners in alongside.
+        for _ in 0..200 {
+            if try_shared(&file) {
+                return Ok((OwnerLock { _file: file }, alone));
             }
-            // Only an exclusive holder blocks a shared lock: another process is checking
-            // (or holding) the data directory.
-            Err(CoreError::Busy(format!(
-                "another program holds {} (another Agent Desk?); try again in a moment",
-                data_dir.join(OWNER_LOCK_FILE).display()
-            )))
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
-        #[cfg(not(unix))]
-        {
-            Ok((OwnerLock { _file: file }, true))
-        }
+        // Only an exclusive holder blocks a shared lock: another process is checking
+        // (or holding) the data directory.
+        Err(CoreError::Busy(format!(
+            "another program holds {} (another Agent Desk?); try again in a moment",
+            data_dir.join(OWNER_LOCK_FILE).display()
+        )))
     }
 }
 
@@ -109,13 +102,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (_lock, alone) = OwnerLock::take(dir.path()).await.unwrap();
         assert!(alone);
-        #[cfg(unix)]
         {
             // An exclusive holder (another process checking) keeps the shared lock away for
             // the whole retry (~2 s); a ticker on this single-threaded runtime keeps ticking.
             let other = open(dir.path()).unwrap();
             drop(_lock);
-            assert!(flock(&other, libc::LOCK_EX));
+            assert!(try_exclusive(&other));
             let ticks = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
             let t = ticks.clone();
             let ticker = tokio::spawn(async move {
@@ -141,11 +133,11 @@ mod tests {
         assert!(nobody_else_owns(dir.path()).unwrap());
         let (first, alone) = OwnerLock::acquire(dir.path()).unwrap();
         assert!(alone);
-        // flock locks belong to the open file description, so a second open in the same
-        // process behaves like another process.
+        // The locks belong to the open file (description or handle), so a second open in the
+        // same process behaves like another process, on every platform.
         let (second, alone) = OwnerLock::acquire(dir.path()).unwrap();
-        assert_eq!(alone, !cfg!(unix));
-        assert_eq!(nobody_else_owns(dir.path()).unwrap(), !cfg!(unix));
+        assert!(!alone);
+        assert!(!nobody_else_owns(dir.path()).unwrap());
         drop(first);
         drop(second);
         // A child forked by another test between our open and its exec shares the open file

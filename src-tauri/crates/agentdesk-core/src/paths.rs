@@ -1,9 +1,10 @@
 //! Where Agent Desk keeps its data, shared by the app and the CLI so both open the same file.
 //!
 //! `AGENTDESK_DATA_DIR` wins. Otherwise the platform's per-user data directory joined with the
-//! app identifier — the same folder Tauri's `app_data_dir()` resolves to:
-//! Linux `$XDG_DATA_HOME` (or `~/.local/share`), macOS `~/Library/Application Support`,
-//! Windows `%APPDATA%`. Logs go to `<data dir>/logs`.
+//! app identifier, resolved by the `dirs` crate, which is what Tauri's `app_data_dir()` calls,
+//! so the app and the CLI cannot disagree: Linux `$XDG_DATA_HOME` (or `~/.local/share`),
+//! macOS `~/Library/Application Support`, Windows the Roaming known folder (`%APPDATA%`).
+//! Logs go to `<data dir>/logs`.
 
 use std::path::PathBuf;
 
@@ -56,35 +57,14 @@ fn non_empty_env(key: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(key).filter(|v| !v.is_empty())
 }
 
-fn home() -> Result<PathBuf> {
-    non_empty_env("HOME")
-        .or_else(|| non_empty_env("USERPROFILE"))
-        .map(PathBuf::from)
-        .ok_or_else(|| {
-            CoreError::DataDir("neither HOME nor USERPROFILE is set; set AGENTDESK_DATA_DIR".into())
-        })
-}
-
-#[cfg(target_os = "macos")]
 fn platform_data_root() -> Result<PathBuf> {
-    Ok(home()?.join("Library").join("Application Support"))
-}
-
-#[cfg(windows)]
-fn platform_data_root() -> Result<PathBuf> {
-    match non_empty_env("APPDATA") {
-        Some(d) => Ok(PathBuf::from(d)),
-        None => Ok(home()?.join("AppData").join("Roaming")),
-    }
-}
-
-#[cfg(not(any(target_os = "macos", windows)))]
-fn platform_data_root() -> Result<PathBuf> {
-    match non_empty_env("XDG_DATA_HOME") {
-        // The XDG spec says relative values are to be ignored.
-        Some(d) if PathBuf::from(&d).is_absolute() => Ok(PathBuf::from(d)),
-        _ => Ok(home()?.join(".local").join("share")),
-    }
+    // `dirs` falls back to the password database when HOME is unset, as Tauri does.
+    dirs::data_dir().ok_or_else(|| {
+        CoreError::DataDir(
+            "the per-user data folder cannot be found (no home folder); set AGENTDESK_DATA_DIR"
+                .into(),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -98,5 +78,71 @@ mod tests {
         let conf: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(conf).unwrap()).unwrap();
         assert_eq!(conf["identifier"], APP_IDENTIFIER);
+    }
+
+    const CHILD: &str = "AGENTDESK_PATHS_TEST_CHILD";
+
+    /// Run in a child process (below) with a chosen environment; prints what it resolved.
+    #[test]
+    fn resolve_in_child() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        println!("DATA_DIR={}", data_dir().unwrap().display());
+    }
+
+    fn resolve_with(env: &[(&str, &str)], unset: &[&str]) -> String {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args(["--exact", "paths::tests::resolve_in_child", "--nocapture"])
+            .env(CHILD, "1")
+            .env_remove(DATA_DIR_ENV);
+        for k in unset {
+            cmd.env_remove(k);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text.lines()
+            .find_map(|l| l.strip_prefix("DATA_DIR="))
+            .unwrap()
+            .to_owned()
+    }
+
+    /// The folder is Tauri's (`dirs::data_dir()` + identifier) whatever the environment:
+    /// with HOME unset the app still finds it (from the password database), so the CLI must
+    /// too, instead of failing where the app succeeds.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_app_and_the_cli_resolve_the_same_folder() {
+        // With XDG_DATA_HOME unset, what dirs (and so Tauri) derives from the home folder.
+        let tauri_like = dirs::home_dir()
+            .unwrap()
+            .join(".local/share")
+            .join(APP_IDENTIFIER);
+        assert_eq!(
+            resolve_with(&[], &["XDG_DATA_HOME"]),
+            tauri_like.display().to_string()
+        );
+        assert_eq!(
+            resolve_with(&[("XDG_DATA_HOME", "/srv/xdg")], &[]),
+            format!("/srv/xdg/{APP_IDENTIFIER}")
+        );
+        // A relative XDG_DATA_HOME is ignored (XDG spec), as Tauri ignores it.
+        assert_eq!(
+            resolve_with(&[("XDG_DATA_HOME", "rel/xdg")], &[]),
+            tauri_like.display().to_string()
+        );
+        let no_home = resolve_with(&[], &["HOME", "XDG_DATA_HOME"]);
+        assert!(
+            no_home.ends_with(&format!(".local/share/{APP_IDENTIFIER}")),
+            "{no_home}"
+        );
     }
 }

@@ -4,9 +4,11 @@
 //! Inputs are real turns from the pinned engines' transcripts (`tests/fixtures/`), with the
 //! answer stretched to `DELTAS` text deltas (each one a full wire line, ids and all), like a
 //! long real answer:
-//! - Codex: app-server stdout → transport (framing) → RPC peer → `ServerNotification` →
+//! - Codex: app-server stdout → transport with the Codex decoder (`CodexLines`: deltas straight
+//!   into their typed `ServerNotification`, everything else JSON) → RPC peer →
 //!   `TurnTranslator` → canonical `AgentEvent`s.
-//! - Claude: CLI stdout → transport → `SdkMessage` → `ClaudeTranslator` → `AgentEvent`s.
+//! - Claude: CLI stdout → transport with the Claude decoder (`ClaudeLines`: deltas straight
+//!   into borrowed structs, everything else → `SdkMessage`) → `ClaudeTranslator` → `AgentEvent`s.
 //!
 //! Each benchmark reports bytes/s and items/s (lines for the raw parse, canonical events for
 //! the adapters); the ratio of the two is the adapter's overhead over parsing alone.
@@ -15,12 +17,11 @@
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use agentdesk_engine::claude::ClaudeTranslator;
-use agentdesk_engine::codex::TurnTranslator;
+use agentdesk_engine::claude::{ClaudeLines, ClaudeTranslator};
+use agentdesk_engine::codex::{CodexLines, TurnTranslator};
 use agentdesk_engine::{
     ForwardAll, Inbound, PeerEvent, RpcConfig, RpcPeer, Transport, TransportConfig,
 };
-use agentdesk_protocol::claude::SdkMessage;
 use agentdesk_protocol::codex::ServerNotification;
 use divan::counter::{BytesCount, ItemsCount};
 use divan::Bencher;
@@ -130,7 +131,12 @@ fn raw_parse(bytes: &[u8]) -> usize {
 /// Feeds `bytes` as the app-server's stdout; returns the number of canonical events.
 async fn codex_adapter(bytes: Vec<u8>, turn_id: String) -> usize {
     let (mut engine_side, our_side) = tokio::io::duplex(1 << 16);
-    let transport = Transport::new(our_side, tokio::io::sink(), &TransportConfig::default());
+    let transport = Transport::with_decoder(
+        our_side,
+        tokio::io::sink(),
+        &TransportConfig::default(),
+        CodexLines,
+    );
     let (_peer, mut events) = RpcPeer::start(transport, RpcConfig::codex(), ForwardAll, None);
     let feeder = tokio::spawn(async move {
         engine_side.write_all(&bytes).await.unwrap();
@@ -149,6 +155,11 @@ async fn codex_adapter(bytes: Vec<u8>, turn_id: String) -> usize {
                 canonical += out.len();
                 out.clear();
             }
+            PeerEvent::Typed(n) => {
+                translator.on_notification(n, &mut out);
+                canonical += out.len();
+                out.clear();
+            }
             PeerEvent::Closed { .. } => break,
             _ => {}
         }
@@ -160,7 +171,12 @@ async fn codex_adapter(bytes: Vec<u8>, turn_id: String) -> usize {
 /// Feeds `bytes` as the CLI's stdout; returns the number of canonical events.
 async fn claude_adapter(bytes: Vec<u8>) -> usize {
     let (mut engine_side, our_side) = tokio::io::duplex(1 << 16);
-    let transport = Transport::new(our_side, tokio::io::sink(), &TransportConfig::default());
+    let transport = Transport::with_decoder(
+        our_side,
+        tokio::io::sink(),
+        &TransportConfig::default(),
+        ClaudeLines,
+    );
     let (_writer, mut inbound, _reader) = transport.into_parts();
     let feeder = tokio::spawn(async move {
         engine_side.write_all(&bytes).await.unwrap();
@@ -169,8 +185,8 @@ async fn claude_adapter(bytes: Vec<u8>) -> usize {
     let mut translator = ClaudeTranslator::new(PathBuf::from("/nonexistent"), None);
     let (mut canonical, mut out) = (0, Vec::with_capacity(16));
     while let Some(item) = inbound.recv().await {
-        if let Inbound::Message(v) = item {
-            translator.on_message(SdkMessage::from_value(v), &mut out);
+        if let Inbound::Message(line) = item {
+            translator.on_line(line, &mut out);
             canonical += out.len();
             out.clear();
         }

@@ -16,8 +16,10 @@
 //!               `engine_silent`; a pending approval/question pauses the clock); engine
 //!               diagnostics over the budget are counted, the count reported before the end.
 //! transport  TransportConfig { max_line_bytes (DEFAULT_MAX_LINE_BYTES = 32 MiB), inbound_capacity }
-//!            Transport::new(reader, writer, &cfg) -> Transport { writer: LineWriter, inbound: mpsc::Receiver<Inbound> }
-//!            Inbound::{Message(serde_json::Value), Diagnostic(Diagnostic)}   (channel end = EOF)
+//!            Transport::new(reader, writer, &cfg) -> Transport { writer: LineWriter, inbound: InboundRx }
+//!            Transport::with_decoder(reader, writer, &cfg, impl Decode<Item = T>) -> Transport<T>
+//!            Inbound<T = Value>::{Message(T), Diagnostic(Diagnostic)}   (InboundRx::recv() None = EOF)
+//!            -- decoded on the reader task, one channel hop per read (a batch); JsonLines = Value
 //!            LineWriter (Clone, sync sends): send_json(&T), send_line(String), close(), is_closed()
 //!            -- one writer task: lines never interleave. Usable without the RPC layer (Claude).
 //! rpc        RpcConfig { send_jsonrpc_field, default_timeout (60 s), close_grace, exit_drain }; RpcConfig::codex()
@@ -122,6 +124,7 @@
 
 pub mod child_env;
 pub mod claude;
+mod coalesce;
 pub mod codex;
 pub mod control;
 pub mod diagnostic;
@@ -147,7 +150,9 @@ pub use process::{
 };
 pub use rpc::{
     Dispatch, ForwardAll, ForwardMethods, InboundRequest, Notification, PeerEvent, PeerEvents,
-    RequestHandler, RequestId, RpcConfig, RpcPeer,
+    RequestHandler, RequestId, RpcConfig, RpcLine, RpcPeer,
 };
-pub use transport::{AbortOnDrop, Inbound, LineWriter, Transport, TransportConfig};
+pub use transport::{
+    AbortOnDrop, Decode, Inbound, InboundRx, JsonLines, LineWriter, Transport, TransportConfig,
+};
 pub use vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};

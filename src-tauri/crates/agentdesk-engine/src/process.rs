@@ -41,7 +41,9 @@ use tokio::task::JoinHandle;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
 use crate::discovery::Executable;
 use crate::error::EngineError;
-use crate::transport::{Frame, LineFramer, LineWriter, Transport, TransportConfig};
+use crate::transport::{
+    Decode, Frame, JsonLines, LineFramer, LineWriter, Transport, TransportConfig,
+};
 
 pub use crate::child_env::ALWAYS_REMOVED_ENV;
 
@@ -546,10 +548,19 @@ impl ChildProcess {
     /// A JSON-line transport over the child's stdio. The stop ladder closes stdin through its
     /// writer. Fails if the stdio was already taken.
     pub fn transport(&mut self, config: &TransportConfig) -> Result<Transport, EngineError> {
+        self.transport_with(config, JsonLines)
+    }
+
+    /// [`Self::transport`] with the engine's own line decoder (typed hot paths).
+    pub fn transport_with<D: Decode>(
+        &mut self,
+        config: &TransportConfig,
+        decoder: D,
+    ) -> Result<Transport<D::Item>, EngineError> {
         let (stdin, stdout) = self
             .take_stdio()
             .ok_or_else(|| EngineError::Closed("child stdio already taken".to_owned()))?;
-        let transport = Transport::new(stdout, stdin, config);
+        let transport = Transport::with_decoder(stdout, stdin, config, decoder);
         self.writer = Some(transport.writer.clone());
         Ok(transport)
     }

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_protocol::codex::requests::Request;
+use agentdesk_protocol::codex::ServerNotification;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -34,7 +35,7 @@ use tokio::time::Instant;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
 use crate::error::EngineError;
 use crate::process::{ChildExit, ExitWatch};
-use crate::transport::{AbortOnDrop, Inbound, LineWriter, Transport};
+use crate::transport::{AbortOnDrop, Inbound, InboundRx, LineWriter, Transport};
 
 /// JSON-RPC: the method does not exist / is not handled here.
 pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -302,10 +303,30 @@ impl RequestHandler for ForwardMethods {
     }
 }
 
+/// What the RPC reader takes from its transport: any JSON value, or a notification the
+/// transport's decoder already typed (codex's streamed deltas, see `codex::wire`).
+#[derive(Debug, Clone, PartialEq)]
+// The big variant is the hot one (a delta per line): boxing it would add an allocation per
+// line to save a few hundred bytes of a short-lived batch.
+#[allow(clippy::large_enum_variant)]
+pub enum RpcLine {
+    Json(Value),
+    Notification(ServerNotification),
+}
+
+impl From<Value> for RpcLine {
+    fn from(value: Value) -> Self {
+        Self::Json(value)
+    }
+}
+
 /// Everything the peer delivers to its owner, in arrival order.
 #[derive(Debug)]
 pub enum PeerEvent {
     Notification(Notification),
+    /// A notification decoded straight into its type on the reader task (the hot path);
+    /// the same facts as [`ServerNotification::from_parts`] of the generic form.
+    Typed(ServerNotification),
     Request(InboundRequest),
     Diagnostic(Diagnostic),
     /// Last event: the stream closed or the child exited; pending requests have failed.
@@ -389,8 +410,8 @@ impl RpcPeer {
     /// Start the read loop. `exit` (from [`crate::ChildProcess::exit_watch`]) lets failures
     /// carry the exit status and stderr tail, and ends the session when the child dies even if
     /// a grandchild keeps stdout open. Must be called inside a tokio runtime.
-    pub fn start(
-        transport: Transport,
+    pub fn start<T: Into<RpcLine> + Send + 'static>(
+        transport: Transport<T>,
         config: RpcConfig,
         handler: impl RequestHandler,
         exit: Option<ExitWatch>,
@@ -551,9 +572,9 @@ async fn wait_exit(exit: &mut Option<ExitWatch>) -> Option<ChildExit> {
 }
 
 impl Reader {
-    async fn run(
+    async fn run<T: Into<RpcLine>>(
         mut self,
-        mut inbound: mpsc::Receiver<Inbound>,
+        mut inbound: InboundRx<T>,
         reader_guard: AbortOnDrop,
         mut exit: Option<ExitWatch>,
         config: RpcConfig,
@@ -564,7 +585,10 @@ impl Reader {
             tokio::select! {
                 biased;
                 msg = inbound.recv() => match msg {
-                    Some(Inbound::Message(value)) => self.on_message(value),
+                    Some(Inbound::Message(line)) => match line.into() {
+                        RpcLine::Json(value) => self.on_message(value),
+                        RpcLine::Notification(n) => self.emit(PeerEvent::Typed(n)),
+                    },
                     Some(Inbound::Diagnostic(diag)) => self.emit(PeerEvent::Diagnostic(diag)),
                     None => break,
                 },

@@ -1,10 +1,16 @@
 //! Newline-delimited JSON over a pair of byte streams (a child's stdout/stdin, or a tokio
 //! duplex in tests).
 //!
-//! - Reading: one task frames lines with a hard size cap, accepts `\n` and `\r\n`, parses each
-//!   line as JSON and sends [`Inbound`] events on a bounded channel. Bad lines (too long,
-//!   not UTF-8, not JSON) become [`Inbound::Diagnostic`] and reading goes on; only EOF or an
-//!   I/O error ends the stream (the channel then closes).
+//! - Reading: one task frames lines with a hard size cap, accepts `\n` and `\r\n`, decodes each
+//!   line (a [`Decode`]r: plain JSON by default, typed per engine) and sends [`Inbound`] events
+//!   on a bounded channel. Bad lines (too long, not UTF-8, not JSON) become
+//!   [`Inbound::Diagnostic`] and reading goes on; only EOF or an I/O error ends the stream (the
+//!   channel then closes).
+//! - The hot path is built for long streamed answers (hundreds of thousands of small lines):
+//!   lines are decoded straight out of the read buffer (a line is copied only when it spans two
+//!   reads, into one reused buffer), and everything decoded from one read travels as one batch,
+//!   so the channel costs one hop per read, not per line. [`InboundRx`] hands the batch back
+//!   one event at a time.
 //! - Writing: one task owns the write half and is fed by an unbounded mpsc, so whole lines
 //!   never interleave no matter how many [`LineWriter`] clones exist.
 //!
@@ -44,8 +50,10 @@ pub struct TransportConfig {
     /// Longest accepted line in bytes (without the newline). Longer lines become an
     /// [`DiagnosticKind::OversizedLine`] diagnostic.
     pub max_line_bytes: usize,
-    /// Capacity of the inbound channel. Bounded so a stalled consumer slows the child down
-    /// (pipe backpressure) instead of growing memory without limit.
+    /// Capacity of the inbound channel, in batches (one batch = what one read of at most
+    /// [`READ_BUFFER_BYTES`] decoded to, plus at most one line that began in an earlier read).
+    /// Bounded so a stalled consumer slows the child down (pipe backpressure) instead of
+    /// growing memory without limit.
     pub inbound_capacity: usize,
 }
 
@@ -53,18 +61,78 @@ impl Default for TransportConfig {
     fn default() -> Self {
         Self {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            inbound_capacity: 256,
+            // 32 reads of 64 KiB: ~2 MB of small lines in flight, as many as 256 single lines
+            // used to be, with one channel hop per read instead of per line.
+            inbound_capacity: 32,
         }
     }
 }
 
-/// One event from the read side.
+/// One event from the read side: `T` is what the [`Decode`]r makes of a line (a JSON
+/// [`Value`] unless the engine decodes its own types).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Inbound {
-    /// A line that parsed as JSON (any JSON value; shapes are the next layer's business).
-    Message(Value),
+pub enum Inbound<T = Value> {
+    /// A line that decoded (for [`JsonLines`]: any JSON value; shapes are the next layer's
+    /// business).
+    Message(T),
     /// A line that could not be used, or a read error.
     Diagnostic(Diagnostic),
+}
+
+/// How the reader task turns one line (UTF-8, without its newline, never blank) into a
+/// message. Runs on the reader task, so decoding overlaps with whatever consumes the messages.
+pub trait Decode: Send + 'static {
+    type Item: Send + 'static;
+    /// `Err` = not JSON (the line becomes an [`DiagnosticKind::InvalidJson`] diagnostic).
+    fn decode(&mut self, line: &str) -> Result<Self::Item, serde_json::Error>;
+}
+
+/// The default decoder: any JSON value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonLines;
+
+impl Decode for JsonLines {
+    type Item = Value;
+    fn decode(&mut self, line: &str) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}
+
+/// The receiving end of a transport: events one at a time, out of the batches the reader sends.
+#[derive(Debug)]
+pub struct InboundRx<T = Value> {
+    rx: mpsc::Receiver<Vec<Inbound<T>>>,
+    batch: std::vec::IntoIter<Inbound<T>>,
+}
+
+impl<T> InboundRx<T> {
+    fn new(rx: mpsc::Receiver<Vec<Inbound<T>>>) -> Self {
+        Self {
+            rx,
+            batch: Vec::new().into_iter(),
+        }
+    }
+
+    /// The next event; `None` once the reader ended and everything was handed out.
+    /// Cancel-safe (usable in `select!`): a batch is kept as soon as it is received.
+    pub async fn recv(&mut self) -> Option<Inbound<T>> {
+        if let Some(item) = self.batch.next() {
+            return Some(item);
+        }
+        loop {
+            let batch = self.rx.recv().await?;
+            self.batch = batch.into_iter();
+            if let Some(item) = self.batch.next() {
+                return Some(item);
+            }
+        }
+    }
+
+    /// True while events of the current batch are waiting: a consumer that merges or buffers
+    /// its output can hold it until the batch is drained (the engine is ahead of us anyway).
+    pub fn has_buffered(&self) -> bool {
+        self.batch.len() > 0
+    }
 }
 
 /// A framed line, or the fact that a line exceeded the cap.
@@ -78,18 +146,88 @@ pub(crate) enum Frame {
     },
 }
 
+/// A line borrowed from the framer's buffers (see [`LineFramer::next_lines`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FrameRef<'a> {
+    Line(&'a [u8]),
+    Oversized { len: usize, head: &'a [u8] },
+}
+
 /// Splits a byte stream into lines without ever buffering more than `max` bytes of one line.
 pub(crate) struct LineFramer<R> {
     reader: BufReader<R>,
     max: usize,
+    /// The beginning of a line that continues in the next read ([`Self::next_lines`] only);
+    /// reused from line to line.
+    carry: Vec<u8>,
+    /// Bytes of that line seen so far (more than `carry` holds once it went over `max`).
+    carry_len: usize,
 }
+
+/// A carry buffer bigger than this is given back after its line: one huge line must not pin
+/// its size for the rest of the run.
+const CARRY_KEEP_BYTES: usize = 1 << 20;
 
 impl<R: AsyncRead + Unpin> LineFramer<R> {
     pub(crate) fn new(reader: R, max: usize) -> Self {
         Self {
             reader: BufReader::with_capacity(READ_BUFFER_BYTES, reader),
             max,
+            carry: Vec::new(),
+            carry_len: 0,
         }
+    }
+
+    /// One read: calls `each` for every line it completes (CR/LF stripped; borrowed straight
+    /// from the read buffer unless the line spans reads), in order. `Ok(false)` at EOF (after
+    /// the last line without a newline, if any). Lines over `max` come as
+    /// [`FrameRef::Oversized`] with a head of at most [`EXCERPT_BYTES`]; memory stays bounded.
+    /// Do not mix with [`Self::next_frame`] on one framer.
+    pub(crate) async fn next_lines(
+        &mut self,
+        mut each: impl FnMut(FrameRef<'_>),
+    ) -> io::Result<bool> {
+        let available = self.reader.fill_buf().await?;
+        if available.is_empty() {
+            if self.carry_len > 0 {
+                each(carried(&self.carry, self.carry_len, self.max));
+                reset_carry(&mut self.carry, &mut self.carry_len);
+            }
+            return Ok(false);
+        }
+        let mut rest = available;
+        if self.carry_len > 0 {
+            match memchr::memchr(b'\n', rest) {
+                Some(i) => {
+                    extend_carry(&mut self.carry, &mut self.carry_len, &rest[..i], self.max);
+                    each(carried(&self.carry, self.carry_len, self.max));
+                    reset_carry(&mut self.carry, &mut self.carry_len);
+                    rest = &rest[i + 1..];
+                }
+                None => {
+                    extend_carry(&mut self.carry, &mut self.carry_len, rest, self.max);
+                    rest = &[];
+                }
+            }
+        }
+        let mut start = 0;
+        for i in memchr::memchr_iter(b'\n', rest) {
+            let line = &rest[start..i];
+            each(frame_ref(line, line.len(), self.max));
+            start = i + 1;
+        }
+        if start < rest.len() {
+            // The beginning of a line the next read completes.
+            extend_carry(
+                &mut self.carry,
+                &mut self.carry_len,
+                &rest[start..],
+                self.max,
+            );
+        }
+        let n = available.len();
+        self.reader.consume(n);
+        Ok(true)
     }
 
     /// The next line (CR/LF stripped), `Ok(None)` at EOF. A last line without a newline counts.
@@ -131,6 +269,45 @@ impl<R: AsyncRead + Unpin> LineFramer<R> {
     }
 }
 
+fn reset_carry(carry: &mut Vec<u8>, len: &mut usize) {
+    *len = 0;
+    carry.clear();
+    if carry.capacity() > CARRY_KEEP_BYTES {
+        *carry = Vec::new();
+    }
+}
+
+/// Append a piece of a line that spans reads; past `max` only the excerpt head is kept.
+fn extend_carry(carry: &mut Vec<u8>, len: &mut usize, piece: &[u8], max: usize) {
+    if *len + piece.len() <= max {
+        carry.extend_from_slice(piece);
+    } else if carry.len() < EXCERPT_BYTES {
+        let want = (EXCERPT_BYTES - carry.len()).min(piece.len());
+        carry.extend_from_slice(&piece[..want]);
+    }
+    if *len <= max && *len + piece.len() > max {
+        // Just went over: give back what was held beyond the excerpt.
+        carry.truncate(EXCERPT_BYTES);
+        carry.shrink_to(EXCERPT_BYTES);
+    }
+    *len += piece.len();
+}
+
+fn carried(carry: &[u8], len: usize, max: usize) -> FrameRef<'_> {
+    frame_ref(carry, len, max)
+}
+
+/// `bytes` is the whole line, or (oversized) at least its excerpt head.
+fn frame_ref(bytes: &[u8], len: usize, max: usize) -> FrameRef<'_> {
+    if len > max {
+        return FrameRef::Oversized {
+            len,
+            head: &bytes[..bytes.len().min(EXCERPT_BYTES)],
+        };
+    }
+    FrameRef::Line(bytes.strip_suffix(b"\r").unwrap_or(bytes))
+}
+
 fn finish(mut buf: Vec<u8>, total: usize, oversized: bool) -> Frame {
     if oversized {
         return Frame::Oversized {
@@ -145,9 +322,13 @@ fn finish(mut buf: Vec<u8>, total: usize, oversized: bool) -> Frame {
 }
 
 /// Turn one framed stdout line into an inbound event; `None` for blank lines.
-pub(crate) fn decode_frame(frame: Frame, max: usize) -> Option<Inbound> {
+pub(crate) fn decode_frame<D: Decode>(
+    frame: FrameRef<'_>,
+    max: usize,
+    decoder: &mut D,
+) -> Option<Inbound<D::Item>> {
     let bytes = match frame {
-        Frame::Oversized { len, head } => {
+        FrameRef::Oversized { len, head } => {
             return Some(Inbound::Diagnostic(
                 Diagnostic::new(
                     DiagnosticSource::Stdout,
@@ -158,15 +339,15 @@ pub(crate) fn decode_frame(frame: Frame, max: usize) -> Option<Inbound> {
                         human_bytes(max)
                     ),
                 )
-                .with_excerpt(&head),
+                .with_excerpt(head),
             ));
         }
-        Frame::Line(bytes) => bytes,
+        FrameRef::Line(bytes) => bytes,
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let text = match std::str::from_utf8(&bytes) {
+    let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(err) => {
             return Some(Inbound::Diagnostic(
@@ -175,19 +356,19 @@ pub(crate) fn decode_frame(frame: Frame, max: usize) -> Option<Inbound> {
                     DiagnosticKind::InvalidUtf8,
                     format!("line is not UTF-8: {err}"),
                 )
-                .with_excerpt(&bytes),
+                .with_excerpt(bytes),
             ));
         }
     };
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => Some(Inbound::Message(value)),
+    match decoder.decode(text) {
+        Ok(item) => Some(Inbound::Message(item)),
         Err(err) => Some(Inbound::Diagnostic(
             Diagnostic::new(
                 DiagnosticSource::Stdout,
                 DiagnosticKind::InvalidJson,
                 format!("line is not JSON: {err}"),
             )
-            .with_excerpt(&bytes),
+            .with_excerpt(bytes),
         )),
     }
 }
@@ -319,62 +500,91 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     let _ = writer.shutdown().await;
 }
 
-async fn read_loop<R: AsyncRead + Unpin>(reader: R, max: usize, tx: mpsc::Sender<Inbound>) {
+async fn read_loop<R: AsyncRead + Unpin, D: Decode>(
+    reader: R,
+    max: usize,
+    mut decoder: D,
+    tx: mpsc::Sender<Vec<Inbound<D::Item>>>,
+) {
     let mut framer = LineFramer::new(reader, max);
     loop {
-        let event = match framer.next_frame().await {
-            Ok(None) => break,
-            Ok(Some(frame)) => match decode_frame(frame, max) {
-                Some(event) => event,
-                None => continue,
-            },
+        let mut batch = Vec::new();
+        let more = framer
+            .next_lines(|frame| {
+                if let Some(event) = decode_frame(frame, max, &mut decoder) {
+                    batch.push(event);
+                }
+            })
+            .await;
+        let more = match more {
+            Ok(more) => more,
             Err(err) => {
-                let diag = Diagnostic::new(
+                batch.push(Inbound::Diagnostic(Diagnostic::new(
                     DiagnosticSource::Stdout,
                     DiagnosticKind::ReadError,
                     format!("reading engine stdout failed: {err}"),
-                );
-                let _ = tx.send(Inbound::Diagnostic(diag)).await;
-                break;
+                )));
+                false
             }
         };
-        if tx.send(event).await.is_err() {
+        if !batch.is_empty() && tx.send(batch).await.is_err() {
             break; // nobody listens any more
+        }
+        if !more {
+            break;
         }
     }
 }
 
 /// The two halves of a running JSON-line connection.
 #[derive(Debug)]
-pub struct Transport {
+pub struct Transport<T = Value> {
     /// Queue lines to the peer.
     pub writer: LineWriter,
-    /// Parsed lines and diagnostics from the peer; closes at EOF.
-    pub inbound: mpsc::Receiver<Inbound>,
+    /// Decoded lines and diagnostics from the peer; closes at EOF.
+    pub inbound: InboundRx<T>,
     reader_task: AbortOnDrop,
 }
 
 impl Transport {
-    /// Start the reader and writer tasks. Must be called inside a tokio runtime.
+    /// Start the reader and writer tasks; lines decode to JSON [`Value`]s. Must be called
+    /// inside a tokio runtime.
     pub fn new<R, W>(reader: R, writer: W, config: &TransportConfig) -> Self
     where
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (tx, inbound) = mpsc::channel(config.inbound_capacity.max(1));
-        let reader_task =
-            AbortOnDrop::new(tokio::spawn(read_loop(reader, config.max_line_bytes, tx)));
+        Self::with_decoder(reader, writer, config, JsonLines)
+    }
+}
+
+impl<T: Send + 'static> Transport<T> {
+    /// Start the reader and writer tasks with the engine's own line decoder. Must be called
+    /// inside a tokio runtime.
+    pub fn with_decoder<R, W, D>(reader: R, writer: W, config: &TransportConfig, decoder: D) -> Self
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+        D: Decode<Item = T>,
+    {
+        let (tx, rx) = mpsc::channel(config.inbound_capacity.max(1));
+        let reader_task = AbortOnDrop::new(tokio::spawn(read_loop(
+            reader,
+            config.max_line_bytes,
+            decoder,
+            tx,
+        )));
         // The writer task ends by itself when every LineWriter is gone or on close().
         let (writer, _writer_task) = LineWriter::spawn(writer);
         Self {
             writer,
-            inbound,
+            inbound: InboundRx::new(rx),
             reader_task,
         }
     }
 
     /// Split into parts; keep the guard alive as long as you read (dropping it stops the reader).
-    pub fn into_parts(self) -> (LineWriter, mpsc::Receiver<Inbound>, AbortOnDrop) {
+    pub fn into_parts(self) -> (LineWriter, InboundRx<T>, AbortOnDrop) {
         (self.writer, self.inbound, self.reader_task)
     }
 }

@@ -7,7 +7,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::*;
 
-async fn recv(rx: &mut mpsc::Receiver<Inbound>) -> Option<Inbound> {
+async fn recv(rx: &mut InboundRx) -> Option<Inbound> {
     tokio::time::timeout(Duration::from_secs(5), rx.recv())
         .await
         .expect("timed out waiting for inbound")
@@ -233,4 +233,119 @@ async fn a_60_mb_line_is_skipped_under_the_default_cap_and_named_by_its_size() {
         recv(&mut t.inbound).await,
         Some(Inbound::Message(json!({"after":1})))
     );
+}
+
+/// Feeds `input` through a pipe of `pipe` bytes, so reads end at every possible place.
+async fn frames_through(input: Vec<u8>, pipe: usize, max: usize) -> Vec<String> {
+    let (mut far, near) = tokio::io::duplex(pipe);
+    tokio::spawn(async move {
+        far.write_all(&input).await.unwrap();
+        far.shutdown().await.unwrap();
+    });
+    let mut framer = LineFramer::new(near, max);
+    let mut seen = Vec::new();
+    loop {
+        let more = framer
+            .next_lines(|f| {
+                seen.push(match f {
+                    FrameRef::Line(l) => String::from_utf8(l.to_vec()).unwrap(),
+                    FrameRef::Oversized { len, head } => {
+                        assert!(head.len() <= EXCERPT_BYTES);
+                        format!("<{len} bytes: {}>", String::from_utf8_lossy(&head[..3]))
+                    }
+                })
+            })
+            .await
+            .unwrap();
+        if !more {
+            return seen;
+        }
+    }
+}
+
+#[tokio::test]
+async fn batched_framing_is_the_same_wherever_the_reads_end() {
+    // Lines of every kind, CRLF split across reads, a line over the cap, a last line
+    // without its newline; fed through pipes from 1 byte to larger than the whole input.
+    let long = "L".repeat(700);
+    let input = format!("{{\"a\":1}}\r\n\nshort\r\n{long}\nmid\n\r\nx{long}{long}\nend");
+    let want: Vec<String> = vec![
+        "{\"a\":1}".into(),
+        "".into(),
+        "short".into(),
+        long.clone(),
+        "mid".into(),
+        "".into(),
+        "<1401 bytes: xLL>".into(),
+        "end".into(),
+    ];
+    for pipe in [1, 2, 3, 7, 64, 699, 700, 701, 4096] {
+        assert_eq!(
+            frames_through(input.clone().into_bytes(), pipe, 1000).await,
+            want,
+            "pipe of {pipe} bytes"
+        );
+    }
+}
+
+#[tokio::test]
+async fn batched_framing_keeps_memory_bounded_on_an_endless_line() {
+    let (mut far, near) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let chunk = vec![b'q'; 1 << 20];
+        for _ in 0..3 {
+            far.write_all(&chunk).await.unwrap();
+        }
+        far.shutdown().await.unwrap();
+    });
+    let mut framer = LineFramer::new(near, 1024);
+    let mut lines = Vec::new();
+    while framer
+        .next_lines(|f| lines.push(format!("{f:?}").len()))
+        .await
+        .unwrap()
+    {
+        // Past the cap only the excerpt is kept, however long the line goes on.
+        assert!(framer.carry.capacity() <= 1024 + EXCERPT_BYTES);
+    }
+    assert_eq!(lines.len(), 1);
+}
+
+#[tokio::test]
+async fn lines_of_one_read_travel_as_one_batch() {
+    // 1,000 small lines already in the pipe: far fewer channel messages than lines, and the
+    // consumer still gets every line, in order.
+    let mut input = Vec::new();
+    for i in 0..1000 {
+        input.extend_from_slice(format!("{{\"i\":{i}}}\n").as_bytes());
+    }
+    let (mut far, near) = tokio::io::duplex(1 << 16);
+    far.write_all(&input).await.unwrap();
+    far.shutdown().await.unwrap();
+    let (r, w) = tokio::io::split(near);
+    let mut t = Transport::new(r, w, &TransportConfig::default());
+    let (mut batches, mut next) = (0, 0);
+    while let Some(batch) = t.inbound.rx.recv().await {
+        batches += 1;
+        for item in batch {
+            assert_eq!(item, Inbound::Message(json!({"i": next})));
+            next += 1;
+        }
+    }
+    assert_eq!(next, 1000);
+    assert!(batches <= 5, "{batches} channel messages for 1,000 lines");
+}
+
+#[tokio::test]
+async fn has_buffered_tells_whether_the_current_batch_has_more() {
+    let (mut far, near) = tokio::io::duplex(1 << 16);
+    far.write_all(b"1\n2\n").await.unwrap();
+    let (r, w) = tokio::io::split(near);
+    let mut t = Transport::new(r, w, &TransportConfig::default());
+    assert_eq!(recv(&mut t.inbound).await, Some(Inbound::Message(json!(1))));
+    assert!(t.inbound.has_buffered());
+    assert_eq!(recv(&mut t.inbound).await, Some(Inbound::Message(json!(2))));
+    assert!(!t.inbound.has_buffered());
+    far.shutdown().await.unwrap();
+    assert_eq!(recv(&mut t.inbound).await, None);
 }

@@ -21,7 +21,9 @@
 mod diff;
 pub mod options;
 mod run;
+mod run_loop;
 pub mod translate;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,6 +39,7 @@ use tokio::sync::mpsc;
 pub use diff::{planned_change, unified_diff, PlannedChange};
 pub use options::{ClaudeOptions, ClaudeProfile, PermissionMode, SessionArg};
 pub use translate::{ClaudeTranslator, RunOutcome};
+pub use wire::{ClaudeLine, ClaudeLines};
 
 use crate::control::{Command, CommandSink, RunHandle};
 use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};

@@ -12,12 +12,11 @@ use std::time::Duration;
 use agentdesk_protocol::approval_detail::{ApprovalDetail, ClaudeToolDetail};
 use agentdesk_protocol::claude::{
     CanUseToolRequest, ControlRequest, ControlRequestBody, ControlResponse, ControlResponseBody,
-    InitializeRequest, InitializeResponse, InterruptRequest, PermissionAllow, PermissionDeny,
-    PermissionResult, SdkMessage,
+    InitializeRequest, InitializeResponse, PermissionAllow, PermissionDeny, PermissionResult,
+    SdkMessage,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalFile, ApprovalKind, DiagnosticSource, FailureCode, Question,
-    QuestionOption, ToolKind, UserDecision,
+    AgentEvent, ApprovalFile, ApprovalKind, Question, QuestionOption, ToolKind, UserDecision,
 };
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
@@ -26,13 +25,14 @@ use tokio::time::Instant;
 use super::diff::{planned_change_async, read_before};
 use super::options::{ClaudeProfile, SessionArg};
 use super::translate::{tool_kind, ClaudeTranslator};
+use super::wire::{ClaudeLine, ClaudeLines};
 use super::ClaudeEngineConfig;
-use crate::control::{crash_message, resolved, sleep_until, Command, PendingRequests};
-use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::control::{resolved, Command, PendingRequests};
+use crate::diagnostic::Diagnostic;
 use crate::error::EngineError;
-use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
+use crate::limits::RunLimits;
 use crate::process::{ChildExit, ChildProcess, ProcessSpec};
-use crate::transport::{AbortOnDrop, Inbound, LineWriter, TransportConfig};
+use crate::transport::{AbortOnDrop, Inbound, InboundRx, LineWriter, TransportConfig};
 use crate::vocab::ApprovalDecision;
 
 /// How long to wait for the exit status once stdout closed (the process is ending).
@@ -41,13 +41,13 @@ const EXIT_AFTER_EOF: Duration = Duration::from_secs(3);
 /// A running `claude` process and its pipes.
 pub(crate) struct Session {
     pub child: ChildProcess,
-    writer: LineWriter,
-    inbound: mpsc::Receiver<Inbound>,
+    pub(super) writer: LineWriter,
+    pub(super) inbound: InboundRx<ClaudeLine>,
     _reader: AbortOnDrop,
-    stderr: mpsc::UnboundedReceiver<Diagnostic>,
+    pub(super) stderr: mpsc::UnboundedReceiver<Diagnostic>,
     next_id: u64,
     /// Read during the handshake, replayed by the run task.
-    backlog: Vec<SdkMessage>,
+    pub(super) backlog: Vec<ClaudeLine>,
 }
 
 impl Session {
@@ -71,7 +71,9 @@ impl Session {
             spec = spec.env(key, value);
         }
         let mut child = ChildProcess::spawn(spec)?;
-        let (writer, inbound, reader) = child.transport(&TransportConfig::default())?.into_parts();
+        let (writer, inbound, reader) = child
+            .transport_with(&TransportConfig::default(), ClaudeLines)?
+            .into_parts();
         Ok(Self {
             child,
             writer,
@@ -88,7 +90,7 @@ impl Session {
     }
 
     /// Send a host → CLI control request; returns its id (`req_<n>_<8 hex>`, like the SDKs).
-    fn request(&mut self, body: ControlRequestBody) -> Result<String, EngineError> {
+    pub(super) fn request(&mut self, body: ControlRequestBody) -> Result<String, EngineError> {
         self.next_id += 1;
         let id = format!(
             "req_{}_{}",
@@ -145,7 +147,7 @@ impl Session {
         None
     }
 
-    async fn exit_after_eof(&self) -> Option<ChildExit> {
+    pub(super) async fn exit_after_eof(&self) -> Option<ChildExit> {
         let mut watch = self.child.exit_watch();
         tokio::time::timeout(EXIT_AFTER_EOF, watch.wait())
             .await
@@ -187,7 +189,12 @@ pub(crate) async fn initialize(
             }
         };
         let msg = match item {
-            Some(Inbound::Message(v)) => SdkMessage::from_value(v),
+            Some(Inbound::Message(ClaudeLine::Message(m))) => *m,
+            // A delta before the reply: the run task replays it.
+            Some(Inbound::Message(delta)) => {
+                s.backlog.push(delta);
+                continue;
+            }
             // Garbage on stdout during start-up: keep it for the timeline's diagnostics.
             Some(Inbound::Diagnostic(_)) => continue,
             None => {
@@ -226,7 +233,10 @@ pub(crate) async fn initialize(
             }
             SdkMessage::ControlRequest(req) => {
                 if let Some(req) = s.answer_simple(req) {
-                    s.backlog.push(SdkMessage::ControlRequest(req));
+                    s.backlog
+                        .push(ClaudeLine::Message(Box::new(SdkMessage::ControlRequest(
+                            req,
+                        ))));
                 }
             }
             // A result before the initialize reply: the session could not be set up.
@@ -239,7 +249,7 @@ pub(crate) async fn initialize(
                     ))),
                 });
             }
-            other => s.backlog.push(other),
+            other => s.backlog.push(ClaudeLine::Message(Box::new(other))),
         }
     }
 }
@@ -254,12 +264,12 @@ pub(crate) enum Control {
 }
 
 /// A `can_use_tool` held until the user decides.
-struct Pending {
+pub(super) struct Pending {
     engine_id: String,
     req: CanUseToolRequest,
 }
 
-type Held = PendingRequests<Pending>;
+pub(super) type Held = PendingRequests<Pending>;
 
 pub(crate) struct RunTask {
     pub session: Session,
@@ -271,181 +281,14 @@ pub(crate) struct RunTask {
     pub control: mpsc::UnboundedReceiver<Control>,
 }
 
-enum Step {
-    Stdout(Option<Inbound>),
-    Stderr(Diagnostic),
-    Control(Control),
-    InterruptTimeout,
-    /// The CLI said nothing for the inactivity limit while not waiting for the user.
-    Silent,
-    Abandoned,
-}
-
 impl RunTask {
-    pub(crate) async fn run(mut self) {
-        let mut pending = Held::default();
-        let mut interrupt_deadline: Option<Instant> = None;
-        let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
-        let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
-        let mut out = Vec::new();
-        for msg in std::mem::take(&mut self.session.backlog) {
-            self.on_message(msg, &mut pending, &mut out).await;
-        }
-        loop {
-            if self.translator.outcome().is_none() {
-                // An interrupt has its own (shorter) bound; a pending request pauses the clock.
-                let silence = match interrupt_deadline {
-                    Some(_) => None,
-                    None => watchdog.deadline(!pending.is_empty()),
-                };
-                let step = tokio::select! {
-                    item = self.session.inbound.recv() => Step::Stdout(item),
-                    Some(d) = self.session.stderr.recv() => Step::Stderr(d),
-                    Some(c) = self.control.recv() => Step::Control(c),
-                    _ = sleep_until(interrupt_deadline) => Step::InterruptTimeout,
-                    _ = sleep_until(silence) => Step::Silent,
-                    _ = self.events.closed() => Step::Abandoned,
-                };
-                // Any line (even a keep-alive or garbage) proves the CLI is alive; the user's
-                // answer restarts the clock after a wait.
-                if matches!(step, Step::Stdout(_) | Step::Stderr(_))
-                    || matches!(&step, Step::Control(Control::Command(c)) if c.is_answer())
-                {
-                    watchdog.activity();
-                }
-                match step {
-                    Step::Stdout(Some(Inbound::Message(v))) => {
-                        self.on_message(SdkMessage::from_value(v), &mut pending, &mut out)
-                            .await
-                    }
-                    Step::Stdout(Some(Inbound::Diagnostic(d))) => {
-                        let lost_result = skipped_result(&d);
-                        self.translator.notice(
-                            DiagnosticSource::UnknownMessage,
-                            d.detail,
-                            d.excerpt.map(Value::String),
-                            &mut out,
-                        );
-                        if let Some(len) = lost_result {
-                            // Without its result the CLI would wait for more input forever.
-                            pending.expire_all(&mut out);
-                            self.translator.fail(
-                                format!("Claude Code's final result ({len} bytes) was over the line size limit and could not be read; the run was ended"),
-                                FailureCode::OversizedResult,
-                                &mut out,
-                            );
-                        }
-                    }
-                    Step::Stdout(None) => {
-                        let exit = self.session.exit_after_eof().await;
-                        pending.expire_all(&mut out);
-                        let msg = crash_message(
-                            "Claude Code",
-                            exit.as_ref(),
-                            &self.session.child.stderr_tail(),
-                        );
-                        self.translator
-                            .fail(msg, FailureCode::EngineCrashed, &mut out);
-                    }
-                    Step::Stderr(d) => {
-                        self.translator
-                            .notice(DiagnosticSource::Stderr, d.detail, None, &mut out)
-                    }
-                    Step::Control(Control::Command(Command::Interrupt)) => {
-                        if interrupt_deadline.is_none() {
-                            self.translator.set_stopping();
-                            let sent = self.session.request(ControlRequestBody::Interrupt(
-                                InterruptRequest::default(),
-                            ));
-                            let grace = if sent.is_ok() {
-                                self.interrupt_grace
-                            } else {
-                                Duration::ZERO
-                            };
-                            interrupt_deadline = Some(Instant::now() + grace);
-                        }
-                    }
-                    Step::Control(Control::Request(body)) => {
-                        if let Err(e) = self.session.request(body) {
-                            tracing::debug!(error = %e, "could not send a control request");
-                        }
-                    }
-                    Step::Control(Control::Command(Command::Resolve {
-                        request_id,
-                        decision,
-                        reply,
-                    })) => {
-                        let r = self.resolve(&mut pending, &request_id, decision, &mut out);
-                        if r.is_ok() && self.translator.stopping() && interrupt_deadline.is_none() {
-                            // Deny-and-stop: the CLI ends the turn itself; bound the wait anyway.
-                            interrupt_deadline = Some(Instant::now() + self.interrupt_grace);
-                        }
-                        let _ = reply.send(r);
-                    }
-                    Step::Control(Control::Command(Command::Answer {
-                        request_id,
-                        answers,
-                        reply,
-                    })) => {
-                        let _ =
-                            reply.send(self.answer(&mut pending, &request_id, answers, &mut out));
-                    }
-                    Step::InterruptTimeout => {
-                        self.translator.notice(
-                            DiagnosticSource::Notice,
-                            "Claude Code did not confirm the interrupt in time; it was stopped"
-                                .to_owned(),
-                            None,
-                            &mut out,
-                        );
-                        pending.expire_all(&mut out);
-                        self.translator.interrupted(&mut out);
-                    }
-                    Step::Silent => {
-                        // Failed, not interrupted: nobody asked for it. The stop ladder below
-                        // ends the process (a hung CLI ignores an interrupt anyway).
-                        pending.expire_all(&mut out);
-                        self.translator.fail(
-                            watchdog.message("Claude Code"),
-                            FailureCode::EngineSilent,
-                            &mut out,
-                        );
-                    }
-                    Step::Abandoned => {
-                        // Nobody listens any more: stop the CLI, leave nothing running.
-                        self.session.child.stop().await;
-                        return;
-                    }
-                }
-            }
-            if self.translator.outcome().is_some() {
-                pending.expire_all(&mut out);
-                budget.apply(&mut out);
-                // The terminal event goes last, after the process is gone: "run ended" then
-                // really means nothing of it is left running.
-                let terminal = out
-                    .iter()
-                    .position(AgentEvent::is_terminal)
-                    .map(|i| out.remove(i));
-                for ev in out.drain(..) {
-                    let _ = self.events.send(ev);
-                }
-                // stdin closes only now (closing it earlier fails pending permissions).
-                self.session.writer.close();
-                self.session.child.stop().await;
-                if let Some(ev) = terminal {
-                    let _ = self.events.send(ev);
-                }
-                return;
-            }
-            budget.apply(&mut out);
-            for ev in out.drain(..) {
-                let _ = self.events.send(ev);
-            }
-        }
-    }
-
-    async fn on_message(&mut self, msg: SdkMessage, pending: &mut Held, out: &mut Vec<AgentEvent>) {
+    /// One full message (deltas never come here: see `run_loop`).
+    pub(super) async fn on_message(
+        &mut self,
+        msg: SdkMessage,
+        pending: &mut Held,
+        out: &mut Vec<AgentEvent>,
+    ) {
         match msg {
             SdkMessage::ControlRequest(req) => {
                 if let Some(req) = self.session.answer_simple(req) {
@@ -542,7 +385,7 @@ impl RunTask {
         }
     }
 
-    fn resolve(
+    pub(super) fn resolve(
         &mut self,
         pending: &mut Held,
         request_id: &str,
@@ -585,7 +428,7 @@ impl RunTask {
         Ok(())
     }
 
-    fn answer(
+    pub(super) fn answer(
         &mut self,
         pending: &mut Held,
         request_id: &str,
@@ -661,19 +504,4 @@ fn ask_user_questions(input: &Value) -> Vec<Question> {
             }
         })
         .collect()
-}
-
-/// The size of a skipped oversized line that was the CLI's `result` (recognised by its head:
-/// the CLI writes `type` first), the one message a run cannot end without.
-fn skipped_result(d: &Diagnostic) -> Option<usize> {
-    let DiagnosticKind::OversizedLine { len, .. } = d.kind else {
-        return None;
-    };
-    let head = d.excerpt.as_deref()?.trim_start();
-    let head: String = head
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .take(20)
-        .collect();
-    head.starts_with(r#"{"type":"result""#).then_some(len)
 }

@@ -21,6 +21,7 @@ use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, FailureCode, Tool
 use serde_json::Value;
 
 use super::diff::{planned_change_from, target_path, PlannedChange};
+use super::wire::ClaudeLine;
 
 /// How the run ended, once it has.
 #[derive(Debug, Clone, PartialEq)]
@@ -288,29 +289,53 @@ impl ClaudeTranslator {
                 };
                 self.open.push((b.index, block));
             }
-            RawStreamEvent::ContentBlockDelta(d) => {
-                let Some((_, block)) = self.open.iter_mut().find(|(i, _)| *i == d.index) else {
-                    return;
-                };
-                match (block, d.delta) {
-                    (OpenBlock::Text { item_id, text }, ContentDelta::TextDelta(t)) => {
-                        text.push_str(&t.text);
-                        out.push(AgentEvent::MessageDelta {
-                            item_id: item_id.clone(),
-                            text: t.text,
-                        });
-                    }
-                    (OpenBlock::Thinking { item_id, text }, ContentDelta::ThinkingDelta(t)) => {
-                        text.push_str(&t.thinking);
-                        out.push(AgentEvent::ReasoningDelta {
-                            item_id: item_id.clone(),
-                            text: t.thinking,
-                        });
-                    }
-                    _ => {}
+            RawStreamEvent::ContentBlockDelta(d) => match d.delta {
+                ContentDelta::TextDelta(t) => self.delta(d.index, false, t.text, out),
+                ContentDelta::ThinkingDelta(t) => self.delta(d.index, true, t.thinking, out),
+                _ => {}
+            },
+            // Blocks are completed by the `assistant` message, which comes before the stop.
+            _ => {}
+        }
+    }
+
+    /// One stdout line as the transport decoded it (deltas come pre-decoded; see `wire`).
+    pub fn on_line(&mut self, line: ClaudeLine, out: &mut Vec<AgentEvent>) {
+        match line {
+            ClaudeLine::Delta {
+                index,
+                thinking,
+                text,
+            } => {
+                if self.outcome.is_none() {
+                    self.delta(index, thinking, text, out);
                 }
             }
-            // Blocks are completed by the `assistant` message, which comes before the stop.
+            ClaudeLine::Message(msg) => self.on_message(*msg, out),
+        }
+    }
+
+    /// A text (`thinking: false`) or thinking delta of the open block `index`; a delta of
+    /// the other kind, or of a block that is not open, is ignored.
+    fn delta(&mut self, index: u32, thinking: bool, piece: String, out: &mut Vec<AgentEvent>) {
+        let Some((_, block)) = self.open.iter_mut().find(|(i, _)| *i == index) else {
+            return;
+        };
+        match block {
+            OpenBlock::Text { item_id, text } if !thinking => {
+                text.push_str(&piece);
+                out.push(AgentEvent::MessageDelta {
+                    item_id: item_id.clone(),
+                    text: piece,
+                });
+            }
+            OpenBlock::Thinking { item_id, text } if thinking => {
+                text.push_str(&piece);
+                out.push(AgentEvent::ReasoningDelta {
+                    item_id: item_id.clone(),
+                    text: piece,
+                });
+            }
             _ => {}
         }
     }

@@ -21,6 +21,7 @@ pub mod options;
 mod run;
 mod server;
 pub mod translate;
+mod wire;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -39,6 +40,7 @@ use tokio::sync::mpsc;
 
 pub use options::{permission_policy, CodexOptions, CodexProfile, CustomProvider, ServerKey};
 pub use translate::TurnTranslator;
+pub use wire::CodexLines;
 
 use crate::control::{Command, CommandSink};
 use crate::error::EngineError;

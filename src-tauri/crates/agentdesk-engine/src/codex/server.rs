@@ -14,6 +14,7 @@ use agentdesk_protocol::codex::{
 use tokio::sync::mpsc;
 
 use super::options::ServerKey;
+use super::wire::CodexLines;
 use super::CodexEngineConfig;
 use crate::diagnostic::{Diagnostic, DiagnosticSource};
 use crate::error::EngineError;
@@ -67,6 +68,21 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Server {
+    /// Route a notification to the run of its thread.
+    fn on_notification(&self, parsed: ServerNotification) {
+        if let ServerNotification::ThreadTokenUsageUpdated(u) = &parsed {
+            lock(&self.totals).insert(u.thread_id.clone(), u.token_usage.total);
+        }
+        match self.route(parsed.thread_id()) {
+            Some(route) => {
+                let _ = route.send(RunMsg::Notification(parsed));
+            }
+            None => {
+                tracing::trace!(method = %parsed.method(), "codex notification without a run")
+            }
+        }
+    }
+
     pub(crate) fn new(key: ServerKey, config: Arc<CodexEngineConfig>) -> Arc<Self> {
         Arc::new(Self {
             key,
@@ -180,7 +196,7 @@ impl Server {
             spec = spec.env_remove(k);
         }
         let mut child = ChildProcess::spawn(spec)?;
-        let transport = child.transport(&TransportConfig::default())?;
+        let transport = child.transport_with(&TransportConfig::default(), CodexLines)?;
         let rpc = RpcConfig {
             default_timeout: Some(self.config.request_timeout),
             ..RpcConfig::codex()
@@ -284,17 +300,9 @@ async fn pump(
         };
         match event {
             Some(PeerEvent::Notification(n)) => {
-                let parsed = ServerNotification::from_parts(&n.method, &n.params);
-                if let ServerNotification::ThreadTokenUsageUpdated(u) = &parsed {
-                    lock(&server.totals).insert(u.thread_id.clone(), u.token_usage.total);
-                }
-                match server.route(parsed.thread_id()) {
-                    Some(route) => {
-                        let _ = route.send(RunMsg::Notification(parsed));
-                    }
-                    None => tracing::trace!(method = %n.method, "codex notification without a run"),
-                }
+                server.on_notification(ServerNotification::from_parts(&n.method, &n.params));
             }
+            Some(PeerEvent::Typed(parsed)) => server.on_notification(parsed),
             Some(PeerEvent::Request(req)) => {
                 let parsed = ServerRequest::from_parts(&req.method, &req.params);
                 if let ServerRequest::Unknown { method, error, .. } = &parsed {
