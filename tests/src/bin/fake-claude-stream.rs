@@ -125,7 +125,9 @@ fn emit_turn(out: &mut impl Write, session: &str, deltas: usize) -> io::Result<(
     for i in 0..deltas {
         delta_text(i, &mut text);
         event.clear();
-        event.push_str(r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""#);
+        event.push_str(
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""#,
+        );
         event.push_str(&text);
         event.push_str(r#""}}"#);
         stream_line(&mut buf, session, i + 2, &event);
