@@ -345,7 +345,8 @@ async fn approval(engine: Engine, bin: PathBuf) {
     let w = World::new(engine, "approval", &bin, Vec::new()).await;
     w.push_command("call_core_1", "touch approved.txt");
     w.push_text(&["Done."]);
-    let mut updates = w.desk.subscribe_runs();
+    // Unmerged: a slow subscriber would get two upserts of the item merged into one.
+    let mut updates = w.desk.subscribe_runs_unmerged();
     let run_id = w.send("Please create the file").await;
     let a = w.pending(&run_id).await;
     assert_eq!(a.kind, ApprovalKindName::Command);
@@ -372,10 +373,7 @@ async fn approval(engine: Engine, bin: PathBuf) {
 }
 
 /// Live updates (so far) that show `approval_id` still pending.
-fn pending_upserts(
-    updates: &mut tokio::sync::broadcast::Receiver<RunUpdate>,
-    approval_id: &str,
-) -> usize {
+fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &str) -> usize {
     let mut n = 0;
     while let Ok(u) = updates.try_recv() {
         let RunUpdate::Live { ops, .. } = u else {

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agentdesk_core::fanout::RecvError;
 use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::{
@@ -32,7 +33,6 @@ use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::json;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
-use tokio::sync::broadcast;
 
 const SUITE: &str = "storage faults suite";
 
@@ -196,7 +196,7 @@ impl World {
 /// The text the engine streamed for a run, as the live updates carried it, until the run's
 /// terminal status.
 fn collect_streamed(
-    mut updates: broadcast::Receiver<RunUpdate>,
+    mut updates: agentdesk_core::RunUpdates,
     run_id: String,
 ) -> tokio::task::JoinHandle<(String, Option<Run>)> {
     tokio::spawn(async move {
@@ -214,8 +214,8 @@ fn collect_streamed(
                     return (text, Some(run));
                 }
                 Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(n)) => panic!("lagged {n}"),
-                Err(broadcast::error::RecvError::Closed) => return (text, None),
+                Err(RecvError::Overflowed(n)) => panic!("overflowed {n}"),
+                Err(RecvError::Closed) => return (text, None),
             }
         }
     })

@@ -101,7 +101,8 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
     tauri::async_runtime::spawn(async move {
         // Subscribed before anything is read, so no change falls between the two.
         let changes = desk.approvals().subscribe();
-        let runs = desk.subscribe_runs();
+        // Statuses only, each one (a run's end is never missed; no delta is ever queued).
+        let runs = desk.subscribe_runs_where(|u| matches!(u, RunUpdate::Status { .. }));
         let pending = desk.approvals().watch_pending();
         #[cfg(any(
             target_os = "linux",
@@ -159,7 +160,7 @@ impl Service {
     async fn run(
         mut self,
         mut changes: tokio::sync::broadcast::Receiver<ApprovalChange>,
-        mut runs: tokio::sync::broadcast::Receiver<RunUpdate>,
+        mut runs: agentdesk_core::RunUpdates,
         mut pending: tokio::sync::watch::Receiver<Vec<Approval>>,
     ) {
         let mut badge = None;
@@ -196,9 +197,12 @@ impl Service {
                 update = runs.recv() => match update {
                     Ok(RunUpdate::Status { run }) => self.run_status(run).await,
                     Ok(_) => {}
-                    // A missed end is a missed notification, nothing worse.
-                    Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => break,
+                    // Only past tens of thousands of waiting statuses: a missed end is a
+                    // missed notification, nothing worse.
+                    Err(agentdesk_core::fanout::RecvError::Overflowed(n)) => {
+                        tracing::warn!(missed = n, "run statuses overflowed; some run-end notifications were not shown");
+                    }
+                    Err(agentdesk_core::fanout::RecvError::Closed) => break,
                 },
                 signal = self.server.next_signal() => match signal {
                     Some(Signal::Action { id, action }) => self.pressed(id, &action).await,

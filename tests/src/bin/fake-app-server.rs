@@ -26,6 +26,10 @@
 //! - `garbage_flood`: on `turn/start`, answers, then writes `FAKE_GARBAGE_LINES` (default 2000)
 //!   non-JSON lines, then completes the turn.
 //!
+//! - `stream`: on `turn/start`, one agent message streamed as `FAKE_DELTAS` (default 200,000)
+//!   `item/agentMessage/delta` notifications of 20 characters (item started before, completed
+//!   with the whole text after), then the turn completes (lossless fan-out tests).
+//!
 //! With `FAKE_LOG=<file>`, the method of every request and notification received is appended
 //! to that file, one per line (how a test sees e.g. that `turn/interrupt` arrived), and every
 //! response to our own requests as `response:result` or `response:error`.
@@ -256,6 +260,7 @@ impl Server {
                     json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
                 );
             }
+            "stream" if method == "turn/start" => self.stream_turn(&id),
             "slow_answer" => {
                 std::thread::sleep(Duration::from_millis(env_num("FAKE_DELAY_MS", 500)));
                 self.answer(&id, method);
@@ -287,6 +292,39 @@ impl Server {
             }
             other => self.reply(id, json!({"echo": other})),
         }
+    }
+
+    /// The `stream` script's turn: one long agent message in 20-character deltas.
+    fn stream_turn(&mut self, id: &Value) {
+        self.reply(
+            id,
+            json!({"turn": {"id": "turn_fake", "status": "inProgress"}}),
+        );
+        let ids = json!({"threadId": "thr_fake", "turnId": "turn_fake"});
+        self.notify("turn/started", ids);
+        let item = |text: &str| json!({"type": "agentMessage", "id": "msg_stream", "text": text, "phase": null});
+        self.notify(
+            "item/started",
+            json!({"item": item(""), "threadId": "thr_fake", "turnId": "turn_fake"}),
+        );
+        let mut all = String::new();
+        for i in 0..env_num("FAKE_DELTAS", 200_000) {
+            // 20 characters, each delta distinct, so a lost or repeated one shows.
+            let piece = format!("{:>19} ", i);
+            all.push_str(&piece);
+            self.notify(
+                "item/agentMessage/delta",
+                json!({"threadId": "thr_fake", "turnId": "turn_fake", "itemId": "msg_stream", "delta": piece}),
+            );
+        }
+        self.notify(
+            "item/completed",
+            json!({"item": item(&all), "threadId": "thr_fake", "turnId": "turn_fake"}),
+        );
+        self.notify(
+            "turn/completed",
+            json!({"threadId": "thr_fake", "turn": {"id": "turn_fake", "status": "completed", "error": null}}),
+        );
     }
 
     fn spawn_grandchild(&mut self) {

@@ -13,15 +13,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use agentdesk_core::fanout::{RecvError, TryRecvError};
 use agentdesk_core::owner::OwnerLock;
 use agentdesk_core::profiles::parse_engine;
-use agentdesk_core::{ApprovalDecision, Desk, NewSession, RunUpdate};
+use agentdesk_core::{ApprovalDecision, Desk, NewSession, RunUpdate, RunUpdates};
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
 use agentdesk_protocol::ui::{
     Approval, ApprovalKindName, DecidedBy, ErrorCode, Profile, ProfileSpec, Run, RunStatus, Session,
 };
 use clap::{Args, ValueEnum};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 use crate::error::{CliError, CliResult, EXIT_ENGINE, EXIT_FAILED, EXIT_INTERRUPTED};
 use crate::escape::{json_safe, visible, VisibleStream};
@@ -66,7 +67,9 @@ pub struct RunArgs {
     /// Continue this session (id or unambiguous prefix) instead of starting a new one.
     #[arg(long, value_name = "ID")]
     session: Option<String>,
-    /// Print the canonical events as JSON lines instead of text.
+    /// Print JSON lines instead of text: first {"type":"agentdesk.run","sessionId","runId",
+    /// "workspaceId","engine","newSession"} (continue with --session SESSION_ID), then the
+    /// run's canonical events.
     #[arg(long)]
     json: bool,
     /// What to ask the agent.
@@ -98,8 +101,14 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         attachments.push((att.sha256, att.name));
     }
     let (session, created) = session_for(desk, &a).await?;
-    // Subscribed before sending so no event of the run is missed.
-    let mut updates = desk.subscribe_runs();
+    // Subscribed before sending so no event of the run is missed: the session's events and
+    // statuses only, each one (a slow stdout gets deltas merged, never skipped).
+    let sid = session.id.clone();
+    let mut updates = desk.subscribe_runs_where(move |u| match u {
+        RunUpdate::Event { session_id, .. } => *session_id == sid,
+        RunUpdate::Status { run } => run.session_id == sid,
+        _ => false,
+    });
     let mut pending = desk.approvals().watch_pending();
     let run = match desk
         .send_message(&session.id, &a.prompt, &attachments)
@@ -113,7 +122,9 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
             return Err(e.into());
         }
     };
-    if !a.json {
+    if a.json {
+        print_ids(&session, &run, created)?;
+    } else {
         eprintln!("session {} · run {}", session.id, run.id);
     }
     let mut s = Streamer {
@@ -158,6 +169,23 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         return Ok(ExitCode::from(EXIT_ENGINE));
     }
     Ok(finish(&run, a.json))
+}
+
+/// `--json`'s first line: Agent Desk's own ids, so a script continues with `--session`
+/// without matching the engine's ids.
+fn print_ids(session: &Session, run: &Run, created: bool) -> CliResult<()> {
+    let line = serde_json::json!({
+        "type": "agentdesk.run",
+        "sessionId": session.id,
+        "runId": run.id,
+        "workspaceId": session.workspace_id,
+        "engine": session.engine,
+        "newSession": created,
+    });
+    let mut out = std::io::stdout().lock();
+    out.write_all((json_safe(&line.to_string()) + "\n").as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("stdout", e))
 }
 
 /// Remove the session this invocation created for a run that never reached its engine.
@@ -334,7 +362,7 @@ impl Streamer<'_> {
     /// Print the run until it ends; returns it as it ended.
     async fn stream(
         &mut self,
-        updates: &mut broadcast::Receiver<RunUpdate>,
+        updates: &mut RunUpdates,
         pending: &mut tokio::sync::watch::Receiver<Vec<Approval>>,
     ) -> CliResult<Run> {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -346,20 +374,16 @@ impl Streamer<'_> {
         loop {
             tokio::select! {
                 u = updates.recv() => match u {
-                    Ok(RunUpdate::Event { run_id, event, .. }) if run_id == self.run_id => {
-                        if let AgentEvent::RunFailed { code, .. } = &event {
-                            self.failure_code.clone_from(code);
+                    Ok(u) => {
+                        if let Some(run) = self.on_update(u)? {
+                            return Ok(run);
                         }
-                        self.print_event(&event)?;
                     }
-                    Ok(RunUpdate::Status { run }) if run.id == self.run_id && run.status.is_terminal() => {
-                        return Ok(run);
+                    Err(RecvError::Overflowed(n)) => {
+                        // Only past tens of thousands of waiting non-text updates: said, not hidden.
+                        eprintln!("note: the output fell {n} updates behind and lost them; `agentdesk-cli show` has everything");
                     }
-                    Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(n)) => {
-                        eprintln!("note: {n} live updates were skipped (the output fell behind); `agentdesk-cli show` has everything");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => {
+                    Err(RecvError::Closed) => {
                         return Err(CliError::internal("the run updates stopped"));
                     }
                 },
@@ -404,9 +428,44 @@ impl Streamer<'_> {
                         .await
                         .map_err(agentdesk_core::CoreError::from)?;
                     if run.status.is_terminal() {
+                        // What is still queued was said before the end: print it first.
+                        return self.drain(updates, run);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Print a run update; the run when it says the run ended.
+    fn on_update(&mut self, u: RunUpdate) -> CliResult<Option<Run>> {
+        match u {
+            RunUpdate::Event { run_id, event, .. } if run_id == self.run_id => {
+                if let AgentEvent::RunFailed { code, .. } = &event {
+                    self.failure_code.clone_from(code);
+                }
+                self.print_event(&event)?;
+            }
+            RunUpdate::Status { run } if run.id == self.run_id && run.status.is_terminal() => {
+                return Ok(Some(run));
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// The run ended (read from the database): print every update still queued.
+    fn drain(&mut self, updates: &mut RunUpdates, ended: Run) -> CliResult<Run> {
+        loop {
+            match updates.try_recv() {
+                Ok(u) => {
+                    if let Some(run) = self.on_update(u)? {
                         return Ok(run);
                     }
                 }
+                Err(TryRecvError::Overflowed(n)) => {
+                    eprintln!("note: the output fell {n} updates behind and lost them; `agentdesk-cli show` has everything");
+                }
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return Ok(ended),
             }
         }
     }

@@ -5,14 +5,15 @@
 use std::collections::{BTreeMap, HashMap};
 
 use agentdesk_protocol::ui::{Approval, Run, RunStatus, SessionActivity};
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 
-use crate::runs::RunUpdate;
+use crate::fanout::RecvError;
+use crate::runs::{RunUpdate, RunUpdates};
 use crate::Desk;
 
 /// An app-wide activity stream; dropping it ends it.
 pub struct ActivityWatch {
-    runs_rx: broadcast::Receiver<RunUpdate>,
+    runs_rx: RunUpdates,
     pending_rx: watch::Receiver<Vec<Approval>>,
     /// Runs not yet ended, by id.
     open_runs: HashMap<String, Run>,
@@ -23,7 +24,8 @@ pub struct ActivityWatch {
 impl Desk {
     /// Watch every session's activity. The first `next()` answers at once.
     pub async fn watch_activity(&self) -> ActivityWatch {
-        let runs_rx = self.subscribe_runs();
+        // Statuses only: the badges never change per delta.
+        let runs_rx = self.subscribe_runs_where(|u| matches!(u, RunUpdate::Status { .. }));
         let pending_rx = self.approvals().watch_pending();
         let mut open_runs = HashMap::new();
         for id in self.active_run_ids() {
@@ -54,8 +56,8 @@ impl ActivityWatch {
                 update = self.runs_rx.recv() => match update {
                     Ok(RunUpdate::Status { run }) => self.on_run(run),
                     Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(_)) => self.reseed().await,
-                    Err(broadcast::error::RecvError::Closed) => return None,
+                    Err(RecvError::Overflowed(_)) => self.reseed().await,
+                    Err(RecvError::Closed) => return None,
                 },
                 changed = self.pending_rx.changed() => {
                     if changed.is_err() {
@@ -74,7 +76,7 @@ impl ActivityWatch {
         }
     }
 
-    /// Status updates were missed: ask the core which runs are active now.
+    /// Status updates were discarded (overflowed): ask the core which runs are active now.
     async fn reseed(&mut self) {
         let active = self.desk.active_run_ids();
         self.open_runs
@@ -224,6 +226,16 @@ mod tests {
         assert!(tokio::time::timeout(Duration::from_millis(200), w.next())
             .await
             .is_err());
+        // Nor is a delta ever queued for the badges (filtered where it is published).
+        desk.runs.publish(RunUpdate::Event {
+            session_id: s.id.clone(),
+            run_id: "r1".into(),
+            event: agentdesk_protocol::events::AgentEvent::MessageDelta {
+                item_id: "m".into(),
+                text: "y".into(),
+            },
+        });
+        assert_eq!(w.runs_rx.len(), 0);
 
         desk.runs.publish(RunUpdate::Status {
             run: run("r1", &s.id, RunStatus::Completed),

@@ -11,6 +11,7 @@ pub mod attachments;
 pub mod engines;
 mod error;
 pub mod export;
+pub mod fanout;
 pub mod integrity;
 pub mod live;
 pub mod notify;
@@ -39,7 +40,7 @@ pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
 pub use live::SessionFeed;
 pub use recorder::{FlushReport, RunInput, RunRecorder};
-pub use runs::RunUpdate;
+pub use runs::{RunUpdate, RunUpdates};
 pub use sessions::{NewSession, Recovery};
 pub use timeline::{RunOutcome, RunReducer};
 

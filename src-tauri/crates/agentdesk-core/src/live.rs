@@ -4,9 +4,12 @@
 //! How it stays exact:
 //! - Every active run has a reducer here ([`LiveRuns`]), fed by the run's pump *before* the
 //!   change is published, and every change gets a per-run sequence number.
-//! - A view starts (and restarts after falling behind) by taking, under one lock, the live
-//!   runs' current items and sequence numbers and a fresh subscription. Changes published
-//!   later carry higher numbers; ones already in the snapshot are skipped by number.
+//! - A view starts by taking, under one lock, the live runs' current items and sequence
+//!   numbers and a fresh subscription (its own lossless queue, see [`crate::fanout`]: a
+//!   view that falls behind gets the text it missed as merged appends). Changes published
+//!   later carry higher numbers; ones already in the snapshot are skipped by number. Only
+//!   a view overflowed by non-mergeable changes (or lagging on approvals) restarts from a
+//!   snapshot.
 //! - Streaming text travels as appends; within a frame, appends to one item merge, and an
 //!   item replaced in the frame drops the earlier ops about it.
 //!
@@ -18,11 +21,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_protocol::events::AgentEvent;
-use agentdesk_protocol::ui::{Approval, ApprovalChange, LiveBatch, LiveOp, TimelineItem};
+use agentdesk_protocol::ui::{
+    Approval, ApprovalChange, ApprovalState, LiveBatch, LiveOp, TimelineItem,
+};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use crate::runs::RunUpdate;
+use crate::fanout::RecvError;
+use crate::runs::{RunUpdate, RunUpdates};
 use crate::{Desk, Result, RunReducer};
 
 /// A frame at 60 Hz: the most often a view sends.
@@ -54,7 +60,7 @@ type LiveSnapshot = Vec<(String, u64, Vec<TimelineItem>)>;
 /// Where a view starts: its subscriptions, what they start after, and the reset op.
 struct FeedStart {
     known_runs: HashSet<String>,
-    runs_rx: broadcast::Receiver<RunUpdate>,
+    runs_rx: RunUpdates,
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     seen: HashMap<String, u64>,
     reset: LiveOp,
@@ -89,7 +95,21 @@ impl LiveRuns {
     }
 
     /// Apply an engine event; `None` when the run is not live or nothing visible changed.
+    #[cfg(test)]
     pub(crate) fn apply_event(&self, run_id: &str, ev: &AgentEvent) -> Option<LiveChange> {
+        self.apply_event_then(run_id, ev, |c| c)
+    }
+
+    /// Apply an engine event and hand the change to `then` (the publisher) under the same
+    /// lock a view's snapshot takes: every change queued for a view is then newer than its
+    /// snapshot, which lets a slow view's queue merge consecutive changes (see
+    /// [`crate::fanout`]) without one ever straddling the snapshot.
+    pub(crate) fn apply_event_then<R>(
+        &self,
+        run_id: &str,
+        ev: &AgentEvent,
+        then: impl FnOnce(LiveChange) -> R,
+    ) -> Option<R> {
         let mut runs = self.lock();
         let run = runs.get_mut(run_id)?;
         let append = match ev {
@@ -114,11 +134,17 @@ impl LiveRuns {
             return None;
         }
         run.seq += 1;
-        Some(LiveChange { seq: run.seq, ops })
+        Some(then(LiveChange { seq: run.seq, ops }))
     }
 
-    /// Reflect the queue's record of an approval in the item it belongs to.
-    pub(crate) fn apply_approval(&self, run_id: &str, approval: &Approval) -> Option<LiveChange> {
+    /// Reflect the queue's record of an approval in the item it belongs to (published
+    /// under the lock, as `apply_event_then`).
+    pub(crate) fn apply_approval_then<R>(
+        &self,
+        run_id: &str,
+        approval: &Approval,
+        then: impl FnOnce(LiveChange) -> R,
+    ) -> Option<R> {
         let mut runs = self.lock();
         let run = runs.get_mut(run_id)?;
         run.reducer.set_approval(approval);
@@ -127,7 +153,7 @@ impl LiveRuns {
             return None;
         }
         run.seq += 1;
-        Some(LiveChange { seq: run.seq, ops })
+        Some(then(LiveChange { seq: run.seq, ops }))
     }
 
     /// The session's live runs (id, sequence number, items) and a subscription that carries
@@ -135,8 +161,8 @@ impl LiveRuns {
     fn snapshot(
         &self,
         session_id: &str,
-        subscribe: impl FnOnce() -> broadcast::Receiver<RunUpdate>,
-    ) -> (LiveSnapshot, broadcast::Receiver<RunUpdate>) {
+        subscribe: impl FnOnce() -> RunUpdates,
+    ) -> (LiveSnapshot, RunUpdates) {
         let runs = self.lock();
         let rx = subscribe();
         let live = runs
@@ -245,7 +271,7 @@ impl Frame {
 pub struct SessionFeed {
     desk: Desk,
     session_id: String,
-    runs_rx: broadcast::Receiver<RunUpdate>,
+    runs_rx: RunUpdates,
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     /// Per live run, the last sequence number already in the view.
     seen: HashMap<String, u64>,
@@ -284,25 +310,52 @@ impl Desk {
         })
     }
 
+    /// The session's approvals for a reset: the decided ones from the database (so a card
+    /// still says who decided and when after a restart), the pending ones as the queue holds
+    /// them now. Oldest first.
+    async fn reset_approvals(&self, session_id: &str) -> Result<Vec<Approval>> {
+        let mut all = self.store.session_approvals(session_id).await?;
+        let pending: HashMap<String, Approval> = self
+            .approvals()
+            .pending()
+            .into_iter()
+            .filter(|a| a.session_id == session_id)
+            .map(|a| (a.id.clone(), a))
+            .collect();
+        // Pending only while this process's queue holds it (another process's request cannot
+        // be decided from here; the view behaved the same before).
+        all.retain(|a| a.state != ApprovalState::Pending || pending.contains_key(&a.id));
+        let stored: HashSet<String> = all.iter().map(|a| a.id.clone()).collect();
+        for a in all.iter_mut() {
+            if let Some(p) = pending.get(&a.id) {
+                a.clone_from(p);
+            }
+        }
+        all.extend(pending.into_values().filter(|p| !stored.contains(&p.id)));
+        all.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(all)
+    }
+
     /// A consistent starting point: subscriptions, what they start after, and the view.
     async fn feed_reset(&self, session_id: &str) -> Result<FeedStart> {
         // Approvals first: a change between the two subscriptions is then seen twice at
         // worst, and approval ops are idempotent.
         let approvals_rx = self.approvals().subscribe();
-        let (live, runs_rx) = self
-            .runs
-            .live
-            .snapshot(session_id, || self.subscribe_runs());
+        // The session's statuses and live ops only: other sessions' streams and the raw
+        // events are never queued for this view.
+        let sid = session_id.to_string();
+        let (live, runs_rx) = self.runs.live.snapshot(session_id, || {
+            self.subscribe_runs_where(move |u| match u {
+                RunUpdate::Status { run } => run.session_id == sid,
+                RunUpdate::Live { session_id, .. } => *session_id == sid,
+                _ => false,
+            })
+        });
         let page = self
             .load_timeline(session_id, None, Some(FIRST_PAGE))
             .await?;
         let runs = self.list_runs(session_id).await?;
-        let approvals = self
-            .approvals()
-            .pending()
-            .into_iter()
-            .filter(|a| a.session_id == session_id)
-            .collect();
+        let approvals = self.reset_approvals(session_id).await?;
         let live_ids: HashSet<&str> = live
             .iter()
             .flat_map(|(_, _, items)| items.iter().map(|i| i.id.as_str()))
@@ -378,11 +431,11 @@ impl SessionFeed {
             biased;
             update = self.runs_rx.recv() => match update {
                 Ok(u) => Some(self.on_run_update(u).await),
-                Err(broadcast::error::RecvError::Lagged(_)) => {
+                Err(RecvError::Overflowed(_)) => {
                     self.restart().await;
                     Some(true)
                 }
-                Err(broadcast::error::RecvError::Closed) => None,
+                Err(RecvError::Closed) => None,
             },
             change = self.approvals_rx.recv() => match change {
                 Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
@@ -447,7 +500,8 @@ impl SessionFeed {
         }
     }
 
-    /// The view fell behind: start again from a snapshot (nothing lost, nothing twice).
+    /// The view overflowed (or lagged on approvals): start again from a snapshot (nothing
+    /// lost, nothing twice).
     async fn restart(&mut self) {
         match self.desk.feed_reset(&self.session_id).await {
             Ok(start) => {

@@ -165,8 +165,8 @@ async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
     let (_dir, desk, sid) = desk_with_session().await;
     desk.runs.live.start(&sid, "r1");
     publish(&desk, &sid, "r1", &delta("abc"));
-    // Applied before the view opens, published after it subscribed: the number says it is
-    // already in the snapshot.
+    // Applied before the view opens and (in a publisher not holding the lock) published
+    // after it subscribed: the number says it is already in the snapshot.
     let late = desk.runs.live.apply_event("r1", &delta("def")).unwrap();
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     desk.runs.publish(RunUpdate::Live {
@@ -175,33 +175,41 @@ async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
         seq: late.seq,
         ops: late.ops,
     });
+    let first = next(&mut feed).await;
+    assert!(matches!(first.ops.first(), Some(LiveOp::Reset { .. })));
+    assert_eq!(
+        replay(std::slice::from_ref(&first), "r1:m1").unwrap(),
+        "abcdef"
+    );
     publish(&desk, &sid, "r1", &delta("ghi"));
-    // Both were published before the view asked: one frame, the reset and the new text.
+    publish(&desk, &sid, "r1", &delta("jkl"));
+    // Both were published before the view asked: one frame with the new text.
     let batch = next(&mut feed).await;
-    assert!(matches!(batch.ops.first(), Some(LiveOp::Reset { .. })));
-    assert_eq!(replay(&[batch], "r1:m1").unwrap(), "abcdefghi");
+    assert_eq!(replay(&[first, batch], "r1:m1").unwrap(), "abcdefghijkl");
 }
 
 #[tokio::test]
-async fn a_view_that_falls_behind_restarts_from_a_snapshot_without_losing_or_repeating() {
+async fn a_view_that_falls_behind_gets_every_delta_merged_without_a_reset() {
     let (_dir, desk, sid) = desk_with_session().await;
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let mut batches = vec![next(&mut feed).await];
     desk.runs.live.start(&sid, "r1");
     let mut expected = String::new();
-    // Far more than the broadcast holds: the view lags.
-    for i in 0..(crate::runs::UPDATES_CAPACITY * 2) {
+    // Far more than the old broadcast held (4,096): the view reads nothing meanwhile.
+    for i in 0..20_000 {
         let piece = format!("{i},");
         expected.push_str(&piece);
         publish(&desk, &sid, "r1", &delta(&piece));
     }
+    // The first creates the item (a whole upsert), the rest merged into one append.
+    assert!(feed.runs_rx.len() <= 2, "{} waiting", feed.runs_rx.len());
     let batch = next(&mut feed).await;
     assert!(
-        batch
+        !batch
             .ops
             .iter()
             .any(|op| matches!(op, LiveOp::Reset { .. })),
-        "a lagging view gets a reset"
+        "nothing was lost, so no reset"
     );
     batches.push(batch);
     for piece in ["tail1,", "tail2"] {
@@ -210,6 +218,79 @@ async fn a_view_that_falls_behind_restarts_from_a_snapshot_without_losing_or_rep
     }
     batches.push(next(&mut feed).await);
     assert_eq!(replay(&batches, "r1:m1").unwrap(), expected);
+}
+
+#[tokio::test]
+async fn an_overflowed_view_restarts_from_a_snapshot_without_losing_or_repeating() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "Go", &[]).await.unwrap();
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let mut batches = vec![next(&mut feed).await];
+    desk.runs.live.start(&sid, &run.id);
+    let item = format!("{}:m1", run.id);
+    publish(&desk, &sid, &run.id, &delta("before,"));
+    // More waiting non-mergeable updates than a subscriber may hold: overflowed.
+    for _ in 0..=crate::fanout::DEFAULT_CAP {
+        desk.runs.publish(RunUpdate::Status { run: run.clone() });
+    }
+    publish(&desk, &sid, &run.id, &delta("after,"));
+    let batch = next(&mut feed).await;
+    assert!(
+        matches!(batch.ops.first(), Some(LiveOp::Reset { .. })),
+        "an overflowed view starts again from a snapshot"
+    );
+    batches.push(batch);
+    publish(&desk, &sid, &run.id, &delta("tail"));
+    batches.push(next(&mut feed).await);
+    assert_eq!(replay(&batches, &item).unwrap(), "before,after,tail");
+}
+
+#[tokio::test]
+async fn a_reset_carries_the_sessions_decided_approvals_with_who_and_when() {
+    use agentdesk_protocol::ui::{
+        Approval, ApprovalKindName, ApprovalRequest, ApprovalState, DecidedBy,
+    };
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "Go", &[]).await.unwrap();
+    let decided = Approval {
+        id: "a1".into(),
+        session_id: sid.clone(),
+        run_id: run.id.clone(),
+        item_id: Some(format!("{}:tool1", run.id)),
+        engine_request_id: "req1".into(),
+        kind: ApprovalKindName::Command,
+        request: ApprovalRequest {
+            command: Some("ls".into()),
+            ..Default::default()
+        },
+        suggestions: serde_json::Value::Null,
+        state: ApprovalState::Denied,
+        decided_by: Some(DecidedBy::Notification),
+        decision: None,
+        created_at: 10,
+        deadline_at: None,
+        decided_at: Some(1_700_000_000_000),
+    };
+    desk.store().insert_approval(&decided).await.unwrap();
+    // Left pending by another process (or a crash): not decidable from this view.
+    let stale = Approval {
+        id: "a2".into(),
+        engine_request_id: "req2".into(),
+        state: ApprovalState::Pending,
+        decided_by: None,
+        decided_at: None,
+        created_at: 11,
+        ..decided.clone()
+    };
+    desk.store().insert_approval(&stale).await.unwrap();
+    // As after a restart: a fresh view of the session.
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let reset = next(&mut feed).await;
+    let approvals = match reset.ops.first() {
+        Some(LiveOp::Reset { approvals, .. }) => approvals.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(approvals, vec![decided]);
 }
 
 #[tokio::test]

@@ -1,0 +1,420 @@
+//! Lossless fan-out of live updates: every subscriber has its own queue.
+//!
+//! A `tokio::sync::broadcast` ring drops the oldest updates for a subscriber that falls
+//! behind, which is a hole in what the engine said (a terminal missing deltas). Here:
+//! - the publisher pushes into each subscriber's own queue and wakes it; it never waits;
+//! - while a subscriber is behind, a new streaming piece (a text, reasoning or tool-output
+//!   delta) merges into the one of the same item still queued, so a slow reader gets fewer,
+//!   longer pieces and the same text, and its queue grows by merging, not by count;
+//! - updates that do not merge (an item started or finished, a run's status) keep their
+//!   order. If more than the subscription's cap of them are waiting, the subscriber is
+//!   *overflowed*: its queue is emptied and its next `recv` says so (`Overflowed`), so it
+//!   re-reads a snapshot; it is never a silent gap;
+//! - a subscription whose receiver was dropped is removed on the next publish;
+//! - a subscription may filter at the source (`subscribe_where`), so a consumer that only
+//!   wants run statuses never holds a copy of a delta.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::Notify;
+
+/// Non-mergeable updates a subscriber may have waiting before it is overflowed.
+pub const DEFAULT_CAP: usize = 65_536;
+/// How far back from the newest queued update a piece looks for one to merge into (past
+/// pieces of other streams, which it may overtake: see [`Coalesce::independent`]).
+const MERGE_SCAN: usize = 8;
+
+/// An update that may merge with a later one of the same stream.
+pub trait Coalesce: Clone + Send + 'static {
+    /// Merge `next` (published after `self`) into `self` when both are pieces of one stream
+    /// and the result says the same; otherwise hand `next` back untouched.
+    fn merge(&mut self, next: Self) -> Option<Self>;
+    /// Whether `next` may be delivered before `self` (both queued, `next` newer): only
+    /// pieces of streams no consumer orders against each other. Anything else is a barrier.
+    fn independent(&self, next: &Self) -> bool;
+}
+
+/// Why `recv` returned no update (a channel outcome, not a failure of the crate: see
+/// `CoreError` for those).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecvError {
+    /// The subscriber fell more than its cap behind: this many updates were discarded, and
+    /// it should re-read a snapshot. Later updates follow normally.
+    Overflowed(u64),
+    /// The publisher is gone.
+    Closed,
+}
+
+/// Why `try_recv` returned no update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryRecvError {
+    /// Nothing is waiting now.
+    Empty,
+    Overflowed(u64),
+    Closed,
+}
+
+type Filter<T> = Box<dyn Fn(&T) -> bool + Send + Sync>;
+
+struct Queue<T> {
+    items: VecDeque<T>,
+    /// Updates discarded by an overflow not yet reported.
+    overflowed: u64,
+    closed: bool,
+}
+
+struct Slot<T> {
+    queue: Mutex<Queue<T>>,
+    wake: Notify,
+    /// Set when the receiver is dropped: the publisher forgets the slot.
+    gone: AtomicBool,
+    filter: Option<Filter<T>>,
+    cap: usize,
+    /// Off only for tests that count updates as published.
+    merge: bool,
+}
+
+fn lock<Q>(m: &Mutex<Q>) -> MutexGuard<'_, Q> {
+    // Every critical section leaves the queue consistent: a poisoned lock is still usable.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<T: Coalesce> Slot<T> {
+    fn push(&self, update: T) {
+        let mut q = lock(&self.queue);
+        let mut next = update;
+        let len = q.items.len();
+        let scan = if self.merge { MERGE_SCAN } else { 0 };
+        for i in (len.saturating_sub(scan)..len).rev() {
+            let Some(queued) = q.items.get_mut(i) else {
+                break;
+            };
+            next = match queued.merge(next) {
+                None => return,
+                Some(n) => n,
+            };
+            if !queued.independent(&next) {
+                break;
+            }
+        }
+        q.items.push_back(next);
+        if q.items.len() > self.cap {
+            q.overflowed += q.items.len() as u64;
+            q.items.clear();
+            q.items.shrink_to(64);
+        }
+        drop(q);
+        self.wake.notify_one();
+    }
+}
+
+/// The publishing side. Dropping it closes every subscription (after what is queued).
+pub struct Fanout<T> {
+    slots: Mutex<Vec<Arc<Slot<T>>>>,
+}
+
+impl<T> Default for Fanout<T> {
+    fn default() -> Self {
+        Fanout {
+            slots: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Fanout<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fanout")
+            .field("subscribers", &lock(&self.slots).len())
+            .finish()
+    }
+}
+
+impl<T: Coalesce> Fanout<T> {
+    /// Every update from now on.
+    pub fn subscribe(&self) -> Subscription<T> {
+        self.add(None, DEFAULT_CAP, true)
+    }
+
+    /// Every update exactly as published, nothing merged (overflow still applies): for
+    /// tests that count what was published.
+    pub fn subscribe_unmerged(&self) -> Subscription<T> {
+        self.add(None, DEFAULT_CAP, false)
+    }
+
+    /// Only the updates `keep` accepts (decided when published, so the rest cost nothing).
+    pub fn subscribe_where(
+        &self,
+        keep: impl Fn(&T) -> bool + Send + Sync + 'static,
+    ) -> Subscription<T> {
+        self.add(Some(Box::new(keep)), DEFAULT_CAP, true)
+    }
+
+    /// Like `subscribe`, overflowing after `cap` waiting updates instead of the default.
+    pub fn subscribe_with_cap(&self, cap: usize) -> Subscription<T> {
+        self.add(None, cap.max(1), true)
+    }
+
+    fn add(&self, filter: Option<Filter<T>>, cap: usize, merge: bool) -> Subscription<T> {
+        let slot = Arc::new(Slot {
+            queue: Mutex::new(Queue {
+                items: VecDeque::new(),
+                overflowed: 0,
+                closed: false,
+            }),
+            wake: Notify::new(),
+            gone: AtomicBool::new(false),
+            filter,
+            cap,
+            merge,
+        });
+        lock(&self.slots).push(slot.clone());
+        Subscription { slot }
+    }
+
+    /// Live subscriptions (dropped ones are counted until the next publish).
+    pub fn subscriber_count(&self) -> usize {
+        lock(&self.slots).len()
+    }
+
+    /// Queue `update` for every subscriber that wants it. Never waits for a subscriber.
+    pub fn publish(&self, update: T) {
+        let mut slots = lock(&self.slots);
+        slots.retain(|s| !s.gone.load(Ordering::Acquire));
+        let wanted: Vec<&Arc<Slot<T>>> = slots
+            .iter()
+            .filter(|s| s.filter.as_ref().is_none_or(|keep| keep(&update)))
+            .collect();
+        if let Some((last, rest)) = wanted.split_last() {
+            for s in rest {
+                s.push(update.clone());
+            }
+            // The last one takes the update itself: one subscriber costs no copy.
+            last.push(update);
+        }
+    }
+}
+
+impl<T> Drop for Fanout<T> {
+    fn drop(&mut self) {
+        for s in lock(&self.slots).drain(..) {
+            lock(&s.queue).closed = true;
+            s.wake.notify_one();
+        }
+    }
+}
+
+/// One subscriber's end. Dropping it unsubscribes.
+pub struct Subscription<T> {
+    slot: Arc<Slot<T>>,
+}
+
+impl<T> std::fmt::Debug for Subscription<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("waiting", &lock(&self.slot.queue).items.len())
+            .finish()
+    }
+}
+
+impl<T> Subscription<T> {
+    /// The next update, waiting for one. `Overflowed` once after an overflow; `Closed`
+    /// when the publisher is gone and everything queued was taken.
+    pub async fn recv(&mut self) -> Result<T, RecvError> {
+        loop {
+            match self.try_recv() {
+                Ok(u) => return Ok(u),
+                Err(TryRecvError::Overflowed(n)) => return Err(RecvError::Overflowed(n)),
+                Err(TryRecvError::Closed) => return Err(RecvError::Closed),
+                Err(TryRecvError::Empty) => self.slot.wake.notified().await,
+            }
+        }
+    }
+
+    /// The next update if one is waiting.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let mut q = lock(&self.slot.queue);
+        if q.overflowed > 0 {
+            let n = std::mem::take(&mut q.overflowed);
+            return Err(TryRecvError::Overflowed(n));
+        }
+        match q.items.pop_front() {
+            Some(u) => Ok(u),
+            None if q.closed => Err(TryRecvError::Closed),
+            None => Err(TryRecvError::Empty),
+        }
+    }
+
+    /// Updates waiting (after merging).
+    pub fn len(&self) -> usize {
+        lock(&self.slot.queue).items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T> Drop for Subscription<T> {
+    fn drop(&mut self) {
+        self.slot.gone.store(true, Ordering::Release);
+        // Free what was queued now rather than at the next publish.
+        lock(&self.slot.queue).items = VecDeque::new();
+    }
+}
+
+// ---- what merges ----
+
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ui::LiveOp;
+
+use crate::runs::RunUpdate;
+
+impl Coalesce for RunUpdate {
+    fn merge(&mut self, next: Self) -> Option<Self> {
+        match (self, next) {
+            (
+                RunUpdate::Event {
+                    run_id, event: a, ..
+                },
+                RunUpdate::Event {
+                    session_id,
+                    run_id: next_run,
+                    event: b,
+                },
+            ) if *run_id == next_run => merge_event(a, b).map(|event| RunUpdate::Event {
+                session_id,
+                run_id: next_run,
+                event,
+            }),
+            (
+                RunUpdate::Live {
+                    run_id, seq, ops, ..
+                },
+                RunUpdate::Live {
+                    session_id,
+                    run_id: next_run,
+                    seq: next_seq,
+                    ops: next_ops,
+                },
+            ) if *run_id == next_run => match merge_live(ops, next_ops) {
+                None => {
+                    // The merged change stands for every number up to the newer one.
+                    *seq = next_seq;
+                    None
+                }
+                Some(ops) => Some(RunUpdate::Live {
+                    session_id,
+                    run_id: next_run,
+                    seq: next_seq,
+                    ops,
+                }),
+            },
+            (_, next) => Some(next),
+        }
+    }
+
+    fn independent(&self, next: &Self) -> bool {
+        // A run's canonical events and its live ops are two views of the same stream (each
+        // consumer reads one of them), and no consumer orders one run's pieces against
+        // another's. Within one view of one run, order is kept.
+        let piece = |u: &RunUpdate| match u {
+            RunUpdate::Event { run_id, event, .. } => {
+                stream_piece(event).map(|_| (run_id.clone(), false))
+            }
+            RunUpdate::Live { run_id, ops, .. } => {
+                single_piece(ops).map(|_| (run_id.clone(), true))
+            }
+            _ => None,
+        };
+        match (piece(self), piece(next)) {
+            (Some((run_a, live_a)), Some((run_b, live_b))) => run_a != run_b || live_a != live_b,
+            _ => false,
+        }
+    }
+}
+
+/// The item a streaming event appends to, if it is one.
+fn stream_piece(ev: &AgentEvent) -> Option<&str> {
+    match ev {
+        AgentEvent::MessageDelta { item_id, .. }
+        | AgentEvent::ReasoningDelta { item_id, .. }
+        | AgentEvent::ToolUpdated { item_id, .. } => Some(item_id),
+        _ => None,
+    }
+}
+
+/// The item a single-op live change is about, if it appends to or replaces one.
+fn single_piece(ops: &[LiveOp]) -> Option<&str> {
+    match ops {
+        [LiveOp::Append { item_id, .. }] => Some(item_id),
+        [LiveOp::Upsert { item }] => Some(&item.id),
+        _ => None,
+    }
+}
+
+/// Appends of one item join; anything else comes back.
+fn merge_event(a: &mut AgentEvent, b: AgentEvent) -> Option<AgentEvent> {
+    match (a, b) {
+        (
+            AgentEvent::MessageDelta { item_id, text },
+            AgentEvent::MessageDelta {
+                item_id: id,
+                text: more,
+            },
+        )
+        | (
+            AgentEvent::ReasoningDelta { item_id, text },
+            AgentEvent::ReasoningDelta {
+                item_id: id,
+                text: more,
+            },
+        ) if *item_id == id => {
+            text.push_str(&more);
+            None
+        }
+        (
+            AgentEvent::ToolUpdated {
+                item_id,
+                kind,
+                output,
+            },
+            AgentEvent::ToolUpdated {
+                item_id: id,
+                kind: k,
+                output: more,
+            },
+        ) if *item_id == id && *kind == k => {
+            output.push_str(&more);
+            None
+        }
+        (_, b) => Some(b),
+    }
+}
+
+/// Appends to one item join; a newer whole item replaces an older one. Anything else
+/// comes back.
+fn merge_live(a: &mut Vec<LiveOp>, b: Vec<LiveOp>) -> Option<Vec<LiveOp>> {
+    match (a.as_mut_slice(), b.as_slice()) {
+        (
+            [LiveOp::Append { item_id, text }],
+            [LiveOp::Append {
+                item_id: id,
+                text: more,
+            }],
+        ) if item_id == id => {
+            text.push_str(more);
+            None
+        }
+        ([LiveOp::Upsert { item }], [LiveOp::Upsert { item: newer }]) if item.id == newer.id => {
+            *a = b;
+            None
+        }
+        _ => Some(b),
+    }
+}
+
+#[cfg(test)]
+#[path = "fanout_tests.rs"]
+mod tests;
