@@ -662,3 +662,38 @@ async fn a_garbage_flood_is_capped_at_the_diagnostic_budget() {
         1
     );
 }
+
+/// A fast stream (20,000 deltas written as fast as the pipe takes them, by the benchmark's
+/// fake): every delta's text arrives, in order, and deltas that arrived in one read leave the
+/// adapter merged, so far fewer events than deltas reach the consumer.
+#[tokio::test]
+async fn a_fast_stream_arrives_whole_in_merged_deltas() {
+    const DELTAS: usize = 20_000;
+    let mut config = ClaudeEngineConfig::new(env!("CARGO_BIN_EXE_fake-claude-stream"));
+    config.init_timeout = Duration::from_secs(3);
+    let mut req = request("fast-stream", "text", None);
+    req.profile.env = vec![("FAKE_STREAM_DELTAS".into(), DELTAS.to_string())];
+    let mut run = tokio::time::timeout(STEP, ClaudeEngine::new(config).start_run(req))
+        .await
+        .unwrap()
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    let deltas: Vec<&str> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let want: String = (0..DELTAS).map(|i| format!("w{i:09} lorem ip ")).collect();
+    assert_eq!(deltas.concat(), want);
+    assert!(
+        deltas.len() < DELTAS / 10,
+        "{} delta events for {DELTAS} deltas",
+        deltas.len()
+    );
+    assert!(ev.iter().any(
+        |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text.len() == want.len())
+    ));
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
