@@ -16,17 +16,18 @@ ROOT=$PWD
 ROUNDS=${1:-3}
 DELTAS=${FAKE_STREAM_DELTAS:-200000}
 SDK_VERSION=0.3.332
-OUT=$ROOT/target/bench-pipeline
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+OUT=$TARGET/bench-pipeline
 mkdir -p "$OUT/ws"
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   cargo build --release -q -p agentdesk-cli
   cargo build --release -q -p agentdesk-tests --bin fake-claude-stream --bin json-parse-rate
 fi
-CLI=${AGENTDESK_CLI:-$ROOT/target/release/agentdesk-cli}
-FAKE=${FAKE_CLAUDE_STREAM:-$ROOT/target/release/fake-claude-stream}
-PARSE=${JSON_PARSE_RATE:-$ROOT/target/release/json-parse-rate}
-SDK_DIR=$ROOT/target/bench-sdk
+CLI=${AGENTDESK_CLI:-$TARGET/release/agentdesk-cli}
+FAKE=${FAKE_CLAUDE_STREAM:-$TARGET/release/fake-claude-stream}
+PARSE=${JSON_PARSE_RATE:-$TARGET/release/json-parse-rate}
+SDK_DIR=$TARGET/bench-sdk
 if [[ ! -f $SDK_DIR/node_modules/@anthropic-ai/claude-agent-sdk/package.json ]] \
   || ! grep -q "\"version\": \"$SDK_VERSION\"" "$SDK_DIR/node_modules/@anthropic-ai/claude-agent-sdk/package.json"; then
   mkdir -p "$SDK_DIR"
