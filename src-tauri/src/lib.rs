@@ -63,6 +63,7 @@ pub fn run() {
             commands::approvals::decide_approval,
             commands::approvals::answer_question,
             commands::approvals::list_pending_approvals,
+            commands::engines::engine_capabilities,
             commands::attachments::import_attachment_path,
             commands::attachments::import_attachment_bytes,
             commands::attachments::import_clipboard_image,

@@ -11,6 +11,7 @@ import type { AttachmentRef } from "../generated/AttachmentRef";
 import type { CardDecision } from "../generated/CardDecision";
 import type { DecidedBy } from "../generated/DecidedBy";
 import type { Engine } from "../generated/Engine";
+import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { ErrorCode } from "../generated/ErrorCode";
 import type { IpcError } from "../generated/IpcError";
 import type { ItemApproval } from "../generated/ItemApproval";
@@ -37,6 +38,7 @@ export type {
   CardDecision,
   DecidedBy,
   Engine,
+  EngineCapabilities,
   ErrorCode,
   IpcError,
   ItemApproval,
@@ -160,6 +162,8 @@ export const ipc = {
   setSessionProfile: (sessionId: string, profileId: string) =>
     call<Session>("set_session_profile", { sessionId, profileId }),
   listPendingApprovals: () => call<Approval[]>("list_pending_approvals"),
+  /** What an engine can do (the engine crate's declaration): cards offer only that. */
+  engineCapabilities: (engine: Engine) => call<EngineCapabilities>("engine_capabilities", { engine }),
   /** App-wide activity snapshots (running / queued / waiting per session). */
   watchActivity: async (onActivity: (snapshot: SessionActivity[]) => void) => {
     const channel = new Channel<SessionActivity[]>();

@@ -94,8 +94,8 @@ impl RunHandle {
         decision: impl Into<ApprovalDecision>,
     ) -> Result<(), EngineError> {
         let decision = decision.into();
-        self.capabilities()
-            .check(self.kind, &decision)
+        decision
+            .check(self.kind)
             .map_err(EngineError::Unsupported)?;
         let (reply, rx) = oneshot::channel();
         let command = Command::Resolve {

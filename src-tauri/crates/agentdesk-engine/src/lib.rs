@@ -97,8 +97,10 @@
 //! 1. **Vocabulary** (`vocab.rs`): a variant of [`EngineKind`] and its
 //!    [`EngineCapabilities`] in `EngineKind::capabilities`. Everything that differs between
 //!    engines and that a caller must know (can it take an edited input? report cost?) is a
-//!    field there; the core, the CLI and [`RunHandle`] read it, nobody matches on the engine
-//!    to find out. A new capability is one field plus its value per engine.
+//!    field there (the struct lives in `agentdesk_protocol::capabilities`, a ts-rs type, so
+//!    the window reads the same declaration through `engine_capabilities`); the core, the CLI,
+//!    the window and [`RunHandle`] read it, nobody matches on the engine to find out. A new
+//!    capability is one field plus its value per engine.
 //! 2. **Adapter** (`src/<engine>/`): spawn the CLI with [`ProcessSpec`] (own process group,
 //!    parent-death signal, the built environment: add the engine's variables to
 //!    `child_env.rs`), talk over [`Transport`] (plus [`RpcPeer`] for JSON-RPC), and translate

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+pub use agentdesk_protocol::capabilities::EngineCapabilities;
 use agentdesk_protocol::events::UserDecision;
 use serde_json::Value;
 
@@ -114,39 +115,17 @@ impl EngineKind {
     }
 }
 
-/// What an engine can do through Agent Desk. Adding a capability is one field here plus its
-/// value per engine in [`EngineKind::capabilities`]; every reader gets it from there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EngineCapabilities {
-    /// Approve with an edited input ([`ApprovalDecision::allow_edited`]).
-    pub edited_input: bool,
-    /// A denial's message reaches the model.
-    pub deny_message: bool,
-    /// Deny and end the turn in one decision ([`ApprovalDecision::deny_and_stop`]).
-    pub deny_and_stop: bool,
-    /// The agent may ask the user questions (`question.asked`).
-    pub questions: bool,
-    /// The run's cost in money is reported (`run.completed.usage.costUsd`).
-    pub cost: bool,
-    /// "Approve for the session" is remembered by the engine itself (otherwise Agent Desk's
-    /// queue answers exact repeats).
-    pub session_grants: bool,
-    /// One resident engine process serves many sessions (otherwise one process per run).
-    pub resident_server: bool,
-    /// Permission mode and model can change during a run.
-    pub mid_run_settings: bool,
-}
-
-impl EngineCapabilities {
-    /// `Err(why)` when this engine cannot carry out `d` as asked.
-    pub fn check(&self, kind: EngineKind, d: &ApprovalDecision) -> Result<(), String> {
-        if d.updated_input.is_some() && !self.edited_input {
+impl ApprovalDecision {
+    /// `Err(why)` when `kind`'s engine cannot carry out this decision as asked.
+    pub fn check(&self, kind: EngineKind) -> Result<(), String> {
+        let caps = kind.capabilities();
+        if self.updated_input.is_some() && !caps.edited_input {
             return Err(format!(
                 "{} cannot run an edited version of a requested action; approve or deny it",
                 kind.name()
             ));
         }
-        if d.stop && !self.deny_and_stop {
+        if self.stop && !caps.deny_and_stop {
             return Err(format!("{} cannot deny and stop in one step", kind.name()));
         }
         Ok(())
@@ -171,11 +150,24 @@ mod tests {
     fn edited_input_is_refused_only_where_the_engine_cannot_do_it() {
         let edited = ApprovalDecision::allow_edited(serde_json::json!({"command": "ls"}));
         let codex = EngineKind::Codex;
-        let err = codex.capabilities().check(codex, &edited);
+        let err = edited.check(codex);
         assert!(err.is_err_and(|m| m.contains("Codex cannot run an edited version")));
         let claude = EngineKind::Claude;
-        assert_eq!(claude.capabilities().check(claude, &edited), Ok(()));
+        assert_eq!(edited.check(claude), Ok(()));
         let stop = ApprovalDecision::deny_and_stop("no");
-        assert_eq!(codex.capabilities().check(codex, &stop), Ok(()));
+        assert_eq!(stop.check(codex), Ok(()));
+    }
+
+    /// The window reads the same declaration (camelCase, through `engine_capabilities`).
+    #[test]
+    fn capabilities_cross_to_the_window_in_camel_case() {
+        let v = serde_json::to_value(EngineKind::Codex.capabilities()).unwrap_or_default();
+        assert_eq!(v["editedInput"], false);
+        assert_eq!(v["denyMessage"], false);
+        assert_eq!(v["denyAndStop"], true);
+        assert_eq!(v["sessionGrants"], true);
+        let v = serde_json::to_value(EngineKind::Claude.capabilities()).unwrap_or_default();
+        assert_eq!(v["editedInput"], true);
+        assert_eq!(v["denyMessage"], true);
     }
 }

@@ -5,6 +5,7 @@
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
 
 pub mod approval_detail;
+pub mod capabilities;
 pub mod claude;
 pub mod codex;
 pub mod events;

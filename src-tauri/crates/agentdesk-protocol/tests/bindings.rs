@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentdesk_protocol::{approval_detail, events, ui};
+use agentdesk_protocol::{approval_detail, capabilities, events, ui};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -77,6 +77,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<approval_detail::CodexFileChangeDetail>(&cfg, &mut out);
     render::<approval_detail::CodexPermissionsDetail>(&cfg, &mut out);
     render::<approval_detail::CodexElicitationDetail>(&cfg, &mut out);
+    render::<capabilities::EngineCapabilities>(&cfg, &mut out);
     out
 }
 

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useContext, useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { errorOf, type Approval, type CardDecision } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { DiffView } from "../session/DiffView";
+import { EngineCapabilitiesContext } from "./capabilities";
 import { outcomeText, type CardData } from "./decision";
 
 const KIND_TITLE: Record<CardData["kind"], string> = {
@@ -24,6 +25,8 @@ interface Props {
 /** An approval request, inline where it happened: what exactly, where, why, and the decision. */
 export function ApprovalCard({ data, focused = false, onDecided }: Props) {
   const ipc = useIpc();
+  // The session's engine, when known (the cross-session Approvals view offers everything).
+  const caps = useContext(EngineCapabilitiesContext);
   const [message, setMessage] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -118,10 +121,13 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
             <button type="button" className="deny" disabled={!ready} title="Deny (D)" onClick={() => decide("deny")}>
               Deny
             </button>
-            <button type="button" className="deny subtle" disabled={!ready} title="Deny and end the run" onClick={() => decide("deny_and_stop")}>
-              Stop the run
-            </button>
+            {caps?.denyAndStop !== false && (
+              <button type="button" className="deny subtle" disabled={!ready} title="Deny and end the run" onClick={() => decide("deny_and_stop")}>
+                Stop the run
+              </button>
+            )}
           </span>
+          {caps?.denyMessage === false && <span className="muted small">This engine is not told the reason; it is kept with the decision.</span>}
           {data.approvalId === null && <span className="muted small">Registering the request…</span>}
         </div>
       )}

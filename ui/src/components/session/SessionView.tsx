@@ -3,6 +3,7 @@ import { errorOf, type IpcError, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useActiveRuns } from "../../state/hooks";
 import { SessionStore } from "../../state/sessionStore";
+import { EngineCapabilitiesContext, useEngineCapabilities } from "../approvals/capabilities";
 import { Composer } from "./Composer";
 import { DiagnosticsPanel } from "./Diagnostics";
 import { ProfileSwitcher } from "./ProfileSwitcher";
@@ -21,6 +22,7 @@ interface Props {
 /** One open session: its live store (fed by the session's channel), timeline and composer. */
 export function SessionView({ session, focusApproval, onSessionChanged, onError }: Props) {
   const ipc = useIpc();
+  const caps = useEngineCapabilities(session.engine);
   const store = useMemo(() => new SessionStore(session.id), [session.id]);
   const [diagOpen, setDiagOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
@@ -124,7 +126,9 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
           </p>
         </div>
       ) : (
-        <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+        <EngineCapabilitiesContext.Provider value={caps}>
+          <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+        </EngineCapabilitiesContext.Provider>
       )}
       <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />
       <div className="visually-hidden" role="status" aria-live="polite">
