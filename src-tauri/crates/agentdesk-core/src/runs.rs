@@ -16,11 +16,14 @@
 //!     profile's approval rules / permission mode; a script that answers everything the
 //!     same way decides as DecidedBy::User).
 //! Desk::answer_question(approval_id, BTreeMap<question id, Vec<answer>>, DecidedBy) -> Result<Approval>
-//! Desk::subscribe_runs() -> broadcast::Receiver<RunUpdate>
+//! Desk::subscribe_runs() -> RunUpdates   (a lossless per-subscriber queue: crate::fanout)
+//! Desk::subscribe_runs_where(|u| ...) -> RunUpdates   only the updates the filter keeps
 //!     RunUpdate::Status { run: Run }                              queued / running / ended
 //!     RunUpdate::Event { session_id, run_id, event: AgentEvent }  canonical events, live
 //!     RunUpdate::Items { session_id, run_id, items: Vec<TimelineItem> }  each persisted batch
-//!     (Lagged: re-read with Desk::load_timeline / list_runs.)
+//!     A slow subscriber gets consecutive deltas of an item merged, never dropped; only
+//!     past fanout::DEFAULT_CAP waiting non-mergeable updates does `recv` return
+//!     Err(RecvError::Overflowed(n)): re-read with Desk::load_timeline / list_runs.
 //! Desk::wait_run(run_id, Duration) -> Result<Run>   until the run is terminal (bounded)
 //! Desk::active_run_ids() -> Vec<String>             runs this process drives now
 //! Desk::run_engine_pid(run_id) -> Option<u32>       the engine process serving it
@@ -51,14 +54,14 @@ use agentdesk_protocol::ui::{
 use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::fanout::{Fanout, Subscription};
+
 use crate::engines::{engine_kind, engine_options, inactivity_timeout, typed_image_path, Engines};
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
     RunRecorder, RunReducer,
 };
 
-/// How far a slow subscriber may fall behind before it gets `Lagged`.
-pub(crate) const UPDATES_CAPACITY: usize = 4096;
 /// Events waiting for the recorder (it writes once a second; this only absorbs bursts).
 const RECORDER_BACKLOG: usize = 1024;
 /// How long `shutdown` lets interrupted runs end on their own before stopping them.
@@ -91,6 +94,9 @@ pub enum RunUpdate {
     },
 }
 
+/// One subscriber's queue of run updates.
+pub type RunUpdates = Subscription<RunUpdate>;
+
 /// A run this process drives.
 struct ActiveRun {
     /// `None` while the engine is starting.
@@ -109,7 +115,7 @@ pub(crate) struct Runs {
     /// Serialises "is the session busy? then queue, else start" against "a run ended: start
     /// the next queued one", so a queued run is never stranded.
     start_lock: tokio::sync::Mutex<()>,
-    updates: broadcast::Sender<RunUpdate>,
+    updates: Fanout<RunUpdate>,
     /// The in-memory timeline of each active run, for live views opened mid-run.
     pub(crate) live: crate::live::LiveRuns,
     shutting_down: AtomicBool,
@@ -129,7 +135,7 @@ impl Default for Runs {
             engines: Engines::default(),
             active: Mutex::default(),
             start_lock: tokio::sync::Mutex::new(()),
-            updates: broadcast::channel(UPDATES_CAPACITY).0,
+            updates: Fanout::default(),
             live: Default::default(),
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
@@ -145,31 +151,32 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Runs {
     pub(crate) fn publish(&self, update: RunUpdate) {
         // No subscriber is fine: nobody is looking.
-        let _ = self.updates.send(update);
+        self.updates.publish(update);
     }
 
     /// Feed an engine event to the run's live timeline and publish what it changed.
     pub(crate) fn publish_live_event(&self, session_id: &str, run_id: &str, ev: &AgentEvent) {
-        if let Some(c) = self.live.apply_event(run_id, ev) {
+        self.live.apply_event_then(run_id, ev, |c| {
             self.publish(RunUpdate::Live {
                 session_id: session_id.to_string(),
                 run_id: run_id.to_string(),
                 seq: c.seq,
                 ops: c.ops,
-            });
-        }
+            })
+        });
     }
 
     /// Reflect an approval's record in the run's live timeline and publish the change.
     pub(crate) fn publish_live_approval(&self, approval: &Approval) {
-        if let Some(c) = self.live.apply_approval(&approval.run_id, approval) {
-            self.publish(RunUpdate::Live {
-                session_id: approval.session_id.clone(),
-                run_id: approval.run_id.clone(),
-                seq: c.seq,
-                ops: c.ops,
+        self.live
+            .apply_approval_then(&approval.run_id, approval, |c| {
+                self.publish(RunUpdate::Live {
+                    session_id: approval.session_id.clone(),
+                    run_id: approval.run_id.clone(),
+                    seq: c.seq,
+                    ops: c.ops,
+                })
             });
-        }
     }
 }
 
@@ -205,9 +212,26 @@ impl Responder for HandleResponder {
 }
 
 impl Desk {
-    /// Live run updates (status, canonical events, written timeline items).
-    pub fn subscribe_runs(&self) -> broadcast::Receiver<RunUpdate> {
+    /// Live run updates (status, canonical events, written timeline items), every one
+    /// (deltas merged while the subscriber is behind).
+    pub fn subscribe_runs(&self) -> RunUpdates {
         self.runs.updates.subscribe()
+    }
+
+    /// Every run update exactly as published, nothing merged: for tests that count what
+    /// the core published (a consumer wants `subscribe_runs`).
+    #[doc(hidden)]
+    pub fn subscribe_runs_unmerged(&self) -> RunUpdates {
+        self.runs.updates.subscribe_unmerged()
+    }
+
+    /// Only the run updates `keep` accepts: the rest are never queued for this subscriber
+    /// (a consumer of statuses holds no copy of a streaming answer).
+    pub fn subscribe_runs_where(
+        &self,
+        keep: impl Fn(&RunUpdate) -> bool + Send + Sync + 'static,
+    ) -> RunUpdates {
+        self.runs.updates.subscribe_where(keep)
     }
 
     /// Runs this process is driving now.
@@ -305,7 +329,10 @@ impl Desk {
 
     /// Wait (at most `timeout`) until a run has ended; returns it as recorded.
     pub async fn wait_run(&self, run_id: &str, timeout: Duration) -> Result<Run> {
-        let mut updates = self.subscribe_runs();
+        // Only this run's statuses: waiting costs no copy of its stream.
+        let id = run_id.to_string();
+        let mut updates = self
+            .subscribe_runs_where(move |u| matches!(u, RunUpdate::Status { run } if run.id == id));
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let driven = lock(&self.runs.active).contains_key(run_id);

@@ -71,7 +71,8 @@
 //!            message, stop } (From<UserDecision>; allow_edited(v) / deny(msg) / deny_and_stop(msg));
 //!            EngineKind::{Codex, Claude}.capabilities() -> EngineCapabilities { edited_input,
 //!            deny_message, deny_and_stop, questions, cost, session_grants, resident_server,
-//!            mid_run_settings }.check(kind, &decision)   -- a leaf: imports no adapter
+//!            mid_run_settings } (agentdesk_protocol::capabilities, a ts-rs type);
+//!            decision.check(kind)   -- a leaf: imports no adapter
 //! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine)}.start_run(NeutralRunRequest{cwd,
 //!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..)}})
 //!            -> AgentRun { session_id, resumed, pid, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
