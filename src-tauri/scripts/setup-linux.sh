@@ -76,6 +76,14 @@ else
   log "tauri-driver present"
 fi
 
+# The lint step's unused-dependency check (tests/run-all.sh).
+if ! command -v cargo-machete >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo-machete" ]; then
+  log "installing cargo-machete"
+  cargo install cargo-machete --locked
+else
+  log "cargo-machete present"
+fi
+
 ENGINES="$ROOT/target/engines"
 CODEX_BIN="$ENGINES/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
 CLAUDE_BIN="$ENGINES/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"

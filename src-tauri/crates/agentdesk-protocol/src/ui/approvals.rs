@@ -10,8 +10,22 @@ use crate::approval_detail::ApprovalDetail;
 use crate::events::{ApprovalFile, Question};
 
 /// What an approval is about. Questions go through the same queue as their own kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ApprovalKindName {
     Command,
     FileChange,
@@ -21,31 +35,33 @@ pub enum ApprovalKindName {
 }
 
 impl ApprovalKindName {
+    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Command => "command",
-            Self::FileChange => "file_change",
-            Self::Permission => "permission",
-            Self::Tool => "tool",
-            Self::Question => "question",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "command" => Self::Command,
-            "file_change" => Self::FileChange,
-            "permission" => Self::Permission,
-            "tool" => Self::Tool,
-            "question" => Self::Question,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 }
 
 /// `pending` → one of the others, exactly once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ApprovalState {
     Pending,
     ApprovedOnce,
@@ -62,31 +78,13 @@ pub enum ApprovalState {
 }
 
 impl ApprovalState {
+    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::ApprovedOnce => "approved_once",
-            Self::ApprovedSession => "approved_session",
-            Self::Denied => "denied",
-            Self::Expired => "expired",
-            Self::Cancelled => "cancelled",
-            Self::TimedOut => "timed_out",
-            Self::Answered => "answered",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "pending" => Self::Pending,
-            "approved_once" => Self::ApprovedOnce,
-            "approved_session" => Self::ApprovedSession,
-            "denied" => Self::Denied,
-            "expired" => Self::Expired,
-            "cancelled" => Self::Cancelled,
-            "timed_out" => Self::TimedOut,
-            "answered" => Self::Answered,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 
     pub fn is_pending(self) -> bool {
@@ -95,8 +93,22 @@ impl ApprovalState {
 }
 
 /// Who took the decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum DecidedBy {
     /// The user, in the app (or the CLI).
     User,
@@ -109,23 +121,13 @@ pub enum DecidedBy {
 }
 
 impl DecidedBy {
+    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Notification => "notification",
-            Self::Rule => "rule",
-            Self::Deadline => "deadline",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "user" => Self::User,
-            "notification" => Self::Notification,
-            "rule" => Self::Rule,
-            "deadline" => Self::Deadline,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 }
 
@@ -200,4 +202,38 @@ pub enum ApprovalChange {
     Added { approval: Approval },
     /// An approval left the pending set (decided, expired, cancelled, timed out).
     Resolved { approval: Approval },
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde::Serialize;
+    use strum::VariantArray;
+
+    use super::*;
+    use crate::ui::{ItemStatus, RunStatus};
+
+    /// Every stored name is the serde name (the store writes `as_str`, the UI reads serde), and
+    /// parses back; an unknown name is `None`.
+    fn names_agree<T>(as_str: fn(T) -> &'static str, parse: fn(&str) -> Option<T>)
+    where
+        T: VariantArray + Serialize + Copy + PartialEq + std::fmt::Debug,
+    {
+        for &v in T::VARIANTS {
+            assert_eq!(serde_json::to_value(v).unwrap(), as_str(v), "{v:?}");
+            assert_eq!(parse(as_str(v)), Some(v));
+        }
+        assert_eq!(parse("no_such_name"), None);
+    }
+
+    #[test]
+    fn stored_names_are_the_serde_names() {
+        names_agree(ApprovalKindName::as_str, ApprovalKindName::parse);
+        names_agree(ApprovalState::as_str, ApprovalState::parse);
+        names_agree(DecidedBy::as_str, DecidedBy::parse);
+        names_agree(RunStatus::as_str, RunStatus::parse);
+        names_agree(ItemStatus::as_str, ItemStatus::parse);
+        assert_eq!(ApprovalState::TimedOut.as_str(), "timed_out");
+        assert_eq!(ApprovalKindName::FileChange.as_str(), "file_change");
+    }
 }

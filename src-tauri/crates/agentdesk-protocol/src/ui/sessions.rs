@@ -28,8 +28,22 @@ pub struct Session {
     pub archived_at: Option<i64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RunStatus {
     /// Waiting for the session's active run to end.
     Queued,
@@ -40,25 +54,13 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
+    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Interrupted => "interrupted",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "queued" => Self::Queued,
-            "running" => Self::Running,
-            "completed" => Self::Completed,
-            "failed" => Self::Failed,
-            "interrupted" => Self::Interrupted,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 
     pub fn is_terminal(self) -> bool {
@@ -91,8 +93,22 @@ pub struct Run {
 }
 
 /// Where an item is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ItemStatus {
     /// Streaming or running.
     Running,
@@ -105,25 +121,13 @@ pub enum ItemStatus {
 }
 
 impl ItemStatus {
+    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::Declined => "declined",
-            Self::Interrupted => "interrupted",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "running" => Self::Running,
-            "completed" => Self::Completed,
-            "failed" => Self::Failed,
-            "declined" => Self::Declined,
-            "interrupted" => Self::Interrupted,
-            _ => return None,
-        })
+        s.parse().ok()
     }
 }
 
