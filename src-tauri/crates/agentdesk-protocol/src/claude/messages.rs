@@ -40,30 +40,23 @@ tagged_union! {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SystemInit {
     pub session_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub cwd: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub tools: Option<Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub mcp_servers: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub model: Option<String>,
-    #[serde(
-        rename = "permissionMode",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "permissionMode", default)]
     pub permission_mode: Option<String>,
-    #[serde(
-        rename = "apiKeySource",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "apiKeySource", default)]
     pub api_key_source: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub claude_code_version: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -85,15 +78,16 @@ pub struct SystemStatus {
 }
 
 /// A failed model request that the CLI will retry (401 is retried 10×).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiRetry {
     pub attempt: u32,
     pub max_retries: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub retry_delay_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub error_status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub error: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -359,18 +353,19 @@ pub struct UrlSource {
 }
 
 /// `type: "assistant"`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistantMessage {
     pub message: ApiMessage,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub parent_tool_use_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub session_id: Option<String>,
     /// Set on synthetic API-error messages (`authentication_failed`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub error: Option<String>,
     /// The block was cut short by an interrupt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub aborted: Option<bool>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -384,47 +379,50 @@ impl AssistantMessage {
 }
 
 /// A Messages API message as the CLI echoes it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiMessage {
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub role: Option<String>,
     pub content: Vec<ContentBlock>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub stop_reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub usage: Option<Usage>,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// Token counts (Messages API names).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub cache_read_input_tokens: Option<u64>,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// `type: "user"`. Written by the host as the prompt; printed by the CLI for tool results.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UserMessage {
     pub message: UserMessageParam,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub parent_tool_use_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub session_id: Option<String>,
     /// The tool's structured result (Bash: `{stdout, stderr, interrupted}`), CLI → host.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub tool_use_result: Option<Value>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -495,44 +493,41 @@ string_enum! {
 }
 
 /// `type: "result"`: the end of a turn.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultMessage {
     pub subtype: ResultSubtype,
     pub is_error: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub result: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub errors: Option<Vec<String>>,
     pub session_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub num_turns: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub duration_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub duration_api_ms: Option<u64>,
     /// Cumulative over the whole session, *including* earlier processes when resumed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub total_cost_usd: Option<f64>,
     /// This turn's tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub usage: Option<ResultUsage>,
     /// Per model, cumulative like `total_cost_usd`.
-    #[serde(
-        rename = "modelUsage",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "modelUsage", default)]
     pub model_usage: Option<Map<String, Value>>,
     /// Per model, since the previous `result`: this turn's cost.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub model_usage_since_last_result: Option<Map<String, Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub permission_denials: Option<Vec<Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub terminal_reason: Option<TerminalReason>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub api_error_status: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub stop_reason: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
@@ -577,18 +572,19 @@ impl ResultMessage {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ResultUsage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub cache_read_input_tokens: Option<u64>,
     /// `{thinking_tokens}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub output_tokens_details: Option<Value>,
     #[serde(flatten)]
     pub extra: Extra,

@@ -358,3 +358,22 @@ fn file_change_item_carries_paths() {
     assert_eq!(fc.changes[0].kind, PatchChangeKind::Add);
     assert_eq!(fc.status, CommandExecutionStatus::InProgress);
 }
+
+/// Absent options are left out of what goes to the engine (`skip_serializing_none`), never sent
+/// as `null`: codex reads a `null` model or sandbox as a value.
+#[test]
+fn absent_options_are_not_sent() {
+    assert_eq!(
+        serde_json::to_value(ThreadStartParams::default()).unwrap(),
+        serde_json::json!({})
+    );
+    let p = ThreadStartParams {
+        model: Some("gpt-5".into()),
+        ephemeral: Some(true),
+        ..Default::default()
+    };
+    assert_eq!(
+        serde_json::to_value(p).unwrap(),
+        serde_json::json!({"model": "gpt-5", "ephemeral": true})
+    );
+}
