@@ -71,6 +71,15 @@ pub fn run() {
             commands::attachments::pick_files,
             commands::attachments::open_external,
             notifications::watch_notification_clicks,
+            commands::settings::engines_health,
+            commands::settings::set_engine_path,
+            commands::settings::pick_engine_binary,
+            commands::settings::get_ui_settings,
+            commands::settings::set_ui_settings,
+            commands::settings::get_notification_prefs,
+            commands::settings::set_notification_prefs,
+            commands::settings::data_info,
+            commands::settings::open_data_folder,
         ])
         .build(tauri::generate_context!());
 

@@ -1,5 +1,13 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore } from "react";
 import { ErrorBanner } from "./components/ErrorBanner";
+import { FirstRun } from "./components/firstrun/FirstRun";
+import { needsSetup, useEngineHealth } from "./components/firstrun/health";
+import { OPEN_SETTINGS_EVENT } from "./components/firstrun/SettingsLink";
+import { settingsApi } from "./components/settings/api";
+import { setUiSettingsLocal } from "./components/settings/prefs";
+import { SettingsView } from "./components/settings/SettingsView";
+import { ShortcutsSheet } from "./components/shortcuts/ShortcutsSheet";
+import { focusComposer, step, useShortcuts } from "./components/shortcuts/shortcuts";
 import { AddWorkspace } from "./components/AddWorkspace";
 import { WorkspaceList } from "./components/WorkspaceList";
 import { libraryApi, type SearchHit } from "./components/search/api";
@@ -35,6 +43,7 @@ const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.A
 type Route =
   | { kind: "home" }
   | { kind: "approvals" }
+  | { kind: "settings" }
   | { kind: "session"; id: string; focus: { approvalId: string; itemId: string | null } | null };
 
 export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof libraryApi }) {
@@ -286,6 +295,45 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
   const storeBroken = Boolean(info?.startupError);
   const current = route.kind === "session" ? findSession(route.id)?.session : undefined;
 
+  // Settings, the first-run screen and the keyboard (issue 13). Engines are checked at start
+  // (a login probe only on a true first run: it starts each engine), again from Settings.
+  const ready = Boolean(info && !info.startupError) && !state.loading;
+  const engines = useEngineHealth(settingsApi, ready, state.items.length === 0);
+  const [setupDismissed, setSetupDismissed] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const showFirstRun = needsSetup(engines.health) && !setupDismissed;
+  useEffect(() => {
+    if (!ready) return;
+    // Without stored preferences (or in a test without the shell) the defaults apply.
+    settingsApi.getUiSettings().then(setUiSettingsLocal, (e) => console.warn("settings", e));
+  }, [ready]);
+  useEffect(() => {
+    const open = () => setRoute({ kind: "settings" });
+    window.addEventListener(OPEN_SETTINGS_EVENT, open);
+    return () => window.removeEventListener(OPEN_SETTINGS_EVENT, open);
+  }, []);
+  const moveSession = (by: 1 | -1) => {
+    const ordered = state.items.flatMap((w) => sessions[w.id] ?? []);
+    const next = step(ordered.map((s) => s.id), route.kind === "session" ? route.id : null, by);
+    const s = ordered.find((x) => x.id === next);
+    if (s) openSession(s);
+  };
+  useShortcuts({
+    newSession: () => {
+      const wid = current?.workspaceId ?? selected?.id;
+      if (wid && !storeBroken) void newSession(wid);
+    },
+    nextSession: () => moveSession(1),
+    previousSession: () => moveSession(-1),
+    focusComposer: () => void focusComposer(),
+    openApprovals: () => {
+      setRoute({ kind: "approvals" });
+      void refreshPending();
+    },
+    settings: () => setRoute({ kind: "settings" }),
+    shortcuts: () => setShortcutsOpen((o) => !o),
+  });
+
   return (
     <IpcContext.Provider value={ipc}>
       <SessionActionsContext.Provider value={sessionActions}>
@@ -340,16 +388,34 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
             onPickEngine={(id, engine) => (engine ? void newSession(id, engine) : setChoosingEngine(null))}
           />
           <AddWorkspace disabled={storeBroken} onAdd={add} onPick={pick} />
+          <div className="sidebar-footer">
+            <button
+              type="button"
+              className={`settings-entry${route.kind === "settings" ? " selected" : ""}`}
+              aria-current={route.kind === "settings" ? "page" : undefined}
+              disabled={storeBroken}
+              onClick={() => setRoute({ kind: "settings" })}
+            >
+              Settings
+            </button>
+            <button type="button" className="shortcuts-entry" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setShortcutsOpen(true)}>
+              ?
+            </button>
+          </div>
         </aside>
         <main className="main">
           <ErrorBanner errors={state.errors} onDismiss={(index) => dispatch({ type: "dismissError", index })} />
           <Suspense fallback={<div className="timeline-loading muted">Loading…</div>}>
             {searching ? (
               <SearchResults controller={search} workspaces={state.items} onOpen={(hit) => void openHit(hit)} />
+            ) : route.kind === "settings" ? (
+              <SettingsView engines={engines} onError={report} />
             ) : route.kind === "session" && current ? (
               <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
             ) : route.kind === "approvals" ? (
               <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
+            ) : showFirstRun ? (
+              <FirstRun engines={engines} onOpenSettings={() => setRoute({ kind: "settings" })} onContinue={() => setSetupDismissed(true)} />
             ) : selected ? (
               <section className="workspace-view" aria-labelledby="workspace-title">
                 <h1 id="workspace-title">{selected.name}</h1>
@@ -376,6 +442,7 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
           )}
         </main>
       </div>
+      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
       </SessionActionsContext.Provider>
     </IpcContext.Provider>
   );

@@ -7,6 +7,7 @@ pub mod engines;
 pub mod search;
 pub mod session_admin;
 pub mod sessions;
+pub mod settings;
 pub mod workspaces;
 
 use agentdesk_protocol::ui::{ErrorCode, IpcError};

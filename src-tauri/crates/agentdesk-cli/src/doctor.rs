@@ -6,19 +6,13 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Duration;
 
-use agentdesk_core::{engines, Desk, EngineSettings};
-use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
-use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile};
+use agentdesk_core::Desk;
 use agentdesk_protocol::ui::Engine;
 use clap::Args;
 use serde::Serialize;
 
 use crate::error::{CliError, CliResult, EXIT_INTERNAL};
-
-/// Bound on each login probe (an engine start plus one request).
-const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Args, Debug)]
 pub struct DoctorArgs {
@@ -114,10 +108,9 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
         .schema_version()
         .await
         .map_err(agentdesk_core::CoreError::from)?;
-    let settings = desk.engine_settings().await?;
     let mut engines = Vec::new();
     for engine in [Engine::Codex, Engine::Claude] {
-        engines.push(engine_report(desk, engine, &settings, !a.no_login).await);
+        engines.push(engine_report(desk, engine, !a.no_login).await);
     }
     Ok(Report {
         data_dir: desk.data_dir().display().to_string(),
@@ -129,85 +122,17 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
     })
 }
 
-async fn engine_report(
-    desk: &Desk,
-    engine: Engine,
-    settings: &EngineSettings,
-    check_login: bool,
-) -> EngineReport {
-    let mut r = EngineReport {
+/// The core's engine check (the same one the app's Settings shows), in the CLI's shape.
+async fn engine_report(desk: &Desk, engine: Engine, check_login: bool) -> EngineReport {
+    let check = desk.check_engine_health(engine, check_login).await;
+    let h = check.health;
+    EngineReport {
         engine: engine.as_str(),
-        path: None,
-        version: None,
-        logged_in: None,
-        problem: None,
-        unsupported: false,
-        unsupported_error: None,
-    };
-    let exe = match desk.locate_engine(engine).await {
-        Ok(exe) => exe,
-        Err(e) => {
-            r.problem = Some(e.to_string());
-            return r;
-        }
-    };
-    r.path = Some(exe.path.display().to_string());
-    match desk.engine_version(engine).await {
-        Ok(v) => {
-            r.version = Some(v.raw.clone());
-            // Installed but outside the supported range: runs are refused, so say what to
-            // install (and make doctor fail, unlike a merely missing engine).
-            if let Err(e) = engines::engine_program(engine).check_version(&exe.path, &v) {
-                r.problem = Some(e.to_string());
-                r.unsupported = true;
-                r.unsupported_error = Some(e.into());
-                return r;
-            }
-        }
-        Err(e) => {
-            r.problem = Some(e.to_string());
-            return r;
-        }
-    }
-    if check_login {
-        let probe = login_state(engine, &exe.path, desk.data_dir(), settings);
-        match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
-            Ok(Ok(logged_in)) => r.logged_in = Some(logged_in),
-            Ok(Err(e)) => r.problem = Some(format!("login check failed: {}", e.message)),
-            Err(_) => r.problem = Some("login check timed out".to_string()),
-        }
-    }
-    r
-}
-
-/// Start the engine once with default options and ask who is logged in.
-async fn login_state(
-    engine: Engine,
-    program: &Path,
-    cwd: &Path,
-    settings: &EngineSettings,
-) -> CliResult<bool> {
-    let failed = |e: agentdesk_engine::EngineError| CliError::engine(e.to_string());
-    match engine {
-        Engine::Claude => {
-            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(program));
-            let status = claude
-                .status(cwd, &ClaudeProfile::default())
-                .await
-                .map_err(failed)?;
-            Ok(status.logged_in)
-        }
-        Engine::Codex => {
-            let codex = CodexEngine::new(CodexEngineConfig::new(program));
-            let home = settings
-                .codex_home
-                .clone()
-                .or_else(|| std::env::var_os("CODEX_HOME").map(Into::into));
-            let account = codex.account(home, &CodexProfile::default()).await;
-            // The app-server is resident; stop it before returning (no orphans).
-            codex.shutdown().await;
-            let account = account.map_err(failed)?;
-            Ok(account.account.is_some() || !account.requires_openai_auth)
-        }
+        path: h.path,
+        version: h.version,
+        logged_in: h.logged_in,
+        problem: h.problem.map(|p| p.message),
+        unsupported: check.unsupported.is_some(),
+        unsupported_error: check.unsupported,
     }
 }

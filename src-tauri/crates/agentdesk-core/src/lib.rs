@@ -11,6 +11,7 @@ pub mod attachments;
 pub mod engines;
 mod error;
 pub mod export;
+pub mod health;
 pub mod fanout;
 pub mod integrity;
 pub mod live;
@@ -24,6 +25,7 @@ mod run_faults;
 pub mod runs;
 mod session_admin;
 pub mod sessions;
+pub mod settings;
 pub mod timeline;
 mod workspaces;
 

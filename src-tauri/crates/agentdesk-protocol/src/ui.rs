@@ -10,12 +10,14 @@ mod library;
 mod live;
 mod profiles;
 mod sessions;
+mod settings;
 
 pub use approvals::*;
 pub use library::*;
 pub use live::*;
 pub use profiles::*;
 pub use sessions::*;
+pub use settings::*;
 
 /// A workspace: one folder the user works in with the agents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

@@ -63,6 +63,14 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::LiveOp>(&cfg, &mut out);
     render::<ui::CardDecision>(&cfg, &mut out);
     render::<ui::SessionActivity>(&cfg, &mut out);
+    // Settings, engine health, first run (issue 13).
+    render::<ui::EngineHealth>(&cfg, &mut out);
+    render::<ui::Theme>(&cfg, &mut out);
+    render::<ui::SendKey>(&cfg, &mut out);
+    render::<ui::UiSettings>(&cfg, &mut out);
+    render::<ui::NotifyWhenPref>(&cfg, &mut out);
+    render::<ui::NotificationPrefs>(&cfg, &mut out);
+    render::<ui::DataInfo>(&cfg, &mut out);
     // Canonical event types the DTOs above refer to.
     render::<events::ToolKind>(&cfg, &mut out);
     render::<events::FileChangeKind>(&cfg, &mut out);

@@ -4,6 +4,8 @@ import { useIpc } from "../../ipc/context";
 import { formatBytes } from "../../util/format";
 import { AttachmentThumb } from "./items/Messages";
 import { Icon } from "../Icon";
+import { SettingsLink } from "../firstrun/SettingsLink";
+import { isSendKey, useUiSettings } from "../settings/prefs";
 
 export interface Refusal {
   name: string;
@@ -32,6 +34,8 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   const [importing, setImporting] = useState(0);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<string | null>(null);
+  const { sendKey } = useUiSettings();
   const area = useRef<HTMLTextAreaElement>(null);
 
   const add = (a: Attachment) =>
@@ -117,11 +121,13 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
     try {
       const refs = attachments.map((a) => ({ sha256: a.sha256, name: a.name, mime: a.mime }));
       await ipc.sendMessage(sessionId, text, refs);
+      setErrorCode(null);
       setText("");
       setAttachments([]);
       setRefused([]);
     } catch (e) {
       setError(errorOf(e).message);
+      setErrorCode(errorOf(e).code);
     } finally {
       setSending(false);
       area.current?.focus();
@@ -138,7 +144,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing && e.keyCode !== 229) {
+    if (isSendKey(sendKey, e) && !e.nativeEvent.isComposing && e.keyCode !== 229) {
       e.preventDefault();
       void send();
     } else if (e.key === "Escape" && running && !e.nativeEvent.isComposing) {
@@ -193,7 +199,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
         <textarea
           ref={area}
           aria-label="Message"
-          placeholder={running ? "Message (queued until the current run ends)…" : "Message — Enter to send, Shift+Enter for a new line"}
+          placeholder={running ? "Message (queued until the current run ends)…" : sendKey === "ctrl_enter" ? "Message — Ctrl+Enter to send, Enter for a new line" : "Message — Enter to send, Shift+Enter for a new line"}
           rows={Math.min(10, Math.max(2, text.split("\n").length))}
           value={text}
           disabled={disabled}
@@ -207,7 +213,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
               Interrupt
             </button>
           )}
-          <button type="button" className="send primary" onClick={send} disabled={!canSend} title="Send (Enter)">
+          <button type="button" className="send primary" onClick={send} disabled={!canSend} title={sendKey === "ctrl_enter" ? "Send (Ctrl+Enter)" : "Send (Enter)"}>
             Send
           </button>
         </div>
@@ -215,6 +221,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
       {error && (
         <p className="composer-error" role="alert">
           {error}
+          <SettingsLink code={errorCode} />
         </p>
       )}
     </div>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { SettingsLink } from "../firstrun/SettingsLink";
 import { errorOf, type Run } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useRun } from "../../state/hooks";
@@ -53,6 +54,7 @@ export function RunLine({ store, runId }: { store: SessionStore; runId: string }
         <span className="run-error">
           {run.error ?? ""}
           {run.stopReason && run.error ? ` (${run.stopReason})` : (run.stopReason ?? "")}
+          <SettingsLink code={run.stopReason} />
         </span>
       )}
       {run.model && <span className="run-model">{run.model}</span>}

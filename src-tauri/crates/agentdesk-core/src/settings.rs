@@ -1,0 +1,189 @@
+//! The window's preferences (theme, send key), the notification preferences as the window
+//! edits them, and the data folders with the database size (Settings).
+
+use agentdesk_protocol::ui::{DataInfo, NotificationPrefs, NotifyWhenPref, UiSettings};
+
+use crate::notify::{NotificationSettings, NotifyWhen};
+use crate::{paths, Desk, Result};
+
+/// Settings key of [`UiSettings`].
+pub const UI_SETTINGS_KEY: &str = "ui";
+
+fn pref(w: NotifyWhen) -> NotifyWhenPref {
+    match w {
+        NotifyWhen::Always => NotifyWhenPref::Always,
+        NotifyWhen::WhenUnfocused => NotifyWhenPref::WhenUnfocused,
+        NotifyWhen::Never => NotifyWhenPref::Never,
+    }
+}
+
+fn when(p: NotifyWhenPref) -> NotifyWhen {
+    match p {
+        NotifyWhenPref::Always => NotifyWhen::Always,
+        NotifyWhenPref::WhenUnfocused => NotifyWhen::WhenUnfocused,
+        NotifyWhenPref::Never => NotifyWhen::Never,
+    }
+}
+
+impl From<&NotificationSettings> for NotificationPrefs {
+    fn from(s: &NotificationSettings) -> Self {
+        NotificationPrefs {
+            approvals: pref(s.approvals),
+            questions: pref(s.questions),
+            runs: pref(s.runs),
+            run_min_secs: s.run_min_secs,
+            sound: s.sound,
+        }
+    }
+}
+
+impl From<&NotificationPrefs> for NotificationSettings {
+    fn from(p: &NotificationPrefs) -> Self {
+        NotificationSettings {
+            approvals: when(p.approvals),
+            questions: when(p.questions),
+            runs: when(p.runs),
+            run_min_secs: p.run_min_secs,
+            sound: p.sound,
+        }
+    }
+}
+
+impl Desk {
+    pub async fn ui_settings(&self) -> Result<UiSettings> {
+        Ok(self
+            .store
+            .get_setting(UI_SETTINGS_KEY)
+            .await?
+            .unwrap_or_default())
+    }
+
+    pub async fn set_ui_settings(&self, settings: &UiSettings) -> Result<()> {
+        Ok(self.store.set_setting(UI_SETTINGS_KEY, settings).await?)
+    }
+
+    pub async fn notification_prefs(&self) -> Result<NotificationPrefs> {
+        Ok(NotificationPrefs::from(
+            &self.notification_settings().await?,
+        ))
+    }
+
+    pub async fn set_notification_prefs(&self, prefs: &NotificationPrefs) -> Result<()> {
+        self.set_notification_settings(&NotificationSettings::from(prefs))
+            .await
+    }
+
+    /// Where the data and the logs are, and how much the database takes on disk (with its
+    /// write-ahead log, which holds recent writes until a checkpoint).
+    pub async fn data_info(&self) -> DataInfo {
+        let db = self.database_path().to_path_buf();
+        let mut wal = db.clone().into_os_string();
+        wal.push("-wal");
+        let mut bytes = 0;
+        for file in [db.clone(), wal.into()] {
+            if let Ok(meta) = tokio::fs::metadata(&file).await {
+                bytes += meta.len();
+            }
+        }
+        DataInfo {
+            data_dir: self.data_dir().display().to_string(),
+            log_dir: paths::log_dir(self.data_dir()).display().to_string(),
+            database_path: db.display().to_string(),
+            database_bytes: bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentdesk_protocol::ui::{Engine, ErrorCode, SendKey, Theme};
+
+    #[tokio::test]
+    async fn preferences_round_trip_and_default_when_unset() {
+        let dir = tempfile::tempdir().unwrap();
+        let desk = Desk::open(dir.path()).await.unwrap();
+        assert_eq!(desk.ui_settings().await.unwrap(), UiSettings::default());
+        let ui = UiSettings {
+            theme: Theme::Dark,
+            send_key: SendKey::CtrlEnter,
+        };
+        desk.set_ui_settings(&ui).await.unwrap();
+        assert_eq!(desk.ui_settings().await.unwrap(), ui);
+
+        let mut prefs = desk.notification_prefs().await.unwrap();
+        assert_eq!(prefs.approvals, NotifyWhenPref::WhenUnfocused);
+        prefs.runs = NotifyWhenPref::Never;
+        prefs.run_min_secs = 5;
+        prefs.sound = false;
+        desk.set_notification_prefs(&prefs).await.unwrap();
+        // The notifications read the core's own type: the window's edit reaches them.
+        let stored = desk.notification_settings().await.unwrap();
+        assert_eq!(stored.runs, NotifyWhen::Never);
+        assert_eq!((stored.run_min_secs, stored.sound), (5, false));
+        desk.close().await;
+    }
+
+    #[tokio::test]
+    async fn data_info_counts_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let desk = Desk::open(dir.path()).await.unwrap();
+        let info = desk.data_info().await;
+        assert!(info.database_bytes > 0, "{info:?}");
+        assert!(info.log_dir.starts_with(&info.data_dir), "{info:?}");
+        desk.close().await;
+    }
+
+    #[tokio::test]
+    async fn an_engine_path_that_is_not_an_executable_is_refused_and_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let desk = Desk::open(dir.path()).await.unwrap();
+        let missing = dir.path().join("no-such-codex");
+        let err = desk
+            .set_engine_path(Engine::Codex, Some(&missing.display().to_string()))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::EngineMissing);
+        assert!(
+            err.to_string()
+                .contains(&format!("{} is not an executable file", missing.display())),
+            "{err}"
+        );
+        assert_eq!(desk.engine_settings().await.unwrap().codex_bin, None);
+        let relative = desk.set_engine_path(Engine::Codex, Some("codex")).await;
+        assert_eq!(relative.unwrap_err().code(), ErrorCode::InvalidInput);
+        desk.close().await;
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_stored_engine_path_is_what_health_and_runs_use() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let desk = Desk::open(dir.path()).await.unwrap();
+        // An executable that answers `--version` like codex does, outside the supported range.
+        let fake = dir.path().join("codex");
+        std::fs::write(&fake, "#!/bin/sh\necho 'codex-cli 0.1.0'\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = fake.display().to_string();
+        desk.set_engine_path(Engine::Codex, Some(&path))
+            .await
+            .unwrap();
+        let check = desk.check_engine_health(Engine::Codex, false).await;
+        let h = &check.health;
+        assert_eq!(h.path.as_deref(), Some(path.as_str()));
+        assert_eq!(h.found_via.as_deref(), Some("settings"));
+        assert_eq!(h.version.as_deref(), Some("codex-cli 0.1.0"));
+        let problem = h.problem.as_ref().unwrap();
+        assert_eq!(problem.code, ErrorCode::EngineVersionUnsupported);
+        assert_eq!(h.fix_commands, vec!["npm install -g @openai/codex@0.169.0"]);
+        assert!(check.unsupported.is_some());
+        // A run is refused with the same error (the stored path is the one runs use).
+        let err = desk.check_engine(Engine::Codex).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::EngineVersionUnsupported);
+        // Cleared: back to PATH discovery.
+        desk.set_engine_path(Engine::Codex, Some("")).await.unwrap();
+        assert_eq!(desk.engine_settings().await.unwrap().codex_bin, None);
+        desk.close().await;
+    }
+}

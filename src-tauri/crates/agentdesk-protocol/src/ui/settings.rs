@@ -1,0 +1,100 @@
+//! Settings and engine health (issue 13 item 4): what the Settings screen and the first-run
+//! screen show, and the window's own preferences.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{Engine, IpcError};
+
+/// One engine as `agentdesk-cli doctor` sees it: where it is, its version, whether it is
+/// logged in, and what is wrong (with what to install or run).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineHealth {
+    pub engine: Engine,
+    /// The executable found (`None`: not found).
+    pub path: Option<String>,
+    /// How it was found: `settings` (the override path), `environment`
+    /// (`AGENTDESK_CODEX_BIN` / `AGENTDESK_CLAUDE_BIN`), `path`, `install_dir`.
+    pub found_via: Option<String>,
+    /// The path set in Settings, if any (it may be the thing that is wrong).
+    pub override_path: Option<String>,
+    pub version: Option<String>,
+    /// `None`: not checked (not found, unsupported, or the check was skipped or failed).
+    pub logged_in: Option<bool>,
+    /// What stops runs (not found, unsupported version, login check failed), with the
+    /// error code a run would be refused with.
+    pub problem: Option<IpcError>,
+    /// The commands that make this engine usable, in order (install, log in).
+    pub fix_commands: Vec<String>,
+}
+
+impl EngineHealth {
+    /// Found, supported and logged in (or the login was not checked).
+    pub fn usable(&self) -> bool {
+        self.path.is_some() && self.problem.is_none() && self.logged_in != Some(false)
+    }
+}
+
+/// The window's theme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Theme {
+    /// Follow the operating system.
+    #[default]
+    System,
+    Light,
+    Dark,
+}
+
+/// Which key sends a message from the composer (the other one inserts a new line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SendKey {
+    #[default]
+    Enter,
+    CtrlEnter,
+}
+
+/// The window's preferences (stored in the database, so every window and reinstall keeps
+/// them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct UiSettings {
+    pub theme: Theme,
+    pub send_key: SendKey,
+}
+
+/// When a kind of notification is shown (mirrors the core's `NotifyWhen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum NotifyWhenPref {
+    Always,
+    WhenUnfocused,
+    Never,
+}
+
+/// Settings → Notifications, as the window edits them (the core's `NotificationSettings`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationPrefs {
+    pub approvals: NotifyWhenPref,
+    pub questions: NotifyWhenPref,
+    pub runs: NotifyWhenPref,
+    /// Runs shorter than this end without a notification.
+    #[ts(type = "number")]
+    pub run_min_secs: u64,
+    pub sound: bool,
+}
+
+/// The data folders and the database size (Settings → Data).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DataInfo {
+    pub data_dir: String,
+    pub log_dir: String,
+    pub database_path: String,
+    /// The database with its WAL, in bytes.
+    #[ts(type = "number")]
+    pub database_bytes: u64,
+}

@@ -1,0 +1,133 @@
+//! Settings: engine health (what `agentdesk-cli doctor` shows), the engines' override paths
+//! (chosen with the native picker), the window's and the notifications' preferences, and the
+//! data folders.
+
+use agentdesk_protocol::ui::{DataInfo, Engine, EngineHealth, NotificationPrefs, UiSettings};
+use tauri::{AppHandle, State};
+use tauri_plugin_dialog::DialogExt;
+
+use super::{internal, invalid, CmdResult};
+use crate::state::AppState;
+
+/// Both engines: found where, version, logged in (`checkLogin` starts each engine once).
+#[tauri::command]
+pub async fn engines_health(
+    state: State<'_, AppState>,
+    check_login: bool,
+) -> CmdResult<Vec<EngineHealth>> {
+    let desk = state.desk()?;
+    Ok(desk
+        .engines_health(check_login)
+        .await
+        .into_iter()
+        .map(|c| c.health)
+        .collect())
+}
+
+/// Point an engine at an executable (`None` or empty: find it on PATH again). A path that is
+/// not an executable file is refused with the message runs would fail with.
+#[tauri::command]
+pub async fn set_engine_path(
+    state: State<'_, AppState>,
+    engine: Engine,
+    path: Option<String>,
+) -> CmdResult<()> {
+    Ok(state
+        .desk()?
+        .set_engine_path(engine, path.as_deref())
+        .await?)
+}
+
+/// The native file picker for an engine's executable; `None` when the user cancels.
+#[tauri::command]
+pub async fn pick_engine_binary(app: AppHandle, engine: Engine) -> CmdResult<Option<String>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let title = match engine {
+        Engine::Codex => "Choose the codex executable",
+        Engine::Claude => "Choose the claude executable",
+    };
+    app.dialog()
+        .file()
+        .set_title(title)
+        .pick_file(move |picked| {
+            let _ = tx.send(picked);
+        });
+    let picked = rx
+        .await
+        .map_err(|_| internal("the file picker closed without an answer"))?;
+    match picked {
+        None => Ok(None),
+        Some(p) => p
+            .into_path()
+            .map(|p| Some(p.display().to_string()))
+            .map_err(|e| invalid(format!("the picked file is not a local path: {e}"))),
+    }
+}
+
+#[tauri::command]
+pub async fn get_ui_settings(state: State<'_, AppState>) -> CmdResult<UiSettings> {
+    Ok(state.desk()?.ui_settings().await?)
+}
+
+#[tauri::command]
+pub async fn set_ui_settings(state: State<'_, AppState>, settings: UiSettings) -> CmdResult<()> {
+    Ok(state.desk()?.set_ui_settings(&settings).await?)
+}
+
+#[tauri::command]
+pub async fn get_notification_prefs(state: State<'_, AppState>) -> CmdResult<NotificationPrefs> {
+    Ok(state.desk()?.notification_prefs().await?)
+}
+
+#[tauri::command]
+pub async fn set_notification_prefs(
+    state: State<'_, AppState>,
+    prefs: NotificationPrefs,
+) -> CmdResult<()> {
+    Ok(state.desk()?.set_notification_prefs(&prefs).await?)
+}
+
+#[tauri::command]
+pub async fn data_info(state: State<'_, AppState>) -> CmdResult<DataInfo> {
+    Ok(state.desk()?.data_info().await)
+}
+
+/// Open the data or the log folder in the file manager. Only these two folders: the UI
+/// names which, never a path, so no page content can make the app open anything else.
+#[tauri::command]
+pub async fn open_data_folder(state: State<'_, AppState>, which: String) -> CmdResult<()> {
+    let info = state.info();
+    let dir = match which.as_str() {
+        "data" => std::path::PathBuf::from(&info.data_dir),
+        "logs" => std::path::PathBuf::from(&info.log_dir),
+        other => return Err(invalid(format!("unknown folder {other:?}"))),
+    };
+    if dir.as_os_str().is_empty() {
+        return Err(invalid(
+            "the data folder is not known (the store did not open)",
+        ));
+    }
+    // The log folder appears with the first log file; open an empty one rather than fail.
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .map_err(|e| internal(format!("cannot create {}: {e}", dir.display())))?;
+    folder_opener(&dir)
+        .spawn()
+        .map(drop)
+        .map_err(|e| internal(format!("cannot open the file manager: {e}")))
+}
+
+fn folder_opener(dir: &std::path::Path) -> std::process::Command {
+    #[cfg(target_os = "macos")]
+    let program = "open";
+    #[cfg(target_os = "windows")]
+    let program = "explorer";
+    #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+    let program = "xdg-open";
+    let mut c = std::process::Command::new(program);
+    c.arg(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    c
+}

@@ -1,0 +1,207 @@
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { IpcFailure } from "../../ipc";
+import { FirstRun } from "../firstrun/FirstRun";
+import { needsSetup, usable, type EngineHealthState } from "../firstrun/health";
+import { isEngineSetupError, OPEN_SETTINGS_EVENT, SettingsLink } from "../firstrun/SettingsLink";
+import type { EngineHealth, SettingsApi } from "./api";
+import { applyTheme, isSendKey, setUiSettingsLocal, uiSettings } from "./prefs";
+import { SettingsView } from "./SettingsView";
+
+afterEach(() => {
+  cleanup();
+  setUiSettingsLocal({ theme: "system", sendKey: "enter" });
+});
+
+const codex = (over: Partial<EngineHealth> = {}): EngineHealth => ({
+  engine: "codex",
+  path: "/usr/bin/codex",
+  foundVia: "path",
+  overridePath: null,
+  version: "codex-cli 0.169.0",
+  loggedIn: true,
+  problem: null,
+  fixCommands: [],
+  ...over,
+});
+const missing = (engine: EngineHealth["engine"], cmd: string): EngineHealth => ({
+  engine,
+  path: null,
+  foundVia: null,
+  overridePath: null,
+  version: null,
+  loggedIn: null,
+  problem: { code: "engine_missing", message: `${engine} not found` },
+  fixCommands: [cmd],
+});
+
+function state(health: EngineHealth[] | null, recheck = vi.fn(async () => {})): EngineHealthState {
+  return { health, checking: false, error: null, recheck };
+}
+
+function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
+  return {
+    enginesHealth: async () => [],
+    setEnginePath: async () => null,
+    pickEngineBinary: async () => null,
+    getUiSettings: async () => ({ theme: "system", sendKey: "enter" }),
+    setUiSettings: async () => null,
+    getNotificationPrefs: async () => ({ approvals: "when_unfocused", questions: "when_unfocused", runs: "when_unfocused", runMinSecs: 30, sound: true }),
+    setNotificationPrefs: async () => null,
+    dataInfo: async () => ({ dataDir: "/d", logDir: "/d/logs", databasePath: "/d/agentdesk.db", databaseBytes: 3 * 1024 * 1024 }),
+    openDataFolder: async () => null,
+    ...over,
+  };
+}
+
+describe("engine health", () => {
+  it("needs set-up only when no engine can run", () => {
+    expect(needsSetup(null)).toBe(false);
+    expect(needsSetup([missing("codex", "x"), missing("claude", "y")])).toBe(true);
+    expect(needsSetup([codex({ loggedIn: false }), missing("claude", "y")])).toBe(true);
+    expect(needsSetup([codex({ loggedIn: null }), missing("claude", "y")])).toBe(false);
+    expect(usable(codex({ problem: { code: "engine_version_unsupported", message: "old" } }))).toBe(false);
+  });
+
+  it("the first-run screen names the commands and re-checks with the login probe", async () => {
+    const recheck = vi.fn(async () => {});
+    const settings = vi.fn();
+    render(
+      <FirstRun
+        engines={state([missing("codex", "npm install -g @openai/codex"), missing("claude", "npm install -g @anthropic-ai/claude-code")], recheck)}
+        onOpenSettings={settings}
+        onContinue={() => {}}
+      />,
+    );
+    expect(screen.getByLabelText("Commands for Codex").textContent).toBe("npm install -g @openai/codex");
+    expect(screen.getByLabelText("Commands for Claude Code").textContent).toBe("npm install -g @anthropic-ai/claude-code");
+    // Nothing found: nothing to continue with.
+    expect(screen.queryByRole("button", { name: "Continue anyway" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Re-check" }));
+    expect(recheck).toHaveBeenCalledWith(true);
+    fireEvent.click(screen.getByRole("button", { name: "Open Settings" }));
+    expect(settings).toHaveBeenCalled();
+  });
+
+  it("a logged-out engine shows its login commands and may be skipped", () => {
+    const go = vi.fn();
+    render(
+      <FirstRun
+        engines={state([codex({ loggedIn: false, fixCommands: ["codex login"] }), missing("claude", "npm install -g @anthropic-ai/claude-code")])}
+        onOpenSettings={() => {}}
+        onContinue={go}
+      />,
+    );
+    expect(screen.getByTestId("firstrun-codex").textContent).toContain("Not logged in");
+    expect(screen.getByLabelText("Commands for Codex").textContent).toBe("codex login");
+    fireEvent.click(screen.getByRole("button", { name: "Continue anyway" }));
+    expect(go).toHaveBeenCalled();
+  });
+});
+
+describe("settings", () => {
+  it("shows the executable, version and login, and a refused path next to its field", async () => {
+    const setEnginePath = vi.fn(async (_e: string, path: string | null) => {
+      throw new IpcFailure({ code: "engine_missing", message: `codex not found — the configured path ${path} is not an executable file` });
+    });
+    const recheck = vi.fn(async () => {});
+    render(<SettingsView engines={state([codex(), missing("claude", "npm i")], recheck)} onError={() => {}} api={fakeApi({ setEnginePath })} />);
+    expect(screen.getByTestId("engine-codex-version").textContent).toBe("codex-cli 0.169.0");
+    expect(screen.getByTestId("engine-codex-path").textContent).toContain("/usr/bin/codex");
+    expect(screen.getByTestId("engine-codex-login").textContent).toBe("logged in");
+    // Opening Settings asks the engines who is logged in.
+    expect(recheck).toHaveBeenCalledWith(true);
+    const field = screen.getByLabelText("Codex executable path");
+    fireEvent.change(field, { target: { value: "/nowhere/codex" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save the Codex path" })));
+    expect(setEnginePath).toHaveBeenCalledWith("codex", "/nowhere/codex");
+    const error = await screen.findByTestId("engine-codex-path-error");
+    expect(error.textContent).toContain("/nowhere/codex is not an executable file");
+    expect(field.getAttribute("aria-invalid")).toBe("true");
+    expect(field.getAttribute("aria-describedby")).toBe(error.id);
+  });
+
+  it("the native picker's file is saved and the engines re-checked", async () => {
+    const setEnginePath = vi.fn(async () => null);
+    const recheck = vi.fn(async () => {});
+    render(
+      <SettingsView
+        engines={state([missing("codex", "npm i"), missing("claude", "npm i")], recheck)}
+        onError={() => {}}
+        api={fakeApi({ setEnginePath, pickEngineBinary: async () => "/opt/codex/bin/codex" })}
+      />,
+    );
+    recheck.mockClear();
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Choose the Codex executable" })));
+    expect(setEnginePath).toHaveBeenCalledWith("codex", "/opt/codex/bin/codex");
+    expect((screen.getByLabelText("Codex executable path") as HTMLInputElement).value).toBe("/opt/codex/bin/codex");
+    expect(recheck).toHaveBeenCalledWith(true);
+  });
+
+  it("saves notification preferences, theme and send key; shows the data folders", async () => {
+    const setNotificationPrefs = vi.fn(async () => null);
+    const setUiSettings = vi.fn(async () => null);
+    const openDataFolder = vi.fn(async () => null);
+    render(<SettingsView engines={state([])} onError={() => {}} api={fakeApi({ setNotificationPrefs, setUiSettings, openDataFolder })} />);
+    const runs = await screen.findByLabelText("Finished runs");
+    fireEvent.change(runs, { target: { value: "never" } });
+    fireEvent.click(screen.getByLabelText("Play a sound"));
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save notifications" })));
+    expect(setNotificationPrefs).toHaveBeenCalledWith({ approvals: "when_unfocused", questions: "when_unfocused", runs: "never", runMinSecs: 30, sound: false });
+    await screen.findByText("Saved");
+
+    fireEvent.click(screen.getByLabelText("Dark"));
+    expect(setUiSettings).toHaveBeenLastCalledWith({ theme: "dark", sendKey: "enter" });
+    expect(document.documentElement.classList.contains("theme-dark")).toBe(true);
+    fireEvent.click(screen.getByLabelText("Ctrl+Enter (Enter for a new line)"));
+    expect(uiSettings()).toEqual({ theme: "dark", sendKey: "ctrl_enter" });
+
+    expect((await screen.findByTestId("database-size")).textContent).toContain("3.0 MB");
+    fireEvent.click(screen.getByRole("button", { name: "Open log folder" }));
+    expect(openDataFolder).toHaveBeenCalledWith("logs");
+  });
+
+  it("a preference the core refuses is rolled back and reported", async () => {
+    const onError = vi.fn();
+    const setUiSettings = vi.fn(async () => {
+      throw new IpcFailure({ code: "storage_read_only", message: "read-only" });
+    });
+    render(<SettingsView engines={state([])} onError={onError} api={fakeApi({ setUiSettings })} />);
+    fireEvent.click(screen.getByLabelText("Light"));
+    await waitFor(() => expect(onError).toHaveBeenCalledWith({ code: "storage_read_only", message: "read-only" }));
+    expect(uiSettings().theme).toBe("system");
+  });
+});
+
+describe("preferences", () => {
+  it("the theme is a class on the root", () => {
+    const root = document.createElement("div");
+    applyTheme("dark", root);
+    expect(root.className).toBe("theme-dark");
+    applyTheme("light", root);
+    expect(root.className).toBe("theme-light");
+    applyTheme("system", root);
+    expect(root.className).toBe("");
+  });
+
+  it("Enter or Ctrl+Enter sends, as chosen", () => {
+    const key = (over: Partial<{ key: string; shiftKey: boolean; ctrlKey: boolean; metaKey: boolean }>) => ({ key: "Enter", shiftKey: false, ctrlKey: false, metaKey: false, ...over });
+    expect(isSendKey("enter", key({}))).toBe(true);
+    expect(isSendKey("enter", key({ shiftKey: true }))).toBe(false);
+    expect(isSendKey("ctrl_enter", key({}))).toBe(false);
+    expect(isSendKey("ctrl_enter", key({ ctrlKey: true }))).toBe(true);
+    expect(isSendKey("ctrl_enter", key({ metaKey: true }))).toBe(true);
+    expect(isSendKey("enter", key({ key: "a" }))).toBe(false);
+  });
+
+  it("engine errors link to Settings", () => {
+    expect(isEngineSetupError("engine_not_logged_in")).toBe(true);
+    expect(isEngineSetupError("engine_failed")).toBe(false);
+    const opened = vi.fn();
+    window.addEventListener(OPEN_SETTINGS_EVENT, opened);
+    render(<SettingsLink code="engine_missing" />);
+    fireEvent.click(screen.getByRole("button", { name: "Open Settings" }));
+    expect(opened).toHaveBeenCalled();
+    window.removeEventListener(OPEN_SETTINGS_EVENT, opened);
+  });
+});
