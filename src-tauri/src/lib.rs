@@ -6,6 +6,7 @@ mod feeds;
 mod logging;
 mod notifications;
 mod state;
+mod tray;
 mod window_state;
 
 use tauri::Manager;
@@ -32,12 +33,17 @@ pub fn run() {
             if let Ok(desk) = state.desk() {
                 notifications::start(app.handle().clone(), desk.clone());
             }
+            let state_desk = state.desk().ok().cloned();
             app.manage(state);
             app.manage(notifications::Clicks::default());
+            tray::start(app.handle(), state_desk);
             app.manage(feeds::Feeds::default());
             Ok(())
         })
-        .on_window_event(move |window, event| saver.on_event(window.app_handle(), event))
+        .on_window_event(move |window, event| {
+            saver.on_event(window.app_handle(), event);
+            tray::on_window_event(window, event);
+        })
         .invoke_handler(tauri::generate_handler![
             commands::workspaces::app_info,
             commands::workspaces::list_workspaces,
@@ -71,6 +77,8 @@ pub fn run() {
             commands::attachments::pick_files,
             commands::attachments::open_external,
             notifications::watch_notification_clicks,
+            tray::watch_close_requests,
+            tray::keep_running_in_tray,
             commands::settings::engines_health,
             commands::settings::set_engine_path,
             commands::settings::pick_engine_binary,

@@ -24,6 +24,9 @@ pub struct Notified {
     /// `(key, label)` pairs, as sent.
     pub actions: Vec<(String, String)>,
     pub hints: Vec<String>,
+    /// The `desktop-entry` hint: the `.desktop` file (without `.desktop`) the server
+    /// attributes the notification to.
+    pub desktop_entry: Option<String>,
 }
 
 impl Notified {
@@ -77,6 +80,9 @@ impl Server {
             .chunks(2)
             .map(|c| (c[0].clone(), c.get(1).cloned().unwrap_or_default()))
             .collect();
+        let desktop_entry = hints
+            .get("desktop-entry")
+            .and_then(|v| String::try_from(v.try_clone().ok()?).ok());
         let mut hints: Vec<String> = hints.into_keys().collect();
         hints.sort();
         log.calls.push(Call::Notify(Notified {
@@ -86,6 +92,7 @@ impl Server {
             body,
             actions: pairs,
             hints,
+            desktop_entry,
         }));
         id
     }

@@ -4,5 +4,7 @@ pub mod e2e;
 pub mod fake_messages;
 pub mod fake_notifications;
 pub mod fake_responses;
+pub mod fake_tray;
 pub mod http;
 pub mod real;
+pub mod xwindow;

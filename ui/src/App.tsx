@@ -15,6 +15,7 @@ import { SearchBox } from "./components/search/SearchBox";
 import { SearchResults } from "./components/search/SearchResults";
 import { SessionActionsContext, type SessionActionsCtx } from "./components/sidebar/SessionActions";
 import { SearchController } from "./state/search";
+import { KeepInTrayDialog } from "./components/tray/KeepInTrayDialog";
 import { errorOf, type Approval, type AppInfo, type Engine, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
 import { ActivityStore } from "./state/activity";
@@ -443,6 +444,7 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
         </main>
       </div>
       {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+      <KeepInTrayDialog ipc={ipc} enabled={Boolean(info && !info.startupError)} />
       </SessionActionsContext.Provider>
     </IpcContext.Provider>
   );

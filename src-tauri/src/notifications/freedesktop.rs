@@ -13,15 +13,15 @@ use futures_util::StreamExt;
 use zbus::zvariant::Value;
 use zbus::{Connection, MatchRule, MessageStream};
 
-use agentdesk_core::notify::{escape_markup, Content, ACTION_OPEN};
+use agentdesk_core::notify::{
+    desktop_entry_id, escape_markup, launcher_app_uri, Content, ACTION_OPEN,
+};
 
 use super::Signal;
 
 const DEST: &str = "org.freedesktop.Notifications";
 const PATH: &str = "/org/freedesktop/Notifications";
 const IFACE: &str = "org.freedesktop.Notifications";
-/// The launcher entry the badge belongs to: the installed `.desktop` file's name.
-const LAUNCHER_APP_URI: &str = "application://agentdesk.desktop";
 const LAUNCHER_PATH: &str = "/dev/agentdesk/Launcher";
 /// What `Notify` names as the sending application.
 const APP_NAME: &str = "Agent Desk";
@@ -34,10 +34,15 @@ pub struct Server {
     actions: bool,
     /// The server renders a markup subset in bodies: text is escaped to show as written.
     markup: bool,
+    /// The installed `.desktop` file, without `.desktop` (the `desktop-entry` hint).
+    desktop_entry: String,
+    /// The launcher entry the badge belongs to (`application://<desktop file>`).
+    launcher_uri: String,
 }
 
 impl Server {
-    pub async fn connect() -> zbus::Result<Server> {
+    /// `product_name` names the installed `.desktop` file (see `desktop_entry_id`).
+    pub async fn connect(product_name: String) -> zbus::Result<Server> {
         let conn = Connection::session().await?;
         // Listen before the first Notify, so no signal about it can be missed.
         let rule = MatchRule::builder()
@@ -56,6 +61,8 @@ impl Server {
             signals,
             actions: caps.iter().any(|c| c == "actions"),
             markup: caps.iter().any(|c| c == "body-markup"),
+            desktop_entry: desktop_entry_id(&product_name),
+            launcher_uri: launcher_app_uri(&product_name),
         })
     }
 
@@ -80,7 +87,7 @@ impl Server {
         }
         let mut hints: HashMap<&str, Value<'_>> = HashMap::new();
         hints.insert("category", Value::from("im.received"));
-        hints.insert("desktop-entry", Value::from("agentdesk"));
+        hints.insert("desktop-entry", Value::from(self.desktop_entry.as_str()));
         if sound {
             hints.insert("sound-name", Value::from("message-new-instant"));
         } else {
@@ -130,7 +137,7 @@ impl Server {
                 LAUNCHER_PATH,
                 "com.canonical.Unity.LauncherEntry",
                 "Update",
-                &(LAUNCHER_APP_URI, props),
+                &(self.launcher_uri.as_str(), props),
             )
             .await
     }

@@ -12,7 +12,9 @@
 //! - **macOS / Windows** (`plain.rs`): tauri-plugin-notification, title and body only.
 //!
 //! The pending count goes on the dock / taskbar badge: on Linux as the Unity launcher
-//! signal (`com.canonical.Unity.LauncherEntry.Update`, read by GNOME docks, Plank, KDE),
+//! signal (`com.canonical.Unity.LauncherEntry.Update`, read by GNOME docks, Plank, KDE)
+//! addressed to the installed `.desktop` file (`<productName>.desktop`, as the bundler
+//! names it),
 //! on macOS on the dock icon; Windows has no count badge.
 //!
 //! A run that finished or failed after at least the preference's minimum (30 s by default)
@@ -85,7 +87,8 @@ impl Clicks {
         *lock(&self.channel) = Some(channel);
     }
 
-    fn open(&self, target: Option<Approval>) {
+    /// Bring the window's view to `target`'s card (`None`: the Approvals view).
+    pub(crate) fn open(&self, target: Option<Approval>) {
         let sent = lock(&self.channel)
             .as_ref()
             .map(|c| c.send(target.clone()).is_ok())
@@ -94,6 +97,15 @@ impl Clicks {
             *lock(&self.waiting) = Some(target);
         }
     }
+}
+
+/// The app's product name (`productName` in tauri.conf.json), which the bundler names the
+/// installed `.desktop` file after.
+fn product_name(app: &AppHandle<Wry>) -> String {
+    app.config()
+        .product_name
+        .clone()
+        .unwrap_or_else(|| "Agent Desk".to_string())
 }
 
 /// Follow the approval queue for as long as the app runs.
@@ -111,7 +123,7 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
             target_os = "openbsd",
             target_os = "netbsd"
         ))]
-        let server = platform::Server::connect().await;
+        let server = platform::Server::connect(product_name(&app)).await;
         #[cfg(not(any(
             target_os = "linux",
             target_os = "dragonfly",

@@ -176,6 +176,14 @@ export const ipc = {
     channel.onmessage = onOpen;
     await call<null>("watch_notification_clicks", { onOpen: channel });
   },
+  /** The window was closed while a run is active and nobody answered yet: ask. */
+  watchCloseRequests: async (onAsk: () => void) => {
+    const channel = new Channel<null>();
+    channel.onmessage = () => onAsk();
+    await call<null>("watch_close_requests", { onAsk: channel });
+  },
+  /** The answer (stored): keep running in the tray (hides the window) or quit. */
+  keepRunningInTray: (keep: boolean) => call<null>("keep_running_in_tray", { keep }),
   openExternal: (url: string) => call<null>("open_external", { url }),
   /** OS files dragged over / dropped on the window. Resolves to an unlisten function. */
   onFileDrop: async (handler: (event: FileDropEvent) => void): Promise<() => void> => {

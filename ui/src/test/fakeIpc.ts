@@ -134,6 +134,8 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     })),
     watchActivity: vi.fn(async () => {}),
     watchNotificationClicks: vi.fn(async () => {}),
+    watchCloseRequests: vi.fn(async () => {}),
+    keepRunningInTray: vi.fn(async () => null),
     openExternal: vi.fn(async () => null),
     onFileDrop: vi.fn(async () => () => {}),
   };

@@ -102,6 +102,99 @@ impl Desk {
     }
 }
 
+/// Settings key of [`TraySettings`].
+pub const TRAY_SETTINGS_KEY: &str = "tray";
+
+/// The tray's stored answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TraySettings {
+    /// Closing the window while a run is active keeps the app in the tray (`true`) or quits
+    /// (`false`); `None` until the user was asked (once).
+    pub keep_running_in_tray: Option<bool>,
+}
+
+/// What closing the window does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseAction {
+    /// Close (and quit): nothing is running, or the user said so.
+    Close,
+    /// Hide the window; the app goes on in the tray.
+    Hide,
+    /// Keep the window and ask the user (the first time a run is active).
+    Ask,
+}
+
+/// Closing the window with `active_run` (a run this process drives) and the stored answer.
+/// Without a run nothing is lost by quitting, so nobody is asked.
+pub fn close_action(active_run: bool, keep_running_in_tray: Option<bool>) -> CloseAction {
+    match (active_run, keep_running_in_tray) {
+        (false, _) | (true, Some(false)) => CloseAction::Close,
+        (true, Some(true)) => CloseAction::Hide,
+        (true, None) => CloseAction::Ask,
+    }
+}
+
+impl Desk {
+    pub async fn tray_settings(&self) -> Result<TraySettings> {
+        Ok(self
+            .store()
+            .get_setting(TRAY_SETTINGS_KEY)
+            .await?
+            .unwrap_or_default())
+    }
+
+    pub async fn set_tray_settings(&self, settings: &TraySettings) -> Result<()> {
+        Ok(self
+            .store()
+            .set_setting(TRAY_SETTINGS_KEY, settings)
+            .await?)
+    }
+}
+
+/// The launcher entry a badge is addressed to: the installed `.desktop` file. The Tauri
+/// bundler (deb, rpm, AppImage) names it after the product name (`productName` in
+/// tauri.conf.json: "Agent Desk" → `Agent Desk.desktop`), so the badge must too, or docks
+/// match it to no application.
+pub fn desktop_entry_id(product_name: &str) -> String {
+    product_name.to_string()
+}
+
+/// `application://<desktop file>` as the Unity launcher API wants it.
+pub fn launcher_app_uri(product_name: &str) -> String {
+    format!("application://{}.desktop", desktop_entry_id(product_name))
+}
+
+/// Longest tray menu entry (menus are one line each).
+const TRAY_LABEL_CHARS: usize = 60;
+
+/// A pending request as one tray menu line: what is asked, cut to fit. `&` is doubled
+/// because menus read a single `&` as a keyboard-accelerator marker.
+pub fn tray_label(a: &Approval) -> String {
+    let r = &a.request;
+    let what = match a.kind {
+        ApprovalKindName::Command => {
+            format!("Run: {}", r.command.as_deref().unwrap_or("a command"))
+        }
+        ApprovalKindName::FileChange => match r.files.as_slice() {
+            [] => "Change files".to_string(),
+            [f] => format!("Change: {}", f.path),
+            [f, rest @ ..] => format!("Change: {} (+{})", f.path, rest.len()),
+        },
+        ApprovalKindName::Permission => match &r.reason {
+            Some(reason) => format!("Permission: {reason}"),
+            None => "Permission".to_string(),
+        },
+        ApprovalKindName::Tool => format!("Use {}", r.tool.as_deref().unwrap_or("a tool")),
+        ApprovalKindName::Question => match r.questions.first() {
+            Some(q) => format!("Question: {}", q.question),
+            None => "Question".to_string(),
+        },
+    };
+    // One line: newlines and other controls are shown, never obeyed.
+    clean_line(&what, TRAY_LABEL_CHARS).replace('&', "&&")
+}
+
 /// Action ids on the notification (the freedesktop `actions` keys).
 pub const ACTION_OPEN: &str = "default";
 pub const ACTION_APPROVE: &str = "approve";

@@ -370,3 +370,78 @@ fn long_runs_that_finish_or_fail_are_notified_while_unfocused() {
     assert!(run_end_content(&run(RunStatus::Interrupted, 95), &origin(), &s, false).is_none());
     assert!(run_end_content(&run(RunStatus::Running, 95), &origin(), &s, false).is_none());
 }
+
+#[test]
+fn closing_the_window_asks_once_then_follows_the_answer() {
+    // Nothing running: closing quits, whatever was answered.
+    assert_eq!(close_action(false, None), CloseAction::Close);
+    assert_eq!(close_action(false, Some(true)), CloseAction::Close);
+    // A run is active: ask the first time, then do as told.
+    assert_eq!(close_action(true, None), CloseAction::Ask);
+    assert_eq!(close_action(true, Some(true)), CloseAction::Hide);
+    assert_eq!(close_action(true, Some(false)), CloseAction::Close);
+}
+
+#[tokio::test]
+async fn the_tray_answer_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let desk = Desk::open(dir.path()).await.unwrap();
+    assert_eq!(
+        desk.tray_settings().await.unwrap().keep_running_in_tray,
+        None
+    );
+    desk.set_tray_settings(&TraySettings {
+        keep_running_in_tray: Some(true),
+    })
+    .await
+    .unwrap();
+    desk.close().await;
+    // Remembered across a restart.
+    let desk = Desk::open(dir.path()).await.unwrap();
+    assert_eq!(
+        desk.tray_settings().await.unwrap().keep_running_in_tray,
+        Some(true)
+    );
+    desk.close().await;
+}
+
+#[test]
+fn the_badge_names_the_bundled_desktop_file() {
+    // The Tauri bundler installs `<productName>.desktop`.
+    assert_eq!(
+        launcher_app_uri("Agent Desk"),
+        "application://Agent Desk.desktop"
+    );
+    assert_eq!(desktop_entry_id("Agent Desk"), "Agent Desk");
+}
+
+#[test]
+fn tray_labels_say_what_is_asked_on_one_line() {
+    assert_eq!(tray_label(&command("a1")), "Run: touch made.txt");
+    assert_eq!(
+        tray_label(&question("q", &["Red", "Blue"])),
+        "Question: Which colour?"
+    );
+    let mut a = command("a2");
+    a.request.command = Some("echo a && echo b\nrm -rf x".into());
+    let label = tray_label(&a);
+    assert_eq!(label, "Run: echo a &&&& echo b\\u{a}rm -rf x");
+    a.request.command = Some("x".repeat(200));
+    assert_eq!(tray_label(&a).chars().count(), 60);
+    let files = approval(
+        "f",
+        ApprovalKindName::FileChange,
+        ApprovalRequest {
+            files: ["src/a.rs", "src/b.rs", "src/c.rs"]
+                .iter()
+                .map(|p| ApprovalFile {
+                    path: p.to_string(),
+                    kind: FileChangeKind::Update,
+                    diff: String::new(),
+                })
+                .collect(),
+            ..Default::default()
+        },
+    );
+    assert_eq!(tray_label(&files), "Change: src/a.rs (+2)");
+}
