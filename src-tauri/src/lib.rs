@@ -7,11 +7,13 @@ mod logging;
 mod notifications;
 mod state;
 mod tray;
+mod webkit;
 mod window_state;
 
 use tauri::Manager;
 
 pub fn run() {
+    webkit::prepare_env();
     let data_dir = agentdesk_core::paths::data_dir();
     // Held for the whole process: dropping it would stop the log file writer.
     let _log_guard = logging::init(
@@ -28,6 +30,9 @@ pub fn run() {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .setup(move |app| {
+            if let Some(window) = app.get_webview_window("main") {
+                webkit::tune(&window);
+            }
             // A store that cannot open is not fatal: the window still opens and shows why.
             let state = tauri::async_runtime::block_on(state::AppState::open(data_dir));
             if let Ok(desk) = state.desk() {
@@ -79,15 +84,6 @@ pub fn run() {
             notifications::watch_notification_clicks,
             tray::watch_close_requests,
             tray::keep_running_in_tray,
-            commands::settings::engines_health,
-            commands::settings::set_engine_path,
-            commands::settings::pick_engine_binary,
-            commands::settings::get_ui_settings,
-            commands::settings::set_ui_settings,
-            commands::settings::get_notification_prefs,
-            commands::settings::set_notification_prefs,
-            commands::settings::data_info,
-            commands::settings::open_data_folder,
         ])
         .build(tauri::generate_context!());
 

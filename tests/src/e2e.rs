@@ -268,6 +268,8 @@ impl Drop for AppEnv {
 /// One running tauri-driver with a WebDriver session on the app.
 pub struct AppSession {
     pub client: Client,
+    /// The X display the app is on (screenshots are taken from the X server).
+    display: String,
     _driver: Guarded,
 }
 
@@ -348,6 +350,7 @@ impl Desktop {
         };
         Ok(AppSession {
             client,
+            display: self.display.name.clone(),
             _driver: driver,
         })
     }
@@ -471,13 +474,16 @@ impl AppSession {
         }
     }
 
-    /// A PNG of the window. WebKitWebDriver can hand back a frame painted before the last DOM
-    /// update, so keep taking pictures until two in a row agree (bounded), after a first pause.
+    /// A PNG of the window, as the X server shows it (what a user sees). Not WebDriver's
+    /// screenshot: WebKitWebDriver never answers it when the page is not in accelerated
+    /// compositing mode, which is how the app runs (src-tauri/src/webkit.rs). A frame may
+    /// still be on its way after the last DOM update, so keep taking pictures until two in a
+    /// row agree (bounded), after a first pause.
     pub async fn screenshot(&self, path: &Path) -> Result<(), BoxError> {
         let mut last: Option<Vec<u8>> = None;
         for _ in 0..12 {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            let shot = self.client.screenshot().await?;
+            let shot = self.x_screenshot().await?;
             if last.as_deref() == Some(shot.as_slice()) {
                 break;
             }
@@ -485,6 +491,35 @@ impl AppSession {
         }
         std::fs::write(path, last.unwrap_or_default())?;
         Ok(())
+    }
+
+    /// One PNG of the app's window from the X server (ImageMagick's `import`; the window found
+    /// by its title with xdotool), or of the whole screen when the window is not found.
+    pub async fn x_screenshot(&self) -> Result<Vec<u8>, BoxError> {
+        let display = self.display.clone();
+        tokio::task::spawn_blocking(move || -> Result<Vec<u8>, BoxError> {
+            let found = Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--name", "^Agent Desk$"])
+                .env("DISPLAY", &display)
+                .output()?;
+            let window = String::from_utf8_lossy(&found.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+                .unwrap_or_else(|| "root".into());
+            let out = Command::new("import")
+                .args(["-display", &display, "-window", &window, "png:-"])
+                .output()?;
+            if !out.status.success() || out.stdout.is_empty() {
+                return Err(format!(
+                    "import failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )
+                .into());
+            }
+            Ok(out.stdout)
+        })
+        .await?
     }
 
     /// End the WebDriver session, which closes the app.

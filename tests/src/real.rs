@@ -3,16 +3,19 @@
 
 use std::path::PathBuf;
 
-/// A 2×2 red PNG (the one from the engines' research transcripts).
+/// A 2×2 pure red PNG. Its image data is a zlib "stored" (uncompressed) block, so the test
+/// below can read its pixels straight from the bytes. (The bytes used before were a 2×2 blue
+/// PNG under this name.)
 pub const RED_PNG: &[u8] = &[
     137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0,
-    0, 0, 253, 212, 154, 115, 0, 0, 0, 15, 73, 68, 65, 84, 120, 156, 99, 96, 96, 248, 15, 70, 96,
-    10, 0, 23, 246, 3, 253, 126, 235, 55, 243, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+    0, 0, 253, 212, 154, 115, 0, 0, 0, 25, 73, 68, 65, 84, 120, 1, 1, 14, 0, 241, 255, 0, 255, 0,
+    0, 255, 0, 0, 0, 255, 0, 0, 255, 0, 0, 31, 238, 3, 253, 138, 46, 55, 221, 0, 0, 0, 0, 73, 69,
+    78, 68, 174, 66, 96, 130,
 ];
 
 /// [`RED_PNG`] in base64, as the Claude CLI forwards it to the model.
 pub const RED_PNG_B64: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAD0lEQVR4nGNgYPgPRmAKABf2A/1+6zfzAAAAAElFTkSuQmCC";
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAGUlEQVR4AQEOAPH/AP8AAP8AAAD/AAD/AAAf7gP9ii433QAAAABJRU5ErkJggg==";
 
 /// Say loudly that `suite` did not run because of `why` — and fail under `CI=true`, where a
 /// skipped suite is a defect, not a pass.
@@ -34,4 +37,28 @@ pub fn engine_bin(var: &str, suite: &str) -> Option<PathBuf> {
         skip_or_fail(suite, &format!("{var} not set"));
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pixel of [`RED_PNG`] is (255, 0, 0): read from its IDAT chunk, which holds a
+    /// zlib header (2 bytes), one stored block's header (5 bytes), then the scanlines.
+    #[test]
+    fn red_png_is_red() {
+        assert_eq!(&RED_PNG[12..16], b"IHDR");
+        // 2×2, 8 bits per channel, colour type 2 (RGB).
+        assert_eq!(&RED_PNG[16..26], &[0, 0, 0, 2, 0, 0, 0, 2, 8, 2]);
+        let idat = RED_PNG
+            .windows(4)
+            .position(|w| w == b"IDAT")
+            .expect("an IDAT chunk");
+        let data = &RED_PNG[idat + 4..];
+        assert_eq!(data[2], 1, "one final stored block");
+        let scanlines = &data[7..7 + 14];
+        for line in scanlines.chunks(7) {
+            assert_eq!(line, &[0, 255, 0, 0, 255, 0, 0], "filter 0, two red pixels");
+        }
+    }
 }

@@ -20,8 +20,7 @@ use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
 
 const STREAM: Duration = Duration::from_secs(40);
 
-/// A 3×2 blue PNG (the dropped file; the pasted one is [`RED_PNG`], which despite its name is
-/// a 2×2 pure blue one).
+/// A 3×2 blue PNG (the dropped file; the pasted one is the 2×2 red [`RED_PNG`]).
 const BLUE_PNG: &[u8] = &[
     137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0,
     0, 0, 18, 22, 241, 77, 0, 0, 0, 21, 73, 68, 65, 84, 8, 215, 99, 84, 72, 56, 192, 192, 192, 192,

@@ -213,7 +213,7 @@ async fn scenario(
         "the engine runs while streaming"
     );
     // One frame, not a settled picture: the stream keeps changing it.
-    std::fs::write(shot("05-streaming"), app.client.screenshot().await?)?;
+    std::fs::write(shot("05-streaming"), app.x_screenshot().await?)?;
     app.button("Interrupt").await?.click().await?;
     let stopped = app.wait_for_last_run_status("Interrupted", STREAM).await;
     app.on_error(&artifacts, stopped).await?;

@@ -3,7 +3,7 @@ import { SettingsLink } from "../firstrun/SettingsLink";
 import { errorOf, type Run } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useRun } from "../../state/hooks";
-import type { SessionStore } from "../../state/sessionStore";
+import type { SessionStore, UsageBody } from "../../state/sessionStore";
 import { formatCost, formatDuration, formatTokens } from "../../util/format";
 
 export const STATUS_TEXT: Record<Run["status"], string> = {
@@ -23,6 +23,11 @@ function useNow(active: boolean): number {
     return () => clearInterval(t);
   }, [active]);
   return now;
+}
+
+/** A run stopped before the model answered reports all zeros: that is no usage to show. */
+function hasUsage(u: UsageBody): boolean {
+  return u.input > 0 || u.output > 0 || u.cached > 0 || u.reasoning > 0 || (u.costUsd ?? 0) > 0;
 }
 
 /** A run's status line: Queued (cancellable) / Running (elapsed) / Completed / Failed (why) / Interrupted, with usage. */
@@ -58,7 +63,7 @@ export function RunLine({ store, runId }: { store: SessionStore; runId: string }
         </span>
       )}
       {run.model && <span className="run-model">{run.model}</span>}
-      {usage && (
+      {usage && hasUsage(usage) && (
         <span className="run-usage" title={`input ${usage.input}, cached ${usage.cached}, output ${usage.output}, reasoning ${usage.reasoning}`}>
           {formatTokens(usage.input)} in
           {usage.cached > 0 && ` (${formatTokens(usage.cached)} cached)`} · {formatTokens(usage.output)} out

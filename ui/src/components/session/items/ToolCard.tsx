@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { TimelineItem } from "../../../ipc";
 import { ApprovalCard } from "../../approvals/ApprovalCard";
-import { fromItem } from "../../approvals/decision";
+import { fromItem, type CardData } from "../../approvals/decision";
 import { useApproval } from "../../../state/hooks";
 import type { SessionStore } from "../../../state/sessionStore";
 import { DiffView } from "../DiffView";
@@ -40,7 +40,15 @@ function StatusBadge({ item, body }: { item: TimelineItem; body: ToolBody }) {
     return <span className={`badge ${body.exitCode === 0 ? "ok" : "bad"}`}>exit {body.exitCode}</span>;
   }
   if (item.status === "completed") return <span className="badge ok">done</span>;
-  return <span className="badge bad">{item.status}</span>;
+  // The approval card beside it says "Denied by you": one wording for one decision.
+  return <span className="badge bad">{item.status === "declined" ? "denied" : item.status}</span>;
+}
+
+/** The card without the diffs the tool card above it already shows (each file's diff once). */
+function withoutShown(data: CardData, shown: ToolBody["files"]): CardData {
+  if (shown.length === 0) return data;
+  const paths = new Set(shown.map((f) => f.path));
+  return { ...data, files: data.files.filter((f) => !paths.has(f.path)) };
 }
 
 /** A tool call: the command with its cwd, exit code and output; changed files; its approval. */
@@ -105,7 +113,7 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
         <DiffView key={f.path} path={f.path} kind={f.kind} diff={f.diff} />
       ))}
       {body.approval && (
-        <ApprovalCard data={fromItem(body.approval, durable)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
+        <ApprovalCard data={withoutShown(fromItem(body.approval, durable), body.files)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
       )}
     </div>
   );
