@@ -84,6 +84,15 @@ pub fn run() {
             notifications::watch_notification_clicks,
             tray::watch_close_requests,
             tray::keep_running_in_tray,
+            commands::settings::engines_health,
+            commands::settings::set_engine_path,
+            commands::settings::pick_engine_binary,
+            commands::settings::get_ui_settings,
+            commands::settings::set_ui_settings,
+            commands::settings::get_notification_prefs,
+            commands::settings::set_notification_prefs,
+            commands::settings::data_info,
+            commands::settings::open_data_folder,
         ])
         .build(tauri::generate_context!());
 
