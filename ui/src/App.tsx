@@ -9,6 +9,7 @@ import { SettingsView } from "./components/settings/SettingsView";
 import { ShortcutsSheet } from "./components/shortcuts/ShortcutsSheet";
 import { focusComposer, step, useShortcuts } from "./components/shortcuts/shortcuts";
 import { AddWorkspace } from "./components/AddWorkspace";
+import { ProfilesView } from "./components/profiles/ProfilesView";
 import { WorkspaceList } from "./components/WorkspaceList";
 import { libraryApi, type SearchHit } from "./components/search/api";
 import { SearchBox } from "./components/search/SearchBox";
@@ -44,6 +45,7 @@ const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.A
 type Route =
   | { kind: "home" }
   | { kind: "approvals" }
+  | { kind: "profiles"; workspaceId: string }
   | { kind: "settings" }
   | { kind: "session"; id: string; focus: { approvalId: string; itemId: string | null } | null };
 
@@ -295,6 +297,7 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
   const selected = state.items.find((w) => w.id === state.selectedId) ?? null;
   const storeBroken = Boolean(info?.startupError);
   const current = route.kind === "session" ? findSession(route.id)?.session : undefined;
+  const profilesOf = route.kind === "profiles" ? state.items.find((w) => w.id === route.workspaceId) : undefined;
 
   // Settings, the first-run screen and the keyboard (issue 13). Engines are checked at start
   // (a login probe only on a true first run: it starts each engine), again from Settings.
@@ -387,6 +390,10 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
             onNewSession={(id) => void newSession(id)}
             choosingEngineFor={choosingEngine}
             onPickEngine={(id, engine) => (engine ? void newSession(id, engine) : setChoosingEngine(null))}
+            onOpenProfiles={(id) => {
+              dispatch({ type: "selected", id });
+              setRoute({ kind: "profiles", workspaceId: id });
+            }}
           />
           <AddWorkspace disabled={storeBroken} onAdd={add} onPick={pick} />
           <div className="sidebar-footer">
@@ -409,6 +416,8 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
           <Suspense fallback={<div className="timeline-loading muted">Loading…</div>}>
             {searching ? (
               <SearchResults controller={search} workspaces={state.items} onOpen={(hit) => void openHit(hit)} />
+            ) : profilesOf ? (
+              <ProfilesView key={profilesOf.id} workspace={profilesOf} />
             ) : route.kind === "settings" ? (
               <SettingsView engines={engines} onError={report} />
             ) : route.kind === "session" && current ? (

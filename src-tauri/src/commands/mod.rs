@@ -3,6 +3,7 @@
 
 pub mod approvals;
 pub mod attachments;
+pub mod profiles;
 pub mod engines;
 pub mod search;
 pub mod session_admin;

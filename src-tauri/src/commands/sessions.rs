@@ -116,7 +116,8 @@ pub async fn list_profiles(
     state: State<'_, AppState>,
     workspace_id: String,
 ) -> CmdResult<Vec<Profile>> {
-    Ok(state.desk()?.list_profiles(&workspace_id).await?)
+    // Masked: the window never receives a secret env value in clear.
+    Ok(state.desk()?.list_profiles_masked(&workspace_id).await?)
 }
 
 /// The profile the session's next run uses.

@@ -18,6 +18,8 @@ interface Props {
   /** The workspace (without profiles) whose new session waits for an engine. */
   choosingEngineFor: string | null;
   onPickEngine: (workspaceId: string, engine: Engine | null) => void;
+  /** Open the workspace's profiles editor. */
+  onOpenProfiles?: (workspaceId: string) => void;
 }
 
 export function WorkspaceList(p: Props) {
@@ -61,6 +63,17 @@ export function WorkspaceList(p: Props) {
           >
             <span aria-hidden="true">+ </span>New session
           </button>
+          {p.onOpenProfiles && (
+            <button
+              type="button"
+              className="workspace-profiles"
+              aria-label={`Profiles for ${w.name}`}
+              title={`Profiles for ${w.name}`}
+              onClick={() => p.onOpenProfiles?.(w.id)}
+            >
+              Profiles
+            </button>
+          )}
           {p.choosingEngineFor === w.id && (
             <div className="engine-choice" role="group" aria-label="Engine for the new session">
               <span className="muted small">No profile yet — start with:</span>

@@ -9,6 +9,11 @@ pub enum CoreError {
     #[error("{0}")]
     InvalidInput(String),
 
+    /// A profile the core refuses, with every field error (the window shows each next to its
+    /// input; the message joins them for the CLI).
+    #[error("{}", field_messages(.0))]
+    InvalidProfile(Vec<agentdesk_protocol::ui::ProfileFieldError>),
+
     #[error(transparent)]
     Store(#[from] StoreError),
 
@@ -45,6 +50,11 @@ pub enum CoreError {
         what: String,
         source: std::io::Error,
     },
+}
+
+fn field_messages(fields: &[agentdesk_protocol::ui::ProfileFieldError]) -> String {
+    let messages: Vec<&str> = fields.iter().map(|f| f.message.as_str()).collect();
+    messages.join("; ")
 }
 
 /// `ENOSPC` and `EROFS` on Linux and macOS: the two I/O failures of the data directory that
@@ -96,7 +106,9 @@ fn io_code(e: &std::io::Error) -> Option<ErrorCode> {
 impl CoreError {
     pub fn code(&self) -> ErrorCode {
         match self {
-            CoreError::InvalidInput(_) | CoreError::Attachment(_) => ErrorCode::InvalidInput,
+            CoreError::InvalidInput(_)
+            | CoreError::InvalidProfile(_)
+            | CoreError::Attachment(_) => ErrorCode::InvalidInput,
             CoreError::Store(e) => store_code(e),
             CoreError::Engine(e) => engine_code(e),
             CoreError::ShuttingDown => ErrorCode::ShuttingDown,

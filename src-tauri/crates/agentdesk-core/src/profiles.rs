@@ -2,16 +2,15 @@
 //! and the store agree on what a profile may hold; a run snapshots its profile when it
 //! starts, so an edit applies to the next run, never mid-run.
 
-use std::path::Path;
+mod validate;
 
-use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec, SECRET_MASK};
+use agentdesk_protocol::ui::{
+    Engine, PermissionMode, Profile, ProfileFieldError, ProfileSpec, SECRET_MASK,
+};
+
+pub use validate::{valid_env_name, validate_profile_fields};
 
 use crate::{CoreError, Desk, Result};
-
-const MAX_NAME: usize = 64;
-const MAX_MODEL: usize = 128;
-/// A deadline longer than a day is a mistake, not a policy.
-const MAX_TIMEOUT_SECS: u32 = 24 * 60 * 60;
 
 fn invalid(msg: impl Into<String>) -> CoreError {
     CoreError::InvalidInput(msg.into())
@@ -32,168 +31,63 @@ pub fn parse_permission_mode(s: &str) -> Result<PermissionMode> {
     })
 }
 
-/// A model id as the engines accept them: `gpt-5.1-codex`, `claude-sonnet-4-5`,
-/// `openrouter/meta/llama-3:70b`... Letters, digits and `. _ - : / @ +`, no spaces.
-fn valid_model(m: &str) -> bool {
-    let mut chars = m.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
-    first_ok
-        && m.len() <= MAX_MODEL
-        && chars.all(|c| c.is_ascii_alphanumeric() || "._-:/@+".contains(c))
-}
-
-/// POSIX-portable environment variable name.
-pub fn valid_env_name(n: &str) -> bool {
-    let mut chars = n.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// `http(s)://host[:port][/path]` with a non-empty host and nothing a URL cannot hold.
-fn check_base_url(url: &str) -> Result<()> {
-    let bad = |why: &str| invalid(format!("the base URL {url:?} is malformed: {why}"));
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"))
-        .ok_or_else(|| bad("it must start with http:// or https://"))?;
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(bad("it contains spaces or control characters"));
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit('@').next().unwrap_or_default();
-    let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
-        let (h, p) = v6
-            .split_once(']')
-            .ok_or_else(|| bad("unclosed [ in the host"))?;
-        (h, p.strip_prefix(':'))
-    } else {
-        match host_port.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (host_port, None),
-        }
-    };
-    if host.is_empty() {
-        return Err(bad("it has no host"));
-    }
-    if !host
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || ".-_:".contains(c))
-    {
-        return Err(bad("the host has characters a host name cannot have"));
-    }
-    if let Some(p) = port {
-        if p.parse::<u16>().ok().filter(|p| *p > 0).is_none() {
-            return Err(bad("the port is not a number from 1 to 65535"));
-        }
-    }
-    Ok(())
-}
-
-fn trimmed(o: &Option<String>) -> Option<String> {
-    o.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
-/// Check a spec and return it normalised (trimmed, empty optional strings as `None`).
+/// Check a spec and return it normalised (trimmed, empty optional strings as `None`); a
+/// rejected spec is [`CoreError::InvalidProfile`] with every field error.
 pub fn validate_profile(spec: &ProfileSpec) -> Result<ProfileSpec> {
-    let mut s = spec.clone();
-    s.name = s.name.trim().to_string();
-    if s.name.is_empty() {
-        return Err(invalid("give the profile a name"));
+    validate_profile_fields(spec).map_err(CoreError::InvalidProfile)
+}
+
+/// A value still equal to the mask (after the stored secrets are merged back) was never
+/// given: the editor only ever shows the mask, so a secret that is new, renamed or no longer
+/// marked secret would otherwise be saved as `••••`.
+fn unset_secrets(spec: &ProfileSpec) -> Result<()> {
+    let fields: Vec<ProfileFieldError> = spec
+        .env
+        .iter()
+        .filter(|(_, v)| v.as_str() == SECRET_MASK)
+        .map(|(n, _)| ProfileFieldError {
+            field: format!("env.{n}"),
+            message: format!(
+                "type the value of {n}: a secret's value is never shown, so a new, renamed or un-marked secret needs it typed again"
+            ),
+        })
+        .collect();
+    if fields.is_empty() {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidProfile(fields))
     }
-    if s.name.chars().count() > MAX_NAME || s.name.chars().any(char::is_control) {
-        return Err(invalid(format!(
-            "the profile name {:?} is too long or has control characters (at most {MAX_NAME} characters)",
-            s.name
-        )));
-    }
-    s.model = trimmed(&s.model);
-    if let Some(m) = &s.model {
-        if !valid_model(m) {
-            return Err(invalid(format!(
-                "the model name {m:?} is not valid: use the engine's model id, e.g. gpt-5.1-codex or claude-sonnet-4-5 (letters, digits and . _ - : / @ +, no spaces)"
-            )));
-        }
-    }
-    s.base_url = trimmed(&s.base_url);
-    if let Some(u) = &s.base_url {
-        check_base_url(u)?;
-    }
-    s.api_key_env = trimmed(&s.api_key_env);
-    if let Some(k) = &s.api_key_env {
-        if !valid_env_name(k) {
-            return Err(invalid(format!(
-                "{k:?} is not an environment variable name (letters, digits and _, not starting with a digit); give the variable's name, not the key"
-            )));
-        }
-    }
-    s.system_prompt = s.system_prompt.filter(|p| !p.trim().is_empty());
-    for list in [&mut s.allowed_tools, &mut s.denied_tools] {
-        *list = list.iter().map(|t| t.trim().to_string()).collect();
-        if list.iter().any(String::is_empty) {
-            return Err(invalid("a tool name is empty"));
-        }
-    }
-    if let Some(t) = s.allowed_tools.iter().find(|t| s.denied_tools.contains(t)) {
-        return Err(invalid(format!(
-            "the tool {t:?} is both allowed and denied"
-        )));
-    }
-    for d in &mut s.extra_dirs {
-        *d = d.trim().to_string();
-        if !Path::new(d.as_str()).is_absolute() {
-            return Err(invalid(format!(
-                "the extra directory {d:?} is not an absolute path; give the full path"
-            )));
-        }
-    }
-    for (k, v) in &s.env {
-        if !valid_env_name(k) {
-            return Err(invalid(format!(
-                "{k:?} is not a valid environment variable name (letters, digits and _, not starting with a digit)"
-            )));
-        }
-        if v.contains('\0') {
-            return Err(invalid(format!("the value of {k} contains a NUL byte")));
-        }
-    }
-    let mut secrets: Vec<String> = s.secret_env.iter().map(|n| n.trim().to_string()).collect();
-    secrets.sort();
-    secrets.dedup();
-    if let Some(n) = secrets.iter().find(|n| !s.env.contains_key(n.as_str())) {
-        return Err(invalid(format!(
-            "the secret variable {n:?} has no value: give it as NAME=VALUE"
-        )));
-    }
-    s.secret_env = secrets;
-    for (i, r) in s.approval_rules.iter().enumerate() {
-        if r.kind.is_none() && r.tool.is_none() && r.command_prefix.is_none() {
-            return Err(invalid(format!(
-                "approval rule {} matches nothing: give a kind, a tool or a command prefix",
-                i + 1
-            )));
-        }
-    }
-    if let Some(t) = s.approval_timeout_secs {
-        if t == 0 || t > MAX_TIMEOUT_SECS {
-            return Err(invalid(format!(
-                "the approval timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds"
-            )));
-        }
-    }
-    if !(s.engine_options.is_null() || s.engine_options.is_object()) {
-        return Err(invalid("engine options must be a JSON object"));
-    }
-    Ok(s)
+}
+
+/// `name (copy)`, `name (copy 2)`... the first one no profile of the workspace has.
+fn copy_name(name: &str, taken: &[String]) -> String {
+    // Room for the suffix within the name limit.
+    let base: String = name.chars().take(50).collect();
+    (1..)
+        .map(|i| {
+            if i == 1 {
+                format!("{base} (copy)")
+            } else {
+                format!("{base} (copy {i})")
+            }
+        })
+        .find(|n| !taken.contains(n))
+        .unwrap_or_default()
 }
 
 impl Desk {
     pub async fn list_profiles(&self, workspace_id: &str) -> Result<Vec<Profile>> {
         Ok(self.store.list_profiles(workspace_id).await?)
+    }
+
+    /// The workspace's profiles as they may be shown (the window, a listing): every secret env
+    /// value replaced by [`SECRET_MASK`], so a secret never leaves the core in clear.
+    pub async fn list_profiles_masked(&self, workspace_id: &str) -> Result<Vec<Profile>> {
+        let mut list = self.store.list_profiles(workspace_id).await?;
+        for p in &mut list {
+            p.spec = p.spec.masked();
+        }
+        Ok(list)
     }
 
     pub async fn get_profile(&self, id: &str) -> Result<Profile> {
@@ -214,6 +108,7 @@ impl Desk {
     /// Add a profile; the workspace's first profile becomes its default.
     pub async fn create_profile(&self, workspace_id: &str, spec: &ProfileSpec) -> Result<Profile> {
         let spec = validate_profile(spec)?;
+        unset_secrets(&spec)?;
         self.store.get_workspace(workspace_id).await?;
         let first = self.store.default_profile(workspace_id).await?.is_none();
         let now = agentdesk_store::now_ms();
@@ -248,7 +143,24 @@ impl Desk {
                 }
             }
         }
+        unset_secrets(&spec)?;
         Ok(self.store.update_profile(id, &spec).await?)
+    }
+
+    /// A copy of a profile under a free name (`name (copy)`), secrets included (copied inside
+    /// the core: the window never holds them), not the default.
+    pub async fn duplicate_profile(&self, id: &str) -> Result<Profile> {
+        let source = self.store.get_profile(id).await?;
+        let taken: Vec<String> = self
+            .store
+            .list_profiles(&source.workspace_id)
+            .await?
+            .into_iter()
+            .map(|p| p.spec.name)
+            .collect();
+        let mut spec = source.spec;
+        spec.name = copy_name(&spec.name, &taken);
+        self.create_profile(&source.workspace_id, &spec).await
     }
 
     pub async fn set_default_profile(&self, id: &str) -> Result<()> {

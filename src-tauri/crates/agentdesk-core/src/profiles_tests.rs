@@ -174,3 +174,184 @@ async fn secret_env_is_stored_and_a_masked_edit_keeps_the_value() {
     let after = desk.update_profile(&p.id, &replaced).await.unwrap();
     assert_eq!(after.spec.env["TOKEN"], "n3w-value");
 }
+
+/// The fields of every error, in the order found.
+fn fields(f: impl FnOnce(&mut ProfileSpec)) -> Vec<(String, String)> {
+    let mut s = spec("p");
+    f(&mut s);
+    validate_profile_fields(&s)
+        .unwrap_err()
+        .into_iter()
+        .map(|e| (e.field, e.message))
+        .collect()
+}
+
+fn field_of(f: impl FnOnce(&mut ProfileSpec)) -> String {
+    let all = fields(f);
+    assert_eq!(all.len(), 1, "{all:?}");
+    all[0].0.clone()
+}
+
+#[test]
+fn each_error_names_its_field() {
+    assert_eq!(field_of(|s| s.name = " ".into()), "name");
+    assert_eq!(field_of(|s| s.model = Some("gpt 5".into())), "model");
+    assert_eq!(field_of(|s| s.base_url = Some("htp://x".into())), "baseUrl");
+    assert_eq!(
+        field_of(|s| s.api_key_env = Some("sk-1".into())),
+        "apiKeyEnv"
+    );
+    assert_eq!(
+        field_of(|s| s.allowed_tools.push(" ".into())),
+        "allowedTools"
+    );
+    assert_eq!(
+        field_of(|s| s.denied_tools.push("Read".into())),
+        "deniedTools"
+    );
+    assert_eq!(
+        field_of(|s| s.extra_dirs = vec!["/ok".into(), "rel".into()]),
+        "extraDirs.1"
+    );
+    assert_eq!(
+        field_of(|s| {
+            s.env.insert("1BAD".into(), "x".into());
+        }),
+        "env.1BAD"
+    );
+    assert_eq!(field_of(|s| s.secret_env = vec!["NOPE".into()]), "env.NOPE");
+    assert_eq!(
+        field_of(|s| s.approval_rules[0].tool = None),
+        "approvalRules.0"
+    );
+    assert_eq!(
+        field_of(|s| s.approval_timeout_secs = Some(0)),
+        "approvalTimeoutSecs"
+    );
+    assert_eq!(
+        field_of(|s| s.engine_options = serde_json::json!("x")),
+        "engineOptions"
+    );
+}
+
+#[test]
+fn all_mistakes_are_reported_at_once_and_the_cli_message_joins_them() {
+    let all = fields(|s| {
+        s.model = Some("a b".into());
+        s.base_url = Some("ftp://x".into());
+    });
+    let names: Vec<&str> = all.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(names, ["model", "baseUrl"]);
+    assert!(all[1].1.contains("must start with http:// or https://"));
+    let mut s = spec("p");
+    s.model = Some("a b".into());
+    s.base_url = Some("ftp://x".into());
+    let e = validate_profile(&s).unwrap_err();
+    assert_eq!(e.code(), ErrorCode::InvalidInput);
+    let text = e.to_string();
+    assert!(text.contains("model name \"a b\"") && text.contains("must start with http"));
+}
+
+#[test]
+fn engine_options_the_adapters_read_must_have_their_type() {
+    let opt = |v: serde_json::Value| fields(|s| s.engine_options = v);
+    let one = |v: serde_json::Value| {
+        let all = opt(v);
+        assert_eq!(all.len(), 1, "{all:?}");
+        all[0].clone()
+    };
+    let (f, m) = one(serde_json::json!({"maxTurns": "5"}));
+    assert_eq!(f, "engineOptions.maxTurns");
+    assert!(m.contains("whole number"), "{m}");
+    assert_eq!(
+        one(serde_json::json!({"maxTurns": 0})).0,
+        "engineOptions.maxTurns"
+    );
+    assert_eq!(
+        one(serde_json::json!({"inactivityTimeoutSecs": -1})).0,
+        "engineOptions.inactivityTimeoutSecs"
+    );
+    assert_eq!(
+        one(serde_json::json!({"planMode": "yes"})).0,
+        "engineOptions.planMode"
+    );
+    assert_eq!(
+        one(serde_json::json!({"codexHome": "rel/dir"})).0,
+        "engineOptions.codexHome"
+    );
+    assert_eq!(
+        one(serde_json::json!({"settingSources": ["user", "everything"]})).0,
+        "engineOptions.settingSources"
+    );
+    assert_eq!(
+        one(serde_json::json!({"configOverrides": {"a b": "1"}})).0,
+        "engineOptions.configOverrides.a b"
+    );
+    // What the adapters accept passes, and keys of other engines or later versions are kept.
+    let mut s = spec("p");
+    s.engine_options = serde_json::json!({
+        "maxTurns": 3, "settingSources": ["user", "project"], "inactivityTimeoutSecs": 0,
+        "codexHome": "/home/u/.codex", "planMode": true, "trustProjectConfig": false,
+        "requestMaxRetries": 0, "configOverrides": {"x.y": 1}, "somethingNew": [1]
+    });
+    assert_eq!(
+        validate_profile(&s).unwrap().engine_options,
+        s.engine_options
+    );
+}
+
+#[tokio::test]
+async fn the_window_gets_masked_secrets_and_duplicates_keep_them_inside_the_core() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let ws = desk
+        .add_workspace(folder.path().to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let mut s = spec("main");
+    s.env.insert("TOKEN".into(), "t0ken-value".into());
+    s.secret_env = vec!["TOKEN".into()];
+    let p = desk.create_profile(&ws.id, &s).await.unwrap();
+    let shown = desk.list_profiles_masked(&ws.id).await.unwrap();
+    let text = serde_json::to_string(&shown).unwrap();
+    assert!(!text.contains("t0ken-value"), "{text}");
+    assert_eq!(shown[0].spec.env["TOKEN"], SECRET_MASK);
+    assert_eq!(shown[0].spec.env["RUST_LOG"], "debug");
+
+    let copy = desk.duplicate_profile(&p.id).await.unwrap();
+    assert_eq!(copy.spec.name, "main (copy)");
+    assert!(!copy.is_default);
+    assert_eq!(copy.spec.env["TOKEN"], "t0ken-value");
+    let again = desk.duplicate_profile(&p.id).await.unwrap();
+    assert_eq!(again.spec.name, "main (copy 2)");
+
+    // A secret renamed in the editor arrives with the mask as its value: it must be typed
+    // again, not stored as the mask.
+    let mut renamed = shown[0].spec.clone();
+    renamed.env.remove("TOKEN");
+    renamed.env.insert("NEW_TOKEN".into(), SECRET_MASK.into());
+    renamed.secret_env = vec!["NEW_TOKEN".into()];
+    let e = desk.update_profile(&p.id, &renamed).await.unwrap_err();
+    let CoreError::InvalidProfile(f) = &e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(f[0].field, "env.NEW_TOKEN");
+    assert_eq!(e.code(), ErrorCode::InvalidInput);
+    // Un-marked without a new value: the mask is not saved as the plain value either.
+    let mut unmarked = shown[0].spec.clone();
+    unmarked.secret_env.clear();
+    let e = desk.update_profile(&p.id, &unmarked).await.unwrap_err();
+    assert!(e.to_string().contains("type the value of TOKEN"), "{e}");
+    assert_eq!(
+        desk.get_profile(&p.id).await.unwrap().spec.env["TOKEN"],
+        "t0ken-value"
+    );
+    let mut fresh = spec("other");
+    fresh.env.insert("K".into(), SECRET_MASK.into());
+    fresh.secret_env = vec!["K".into()];
+    assert!(matches!(
+        desk.create_profile(&ws.id, &fresh).await.unwrap_err(),
+        CoreError::InvalidProfile(_)
+    ));
+}

@@ -34,6 +34,8 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::ApprovalRule>(&cfg, &mut out);
     render::<ui::ProfileSpec>(&cfg, &mut out);
     render::<ui::Profile>(&cfg, &mut out);
+    render::<ui::ProfileFieldError>(&cfg, &mut out);
+    render::<ui::ProfileError>(&cfg, &mut out);
     render::<ui::ApprovalKindName>(&cfg, &mut out);
     render::<ui::ApprovalState>(&cfg, &mut out);
     render::<ui::DecidedBy>(&cfg, &mut out);

@@ -212,6 +212,27 @@ pub struct Profile {
     pub updated_at: i64,
 }
 
+/// One validation error of a profile, addressed to the editor's field: the spec's JSON key
+/// (`baseUrl`, `model`), with the entry for lists and maps (`extraDirs.1`, `approvalRules.0`,
+/// `env.TOKEN`, `engineOptions.maxTurns`), so the window shows the core's message next to the
+/// input it is about instead of re-validating in TypeScript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileFieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// What a failed profile command returns: the usual `{code, message}` plus, for a rejected
+/// spec, every field error (`fields` is empty for any other failure).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileError {
+    pub code: super::ErrorCode,
+    pub message: String,
+    pub fields: Vec<ProfileFieldError>,
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -1,0 +1,291 @@
+//! Profile validation, field by field. Every mistake is collected with the field it is about
+//! (the spec's JSON key, plus the entry for lists and maps), so the window can show each
+//! message next to its input and the CLI prints the first one — one set of rules for both.
+
+use std::path::Path;
+
+use agentdesk_protocol::ui::{ProfileFieldError, ProfileSpec};
+use serde_json::Value;
+
+const MAX_NAME: usize = 64;
+const MAX_MODEL: usize = 128;
+/// A deadline longer than a day is a mistake, not a policy.
+const MAX_TIMEOUT_SECS: u32 = 24 * 60 * 60;
+
+/// Claude Code's `--setting-sources` values.
+const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
+
+/// `engineOptions` keys read as a count or a number of seconds (a non-negative integer that
+/// fits the engines' u32).
+const COUNT_OPTIONS: &[&str] = &[
+    "requestMaxRetries",
+    "streamMaxRetries",
+    "maxTurns",
+    "inactivityTimeoutSecs",
+];
+const BOOL_OPTIONS: &[&str] = &["planMode", "trustProjectConfig"];
+
+/// A model id as the engines accept them: `gpt-5.1-codex`, `claude-sonnet-4-5`,
+/// `openrouter/meta/llama-3:70b`... Letters, digits and `. _ - : / @ +`, no spaces.
+fn valid_model(m: &str) -> bool {
+    let mut chars = m.chars();
+    let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphanumeric());
+    first_ok
+        && m.len() <= MAX_MODEL
+        && chars.all(|c| c.is_ascii_alphanumeric() || "._-:/@+".contains(c))
+}
+
+/// POSIX-portable environment variable name.
+pub fn valid_env_name(n: &str) -> bool {
+    let mut chars = n.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `http(s)://host[:port][/path]` with a non-empty host and nothing a URL cannot hold.
+fn check_base_url(url: &str) -> Result<(), String> {
+    let bad = |why: &str| format!("the base URL {url:?} is malformed: {why}");
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| bad("it must start with http:// or https://"))?;
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(bad("it contains spaces or control characters"));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit('@').next().unwrap_or_default();
+    let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
+        let (h, p) = v6
+            .split_once(']')
+            .ok_or_else(|| bad("unclosed [ in the host"))?;
+        (h, p.strip_prefix(':'))
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host_port, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(bad("it has no host"));
+    }
+    if !host
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || ".-_:".contains(c))
+    {
+        return Err(bad("the host has characters a host name cannot have"));
+    }
+    if let Some(p) = port {
+        if p.parse::<u16>().ok().filter(|p| *p > 0).is_none() {
+            return Err(bad("the port is not a number from 1 to 65535"));
+        }
+    }
+    Ok(())
+}
+
+fn trimmed(o: &Option<String>) -> Option<String> {
+    o.as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// The field errors found so far, in the order of the form.
+#[derive(Default)]
+struct Errors(Vec<ProfileFieldError>);
+
+impl Errors {
+    fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.push(ProfileFieldError {
+            field: field.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// Check a spec and return it normalised (trimmed, empty optional strings as `None`), or
+/// every mistake with the field it is about.
+pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<ProfileFieldError>> {
+    let mut s = spec.clone();
+    let mut e = Errors::default();
+    s.name = s.name.trim().to_string();
+    if s.name.is_empty() {
+        e.add("name", "give the profile a name");
+    } else if s.name.chars().count() > MAX_NAME || s.name.chars().any(char::is_control) {
+        e.add("name", format!(
+            "the profile name {:?} is too long or has control characters (at most {MAX_NAME} characters)",
+            s.name
+        ));
+    }
+    s.model = trimmed(&s.model);
+    if let Some(m) = s.model.as_ref().filter(|m| !valid_model(m)) {
+        e.add("model", format!(
+            "the model name {m:?} is not valid: use the engine's model id, e.g. gpt-5.1-codex or claude-sonnet-4-5 (letters, digits and . _ - : / @ +, no spaces)"
+        ));
+    }
+    s.base_url = trimmed(&s.base_url);
+    if let Some(Err(why)) = s.base_url.as_deref().map(check_base_url) {
+        e.add("baseUrl", why);
+    }
+    s.api_key_env = trimmed(&s.api_key_env);
+    if let Some(k) = s.api_key_env.as_ref().filter(|k| !valid_env_name(k)) {
+        e.add("apiKeyEnv", format!(
+            "{k:?} is not an environment variable name (letters, digits and _, not starting with a digit); give the variable's name, not the key"
+        ));
+    }
+    s.system_prompt = s.system_prompt.filter(|p| !p.trim().is_empty());
+    check_tools(&mut s, &mut e);
+    for (i, d) in s.extra_dirs.iter_mut().enumerate() {
+        *d = d.trim().to_string();
+        if !Path::new(d.as_str()).is_absolute() {
+            e.add(
+                format!("extraDirs.{i}"),
+                format!("the extra directory {d:?} is not an absolute path; give the full path"),
+            );
+        }
+    }
+    check_env(&mut s, &mut e);
+    for (i, r) in s.approval_rules.iter().enumerate() {
+        if r.kind.is_none() && r.tool.is_none() && r.command_prefix.is_none() {
+            e.add(
+                format!("approvalRules.{i}"),
+                format!(
+                    "approval rule {} matches nothing: give a kind, a tool or a command prefix",
+                    i + 1
+                ),
+            );
+        }
+    }
+    if let Some(t) = s.approval_timeout_secs {
+        if t == 0 || t > MAX_TIMEOUT_SECS {
+            e.add(
+                "approvalTimeoutSecs",
+                format!("the approval timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
+            );
+        }
+    }
+    check_engine_options(&s.engine_options, &mut e);
+    if e.0.is_empty() {
+        Ok(s)
+    } else {
+        Err(e.0)
+    }
+}
+
+fn check_tools(s: &mut ProfileSpec, e: &mut Errors) {
+    for (field, list) in [
+        ("allowedTools", &mut s.allowed_tools),
+        ("deniedTools", &mut s.denied_tools),
+    ] {
+        *list = list.iter().map(|t| t.trim().to_string()).collect();
+        if list.iter().any(String::is_empty) {
+            e.add(field, "a tool name is empty");
+        }
+    }
+    if let Some(t) = s
+        .allowed_tools
+        .iter()
+        .find(|t| !t.is_empty() && s.denied_tools.contains(t))
+    {
+        e.add(
+            "deniedTools",
+            format!("the tool {t:?} is both allowed and denied"),
+        );
+    }
+}
+
+fn check_env(s: &mut ProfileSpec, e: &mut Errors) {
+    for (k, v) in &s.env {
+        if !valid_env_name(k) {
+            e.add(format!("env.{k}"), format!(
+                "{k:?} is not a valid environment variable name (letters, digits and _, not starting with a digit)"
+            ));
+        } else if v.contains('\0') {
+            e.add(
+                format!("env.{k}"),
+                format!("the value of {k} contains a NUL byte"),
+            );
+        }
+    }
+    let mut secrets: Vec<String> = s.secret_env.iter().map(|n| n.trim().to_string()).collect();
+    secrets.sort();
+    secrets.dedup();
+    for n in secrets.iter().filter(|n| !s.env.contains_key(n.as_str())) {
+        e.add(
+            format!("env.{n}"),
+            format!("the secret variable {n:?} has no value: give it as NAME=VALUE"),
+        );
+    }
+    s.secret_env = secrets;
+}
+
+/// The `engineOptions` keys the adapters read must have the type they read them as: the
+/// adapters ignore a wrong type (stored profiles keep loading), so without this check a typo
+/// such as `"maxTurns": "5"` would be silently dropped.
+fn check_engine_options(opts: &Value, e: &mut Errors) {
+    let Some(map) = opts.as_object() else {
+        if !opts.is_null() {
+            e.add("engineOptions", "engine options must be a JSON object");
+        }
+        return;
+    };
+    for (key, v) in map {
+        let field = format!("engineOptions.{key}");
+        let key = key.as_str();
+        if COUNT_OPTIONS.contains(&key) {
+            let n = v.as_u64().filter(|n| u32::try_from(*n).is_ok());
+            if n.is_none() {
+                e.add(
+                    field,
+                    format!("{key} must be a whole number from 0 to {}", u32::MAX),
+                );
+            } else if key == "maxTurns" && n == Some(0) {
+                e.add(
+                    field,
+                    "maxTurns must be at least 1 (leave it out for no limit)",
+                );
+            }
+        } else if BOOL_OPTIONS.contains(&key) {
+            if !v.is_boolean() {
+                e.add(field, format!("{key} must be true or false"));
+            }
+        } else if key == "codexHome" {
+            if !v.as_str().is_some_and(|p| Path::new(p).is_absolute()) {
+                e.add(field, "codexHome must be an absolute path to a folder");
+            }
+        } else if key == "settingSources" {
+            let ok = v.as_array().is_some_and(|a| {
+                a.iter()
+                    .all(|s| s.as_str().is_some_and(|s| SETTING_SOURCES.contains(&s)))
+            });
+            if !ok {
+                e.add(
+                    field,
+                    "settingSources must be a list of \"user\", \"project\" and \"local\"",
+                );
+            }
+        } else if key == "configOverrides" {
+            check_config_overrides(v, &field, e);
+        }
+    }
+}
+
+/// `configOverrides` become `-c key=value`: a key with `=` or spaces would split wrongly.
+fn check_config_overrides(v: &Value, field: &str, e: &mut Errors) {
+    let Some(map) = v.as_object() else {
+        e.add(
+            field,
+            "configOverrides must be an object of key: TOML value pairs",
+        );
+        return;
+    };
+    for k in map.keys() {
+        if k.is_empty() || k.chars().any(|c| c == '=' || c.is_whitespace()) {
+            e.add(
+                format!("{field}.{k}"),
+                format!("the config key {k:?} is not valid: a codex config key (e.g. model_reasoning_effort) without spaces or ="),
+            );
+        }
+    }
+}

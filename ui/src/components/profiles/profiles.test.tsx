@@ -1,0 +1,161 @@
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Profile } from "../../ipc";
+import { profile } from "../../test/fakeIpc";
+import { ProfileFailure, toProfileError, type ProfilesApi } from "./api";
+import { errorsByField, fieldKey, formFromProfile, formReducer, SECRET_MASK, specFromForm } from "./form";
+import { ProfilesView } from "./ProfilesView";
+
+afterEach(cleanup);
+
+const stored = (over: Partial<Profile> = {}) =>
+  profile({
+    id: "p1",
+    name: "main",
+    model: "gpt-5.5",
+    env: { PLAIN: "visible", TOKEN: SECRET_MASK },
+    secretEnv: ["TOKEN"],
+    engineOptions: { maxTurns: 3, configOverrides: { "x.y": 1 }, somethingNew: [1], planMode: true },
+    approvalRules: [{ kind: "command", tool: null, commandPrefix: "git status", action: "allow" }],
+    approvalTimeoutSecs: 120,
+    ...over,
+  });
+
+describe("profile form state", () => {
+  it("round-trips every field, keeps unknown engine options and sends a stored secret as the mask", () => {
+    const p = stored();
+    const spec = specFromForm(formFromProfile(p));
+    expect(spec.env).toEqual({ PLAIN: "visible", TOKEN: SECRET_MASK });
+    expect(spec.secretEnv).toEqual(["TOKEN"]);
+    expect(spec.engineOptions).toEqual({ maxTurns: 3, configOverrides: { "x.y": "1" }, somethingNew: [1], planMode: true });
+    expect(spec.approvalRules).toEqual(p.approvalRules);
+    expect(spec.approvalTimeoutSecs).toBe(120);
+    expect(spec.model).toBe("gpt-5.5");
+  });
+
+  it("turns text boxes into lists and empty inputs into 'not set'", () => {
+    let f = formFromProfile(stored());
+    f = formReducer(f, { type: "set", patch: { extraDirs: " /a \n\n/b", allowedTools: "Read\nGrep", model: " ", approvalTimeoutSecs: "", maxTurns: "" } });
+    const spec = specFromForm(f);
+    expect(spec.extraDirs).toEqual(["/a", "/b"]);
+    expect(spec.allowedTools).toEqual(["Read", "Grep"]);
+    expect(spec.model).toBeNull();
+    expect(spec.approvalTimeoutSecs).toBeNull();
+    expect(spec.engineOptions).not.toHaveProperty("maxTurns");
+    // Not validated here: what the core must judge reaches it (a negative deadline as 0).
+    f = formReducer(f, { type: "set", patch: { approvalTimeoutSecs: "-5", maxTurns: "abc" } });
+    expect(specFromForm(f).approvalTimeoutSecs).toBe(0);
+    expect(specFromForm(f).engineOptions.maxTurns).toBe("abc");
+  });
+
+  it("un-marking a stored secret clears the mask instead of saving it as a value", () => {
+    let f = formFromProfile(stored());
+    const token = f.env.find((r) => r.name === "TOKEN")!;
+    expect(token).toMatchObject({ secret: true, stored: true, value: SECRET_MASK });
+    f = formReducer(f, { type: "envSet", key: token.key, patch: { secret: false } });
+    expect(f.env.find((r) => r.key === token.key)).toMatchObject({ secret: false, stored: false, value: "" });
+    expect(specFromForm(f).env.TOKEN).toBe("");
+  });
+
+  it("setting sources start from the default and toggle in a stable order", () => {
+    let f = formFromProfile(stored({ engine: "claude" }));
+    expect(f.settingSources).toBeNull();
+    f = formReducer(f, { type: "toggleSource", source: "project" });
+    expect(f.settingSources).toEqual(["user", "project"]);
+    expect(specFromForm(f).engineOptions.settingSources).toEqual(["user", "project"]);
+  });
+
+  it("files the core's errors under the input they are about", () => {
+    expect(fieldKey("extraDirs.2")).toBe("extraDirs");
+    expect(fieldKey("engineOptions.maxTurns")).toBe("engineOptions.maxTurns");
+    expect(fieldKey("engineOptions.configOverrides.a b")).toBe("engineOptions.configOverrides.a b");
+    expect(fieldKey("env.TOKEN")).toBe("env.TOKEN");
+    expect(
+      errorsByField([
+        { field: "extraDirs.0", message: "a" },
+        { field: "extraDirs.1", message: "b" },
+      ]),
+    ).toEqual({ extraDirs: "a; b" });
+  });
+
+  it("keeps the field errors of a rejected command", () => {
+    const raw = { code: "invalid_input", message: "bad", fields: [{ field: "baseUrl", message: "bad" }, { nope: 1 }] };
+    expect(toProfileError(raw)).toEqual({ code: "invalid_input", message: "bad", fields: [{ field: "baseUrl", message: "bad" }] });
+  });
+});
+
+function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi {
+  const first = list[0] ?? stored();
+  return {
+    list: vi.fn(async () => list),
+    create: vi.fn(async () => first),
+    update: vi.fn(async () => first),
+    duplicate: vi.fn(async () => first),
+    setDefault: vi.fn(async () => null),
+    remove: vi.fn(async () => null),
+    ...over,
+  };
+}
+
+const workspace = { id: "w1", name: "demo", path: "/w", createdAt: 1 };
+
+describe("ProfilesView", () => {
+  it("shows a saved secret masked, as a password, and saves the mask back untouched", async () => {
+    const api = fakeApi([stored()]);
+    render(<ProfilesView workspace={workspace} api={api} />);
+    const value = (await screen.findByLabelText("Value of TOKEN")) as HTMLInputElement;
+    expect(value.type).toBe("password");
+    expect(value.value).toBe(SECRET_MASK);
+    expect((screen.getByLabelText("Value of PLAIN") as HTMLInputElement).type).toBe("text");
+    fireEvent.change(screen.getByLabelText("Model"), { target: { value: "gpt-5.5-mini" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    expect(api.update).toHaveBeenCalledWith("p1", expect.objectContaining({ model: "gpt-5.5-mini", env: { PLAIN: "visible", TOKEN: SECRET_MASK } }));
+    await waitFor(() => expect(screen.getByRole("status").textContent).toBe("Saved."));
+  });
+
+  it("shows the core's message next to the field it is about", async () => {
+    const message = 'the base URL "htp://x" is malformed: it must start with http:// or https://';
+    const api = fakeApi([stored()], {
+      update: vi.fn(async () => {
+        throw new ProfileFailure({ code: "invalid_input", message, fields: [{ field: "baseUrl", message }] });
+      }),
+    });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    const url = await screen.findByLabelText("Base URL");
+    fireEvent.change(url, { target: { value: "htp://x" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    await waitFor(() => expect(url.getAttribute("aria-invalid")).toBe("true"));
+    // Focused, so a field far above the Save button comes into view with its message.
+    expect(document.activeElement).toBe(url);
+    const describedBy = url.getAttribute("aria-describedby")!;
+    expect(document.getElementById(describedBy)?.textContent).toBe(message);
+    expect(screen.getByRole("status").textContent).toBe("");
+  });
+
+  it("deletes only after a confirmation that names the profile", async () => {
+    const api = fakeApi([stored(), stored({ id: "p2", name: "other", isDefault: false })]);
+    render(<ProfilesView workspace={workspace} api={api} />);
+    const del = await screen.findByRole("button", { name: "Delete…" });
+    await act(async () => fireEvent.click(del));
+    expect(api.remove).not.toHaveBeenCalled();
+    const dialog = screen.getByRole("alertdialog");
+    expect(dialog.textContent).toContain("Delete the profile “main”?");
+    expect(dialog.textContent).toContain("Its settings and saved secrets are lost");
+    expect(dialog.textContent).toContain("another profile becomes the default");
+    await act(async () => fireEvent.click(within(dialog).getByRole("button", { name: "Delete profile" })));
+    expect(api.remove).toHaveBeenCalledWith("p1");
+  });
+
+  it("sets the default and duplicates through the core", async () => {
+    const copy = stored({ id: "p3", name: "main (copy)", isDefault: false });
+    const list = [stored(), stored({ id: "p2", name: "other", isDefault: false })];
+    const api = fakeApi(list, { duplicate: vi.fn(async () => copy) });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    expect((await screen.findByRole<HTMLButtonElement>("button", { name: "Set as default" })).disabled).toBe(true);
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: /^other/ })));
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Set as default" })));
+    expect(api.setDefault).toHaveBeenCalledWith("p2");
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Duplicate" })));
+    expect(api.duplicate).toHaveBeenCalledWith("p2");
+  });
+});
