@@ -3,8 +3,8 @@
 
 pub mod approvals;
 pub mod attachments;
-pub mod profiles;
 pub mod engines;
+pub mod profiles;
 pub mod search;
 pub mod session_admin;
 pub mod sessions;
