@@ -468,3 +468,42 @@ async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused()
     );
     engine.shutdown().await;
 }
+
+/// A fast stream (20,000 deltas written back to back by the `stream` script): every delta's
+/// text arrives, in order, and deltas already waiting when the run loop looks leave it merged,
+/// so fewer events than deltas reach the consumer.
+#[tokio::test]
+async fn a_fast_stream_arrives_whole_in_merged_deltas() {
+    const DELTAS: usize = 20_000;
+    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("received.log");
+    let mut req = scripted(dir.path(), "stream", &log);
+    req.profile
+        .env
+        .push(("FAKE_DELTAS".into(), DELTAS.to_string()));
+    let mut run = tokio::time::timeout(STEP, engine.start_run(req))
+        .await
+        .unwrap()
+        .unwrap();
+    let events = events_until_end(&mut run).await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let want: String = (0..DELTAS).map(|i| format!("{i:>19} ")).collect();
+    assert_eq!(deltas.concat(), want);
+    assert!(
+        deltas.len() < DELTAS / 2,
+        "{} delta events for {DELTAS} deltas",
+        deltas.len()
+    );
+    assert!(matches!(
+        events.last(),
+        Some(AgentEvent::RunCompleted { .. })
+    ));
+    engine.shutdown().await;
+}

@@ -25,6 +25,7 @@ use tokio::sync::mpsc;
 
 use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
+use crate::coalesce::coalesce_deltas;
 use crate::control::{crash_message, resolved, sleep_until, Command, PendingRequests};
 use crate::diagnostic::DiagnosticSource as RawSource;
 use crate::error::EngineError;
@@ -183,7 +184,12 @@ impl RunTask {
             if self.translator.outcome().is_some() {
                 // Whatever is still held can no longer be answered usefully.
                 pending.expire_all(&mut out);
+            } else if !rx.is_empty() {
+                // More is already routed to us (codex is ahead): keep the events, so that
+                // consecutive deltas leave merged (see `coalesce`). Nothing waits for it.
+                continue;
             }
+            coalesce_deltas(&mut out);
             budget.apply(&mut out);
             for ev in out.drain(..) {
                 let _ = self.events.send(ev);
