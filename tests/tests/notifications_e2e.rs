@@ -16,12 +16,13 @@ use std::time::Duration;
 use agentdesk_core::notify::{NotificationSettings, NotifyWhen};
 use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRule, RuleAction};
 use agentdesk_tests::e2e::{
-    artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError, Desktop,
-    SessionBus,
+    artifacts_dir, prepare_codex_workspace, prerequisites, repo_root, target_dir, AppEnv,
+    AppSession, BoxError, Desktop, Guarded, SessionBus,
 };
 use agentdesk_tests::fake_notifications::{FakeNotifications, LauncherWatch, Notified};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::xwindow;
 use fantoccini::Locator;
 use serde_json::json;
 
@@ -36,6 +37,7 @@ async fn prepare(
     bin: PathBuf,
     fake: &FakeResponses,
     plan_mode: bool,
+    settings: &NotificationSettings,
 ) -> Result<PathBuf, BoxError> {
     let ws = prepare_codex_workspace(env, bin, fake.base_url(), |spec| {
         spec.approval_rules = vec![ApprovalRule {
@@ -47,16 +49,29 @@ async fn prepare(
         spec.engine_options["planMode"] = json!(plan_mode);
     })
     .await?;
-    ws.desk
-        .set_notification_settings(&NotificationSettings {
-            approvals: NotifyWhen::Always,
-            questions: NotifyWhen::Always,
-            sound: false,
-            ..Default::default()
-        })
-        .await?;
+    ws.desk.set_notification_settings(settings).await?;
     ws.desk.close().await;
     Ok(ws.work)
+}
+
+/// Requests notified whatever the focus, no sound.
+fn always() -> NotificationSettings {
+    NotificationSettings {
+        approvals: NotifyWhen::Always,
+        questions: NotifyWhen::Always,
+        sound: false,
+        ..Default::default()
+    }
+}
+
+/// The `.desktop` file the Tauri bundler installs: named after `productName`
+/// (tauri-bundler `linux/freedesktop`: `usr/share/applications/<productName>.desktop`).
+fn bundled_desktop_entry() -> String {
+    let conf: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("src-tauri/tauri.conf.json")).unwrap(),
+    )
+    .unwrap();
+    conf["productName"].as_str().unwrap().to_string()
 }
 
 struct World {
@@ -68,13 +83,34 @@ struct World {
     work: PathBuf,
     artifacts: PathBuf,
     env: AppEnv,
+    /// Another process on the same data (an `agentdesk-cli run`).
+    _held: Option<Guarded>,
     _bus: SessionBus,
-    _desktop: Desktop,
+    desktop: Desktop,
 }
 
 /// The app on a bus of its own, where the notification double is already serving (the app
 /// reads the server's capabilities at start).
 async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<World>, BoxError> {
+    start_with(test, actions, plan_mode, &always(), async |_, _, _| {
+        Ok(None)
+    })
+    .await
+}
+
+/// `before_launch` runs with the prepared data dir, workspace and model, before the app
+/// starts; a process it returns lives as long as the test.
+async fn start_with(
+    test: &str,
+    actions: bool,
+    plan_mode: bool,
+    settings: &NotificationSettings,
+    before_launch: impl AsyncFnOnce(
+        &AppEnv,
+        &PathBuf,
+        &FakeResponses,
+    ) -> Result<Option<Guarded>, BoxError>,
+) -> Result<Option<World>, BoxError> {
     let Some(pre) = prerequisites(test) else {
         return Ok(None);
     };
@@ -91,7 +127,8 @@ async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<Worl
     env.extra
         .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus.address.clone()));
     let fake = FakeResponses::start().await?;
-    let work = prepare(&env, bin, &fake, plan_mode).await?;
+    let work = prepare(&env, bin, &fake, plan_mode, settings).await?;
+    let held = before_launch(&env, &work, &fake).await?;
     let app = desktop.launch(&env, "app", &artifacts).await?;
     app.client
         .execute(
@@ -110,8 +147,9 @@ async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<Worl
         work,
         artifacts,
         env,
+        _held: held,
         _bus: bus,
-        _desktop: desktop,
+        desktop,
     }))
 }
 
@@ -251,9 +289,12 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     assert!(!w.work.join("approved.txt").exists());
     // The dock badge counts it.
     w.badge.wait_for(1, NOTIFY).await?;
+    // Addressed to the installed .desktop file, or no dock would show it.
+    let entry = bundled_desktop_entry();
     let (uri, _, visible) = w.badge.seen().last().cloned().unwrap_or_default();
-    assert_eq!(uri, "application://agentdesk.desktop");
+    assert_eq!(uri, format!("application://{entry}.desktop"));
     assert!(visible);
+    assert_eq!(n1.desktop_entry.as_deref(), Some(entry.as_str()), "{n1:?}");
     w.shot("01-asked.png").await?;
     w.notes.invoke(n1.id, "approve").await?;
     w.wait_for_file("approved.txt").await?;
@@ -506,5 +547,177 @@ async fn burst_scenario(w: &World) -> Result<(), BoxError> {
     }
     w.notes.wait_for_close(n.id, NOTIFY).await?;
     w.timeline("Done burst.").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn by_default_only_an_unfocused_window_gets_notifications_and_run_ends() {
+    // The defaults ("when unfocused" for requests and run ends), every run long enough.
+    let settings = NotificationSettings {
+        sound: false,
+        run_min_secs: 0,
+        ..Default::default()
+    };
+    assert_eq!(settings.approvals, NotifyWhen::WhenUnfocused);
+    assert_eq!(settings.runs, NotifyWhen::WhenUnfocused);
+    let Some(w) = start_with(
+        "notifications_focus",
+        true,
+        false,
+        &settings,
+        async |_, _, _| Ok(None),
+    )
+    .await
+    .unwrap() else {
+        return;
+    };
+    let r = focus_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn focus_scenario(w: &World) -> Result<(), BoxError> {
+    let display = w.desktop.display_name();
+    let window = xwindow::shown_app_window(display, NOTIFY).await?;
+    // 1. The user is in the window: a request and the run's end show there only.
+    xwindow::focus(display, window)?;
+    w.fake
+        .push(Reply::exec_command("call_f1", "touch focused.txt"));
+    w.fake.push(Reply::text(&["Done focused."]));
+    w.send("Make focused.txt").await?;
+    w.app.button("Approve once").await?;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        w.notes.notified().is_empty(),
+        "focused: no Notify: {:?}",
+        w.notes.calls()
+    );
+    w.click("Approve once").await?;
+    w.wait_for_file("focused.txt").await?;
+    w.timeline("Done focused.").await?;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(
+        w.notes.notified().is_empty(),
+        "a run that ended in front of the user is not notified: {:?}",
+        w.notes.calls()
+    );
+
+    // 2. The user went to another app: the request is notified, and so is the run's end.
+    xwindow::unfocus(display)?;
+    w.fake
+        .push(Reply::exec_command("call_f2", "touch unfocused.txt"));
+    w.fake.push(Reply::text(&["Done unfocused."]));
+    w.send("Make unfocused.txt").await?;
+    let n = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_names_command(&n, "unfocused.txt");
+    w.notes.invoke(n.id, "approve").await?;
+    w.wait_for_file("unfocused.txt").await?;
+    w.timeline("Done unfocused.").await?;
+    let end = w.notes.wait_for_notify(2, NOTIFY).await?;
+    assert_eq!(end.summary, "Codex finished", "{end:?}");
+    assert!(end.body.contains("demo · "), "{end:?}");
+    assert!(end.body.contains("after "), "{end:?}");
+    assert!(end.actions.iter().all(|(k, _)| k == "default"), "{end:?}");
+
+    // 3. A run that fails says so.
+    w.fake.push(Reply::Status(
+        400,
+        json!({"error": {"message": "the model is gone", "type": "invalid_request_error"}})
+            .to_string(),
+    ));
+    w.send("Try once more").await?;
+    let failed = w.notes.wait_for_notify(3, NOTIFY).await?;
+    assert_eq!(failed.summary, "Codex failed", "{failed:?}");
+    w.shot("focus-end.png").await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_found_waiting_at_start_make_one_summary() {
+    let cli = target_dir().join("debug").join("agentdesk-cli");
+    if !cli.is_file() {
+        assert!(
+            std::env::var("CI").map(|v| v != "true").unwrap_or(true),
+            "{} missing: cargo build -p agentdesk-cli",
+            cli.display()
+        );
+        eprintln!("SKIP: {} missing", cli.display());
+        return;
+    }
+    // An `agentdesk-cli run` on the same data waits for two answers when the app starts.
+    let Some(w) = start_with(
+        "notifications_restart",
+        true,
+        false,
+        &always(),
+        async |env, work, fake| {
+            let calls = (1..=2)
+                .map(|i| Step::FunctionCall {
+                    call_id: format!("call_r{i}"),
+                    name: "exec_command".into(),
+                    arguments: json!({ "cmd": format!("touch waiting{i}.txt") }).to_string(),
+                })
+                .collect();
+            fake.push(Reply::Stream(calls));
+            fake.push(Reply::text(&["Done waiting."]));
+            let log = std::fs::File::create(env.root.join("cli.log"))?;
+            let child = std::process::Command::new(&cli)
+                .args([
+                    "run",
+                    "--workspace",
+                    &work.to_string_lossy(),
+                    "Make two files",
+                ])
+                .env("AGENTDESK_DATA_DIR", &env.data_dir)
+                // Held open and never written: the CLI waits for its answers.
+                .stdin(std::process::Stdio::piped())
+                .stdout(log.try_clone()?)
+                .stderr(log)
+                .spawn()?;
+            let held = Guarded::new("agentdesk-cli", child);
+            let deadline = std::time::Instant::now() + STREAM;
+            loop {
+                let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+                let pending = desk.store().pending_approvals().await?;
+                desk.close().await;
+                if pending.len() == 2 {
+                    break;
+                }
+                if std::time::Instant::now() > deadline {
+                    return Err(format!("the CLI run never waited for two: {pending:?}").into());
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Ok(Some(held))
+        },
+    )
+    .await
+    .unwrap() else {
+        return;
+    };
+    let r = restart_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn restart_scenario(w: &World) -> Result<(), BoxError> {
+    // Two requests (fewer than a burst folds): one summary, not one notification each.
+    let n = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_eq!(n.summary, "2 approvals waiting", "{n:?}");
+    // The CLI asks for the answers itself: the summary says where.
+    assert!(n.body.contains("agentdesk-cli"), "{n:?}");
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    assert_eq!(w.notes.notified().len(), 1, "{:?}", w.notes.calls());
+    // Its body still brings the window up (on the Approvals view).
+    w.notes.invoke(n.id, "default").await?;
+    w.app.find("section.approvals-view").await?;
+    w.shot("restart-summary.png").await?;
+    assert!(!w.work.join("waiting1.txt").exists());
     Ok(())
 }

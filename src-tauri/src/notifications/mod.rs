@@ -303,8 +303,12 @@ impl Service {
                     let content = approval_content(&approval, &self.origin(&approval).await);
                     self.show(key, &content, settings.sound).await;
                 }
-                Step::Summary { key, count } => {
-                    self.show(key, &summary_content(count), settings.sound)
+                Step::Summary {
+                    key,
+                    count,
+                    held_elsewhere,
+                } => {
+                    self.show(key, &summary_content(count, held_elsewhere), settings.sound)
                         .await;
                 }
                 Step::Close { key } => {

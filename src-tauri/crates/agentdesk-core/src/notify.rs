@@ -393,8 +393,10 @@ pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
     }
 }
 
-/// The notification standing for several requests (a burst, or what a restart found).
-pub fn summary_content(count: usize) -> Content {
+/// The notification standing for several requests: a burst, or (`held_elsewhere`) what the
+/// app found waiting at start, which only another process (an `agentdesk-cli run`) can still
+/// hold: that process asks for the answer, so the body says where to give it.
+pub fn summary_content(count: usize, held_elsewhere: bool) -> Content {
     let title = if count == 1 {
         "1 approval waiting".to_string()
     } else {
@@ -402,7 +404,11 @@ pub fn summary_content(count: usize) -> Content {
     };
     Content {
         title,
-        body: "Agent Desk: open the Approvals view to decide.".into(),
+        body: if held_elsewhere {
+            "Asked in another Agent Desk process (an agentdesk-cli run): answer it there.".into()
+        } else {
+            "Agent Desk: open the Approvals view to decide.".into()
+        },
         actions: Vec::new(),
     }
 }
@@ -462,9 +468,19 @@ pub type Key = u64;
 /// What the platform layer should do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    Show { key: Key, approval: Box<Approval> },
-    Summary { key: Key, count: usize },
-    Close { key: Key },
+    Show {
+        key: Key,
+        approval: Box<Approval>,
+    },
+    /// `held_elsewhere`: requests found at start, owned by another process.
+    Summary {
+        key: Key,
+        count: usize,
+        held_elsewhere: bool,
+    },
+    Close {
+        key: Key,
+    },
 }
 
 /// What a shown notification stands for.
@@ -545,7 +561,11 @@ impl Planner {
             self.key_of.insert(id.clone(), key);
         }
         self.shown.insert(key, Shown::Summary(ids));
-        vec![Step::Summary { key, count }]
+        vec![Step::Summary {
+            key,
+            count,
+            held_elsewhere: true,
+        }]
     }
 
     /// A request reached the pending set; `show` is the preference's verdict for it now.
@@ -582,7 +602,11 @@ impl Planner {
             }
             let count = ids.len();
             self.shown.insert(key, Shown::Summary(ids));
-            return vec![Step::Summary { key, count }];
+            return vec![Step::Summary {
+                key,
+                count,
+                held_elsewhere: false,
+            }];
         }
         burst
             .into_iter()

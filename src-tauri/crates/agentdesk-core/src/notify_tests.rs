@@ -257,7 +257,14 @@ fn a_burst_folds_into_one_summary_that_closes_with_its_last_request() {
     // Still arriving 150 ms apart: not yet.
     assert!(p.flush(t0 + Duration::from_millis(650)).is_empty());
     let steps = p.flush(t0 + Duration::from_millis(900));
-    assert_eq!(steps, vec![Step::Summary { key: 1, count: 5 }]);
+    assert_eq!(
+        steps,
+        vec![Step::Summary {
+            key: 1,
+            count: 5,
+            held_elsewhere: false
+        }]
+    );
     assert_eq!(p.target(1), Some(Target::Summary));
     for i in 0..4 {
         assert!(p.resolved(&format!("a{i}")).is_empty());
@@ -325,7 +332,14 @@ fn a_dismissed_notification_leaves_its_request_alone() {
 fn start_sums_up_what_is_already_pending_once() {
     let mut p = planner();
     let steps = p.start(&[command("a1"), command("a2"), command("a3")]);
-    assert_eq!(steps, vec![Step::Summary { key: 1, count: 3 }]);
+    assert_eq!(
+        steps,
+        vec![Step::Summary {
+            key: 1,
+            count: 3,
+            held_elsewhere: true
+        }]
+    );
     assert!(p.start(&[command("a1")]).is_empty());
     assert!(planner().start(&[]).is_empty());
     p.added(command("a2"), true, Instant::now());
@@ -444,4 +458,16 @@ fn tray_labels_say_what_is_asked_on_one_line() {
         },
     );
     assert_eq!(tray_label(&files), "Change: src/a.rs (+2)");
+}
+
+#[test]
+fn a_summary_says_where_to_answer() {
+    let burst = summary_content(3, false);
+    assert_eq!(burst.title, "3 approvals waiting");
+    assert!(burst.body.contains("Approvals view"), "{burst:?}");
+    // Found at start: another process holds them and asks for the answer itself.
+    let found = summary_content(1, true);
+    assert_eq!(found.title, "1 approval waiting");
+    assert!(found.body.contains("agentdesk-cli"), "{found:?}");
+    assert!(!found.body.contains("Approvals view"), "{found:?}");
 }
