@@ -93,7 +93,15 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
           setFocusKey(key);
           // The list may have started there already; otherwise scroll once it has settled.
           const index = store.rows().keys.indexOf(key);
-          requestAnimationFrame(() => requestAnimationFrame(() => ref.current?.scrollToIndex({ index, align: "center" })));
+          const go = () => ref.current?.scrollToIndex({ index, align: "center" });
+          // Rows above it are only estimated until they render: once they are measured the
+          // first jump can be off by a screen (seen opening a search hit), so go again.
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              go();
+              setTimeout(() => !cancelled && go(), 300);
+            }),
+          );
           return;
         }
         if (!(await loadOlder())) return;
