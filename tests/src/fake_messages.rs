@@ -6,14 +6,13 @@
 //! answers a short text). Every request is recorded (method, path, headers, JSON body) so a
 //! test can check what reached the model (an image block, a tool result, the history).
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::http::{wait_until, Handler, HttpRequest, HttpResponse, HttpServer, SseSender};
+use crate::script::Scripted;
 
 /// The model id the fake reports (a known id, so the CLI prices it).
 pub const FAKE_MODEL: &str = "claude-sonnet-4-5";
@@ -151,13 +150,7 @@ impl RecordedRequest {
     }
 }
 
-#[derive(Default)]
-struct State {
-    queue: Mutex<VecDeque<Reply>>,
-    requests: Mutex<Vec<RecordedRequest>>,
-    disconnects: AtomicUsize,
-    seq: AtomicUsize,
-}
+type State = Scripted<Reply, RecordedRequest>;
 
 pub struct FakeMessages {
     server: HttpServer,
@@ -186,12 +179,12 @@ impl FakeMessages {
     }
 
     pub fn push(&self, reply: Reply) {
-        lock(&self.state.queue).push_back(reply);
+        self.state.push(reply);
     }
 
     /// Every request received, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.state.requests).clone()
+        self.state.requests()
     }
 
     /// Only the streamed model calls.
@@ -204,23 +197,15 @@ impl FakeMessages {
 
     /// Streams the client abandoned before the end (interrupts, crashes).
     pub fn disconnects(&self) -> usize {
-        self.state.disconnects.load(Ordering::SeqCst)
+        self.state.disconnects()
     }
 
     pub async fn wait_for_model_requests(&self, n: usize, timeout: Duration) -> bool {
         wait_until(timeout, || {
-            lock(&self.state.requests)
-                .iter()
-                .filter(|r| r.is_model_stream())
-                .count()
-                >= n
+            self.state.count_requests(RecordedRequest::is_model_stream) >= n
         })
         .await
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn with_request_id(mut resp: HttpResponse, n: usize) -> HttpResponse {
@@ -237,11 +222,11 @@ async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
         headers: req.headers.clone(),
         body,
     };
-    let n = state.seq.fetch_add(1, Ordering::SeqCst);
+    let n = state.next_seq();
     let is_stream = rec.is_model_stream();
     let is_count = req.path.starts_with("/v1/messages/count_tokens");
     let is_messages = req.method == "POST" && req.path.starts_with("/v1/messages");
-    lock(&state.requests).push(rec);
+    state.record(rec);
     if is_count {
         return with_request_id(HttpResponse::json(200, &json!({"input_tokens": 10})), n);
     }
@@ -268,8 +253,8 @@ async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
             n,
         );
     }
-    let reply = lock(&state.queue)
-        .pop_front()
+    let reply = state
+        .pop()
         .unwrap_or_else(|| Reply::text(&["(fake) no script left"]));
     match reply {
         Reply::Status(code, message) => {
@@ -292,7 +277,7 @@ async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
             let (resp, tx) = HttpResponse::sse();
             tokio::spawn(async move {
                 if !stream(&tx, n, steps).await {
-                    state.disconnects.fetch_add(1, Ordering::SeqCst);
+                    state.note_disconnect();
                 }
             });
             with_request_id(resp, n)

@@ -5,14 +5,13 @@
 //!
 //! Point codex at it with the provider block from [`FakeResponses::provider_config`].
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::http::{wait_until, Handler, HttpRequest, HttpResponse, HttpServer, SseSender};
+use crate::script::Scripted;
 
 /// One step of a streamed reply.
 #[derive(Debug, Clone)]
@@ -138,13 +137,7 @@ impl RecordedRequest {
     }
 }
 
-#[derive(Default)]
-struct State {
-    queue: Mutex<VecDeque<Reply>>,
-    requests: Mutex<Vec<RecordedRequest>>,
-    disconnects: AtomicUsize,
-    seq: AtomicUsize,
-}
+type State = Scripted<Reply, RecordedRequest>;
 
 pub struct FakeResponses {
     server: HttpServer,
@@ -169,30 +162,26 @@ impl FakeResponses {
     }
 
     pub fn push(&self, reply: Reply) {
-        lock(&self.state.queue).push_back(reply);
+        self.state.push(reply);
     }
 
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        lock(&self.state.requests).clone()
+        self.state.requests()
     }
 
     /// Streams the client abandoned before the end (interrupts, crashes).
     pub fn disconnects(&self) -> usize {
-        self.state.disconnects.load(Ordering::SeqCst)
+        self.state.disconnects()
     }
 
     pub async fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
-        wait_until(timeout, || lock(&self.state.requests).len() >= n).await
+        wait_until(timeout, || self.state.count_requests(|_| true) >= n).await
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
     let body = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
-    lock(&state.requests).push(RecordedRequest {
+    state.record(RecordedRequest {
         method: req.method.clone(),
         path: req.path.clone(),
         headers: req.headers.clone(),
@@ -204,8 +193,8 @@ async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
             &json!({"error": {"message": format!("no route {} {}", req.method, req.path)}}),
         );
     }
-    let reply = lock(&state.queue)
-        .pop_front()
+    let reply = state
+        .pop()
         .unwrap_or_else(|| Reply::text(&["(fake) no script left"]));
     match reply {
         Reply::Status(code, message) => HttpResponse::json(
@@ -214,10 +203,10 @@ async fn handle(state: Arc<State>, req: HttpRequest) -> HttpResponse {
         ),
         Reply::Stream(steps) => {
             let (resp, tx) = HttpResponse::sse();
-            let n = state.seq.fetch_add(1, Ordering::SeqCst);
+            let n = state.next_seq();
             tokio::spawn(async move {
                 if !stream(&tx, n, steps).await {
-                    state.disconnects.fetch_add(1, Ordering::SeqCst);
+                    state.note_disconnect();
                 }
             });
             resp

@@ -1,10 +1,12 @@
 //! Shared test support: process helpers, fake model servers, fake engines (see `src/bin/`).
 
 pub mod e2e;
+pub mod events;
 pub mod fake_messages;
 pub mod fake_notifications;
 pub mod fake_responses;
 pub mod fake_tray;
 pub mod http;
 pub mod real;
+pub mod script;
 pub mod xwindow;

@@ -17,6 +17,7 @@ use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, ToolKind,
     ToolStatus, UserDecision,
 };
+use agentdesk_tests::events::{until, until_end, until_into};
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, Step, FAKE_MODEL};
 use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
 use serde_json::json;
@@ -105,49 +106,6 @@ impl Env {
         .await
         .expect("start_run timed out")
         .expect("start_run failed")
-    }
-}
-
-async fn next(run: &mut ClaudeRun) -> AgentEvent {
-    tokio::time::timeout(STEP, run.next_event())
-        .await
-        .expect("no event in time")
-        .expect("events ended")
-}
-
-/// Events until (and including) the terminal one.
-async fn until_end(run: &mut ClaudeRun) -> Vec<AgentEvent> {
-    let mut seen = Vec::new();
-    loop {
-        let ev = next(run).await;
-        let end = ev.is_terminal();
-        seen.push(ev);
-        if end {
-            return seen;
-        }
-    }
-}
-
-async fn until(run: &mut ClaudeRun, pred: impl Fn(&AgentEvent) -> bool) -> AgentEvent {
-    until_into(run, pred, &mut Vec::new()).await
-}
-
-/// Like `until`, keeping the events before the match in `seen`.
-async fn until_into(
-    run: &mut ClaudeRun,
-    pred: impl Fn(&AgentEvent) -> bool,
-    seen: &mut Vec<AgentEvent>,
-) -> AgentEvent {
-    loop {
-        let ev = next(run).await;
-        if pred(&ev) {
-            return ev;
-        }
-        assert!(
-            !ev.is_terminal(),
-            "run ended early: {ev:?}\nbefore: {seen:#?}"
-        );
-        seen.push(ev);
     }
 }
 

@@ -16,6 +16,7 @@ use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
+use agentdesk_tests::events::{until_end_after as until_end, until_seen as until};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 use agentdesk_tests::real::{engine_bin, RED_PNG};
 
@@ -98,43 +99,6 @@ impl Env {
         .await
         .expect("start_run timed out")
         .expect("start_run failed")
-    }
-}
-
-async fn next(run: &mut CodexRun) -> AgentEvent {
-    tokio::time::timeout(STEP, run.next_event())
-        .await
-        .expect("no event in time")
-        .expect("events ended")
-}
-
-/// Events until (and including) the terminal one.
-async fn until_end(run: &mut CodexRun, mut seen: Vec<AgentEvent>) -> Vec<AgentEvent> {
-    loop {
-        let ev = next(run).await;
-        let end = ev.is_terminal();
-        seen.push(ev);
-        if end {
-            return seen;
-        }
-    }
-}
-
-async fn until(
-    run: &mut CodexRun,
-    pred: impl Fn(&AgentEvent) -> bool,
-) -> (AgentEvent, Vec<AgentEvent>) {
-    let mut seen = Vec::new();
-    loop {
-        let ev = next(run).await;
-        assert!(
-            !ev.is_terminal() || pred(&ev),
-            "run ended early: {ev:?}\nbefore: {seen:#?}"
-        );
-        if pred(&ev) {
-            return (ev, seen);
-        }
-        seen.push(ev);
     }
 }
 

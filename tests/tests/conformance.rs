@@ -32,6 +32,7 @@ use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, ToolKind, ToolStatus, UserDecision,
 };
+use agentdesk_tests::events::{until, until_end};
 use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
 use agentdesk_tests::{fake_messages, fake_responses};
 
@@ -266,35 +267,6 @@ impl Harness for Claude {
         let reqs = self.fake.model_requests();
         let images = reqs.first()?.blocks_of("image");
         Some(images.first()?["source"]["data"].as_str()?.to_owned())
-    }
-}
-
-async fn next(run: &mut AgentRun) -> AgentEvent {
-    tokio::time::timeout(STEP, run.next_event())
-        .await
-        .expect("no event in time")
-        .expect("events ended before a terminal event")
-}
-
-async fn until_end(run: &mut AgentRun) -> Vec<AgentEvent> {
-    let mut seen = Vec::new();
-    loop {
-        let ev = next(run).await;
-        let end = ev.is_terminal();
-        seen.push(ev);
-        if end {
-            return seen;
-        }
-    }
-}
-
-async fn until(run: &mut AgentRun, pred: impl Fn(&AgentEvent) -> bool) -> AgentEvent {
-    loop {
-        let ev = next(run).await;
-        if pred(&ev) {
-            return ev;
-        }
-        assert!(!ev.is_terminal(), "run ended early: {ev:?}");
     }
 }
 
