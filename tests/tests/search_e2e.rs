@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use agentdesk_core::{Desk, NewSession};
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, TimelineItem};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
-use fantoccini::Locator;
 
 const TEST: &str = "search";
 const WAIT: Duration = Duration::from_secs(30);

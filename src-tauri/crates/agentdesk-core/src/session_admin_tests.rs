@@ -118,7 +118,7 @@ async fn rename_archive_and_unarchive() {
         .into_iter()
         .map(|s| s.id)
         .collect();
-    assert_eq!(active, [f.other.id.clone()]);
+    assert_eq!(active, std::slice::from_ref(&f.other.id));
     let all = f.desk.list_sessions(ws, true).await.unwrap();
     let archived = all.iter().find(|s| s.id == f.session.id).unwrap();
     assert!(archived.archived_at.is_some());
