@@ -84,6 +84,10 @@ fn lock<Q>(m: &Mutex<Q>) -> MutexGuard<'_, Q> {
 impl<T: Coalesce> Slot<T> {
     fn push(&self, update: T) {
         let mut q = lock(&self.queue);
+        // Only a queue going from empty to not empty wakes the receiver: one that has
+        // updates waiting is awake or holds a wake-up already (it sleeps only on an empty
+        // queue), and a burst then costs one wake-up, not one per update.
+        let was_empty = q.items.is_empty();
         let mut next = update;
         let len = q.items.len();
         let scan = if self.merge { MERGE_SCAN } else { 0 };
@@ -100,13 +104,16 @@ impl<T: Coalesce> Slot<T> {
             }
         }
         q.items.push_back(next);
-        if q.items.len() > self.cap {
+        let overflowed = q.items.len() > self.cap;
+        if overflowed {
             q.overflowed += q.items.len() as u64;
             q.items.clear();
             q.items.shrink_to(64);
         }
         drop(q);
-        self.wake.notify_one();
+        if was_empty || overflowed {
+            self.wake.notify_one();
+        }
     }
 }
 
@@ -182,15 +189,17 @@ impl<T: Coalesce> Fanout<T> {
     pub fn publish(&self, update: T) {
         let mut slots = lock(&self.slots);
         slots.retain(|s| !s.gone.load(Ordering::Acquire));
-        let wanted: Vec<&Arc<Slot<T>>> = slots
-            .iter()
-            .filter(|s| s.filter.as_ref().is_none_or(|keep| keep(&update)))
-            .collect();
-        if let Some((last, rest)) = wanted.split_last() {
-            for s in rest {
-                s.push(update.clone());
+        // Each wanted slot but the last gets a copy; the last takes the update itself, so
+        // one subscriber costs no copy (and nothing is allocated to find it).
+        let mut previous: Option<&Arc<Slot<T>>> = None;
+        for s in slots.iter() {
+            if s.filter.as_ref().is_none_or(|keep| keep(&update)) {
+                if let Some(p) = previous.replace(s) {
+                    p.push(update.clone());
+                }
             }
-            // The last one takes the update itself: one subscriber costs no copy.
+        }
+        if let Some(last) = previous {
             last.push(update);
         }
     }

@@ -315,3 +315,86 @@ async fn recv_wakes_on_publish_and_ends_when_the_publisher_is_gone() {
     assert!(matches!(first, Ok(RunUpdate::Status { .. })));
     assert_eq!(second.err(), Some(RecvError::Closed));
 }
+
+/// The fan-out's cost per publish (BENCHMARKS.md "Live fan-out"): 200,000 deltas published
+/// as the pump does (a canonical event and a live op each), against `tokio::sync::broadcast`
+/// in the same run. `cargo test --release -p agentdesk-core --lib fanout_cost -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn fanout_cost() {
+    use std::time::Instant;
+    const N: usize = 200_000;
+    let pieces: Vec<String> = (0..N).map(|i| format!("w{i:09} lorem ip ")).collect();
+    let publish_all = |publish: &dyn Fn(RunUpdate)| {
+        let t = Instant::now();
+        for (i, p) in pieces.iter().enumerate() {
+            publish(delta("r1", "m1", p));
+            publish(append("r1", i as u64 + 1, "m1", p));
+        }
+        t.elapsed()
+    };
+    let per = |d: Duration| d.as_nanos() as f64 / (2 * N) as f64;
+
+    // Warm-up, then what making the updates costs alone.
+    publish_all(&drop);
+    let build = publish_all(&drop);
+    let fan = Fanout::default();
+    let none = publish_all(&|u| fan.publish(u));
+    let statuses = fan.subscribe_where(|u| matches!(u, RunUpdate::Status { .. }));
+    let filtered = publish_all(&|u| fan.publish(u));
+    drop(statuses);
+    let mut behind = fan.subscribe();
+    let merged = publish_all(&|u| fan.publish(u));
+    let waiting = behind.len();
+    drop(drain(&mut behind));
+    drop(behind);
+
+    // A reader on its own thread, keeping up as well as it can.
+    let fan = std::sync::Arc::new(Fanout::default());
+    let mut sub = fan.subscribe();
+    let reader = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut n = 0usize;
+            while sub.recv().await.is_ok() {
+                n += 1;
+            }
+            n
+        })
+    });
+    let f = fan.clone();
+    let live_reader = publish_all(&|u| f.publish(u));
+    drop(f);
+    let fan = std::sync::Arc::try_unwrap(fan).unwrap_or_else(|_| panic!("one owner"));
+    drop(fan);
+    let received = reader.join().unwrap();
+
+    let (tx, rx) = tokio::sync::broadcast::channel::<RunUpdate>(4096);
+    let lagging = publish_all(&|u| {
+        let _ = tx.send(u);
+    });
+    drop(rx);
+
+    println!(
+        "fan-out, ns per publish ({N} deltas = {} publishes):",
+        2 * N
+    );
+    println!("  making the update only        {:>6.0}", per(build));
+    println!("  no subscriber                 {:>6.0}", per(none));
+    println!("  one filtered-out subscriber   {:>6.0}", per(filtered));
+    println!(
+        "  one subscriber not reading    {:>6.0}  ({waiting} updates waiting after merging)",
+        per(merged)
+    );
+    println!(
+        "  one reader thread             {:>6.0}  ({received} updates received)",
+        per(live_reader)
+    );
+    println!(
+        "  tokio broadcast, not reading  {:>6.0}  (drops all but 4,096)",
+        per(lagging)
+    );
+}
