@@ -406,10 +406,34 @@ impl Killer {
                 libc::kill(-pid, signo);
             }
         }
+        #[cfg(windows)]
+        if let (Sig::Kill, Some(pid)) = (sig, self.pid) {
+            kill_tree_windows(pid);
+        }
         if matches!(sig, Sig::Kill) {
             // Backup for a leader that left our group (setsid) and for non-Unix platforms.
             let _ = self.kill_tx.send(());
         }
+    }
+}
+
+/// Windows has no process groups to signal: killing the direct child alone would leave the
+/// rest of its tree running (the node behind a `cmd /C` npm shim, the commands an agent
+/// started). `taskkill /T /F` ends the whole tree; it is started, not awaited (the wait
+/// task's kill and the exit watch follow as on Unix).
+#[cfg(windows)]
+fn kill_tree_windows(pid: u32) {
+    use std::os::windows::process::CommandExt;
+    const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+    let spawned = std::process::Command::new("taskkill")
+        .args(["/T", "/F", "/PID", &pid.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .creation_flags(CREATE_NO_WINDOW)
+        .spawn();
+    if let Err(e) = spawned {
+        tracing::warn!(pid, error = %e, "cannot start taskkill to end the engine's process tree");
     }
 }
 
