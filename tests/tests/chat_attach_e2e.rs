@@ -320,12 +320,12 @@ async fn scenario(
     app.screenshot(&shot("02-dropped")).await?;
 
     // Send: the model receives both images, byte for byte.
-    fake.push(Reply::text(&["Two squares, ", "both blue."]));
+    fake.push(Reply::text(&["A red square ", "and a blue one."]));
     message.send_keys("What is in these pictures?").await?;
     app.button("Send").await?.click().await?;
     let done = app.wait_for_last_run_status("Completed", STREAM).await;
     app.on_error(&artifacts, done).await?;
-    app.wait_for_text_containing("[role=log][aria-label=Timeline]", "both blue.", STREAM)
+    app.wait_for_text_containing("[role=log][aria-label=Timeline]", "and a blue one.", STREAM)
         .await?;
     let request = fake.model_requests().pop().ok_or("no model request")?;
     let images: Vec<String> = request

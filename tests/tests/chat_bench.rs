@@ -400,6 +400,15 @@ async fn run_variant(
     let app = desktop.launch(&env, "app", &artifacts).await?;
     app.find("[data-testid=workspace-item]").await?;
     let found_at = epoch_now();
+    // The page's waits (a 20,000-delta turn) can pass WebDriver's 30 s script limit on a
+    // loaded machine; this is a measurement, not a timed test.
+    app.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+            Some(Duration::from_secs(300)),
+            None,
+            None,
+        ))
+        .await?;
     let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
     let started = start_epoch(pid);
     let cold_sidebar_ms = (found_at - started) * 1000.0;
