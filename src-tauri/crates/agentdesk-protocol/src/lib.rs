@@ -9,4 +9,5 @@ pub mod capabilities;
 pub mod claude;
 pub mod codex;
 pub mod events;
+mod stored;
 pub mod ui;

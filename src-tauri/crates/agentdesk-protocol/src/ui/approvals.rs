@@ -34,17 +34,6 @@ pub enum ApprovalKindName {
     Question,
 }
 
-impl ApprovalKindName {
-    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        s.parse().ok()
-    }
-}
-
 /// `pending` → one of the others, exactly once.
 #[derive(
     Debug,
@@ -78,15 +67,6 @@ pub enum ApprovalState {
 }
 
 impl ApprovalState {
-    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        s.parse().ok()
-    }
-
     pub fn is_pending(self) -> bool {
         self == Self::Pending
     }
@@ -118,17 +98,6 @@ pub enum DecidedBy {
     Rule,
     /// The profile's deadline passed.
     Deadline,
-}
-
-impl DecidedBy {
-    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        s.parse().ok()
-    }
 }
 
 /// What exactly is asked.

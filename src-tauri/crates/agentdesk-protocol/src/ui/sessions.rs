@@ -54,15 +54,6 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        s.parse().ok()
-    }
-
     pub fn is_terminal(self) -> bool {
         matches!(self, Self::Completed | Self::Failed | Self::Interrupted)
     }
@@ -118,17 +109,6 @@ pub enum ItemStatus {
     Declined,
     /// The run ended before the item did.
     Interrupted,
-}
-
-impl ItemStatus {
-    /// The stored (and serde) name; derived by strum, checked against serde in the tests.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        s.parse().ok()
-    }
 }
 
 /// An approval as shown inside its tool card (or alone when it has no tool).
