@@ -159,7 +159,8 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         "an engine in the system dirs would be found: this scenario needs a machine without"
     );
 
-    let app = desktop.launch(&env, "app", &artifacts).await?;
+    // Launch 1, light (the system look): nothing installed.
+    let app = desktop.launch(&env, "app-1", &artifacts).await?;
     eprintln!("settings E2E: app up");
     app.collect_js_errors().await?;
 
@@ -181,27 +182,31 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     app.screenshot(&artifacts.join("00-first-run-light.png"))
         .await?;
 
-    // 2. A run refused because the engine is missing says so in the session, with a way
-    //    to Settings.
-    app.button("New session").await?.click().await?;
-    let message = app.find("textarea[aria-label=Message]").await;
-    app.on_error(&artifacts, message)
+    // 2. The shortcuts sheet (`?`), light.
+    press(&app, '?').await?;
+    let sheet = app.find("[data-testid=shortcuts-sheet]").await;
+    let sheet = app
+        .on_error(&artifacts, sheet)
         .await?
-        .send_keys("hello")
+        .prop("textContent")
+        .await?
+        .unwrap_or_default();
+    for want in [
+        "New session",
+        "Next session",
+        "Search all sessions",
+        "Settings",
+    ] {
+        assert!(sheet.contains(want), "sheet lacks {want:?}: {sheet}");
+    }
+    app.screenshot(&artifacts.join("01-shortcuts-light.png"))
         .await?;
-    app.button("Send").await?.click().await?;
-    let failed = app.wait_for_last_run_status("Failed", WAIT).await;
-    app.on_error(&artifacts, failed).await?;
-    let run_line = text_of(&app, "[data-testid=run-status]").await?;
-    assert!(
-        run_line.contains("codex not found") && run_line.contains("engine_missing"),
-        "{run_line}"
-    );
-    app.screenshot(&artifacts.join("01-run-refused-light.png"))
-        .await?;
-    app.button("Open Settings").await?.click().await?;
+    press(&app, '\u{e00c}').await?; // Escape
+    wait_gone(&app, "[data-testid=shortcuts-sheet]").await?;
 
-    // 3. Settings: nothing found; a path to a missing file is refused next to its field.
+    // 3. Settings (from the first-run screen): nothing found; a path to a missing file is
+    //    refused next to its field.
+    app.button("Open Settings").await?.click().await?;
     let codex = app.find("[data-testid=engine-codex]").await;
     app.on_error(&artifacts, codex).await?;
     app.wait_for_text("[data-testid=engine-codex-path]", "not found")
@@ -231,49 +236,55 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     app.screenshot(&artifacts.join("02-settings-bad-path-light.png"))
         .await?;
 
-    // 4. The shortcuts sheet (`?`), light.
-    press(&app, '?').await?;
-    let sheet = app.find("[data-testid=shortcuts-sheet]").await;
-    let sheet = app
-        .on_error(&artifacts, sheet)
-        .await?
-        .prop("textContent")
-        .await?
-        .unwrap_or_default();
-    for want in [
-        "New session",
-        "Next session",
-        "Search all sessions",
-        "Settings",
-    ] {
-        assert!(sheet.contains(want), "sheet lacks {want:?}: {sheet}");
-    }
-    app.screenshot(&artifacts.join("03-shortcuts-light.png"))
-        .await?;
-    press(&app, '\u{e00c}').await?; // Escape
-    wait_gone(&app, "[data-testid=shortcuts-sheet]").await?;
-
-    // 5. Dark, chosen in Settings (a class on the root): the same screens.
+    // 4. Dark, chosen in Settings (a class on the root): the same screens.
     set_theme(&app, "Dark").await?;
-    app.screenshot(&artifacts.join("04-settings-bad-path-dark.png"))
+    app.screenshot(&artifacts.join("03-settings-bad-path-dark.png"))
         .await?;
     press(&app, '?').await?;
     app.find("[data-testid=shortcuts-sheet]").await?;
-    app.screenshot(&artifacts.join("05-shortcuts-dark.png"))
+    app.screenshot(&artifacts.join("04-shortcuts-dark.png"))
         .await?;
     press(&app, '\u{e00c}').await?;
     wait_gone(&app, "[data-testid=shortcuts-sheet]").await?;
-    app.find("[data-testid=workspace-item] .workspace-select")
+
+    // 5. A run refused because the engine is missing says so in the session, with a way
+    //    to Settings.
+    app.button("New session").await?.click().await?;
+    let message = app.find("textarea[aria-label=Message]").await;
+    app.on_error(&artifacts, message)
         .await?
-        .click()
+        .send_keys("hello")
         .await?;
-    app.find("[data-testid=first-run]").await?;
+    app.button("Send").await?.click().await?;
+    let failed = app.wait_for_last_run_status("Failed", WAIT).await;
+    app.on_error(&artifacts, failed).await?;
+    let run_line = text_of(&app, "[data-testid=run-status]").await?;
+    assert!(
+        run_line.contains("codex not found") && run_line.contains("engine_missing"),
+        "{run_line}"
+    );
+    app.screenshot(&artifacts.join("05-run-refused-dark.png"))
+        .await?;
+    app.button("Open Settings").await?.click().await?;
+    app.find("[data-testid=settings]").await?;
+    app.quit().await?;
+
+    // Launch 2: the dark theme was stored; point Settings at codex with the native picker.
+    let app = desktop.launch(&env, "app-2", &artifacts).await?;
+    app.collect_js_errors().await?;
+    let first = app.find("[data-testid=first-run]").await;
+    app.on_error(&artifacts, first).await?;
+    let class = app
+        .client
+        .execute("return document.documentElement.className", vec![])
+        .await?;
+    assert!(
+        class.as_str().unwrap_or("").contains("theme-dark"),
+        "the stored theme applies at start: {class}"
+    );
     app.screenshot(&artifacts.join("06-first-run-dark.png"))
         .await?;
-
-    // 6. Point Settings at codex with the native picker: its version shows, and the path is
-    //    the one runs use.
-    app.button("Settings").await?.click().await?;
+    app.button("Open Settings").await?.click().await?;
     app.button("Choose the Codex executable")
         .await?
         .click()
@@ -285,30 +296,37 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     app.on_error(&artifacts, version).await?;
     let path = text_of(&app, "[data-testid=engine-codex-path]").await?;
     assert!(path.contains(&bin.display().to_string()), "{path}");
-    // The login probe ran (this HOME has no codex login).
+    // The login probe ran (this HOME has no codex login): Settings says how to log in.
     app.wait_for_text_containing("[data-testid=engine-codex-login]", "not logged in", WAIT)
         .await?;
+    let codex = text_of(&app, "[data-testid=engine-codex]").await?;
+    assert!(codex.contains("codex login"), "{codex}");
     app.screenshot(&artifacts.join("07-settings-codex-found-dark.png"))
         .await?;
     set_theme(&app, "Light").await?;
     app.screenshot(&artifacts.join("08-settings-codex-found-light.png"))
         .await?;
+    app.quit().await?;
 
-    // 7. Back to the workspace: codex is found but logged out, so the first-run screen
-    //    says how to log in; this profile has its own endpoint and key, so continue.
+    // Launch 3: an engine is found, so no first-run screen; a session runs with the engine
+    // chosen in Settings (this profile has its own endpoint and key: no login needed).
+    let app = desktop.launch(&env, "app-3", &artifacts).await?;
+    app.collect_js_errors().await?;
     app.find("[data-testid=workspace-item] .workspace-select")
         .await?
         .click()
         .await?;
-    let first = app
-        .wait_for_text_containing("[data-testid=first-run]", "codex login", WAIT)
-        .await;
-    app.on_error(&artifacts, first).await?;
-    app.screenshot(&artifacts.join("09-first-run-logged-out-light.png"))
+    app.find("[data-testid=selected-workspace-path]").await?;
+    // The start-up check has answered by now (it runs `--version` once per engine).
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let first_run = app
+        .client
+        .execute(
+            "return document.querySelectorAll('[data-testid=first-run]').length",
+            vec![],
+        )
         .await?;
-    app.button("Continue anyway").await?.click().await?;
-
-    // 8. A session runs with the engine chosen in Settings.
+    assert_eq!(first_run.as_u64(), Some(0), "no first-run screen any more");
     app.button("New session").await?.click().await?;
     let message = app.find("textarea[aria-label=Message]").await?;
     message.send_keys("Say hello").await?;
@@ -327,7 +345,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
             .any(|r| r.body.to_string().contains("answer briefly")),
         "the profile's system prompt reached the model"
     );
-    app.screenshot(&artifacts.join("10-session-ran-light.png"))
+    app.screenshot(&artifacts.join("09-session-ran-light.png"))
         .await?;
 
     // 9. The stored choices outlive the window: theme and path are in the database.

@@ -424,10 +424,12 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
               <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessionChanged} onError={report} />
             ) : route.kind === "approvals" ? (
               <ApprovalsView pending={pending} sessionOf={findSession} onOpen={openApproval} onDecided={() => void refreshPending()} />
-            ) : showFirstRun ? (
-              <FirstRun engines={engines} onOpenSettings={() => setRoute({ kind: "settings" })} onContinue={() => setSetupDismissed(true)} />
             ) : selected ? (
-              <section className="workspace-view" aria-labelledby="workspace-title">
+              <>
+                {showFirstRun && (
+                  <FirstRun engines={engines} onOpenSettings={() => setRoute({ kind: "settings" })} onContinue={() => setSetupDismissed(true)} />
+                )}
+                <section className="workspace-view" aria-labelledby="workspace-title">
                 <h1 id="workspace-title">{selected.name}</h1>
                 <p className="path" data-testid="selected-workspace-path">
                   {selected.path}
@@ -438,6 +440,9 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
                     : "Start a session with “New session” in the sidebar."}
                 </p>
               </section>
+              </>
+            ) : showFirstRun ? (
+              <FirstRun engines={engines} onOpenSettings={() => setRoute({ kind: "settings" })} onContinue={() => setSetupDismissed(true)} />
             ) : (
               <section className="empty" data-testid="empty-state">
                 <h1>Welcome to Agent Desk</h1>

@@ -1,6 +1,6 @@
 // Shown instead of an empty window when no engine can run: for each engine, what is wrong
-// and the exact commands that fix it, with Re-check.
-import { useEffect, useRef } from "react";
+// and the exact commands that fix it, with Re-check. It appears on its own, so it does not
+// take the keyboard focus.
 import type { EngineHealth } from "../settings/api";
 import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "./health";
 import "./firstrun.css";
@@ -41,14 +41,10 @@ export function FirstRun({
   onOpenSettings: () => void;
   onContinue: () => void;
 }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
   const anyFound = engines.health?.some((h) => h.path !== null) ?? false;
   return (
     <section className="firstrun" aria-labelledby="firstrun-title" data-testid="first-run">
-      <h1 id="firstrun-title" tabIndex={-1} ref={heading}>
-        Set up a coding agent
-      </h1>
+      <h1 id="firstrun-title">Set up a coding agent</h1>
       <p>
         Agent Desk works with the <code>codex</code> and <code>claude</code> command-line tools installed on this computer, with your
         own logins. {anyFound ? "None of them can run yet:" : "Neither was found:"}
