@@ -360,6 +360,17 @@ describe("colour contrast (WCAG 2.1 AA)", () => {
     });
   }
 
+  it("placeholder text takes a checked token, not the engine's pale default", () => {
+    // WebKit's default placeholder colour is darkGray (#a9a9a9: 2.35:1 on white); the rule
+    // is checked as text on every surface by the tests above.
+    const rule = RULES.find((r) => r.selector === "::placeholder" && r.media === null && r.forced === null);
+    expect(rule?.decls.get("color")).toMatch(/^var\(--[\w-]+\)$/);
+    expect(rule?.decls.get("opacity")).toBe("1");
+    for (const s of SCENARIOS) {
+      expect(textPairs(new Theme(s)).some((p) => p.what.startsWith("::placeholder on --bg"))).toBe(true);
+    }
+  });
+
   it("no sheet paints text or a surface in a raw colour outside the checked places", () => {
     // Allowed: token definitions (custom properties), highlight.js classes (checked above
     // against the code background), shadows and the translucent backdrops of dialogs and
