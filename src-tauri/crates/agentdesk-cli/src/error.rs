@@ -32,11 +32,6 @@ impl CliError {
         Self::from_code(ErrorCode::NotFound, message)
     }
 
-    /// An engine that cannot be used (exit 6), when no more precise code is known.
-    pub fn engine(message: impl Into<String>) -> Self {
-        Self::from_code(ErrorCode::EngineFailed, message)
-    }
-
     pub fn internal(message: impl Into<String>) -> Self {
         Self::from_code(ErrorCode::Internal, message)
     }
