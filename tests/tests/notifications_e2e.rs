@@ -19,7 +19,7 @@ use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, repo_root, target_dir, AppEnv,
     AppSession, BoxError, Desktop, Guarded, SessionBus,
 };
-use agentdesk_tests::fake_notifications::{FakeNotifications, LauncherWatch, Notified};
+use agentdesk_tests::fake_notifications::{Call, FakeNotifications, LauncherWatch, Notified};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::xwindow;
@@ -92,19 +92,21 @@ struct World {
 /// The app on a bus of its own, where the notification double is already serving (the app
 /// reads the server's capabilities at start).
 async fn start(test: &str, actions: bool, plan_mode: bool) -> Result<Option<World>, BoxError> {
-    start_with(test, actions, plan_mode, &always(), async |_, _, _| {
+    start_with(test, actions, plan_mode, &always(), &[], async |_, _, _| {
         Ok(None)
     })
     .await
 }
 
 /// `before_launch` runs with the prepared data dir, workspace and model, before the app
-/// starts; a process it returns lives as long as the test.
+/// starts; a process it returns lives as long as the test. `app_env`: more variables for the
+/// app.
 async fn start_with(
     test: &str,
     actions: bool,
     plan_mode: bool,
     settings: &NotificationSettings,
+    app_env: &[(&str, &str)],
     before_launch: impl AsyncFnOnce(
         &AppEnv,
         &PathBuf,
@@ -126,6 +128,8 @@ async fn start_with(
     // The variables of `AppEnv` are set after the desktop's: the app talks on this bus.
     env.extra
         .push(("DBUS_SESSION_BUS_ADDRESS".into(), bus.address.clone()));
+    env.extra
+        .extend(app_env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let fake = FakeResponses::start().await?;
     let work = prepare(&env, bin, &fake, plan_mode, settings).await?;
     let held = before_launch(&env, &work, &fake).await?;
@@ -418,6 +422,84 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// `AGENTDESK_NOTIFICATIONS=plugin`: the path macOS and Windows take (tauri-plugin-notification
+/// and its action types), here over the plugin's own session-bus connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plugin_backend_carries_approve_and_deny() {
+    let Some(w) = start_with(
+        "notifications_plugin",
+        true,
+        false,
+        &always(),
+        &[("AGENTDESK_NOTIFICATIONS", "plugin")],
+        async |_, _, _| Ok(None),
+    )
+    .await
+    .unwrap() else {
+        return;
+    };
+    let r = plugin_scenario(&w).await;
+    let r = on_error(&w, r).await;
+    r.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
+async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
+    // 1. Approve: the buttons come from the plugin's action type ("Open" first, so a
+    //    click on macOS's "Options" menu button opens the card instead of approving), then
+    //    the body click the plugin adds itself.
+    w.fake
+        .push(Reply::exec_command("call_1", "touch plugin.txt"));
+    w.fake.push(Reply::text(&["Done one."]));
+    w.send("Make plugin.txt").await?;
+    let n1 = w.notes.wait_for_notify(1, NOTIFY).await?;
+    assert_names_command(&n1, "plugin.txt");
+    assert_eq!(
+        n1.action_keys(),
+        ["open", "approve", "deny", "default"],
+        "{n1:?}"
+    );
+    assert_eq!(n1.actions[1].1, "Approve");
+    assert_eq!(n1.actions[2].1, "Deny");
+    // The direct path was not taken: it reads the capabilities first.
+    let calls = w.notes.calls();
+    assert!(
+        !calls.iter().any(|c| matches!(c, Call::GetCapabilities)),
+        "{calls:?}"
+    );
+    assert!(!w.work.join("plugin.txt").exists());
+    w.notes.invoke(n1.id, "approve").await?;
+    w.wait_for_file("plugin.txt").await?;
+    w.timeline("Done one.").await?;
+    // Decided: withdrawn (the plugin can on Linux).
+    w.notes.wait_for_close(n1.id, NOTIFY).await?;
+    let cards = w.cards().await?;
+    assert!(
+        cards[0].contains("Approved once by you, from a notification"),
+        "{cards:?}"
+    );
+    w.shot("01-approved-through-the-plugin.png").await?;
+
+    // 2. Deny: nothing is written.
+    w.fake
+        .push(Reply::exec_command("call_2", "touch denied.txt"));
+    w.fake.push(Reply::text(&["Done two."]));
+    w.send("Make denied.txt").await?;
+    let n2 = w.notes.wait_for_notify(2, NOTIFY).await?;
+    assert_names_command(&n2, "denied.txt");
+    w.notes.invoke(n2.id, "deny").await?;
+    w.timeline("Done two.").await?;
+    assert!(!w.work.join("denied.txt").exists());
+    let cards = w.cards().await?;
+    assert!(
+        cards[1].contains("Denied by you, from a notification"),
+        "{cards:?}"
+    );
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_actions_gets_a_plain_notification() {
     let Some(w) = start("notifications_plain", false, false).await.unwrap() else {
@@ -565,6 +647,7 @@ async fn by_default_only_an_unfocused_window_gets_notifications_and_run_ends() {
         true,
         false,
         &settings,
+        &[],
         async |_, _, _| Ok(None),
     )
     .await
@@ -653,6 +736,7 @@ async fn requests_found_waiting_at_start_make_one_summary() {
         true,
         false,
         &always(),
+        &[],
         async |env, work, fake| {
             let calls = (1..=2)
                 .map(|i| Step::FunctionCall {

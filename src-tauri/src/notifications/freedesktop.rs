@@ -1,11 +1,11 @@
 //! Linux (and the BSDs): the freedesktop notification service, spoken to directly over
 //! the session bus (`org.freedesktop.Notifications`).
 //!
-//! Why not through tauri-plugin-notification here: its `show()` reports no server id and
-//! swallows D-Bus errors, so a notification could be neither withdrawn (`CloseNotification`
-//! when the request is decided elsewhere) nor told apart from another one when its
-//! `ActionInvoked` arrives, and the "actions" capability would not be checked. The plugin
-//! stays in the app (and serves macOS and Windows, see `plain.rs`).
+//! Why not through tauri-plugin-notification here: it never reads the server's
+//! capabilities (buttons would go to a server that cannot show them), its `show()` reports no
+//! server id and swallows D-Bus errors, and it reports no dismissal. The plugin
+//! stays in the app (and serves macOS and Windows, see `plugin.rs`; on Linux when
+//! `AGENTDESK_NOTIFICATIONS=plugin` is set).
 
 use std::collections::HashMap;
 

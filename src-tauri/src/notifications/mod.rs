@@ -9,7 +9,15 @@
 //!   a request gets Approve / Deny buttons (a question with at most 3 options: the options)
 //!   and `ActionInvoked` decides it; without, a plain notification. A decision made
 //!   anywhere else withdraws it with `CloseNotification`.
-//! - **macOS / Windows** (`plain.rs`): tauri-plugin-notification, title and body only.
+//! - **macOS / Windows** (`plugin.rs`): tauri-plugin-notification, the same buttons carried
+//!   as one of the plugin's action types (an "Open" button first); a press comes back
+//!   through its `on_action`. It cannot withdraw a notification there, nor report a dismissal.
+//!   Linux takes this path too when `AGENTDESK_NOTIFICATIONS=plugin` is set: a fallback
+//!   for a desktop where the direct path misbehaves (the plugin speaks to the same service,
+//!   without reading its capabilities), and how this path is tested.
+//!
+//! The backend is chosen when the app starts ([`Choice`]); both are compiled wherever the
+//! freedesktop one can be, so the plugin backend is type-checked and tested on Linux.
 //!
 //! The pending count goes on the dock / taskbar badge: on Linux as the Unity launcher
 //! signal (`com.canonical.Unity.LauncherEntry.Update`, read by GNOME docks, Plank, KDE)
@@ -33,17 +41,8 @@
     target_os = "openbsd",
     target_os = "netbsd"
 ))]
-#[path = "freedesktop.rs"]
-mod platform;
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "dragonfly",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd"
-)))]
-#[path = "plain.rs"]
-mod platform;
+mod freedesktop;
+mod plugin;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -101,6 +100,13 @@ impl Clicks {
 
 /// The app's product name (`productName` in tauri.conf.json), which the bundler names the
 /// installed `.desktop` file after.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "dragonfly",
+    target_os = "freebsd",
+    target_os = "openbsd",
+    target_os = "netbsd"
+))]
 fn product_name(app: &AppHandle<Wry>) -> String {
     app.config()
         .product_name
@@ -116,22 +122,11 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
         // Statuses only, each one (a run's end is never missed; no delta is ever queued).
         let runs = desk.subscribe_runs_where(|u| matches!(u, RunUpdate::Status { .. }));
         let pending = desk.approvals().watch_pending();
-        #[cfg(any(
-            target_os = "linux",
-            target_os = "dragonfly",
-            target_os = "freebsd",
-            target_os = "openbsd",
-            target_os = "netbsd"
-        ))]
-        let server = platform::Server::connect(product_name(&app)).await;
-        #[cfg(not(any(
-            target_os = "linux",
-            target_os = "dragonfly",
-            target_os = "freebsd",
-            target_os = "openbsd",
-            target_os = "netbsd"
-        )))]
-        let server = platform::Server::connect(app.clone()).await;
+        let server = Backend::connect(
+            &app,
+            Choice::from_env(std::env::var("AGENTDESK_NOTIFICATIONS").ok().as_deref()),
+        )
+        .await;
         match server {
             Ok(server) => {
                 tracing::info!(actions = server.has_actions(), "approval notifications on");
@@ -156,10 +151,165 @@ pub fn start(app: AppHandle<Wry>, desk: Desk) {
     });
 }
 
+/// Which backend shows the notifications.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// `org.freedesktop.Notifications` over the session bus, directly (`freedesktop.rs`).
+    Freedesktop,
+    /// tauri-plugin-notification (`plugin.rs`).
+    Plugin,
+}
+
+impl Choice {
+    /// Where the freedesktop service exists it is the default (it reads the server's
+    /// capabilities and withdraws notifications, the plugin does neither);
+    /// `AGENTDESK_NOTIFICATIONS=plugin` picks the plugin there. Everywhere else: the plugin.
+    fn from_env(value: Option<&str>) -> Choice {
+        Choice::pick(
+            value,
+            cfg!(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            )),
+        )
+    }
+
+    fn pick(value: Option<&str>, freedesktop_here: bool) -> Choice {
+        match value.map(str::trim) {
+            _ if !freedesktop_here => Choice::Plugin,
+            Some(v) if v.eq_ignore_ascii_case("plugin") => Choice::Plugin,
+            _ => Choice::Freedesktop,
+        }
+    }
+}
+
+/// Errors of either backend; they are only logged.
+type BackendError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The chosen backend; each method is the same method of the backend inside.
+enum Backend {
+    #[cfg(any(
+        target_os = "linux",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd"
+    ))]
+    Freedesktop(freedesktop::Server),
+    Plugin(plugin::Server),
+}
+
+impl Backend {
+    async fn connect(app: &AppHandle<Wry>, choice: Choice) -> Result<Backend, BackendError> {
+        tracing::info!(backend = ?choice, "notification backend");
+        match choice {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Choice::Freedesktop => Ok(Backend::Freedesktop(
+                freedesktop::Server::connect(product_name(app)).await?,
+            )),
+            // `Choice::from_env` never picks it where it does not exist.
+            #[cfg(not(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            )))]
+            Choice::Freedesktop => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
+            Choice::Plugin => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
+        }
+    }
+
+    fn has_actions(&self) -> bool {
+        match self {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Backend::Freedesktop(s) => s.has_actions(),
+            Backend::Plugin(s) => s.has_actions(),
+        }
+    }
+
+    async fn show(
+        &mut self,
+        content: &agentdesk_core::notify::Content,
+        sound: bool,
+    ) -> Result<u32, BackendError> {
+        Ok(match self {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Backend::Freedesktop(s) => s.show(content, sound).await?,
+            Backend::Plugin(s) => s.show(content, sound).await?,
+        })
+    }
+
+    async fn close(&self, id: u32) -> Result<(), BackendError> {
+        match self {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Backend::Freedesktop(s) => s.close(id).await?,
+            Backend::Plugin(s) => s.close(id).await?,
+        }
+        Ok(())
+    }
+
+    async fn badge(&self, count: usize) -> Result<(), BackendError> {
+        match self {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Backend::Freedesktop(s) => s.badge(count).await?,
+            Backend::Plugin(s) => s.badge(count).await?,
+        }
+        Ok(())
+    }
+
+    async fn next_signal(&mut self) -> Option<Signal> {
+        match self {
+            #[cfg(any(
+                target_os = "linux",
+                target_os = "dragonfly",
+                target_os = "freebsd",
+                target_os = "openbsd",
+                target_os = "netbsd"
+            ))]
+            Backend::Freedesktop(s) => s.next_signal().await,
+            Backend::Plugin(s) => s.next_signal().await,
+        }
+    }
+}
+
 struct Service {
     app: AppHandle<Wry>,
     desk: Desk,
-    server: platform::Server,
+    server: Backend,
     planner: Planner,
     /// Planner key → the server's id, and back.
     ids: HashMap<Key, u32>,
@@ -437,4 +587,20 @@ pub fn watch_notification_clicks(
     on_open: Channel<Option<Approval>>,
 ) {
     clicks.watch(on_open);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Choice;
+
+    #[test]
+    fn the_plugin_is_chosen_by_the_setting_or_where_there_is_no_freedesktop_service() {
+        assert_eq!(Choice::pick(None, true), Choice::Freedesktop);
+        assert_eq!(Choice::pick(Some(""), true), Choice::Freedesktop);
+        assert_eq!(Choice::pick(Some("freedesktop"), true), Choice::Freedesktop);
+        assert_eq!(Choice::pick(Some("plugin"), true), Choice::Plugin);
+        assert_eq!(Choice::pick(Some(" Plugin "), true), Choice::Plugin);
+        assert_eq!(Choice::pick(None, false), Choice::Plugin);
+        assert_eq!(Choice::pick(Some("freedesktop"), false), Choice::Plugin);
+    }
 }
