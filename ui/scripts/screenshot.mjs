@@ -49,7 +49,7 @@ async function page(scheme, width, height) {
   p.on("console", (m) => m.type() === "error" && problems.push(`[${scheme} ${width}] ${m.text()}`));
   p.on("pageerror", (e) => problems.push(`[${scheme} ${width}] ${e.message}`));
   await p.goto(url);
-  await p.getByRole("button", { name: "Fix the flaky timeline test" }).waitFor();
+  await p.getByRole("button", { name: "Fix the flaky timeline test" }).first().waitFor();
   return { p, context };
 }
 
@@ -67,7 +67,7 @@ for (const scheme of ["light", "dark"]) {
     const { p, context } = await page(scheme, w, h);
     const n = (s) => `${s}-${tag}-${scheme}`;
     await shot(p, n("home"));
-    await p.getByRole("button", { name: "Fix the flaky timeline test" }).click();
+    await p.getByRole("button", { name: "Fix the flaky timeline test" }).first().click();
     await p.getByRole("log", { name: "Timeline" }).waitFor();
     await shot(p, n("session-bottom"));
     // Streaming while at the bottom: the view follows; scrolled up, it stays put.
