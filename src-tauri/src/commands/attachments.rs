@@ -58,13 +58,7 @@ pub async fn import_clipboard_image(
         .await?)
 }
 
-#[cfg(any(
-    target_os = "linux",
-    target_os = "dragonfly",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd"
-))]
+#[cfg(freedesktop)]
 async fn clipboard_png(app: &AppHandle) -> CmdResult<Vec<u8>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     // GTK objects live on the main thread; `wait_for_contents` spins its loop until the
@@ -83,13 +77,7 @@ async fn clipboard_png(app: &AppHandle) -> CmdResult<Vec<u8>> {
         .ok_or_else(|| invalid("the clipboard holds no image"))
 }
 
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "dragonfly",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd"
-)))]
+#[cfg(not(freedesktop))]
 async fn clipboard_png(_app: &AppHandle) -> CmdResult<Vec<u8>> {
     // WebView2 and WKWebView hand pasted images to the page itself.
     Err(invalid("the clipboard holds no image"))

@@ -34,13 +34,7 @@
 //! on the body brings the window up on the request's card (the UI's
 //! `watch_notification_clicks` channel).
 
-#[cfg(any(
-    target_os = "linux",
-    target_os = "dragonfly",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd"
-))]
+#[cfg(freedesktop)]
 mod freedesktop;
 mod plugin;
 
@@ -100,13 +94,7 @@ impl Clicks {
 
 /// The app's product name (`productName` in tauri.conf.json), which the bundler names the
 /// installed `.desktop` file after.
-#[cfg(any(
-    target_os = "linux",
-    target_os = "dragonfly",
-    target_os = "freebsd",
-    target_os = "openbsd",
-    target_os = "netbsd"
-))]
+#[cfg(freedesktop)]
 fn product_name(app: &AppHandle<Wry>) -> String {
     app.config()
         .product_name
@@ -165,16 +153,7 @@ impl Choice {
     /// capabilities and withdraws notifications, the plugin does neither);
     /// `AGENTDESK_NOTIFICATIONS=plugin` picks the plugin there. Everywhere else: the plugin.
     fn from_env(value: Option<&str>) -> Choice {
-        Choice::pick(
-            value,
-            cfg!(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            )),
-        )
+        Choice::pick(value, cfg!(freedesktop))
     }
 
     fn pick(value: Option<&str>, freedesktop_here: bool) -> Choice {
@@ -191,13 +170,7 @@ type BackendError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The chosen backend; each method is the same method of the backend inside.
 enum Backend {
-    #[cfg(any(
-        target_os = "linux",
-        target_os = "dragonfly",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd"
-    ))]
+    #[cfg(freedesktop)]
     Freedesktop(freedesktop::Server),
     Plugin(plugin::Server),
 }
@@ -206,24 +179,12 @@ impl Backend {
     async fn connect(app: &AppHandle<Wry>, choice: Choice) -> Result<Backend, BackendError> {
         tracing::info!(backend = ?choice, "notification backend");
         match choice {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Choice::Freedesktop => Ok(Backend::Freedesktop(
                 freedesktop::Server::connect(product_name(app)).await?,
             )),
             // `Choice::from_env` never picks it where it does not exist.
-            #[cfg(not(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            )))]
+            #[cfg(not(freedesktop))]
             Choice::Freedesktop => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
             Choice::Plugin => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
         }
@@ -231,13 +192,7 @@ impl Backend {
 
     fn has_actions(&self) -> bool {
         match self {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.has_actions(),
             Backend::Plugin(s) => s.has_actions(),
         }
@@ -249,13 +204,7 @@ impl Backend {
         sound: bool,
     ) -> Result<u32, BackendError> {
         Ok(match self {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.show(content, sound).await?,
             Backend::Plugin(s) => s.show(content, sound).await?,
         })
@@ -263,13 +212,7 @@ impl Backend {
 
     async fn close(&self, id: u32) -> Result<(), BackendError> {
         match self {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.close(id).await?,
             Backend::Plugin(s) => s.close(id).await?,
         }
@@ -278,13 +221,7 @@ impl Backend {
 
     async fn badge(&self, count: usize) -> Result<(), BackendError> {
         match self {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.badge(count).await?,
             Backend::Plugin(s) => s.badge(count).await?,
         }
@@ -293,13 +230,7 @@ impl Backend {
 
     async fn next_signal(&mut self) -> Option<Signal> {
         match self {
-            #[cfg(any(
-                target_os = "linux",
-                target_os = "dragonfly",
-                target_os = "freebsd",
-                target_os = "openbsd",
-                target_os = "netbsd"
-            ))]
+            #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.next_signal().await,
             Backend::Plugin(s) => s.next_signal().await,
         }
