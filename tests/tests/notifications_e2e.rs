@@ -240,6 +240,15 @@ impl World {
 }
 
 /// A picture of the window, the webview's errors and the bus calls when a step failed.
+/// The end of every test here: diagnostics and a failing assertion if the scenario failed,
+/// otherwise quit the app and mark the test's artifacts as passed.
+async fn finish(w: World, r: Result<(), BoxError>) {
+    on_error(&w, r).await.unwrap();
+    let World { app, mut env, .. } = w;
+    app.quit().await.unwrap();
+    env.passed();
+}
+
 async fn on_error<T>(w: &World, r: Result<T, BoxError>) -> Result<T, BoxError> {
     if r.is_err() {
         let _ = w.shot("failure.png").await;
@@ -272,11 +281,7 @@ async fn approve_deny_dismiss_and_decide_elsewhere_from_notifications() {
         return;
     };
     let r = actions_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn actions_scenario(w: &World) -> Result<(), BoxError> {
@@ -439,11 +444,7 @@ async fn the_plugin_backend_carries_approve_and_deny() {
         return;
     };
     let r = plugin_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
@@ -506,11 +507,7 @@ async fn a_server_without_actions_gets_a_plain_notification() {
         return;
     };
     let r = plain_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn plain_scenario(w: &World) -> Result<(), BoxError> {
@@ -535,11 +532,7 @@ async fn a_question_is_answered_with_an_option_button() {
         return;
     };
     let r = question_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn question_scenario(w: &World) -> Result<(), BoxError> {
@@ -594,11 +587,7 @@ async fn a_burst_of_requests_makes_one_summary() {
         return;
     };
     let r = burst_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn burst_scenario(w: &World) -> Result<(), BoxError> {
@@ -655,11 +644,7 @@ async fn by_default_only_an_unfocused_window_gets_notifications_and_run_ends() {
         return;
     };
     let r = focus_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn focus_scenario(w: &World) -> Result<(), BoxError> {
@@ -783,11 +768,7 @@ async fn requests_found_waiting_at_start_make_one_summary() {
         return;
     };
     let r = restart_scenario(&w).await;
-    let r = on_error(&w, r).await;
-    r.unwrap();
-    let World { app, mut env, .. } = w;
-    app.quit().await.unwrap();
-    env.passed();
+    finish(w, r).await;
 }
 
 async fn restart_scenario(w: &World) -> Result<(), BoxError> {
