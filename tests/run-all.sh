@@ -16,14 +16,20 @@ export AGENTDESK_TEST_ARTIFACTS="${AGENTDESK_TEST_ARTIFACTS:-$ROOT/target/test-a
 # Each step prints how long the previous one took, so CI logs show where the time goes.
 STEP_START=$(date +%s)
 STEP_NAME=""
+# Free disk under target/, in MB (a full clean build needs about 5 GB).
+free_mb() { df -Pm "$ROOT" | awk 'NR==2 {print $4}'; }
 step() {
   local now; now=$(date +%s)
-  [ -n "$STEP_NAME" ] && printf '\033[2m-- %s: %ss\033[0m\n' "$STEP_NAME" "$((now - STEP_START))"
+  [ -n "$STEP_NAME" ] && printf '\033[2m-- %s: %ss (%s MB free)\033[0m\n' "$STEP_NAME" "$((now - STEP_START))" "$(free_mb)"
   STEP_START=$now
   STEP_NAME="$*"
   [ -n "$*" ] && printf '\n\033[1m== %s\033[0m\n' "$*"
   return 0
 }
+
+if [ "$(free_mb)" -lt 6000 ]; then
+  printf '\033[1;33mwarning:\033[0m only %s MB free on %s; a full build and test run writes about 5 GB (target/).\n' "$(free_mb)" "$ROOT" >&2
+fi
 
 step "UI: typecheck and unit tests"
 npm --prefix ui run typecheck
