@@ -313,6 +313,16 @@ async fn text(engine: Engine, bin: PathBuf) {
     let run_id = w.send("Say hello").await;
     w.completed(&run_id).await;
     assert_eq!(w.agent_text().await, "Hello from zanzibar!");
+    // The run's completed messages are indexed in the background once it ends (not in the
+    // write that completes them, and not only when someone searches).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while w.desk.store().pending_message_index().await.unwrap() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "messages left unindexed after the run"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let hits = w.desk.search("zanzibar", None, 10).await.unwrap();
     assert!(
         hits.iter()

@@ -83,6 +83,9 @@ pub async fn run(data_dir: &Path, a: RunArgs) -> CliResult<ExitCode> {
     // Held until exit: tells other processes this one drives runs (see `owner`).
     let (_owner, alone) = OwnerLock::acquire(data_dir)?;
     let desk = Desk::open_checked(data_dir).await?;
+    // One run, then an exit: indexing the answer for search now would only delay the exit
+    // (or be cut off by it); the next search indexes it.
+    desk.index_messages_after_runs(false);
     if alone {
         desk.recover().await?;
     }

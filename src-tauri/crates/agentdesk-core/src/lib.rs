@@ -15,6 +15,7 @@ pub mod fanout;
 pub mod health;
 pub mod integrity;
 pub mod live;
+mod message_index;
 pub mod notify;
 pub mod owner;
 mod pasted;
@@ -91,6 +92,12 @@ impl Desk {
 
     pub fn database_path(&self) -> &Path {
         self.store.path()
+    }
+
+    /// Whether completed messages are indexed for search right after each run (the
+    /// default), or left for the next search to index (the CLI: one run, then an exit).
+    pub fn index_messages_after_runs(&self, on: bool) {
+        self.runs.indexer.set_enabled(on);
     }
 
     pub async fn close(&self) {

@@ -121,6 +121,8 @@ pub(crate) struct Runs {
     shutting_down: AtomicBool,
     /// Runs given up on because they could not be saved (see `run_faults`).
     pub(crate) faults: Arc<crate::run_faults::StorageFaults>,
+    /// Indexes a run's completed messages for search once it has ended.
+    pub(crate) indexer: crate::message_index::MessageIndexer,
 }
 
 impl std::fmt::Debug for Runs {
@@ -139,6 +141,7 @@ impl Default for Runs {
             live: Default::default(),
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
+            indexer: Default::default(),
         }
     }
 }
@@ -476,6 +479,7 @@ impl Desk {
         self.publish_status(&run_id).await;
         lock(&self.runs.active).remove(&run_id);
         self.start_next(&session_id).await;
+        self.runs.indexer.kick(&self.store);
     }
 
     /// The session's oldest queued run starts (or, when shutting down, is cancelled).

@@ -2,7 +2,7 @@
 //!
 //! - `persist_batched`: timeline items written per second, in batches of 500 per transaction
 //!   (what a run's recorder does, at far higher rates than any engine streams).
-//! - `reflush_batched`: the same items upserted again (a streaming flush re-indexes FTS text).
+//! - `reflush_batched`: the same items upserted again (what each flush of a stream does).
 //! - `first_screenful_of_50k`: the last 100 items of a 50,000-item session (opening a session).
 //! - `search_1m_messages`: FTS5 search, bm25-ranked with snippets (the 2,000 newest matches of
 //!   a common word), over 1,000,000 messages. The

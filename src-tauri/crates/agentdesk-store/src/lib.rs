@@ -7,6 +7,7 @@
 pub mod approvals;
 pub mod attachments;
 mod error;
+mod message_index;
 mod open;
 pub mod private;
 pub mod profiles;

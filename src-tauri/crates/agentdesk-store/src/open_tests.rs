@@ -225,6 +225,8 @@ async fn message_text_is_indexed_and_follows_updates() {
         .execute(p)
         .await
         .unwrap();
+    // Completed messages are indexed when the queue is drained (migration 0003).
+    store.index_pending_messages().await.unwrap();
     let count = |q: &'static str| async move {
         sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM message_fts WHERE message_fts MATCH ?")
             .bind(q)

@@ -98,6 +98,9 @@ impl Store {
         let Some(query) = fts_query(input) else {
             return Ok(Vec::new());
         };
+        // Completed messages are indexed lazily (migration 0003): catch up first, so a
+        // message completed a moment ago is found.
+        self.index_pending_messages().await?;
         let limit = limit.clamp(1, 1_000);
         let window = window.max(limit);
         // Three steps so the expensive parts run on few rows: the newest `window` matches

@@ -355,6 +355,16 @@ async fn timeline_upserts_pages_and_indexes_messages() {
     assert_eq!(older.before, None);
     assert_eq!(older.items[3], streaming);
 
+    // A message is searchable once complete (streaming text is on screen, and indexing each
+    // flush of it cost the run's time): not while it streams.
+    assert!(store
+        .search_messages("zeb", None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    let mut done = streaming.clone();
+    done.status = ItemStatus::Completed;
+    store.upsert_timeline_items(&[done]).await.unwrap();
     let hits = store.search_messages("zeb", None, 10).await.unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].item_id, "i3");
@@ -393,6 +403,13 @@ async fn timeline_upserts_pages_and_indexes_messages() {
         .unwrap()
         .is_empty());
 
+    // Running again (the store allows it): out of the index, then back in once closed.
+    store.upsert_timeline_items(&[streaming]).await.unwrap();
+    assert!(store
+        .search_messages("zeb", None, 10)
+        .await
+        .unwrap()
+        .is_empty());
     assert_eq!(
         store
             .close_open_items("r", ItemStatus::Interrupted, 50)
@@ -403,6 +420,10 @@ async fn timeline_upserts_pages_and_indexes_messages() {
     assert_eq!(
         store.run_items("r").await.unwrap()[3].status,
         ItemStatus::Interrupted
+    );
+    assert_eq!(
+        store.search_messages("zeb", None, 10).await.unwrap().len(),
+        1
     );
     assert_eq!(store.session_items("s").await.unwrap().len(), 11);
 }
