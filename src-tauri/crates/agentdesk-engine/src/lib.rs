@@ -27,7 +27,7 @@
 //!            RpcPeer (Clone): request(method, Value) / request_with_timeout(.., Option<Duration>) /
 //!                             request_typed::<P, R>(method, &P) / notify(method, Value) /
 //!                             close() / closed().await -> Option<ChildExit> / is_closed()
-//!            PeerEvents = mpsc::UnboundedReceiver<PeerEvent>, in arrival order:
+//!            PeerEvents (one channel message per read of stdout; recv() one event at a time), in arrival order:
 //!            PeerEvent::{Notification(Notification{method,params,extra}), Request(InboundRequest),
 //!                        Diagnostic(Diagnostic), Closed{exit: Option<ChildExit>}}
 //!            RequestHandler::dispatch(&mut self, InboundRequest) -> Dispatch::{Forward(req), Handled, Decline(req)}

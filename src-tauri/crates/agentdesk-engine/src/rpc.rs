@@ -335,8 +335,45 @@ pub enum PeerEvent {
     },
 }
 
-/// The owner's end of the event stream.
-pub type PeerEvents = mpsc::UnboundedReceiver<PeerEvent>;
+/// The owner's end of the event stream: events one at a time, in arrival order.
+///
+/// The reader sends what one transport batch (one read of the engine's stdout) produced as
+/// one channel message: a streamed answer is thousands of small notifications a second, and a
+/// channel hop (a wake-up of the owner's task) per notification cost more than decoding them.
+#[derive(Debug)]
+pub struct PeerEvents {
+    rx: mpsc::UnboundedReceiver<Vec<PeerEvent>>,
+    batch: std::vec::IntoIter<PeerEvent>,
+}
+
+impl PeerEvents {
+    fn new(rx: mpsc::UnboundedReceiver<Vec<PeerEvent>>) -> Self {
+        Self {
+            rx,
+            batch: Vec::new().into_iter(),
+        }
+    }
+
+    /// The next event; `None` after [`PeerEvent::Closed`] was handed out and the peer is gone.
+    /// Cancel-safe (usable in `select!`): a batch is kept as soon as it is received.
+    pub async fn recv(&mut self) -> Option<PeerEvent> {
+        if let Some(ev) = self.batch.next() {
+            return Some(ev);
+        }
+        loop {
+            let batch = self.rx.recv().await?;
+            self.batch = batch.into_iter();
+            if let Some(ev) = self.batch.next() {
+                return Some(ev);
+            }
+        }
+    }
+
+    /// True while events of the current batch are waiting (more are ready without waiting).
+    pub fn has_buffered(&self) -> bool {
+        self.batch.len() > 0
+    }
+}
 
 struct Pending {
     method: String,
@@ -418,6 +455,7 @@ impl RpcPeer {
     ) -> (Self, PeerEvents) {
         let (writer, inbound, reader_guard) = transport.into_parts();
         let (events_tx, events) = mpsc::unbounded_channel();
+        let events = PeerEvents::new(events);
         let (closed_tx, _) = watch::channel(false);
         let shared = Arc::new(Shared {
             next_id: AtomicI64::new(0),
@@ -430,6 +468,7 @@ impl RpcPeer {
             jsonrpc: config.send_jsonrpc_field,
             handler: Box::new(handler),
             events: events_tx,
+            out: Vec::new(),
         };
         let task = tokio::spawn(reader.run(inbound, reader_guard, exit, config.clone()));
         let inner = PeerInner {
@@ -561,7 +600,9 @@ struct Reader {
     writer: LineWriter,
     jsonrpc: bool,
     handler: Box<dyn RequestHandler>,
-    events: mpsc::UnboundedSender<PeerEvent>,
+    events: mpsc::UnboundedSender<Vec<PeerEvent>>,
+    /// Events of the transport batch being read, sent together (see [`PeerEvents`]).
+    out: Vec<PeerEvent>,
 }
 
 async fn wait_exit(exit: &mut Option<ExitWatch>) -> Option<ChildExit> {
@@ -584,14 +625,21 @@ impl Reader {
         loop {
             tokio::select! {
                 biased;
-                msg = inbound.recv() => match msg {
-                    Some(Inbound::Message(line)) => match line.into() {
-                        RpcLine::Json(value) => self.on_message(value),
-                        RpcLine::Notification(n) => self.emit(PeerEvent::Typed(n)),
-                    },
-                    Some(Inbound::Diagnostic(diag)) => self.emit(PeerEvent::Diagnostic(diag)),
-                    None => break,
-                },
+                msg = inbound.recv() => {
+                    match msg {
+                        Some(Inbound::Message(line)) => match line.into() {
+                            RpcLine::Json(value) => self.on_message(value),
+                            RpcLine::Notification(n) => self.emit(PeerEvent::Typed(n)),
+                        },
+                        Some(Inbound::Diagnostic(diag)) => self.emit(PeerEvent::Diagnostic(diag)),
+                        None => break,
+                    }
+                    // The rest of the read is already here: keep collecting; otherwise hand
+                    // over what this read produced before waiting for the next one.
+                    if !inbound.has_buffered() {
+                        self.flush();
+                    }
+                }
                 seen = wait_exit(&mut exit), if exit_seen.is_none() => match seen {
                     Some(seen) => {
                         exit_seen = Some(seen);
@@ -622,15 +670,23 @@ impl Reader {
             let _ = p.tx.send(Err(exit_error(exit_seen.as_ref())));
         }
         self.emit(PeerEvent::Closed { exit: exit_seen });
+        self.flush();
         self.shared.closed_tx.send_replace(true);
     }
 
-    fn emit(&self, event: PeerEvent) {
-        // A gone receiver is fine; a dropped Request event answers itself with an error.
-        let _ = self.events.send(event);
+    fn emit(&mut self, event: PeerEvent) {
+        self.out.push(event);
     }
 
-    fn diag(&self, kind: DiagnosticKind, detail: String, value: &Value) {
+    fn flush(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        // A gone receiver is fine; a dropped Request event answers itself with an error.
+        let _ = self.events.send(std::mem::take(&mut self.out));
+    }
+
+    fn diag(&mut self, kind: DiagnosticKind, detail: String, value: &Value) {
         let raw = value.to_string();
         let diag =
             Diagnostic::new(DiagnosticSource::Rpc, kind, detail).with_excerpt(raw.as_bytes());
@@ -714,6 +770,9 @@ impl Reader {
     }
 
     fn on_response(&mut self, id: Value, mut map: Map<String, Value>) {
+        // What came before the response is handed over before its caller wakes: whoever
+        // awaited it then finds those events (e.g. the turn's first notifications) queued.
+        self.flush();
         let pending = id
             .as_i64()
             .and_then(|id| self.shared.lock().pending.remove(&id));

@@ -298,3 +298,32 @@ async fn cancelled_request_future_leaves_no_pending_entry() {
     let _ = tokio::time::timeout(Duration::from_millis(20), fut).await;
     assert!(peer.inner.shared.lock().pending.is_empty());
 }
+
+/// One read of stdout full of notifications is one hand-over: after the first event the rest
+/// are there without another wake-up (a hop per delta cost more than decoding it).
+#[tokio::test]
+async fn a_read_of_many_notifications_is_handed_over_at_once() {
+    let (_peer, mut events, mut far) = pair(RpcConfig::codex(), ForwardAll, None);
+    let mut burst = String::new();
+    for i in 0..100 {
+        burst.push_str(&format!(
+            "{{\"method\":\"item/agentMessage/delta\",\"params\":{{\"delta\":\"d{i}\"}}}}\n"
+        ));
+    }
+    far.write.write_all(burst.as_bytes()).await.unwrap();
+    let mut got = Vec::new();
+    match next_event(&mut events).await {
+        PeerEvent::Notification(n) => got.push(n.params["delta"].clone()),
+        other => panic!("{other:?}"),
+    }
+    // The burst fits one read of the 64 KiB pipe; the rest arrive in that same batch.
+    while events.has_buffered() {
+        match next_event(&mut events).await {
+            PeerEvent::Notification(n) => got.push(n.params["delta"].clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(got.len(), 100, "one read, one batch");
+    let expected: Vec<Value> = (0..100).map(|i| json!(format!("d{i}"))).collect();
+    assert_eq!(got, expected, "in arrival order");
+}
