@@ -1,18 +1,31 @@
 //! Live views the window has open: one task per open session pulling batches from the core
 //! and sending them on that session's channel, plus the app-wide activity stream. A session
 //! that is not open has no task and costs no IPC.
+//!
+//! A view is paced by the page: after a batch, the next one waits until the page says (with
+//! `live_ack`) that it applied and drew that one, so a page busy drawing gets fewer, larger
+//! batches (merged in the core meanwhile) rather than a backlog of small ones to evaluate.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use agentdesk_core::{ActivityWatch, SessionFeed};
+use agentdesk_core::{ActivityWatch, FeedAcks, SessionFeed, ACK_WAIT};
 use agentdesk_protocol::ui::{LiveBatch, SessionActivity};
 use tauri::ipc::Channel;
 use tokio::task::AbortHandle;
 
+/// One open session view: its task, and where the page's acks go.
+struct View {
+    task: AbortHandle,
+    /// The channel the view sends on: an ack naming another one is from an earlier view of
+    /// the session (a reloaded page) and says nothing about this one.
+    channel: u32,
+    acks: FeedAcks,
+}
+
 #[derive(Default)]
 pub struct Feeds {
-    sessions: Mutex<HashMap<String, AbortHandle>>,
+    sessions: Mutex<HashMap<String, View>>,
     activity: Mutex<Option<AbortHandle>>,
 }
 
@@ -24,8 +37,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Feeds {
     /// Stream `feed` to `channel` until closed, replacing an earlier view of the session
     /// (a reloaded window opens it again).
-    pub fn open(&self, mut feed: SessionFeed, channel: Channel<LiveBatch>) {
+    pub fn open(&self, feed: SessionFeed, channel: Channel<LiveBatch>) {
         let session_id = feed.session_id().to_string();
+        let (mut feed, acks) = feed.paced(ACK_WAIT);
+        let channel_id = channel.id();
         let task = tauri::async_runtime::spawn(async move {
             while let Some(batch) = feed.next_batch().await {
                 if let Err(e) = channel.send(batch) {
@@ -35,14 +50,29 @@ impl Feeds {
                 }
             }
         });
-        if let Some(old) = lock(&self.sessions).insert(session_id, task.inner().abort_handle()) {
-            old.abort();
+        let view = View {
+            task: task.inner().abort_handle(),
+            channel: channel_id,
+            acks,
+        };
+        if let Some(old) = lock(&self.sessions).insert(session_id, view) {
+            old.task.abort();
+        }
+    }
+
+    /// The page applied batch `seq` of the view on `channel`: the next one may go.
+    pub fn ack(&self, session_id: &str, channel: u32, seq: u64) {
+        if let Some(view) = lock(&self.sessions).get(session_id) {
+            if view.channel == channel {
+                tracing::trace!(session = %session_id, seq, "the page applied a live batch");
+                view.acks.ack(seq);
+            }
         }
     }
 
     pub fn close(&self, session_id: &str) {
-        if let Some(task) = lock(&self.sessions).remove(session_id) {
-            task.abort();
+        if let Some(view) = lock(&self.sessions).remove(session_id) {
+            view.task.abort();
         }
     }
 
@@ -60,8 +90,8 @@ impl Feeds {
     }
 
     pub fn close_all(&self) {
-        for (_, task) in lock(&self.sessions).drain() {
-            task.abort();
+        for (_, view) in lock(&self.sessions).drain() {
+            view.task.abort();
         }
         if let Some(task) = lock(&self.activity).take() {
             task.abort();

@@ -59,6 +59,7 @@ pub fn run() {
             commands::sessions::create_session,
             commands::sessions::open_session,
             commands::sessions::close_session,
+            commands::sessions::live_ack,
             commands::sessions::watch_activity,
             commands::sessions::load_timeline,
             commands::sessions::send_message,

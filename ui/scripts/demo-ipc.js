@@ -221,6 +221,8 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
       return null;
     },
     close_session: () => null,
+    // The page's word that it drew a batch (the shell paces the stream by it): nothing to pace here.
+    live_ack: () => null,
     // Notification body clicks: none in the demo (the stream stays open and silent).
     watch_notification_clicks: () => null,
     // One older page: an earlier run, so scrolling to the top loads it in front.

@@ -54,6 +54,19 @@ pub async fn open_session(
     Ok(())
 }
 
+/// The page applied and drew batch `seq` of the session's view on `channel` (its id): the
+/// shell sends the next batch only after this (or after a second without it).
+#[tauri::command]
+pub async fn live_ack(
+    feeds: State<'_, Feeds>,
+    session_id: String,
+    channel: u32,
+    seq: u64,
+) -> CmdResult<()> {
+    feeds.ack(&session_id, channel, seq);
+    Ok(())
+}
+
 /// Stop streaming a session (the window closed its view).
 #[tauri::command]
 pub fn close_session(feeds: State<'_, Feeds>, session_id: String) {

@@ -135,10 +135,18 @@ export const ipc = {
   /** With no profile, the workspace's default one; a workspace without profiles needs `engine`. */
   createSession: (workspaceId: string, profileId: string | null = null, engine: Engine | null = null) =>
     call<Session>("create_session", { workspaceId, profileId, engine }),
-  /** Opens the live stream of a session; `onBatch` gets a `reset` first. */
-  openSession: async (sessionId: string, onBatch: (batch: LiveBatch) => void) => {
+  /**
+   * Opens the live stream of a session; `onBatch` gets a `reset` first. The shell sends the
+   * next batch only once `shown` is called for the last one (or after a second): a page that
+   * is busy drawing gets fewer, larger batches instead of a backlog of small ones.
+   */
+  openSession: async (sessionId: string, onBatch: (batch: LiveBatch, shown?: () => void) => void) => {
     const channel = new Channel<LiveBatch>();
-    channel.onmessage = onBatch;
+    channel.onmessage = (batch) =>
+      onBatch(batch, () => {
+        // A view closed meanwhile has nothing to pace: the shell ignores the ack.
+        call<null>("live_ack", { sessionId, channel: channel.id, seq: batch.seq }).catch(() => {});
+      });
     await call<null>("open_session", { sessionId, onBatch: channel });
   },
   closeSession: (sessionId: string) => call<null>("close_session", { sessionId }),

@@ -79,6 +79,29 @@ describe("SessionStore", () => {
     expect(s.item("r1:m")?.body).toMatchObject({ text: "xxxxxxxxxx" });
   });
 
+  it("says a batch was shown only after the flush that drew it, even a batch that changed nothing", () => {
+    const frames: (() => void)[] = [];
+    const s = new SessionStore("s1", (flush) => frames.push(flush));
+    const onItem = vi.fn();
+    s.subscribe("r1:m", onItem);
+    const shown: number[] = [];
+    s.applyBatch(batch(1, [reset([agent("r1", "m", "", "running")], [run({ status: "running" })])]), () => shown.push(1));
+    s.applyBatch(batch(2, [{ op: "append", itemId: "r1:m", text: "x" }]), () => {
+      // The item's listeners have heard of it by then.
+      expect(onItem).toHaveBeenCalled();
+      shown.push(2);
+    });
+    expect(shown).toEqual([]);
+    frames.shift()!();
+    expect(shown).toEqual([1, 2]);
+    // Nothing visible changes (an append to an item not loaded): still acked, on the next flush.
+    s.applyBatch(batch(3, [{ op: "append", itemId: "nope", text: "x" }]), () => shown.push(3));
+    expect(shown).toEqual([1, 2]);
+    frames.shift()!();
+    expect(shown).toEqual([1, 2, 3]);
+    expect(frames).toHaveLength(0);
+  });
+
   it("ignores appends to unknown items safely", () => {
     const s = new SessionStore("s1");
     s.applyBatch(batch(1, [reset([user("r1", "hi")], [run()])]));

@@ -52,11 +52,11 @@ export const ANY = "*";
 
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
- * ~15 times a second, so a frame that took long renders once for every batch that arrived
+ * ~10 times a second, so a frame that took long renders once for every batch that arrived
  * meanwhile (the work stays bounded and the view never falls behind). Tests use `flushNow`.
  */
 export type Scheduler = (flush: () => void) => void;
-const MIN_FLUSH_MS = 66; // ~15 redraws a second while text streams: still fluid to read, a quarter of the work of 60
+const MIN_FLUSH_MS = 100; // ~10 redraws a second while text streams: still fluid to read; each costs a repaint in software
 let lastFlushAt = 0;
 export const flushOnFrame: Scheduler = (flush) => {
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
@@ -85,6 +85,8 @@ export class SessionStore {
   private dirty = new Set<string>();
   private lastSeq = 0;
   private scheduled = false;
+  /** Acks of the batches applied since the last scheduled flush. */
+  private shown: (() => void)[] = [];
   private readonly scheduler: Scheduler;
 
   constructor(sessionId: string, scheduler: Scheduler = storeOptions.scheduler) {
@@ -137,17 +139,26 @@ export class SessionStore {
   }
 
   // ---- writing ----
-  applyBatch(batch: LiveBatch): void {
+  /**
+   * Applies a batch; its listeners hear of it on the scheduler's next flush, and `shown` is
+   * called right after that flush (the shell waits for it before sending the next batch).
+   */
+  applyBatch(batch: LiveBatch, shown?: () => void): void {
     if (this.lastSeq && batch.seq !== this.lastSeq + 1 && batch.ops[0]?.op !== "reset") {
       console.warn(`session ${this.sessionId}: live batch ${batch.seq} after ${this.lastSeq}`);
     }
     this.lastSeq = batch.seq;
     for (const op of batch.ops) this.applyOp(op);
+    if (shown) this.shown.push(shown);
     if (this.scheduled) return;
     this.scheduled = true;
     this.scheduler(() => {
       this.scheduled = false;
       this.flush();
+      // Even a batch that changed nothing on screen is acked, or the stream would stop.
+      const acks = this.shown;
+      this.shown = [];
+      for (const ack of acks) ack();
     });
   }
 

@@ -41,7 +41,7 @@ pub use approval_rules::{ApprovalPolicy, GrantKey, Verdict};
 pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Responder};
 pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
-pub use live::SessionFeed;
+pub use live::{FeedAcks, SessionFeed, ACK_WAIT};
 pub use recorder::{FlushReport, RunInput, RunRecorder};
 pub use runs::{RunUpdate, RunUpdates};
 pub use sessions::{NewSession, Recovery};

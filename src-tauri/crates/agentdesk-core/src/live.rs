@@ -15,16 +15,21 @@
 //!
 //! A session that is not open has no view and costs nothing but the reducer the recorder
 //! needs anyway.
+//!
+//! A view may be *paced* by its window ([`SessionFeed::paced`]): after a batch it sends the
+//! next only once the window says it applied that one (or after [`ACK_WAIT`]). Meanwhile it
+//! keeps taking changes into its frame, where they merge as above: a window that is behind
+//! gets fewer, larger batches instead of a queue of small ones to evaluate.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalState, LiveBatch, LiveOp, TimelineItem,
 };
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
 
 use crate::fanout::RecvError;
@@ -33,6 +38,10 @@ use crate::{Desk, Result, RunReducer};
 
 /// A frame at 60 Hz: the most often a view sends.
 pub const FRAME: Duration = Duration::from_millis(16);
+/// How long a paced view waits for the window's word on its last batch before sending the
+/// next anyway: an ack lost on the way, or a window that stopped painting, still gets the
+/// stream (merged) once a second.
+pub const ACK_WAIT: Duration = Duration::from_secs(1);
 /// Items in a view's first page (older ones are paged in by the window).
 const FIRST_PAGE: u32 = 200;
 
@@ -282,6 +291,34 @@ pub struct SessionFeed {
     seq: u64,
     /// How long a frame collects before it is sent.
     frame_len: Duration,
+    /// When the last batch was sent.
+    sent_at: Option<Instant>,
+    /// Paced views: the highest batch number the window applied, and how long to wait for it.
+    acks: Option<(watch::Receiver<u64>, Duration)>,
+}
+
+/// The window's side of a paced view: it reports each batch it applied.
+#[derive(Clone, Debug)]
+pub struct FeedAcks(Arc<watch::Sender<u64>>);
+
+impl FeedAcks {
+    /// The window applied batch `seq` (and everything before it).
+    pub fn ack(&self, seq: u64) {
+        self.0.send_if_modified(|acked| {
+            let newer = seq > *acked;
+            if newer {
+                *acked = seq;
+            }
+            newer
+        });
+    }
+}
+
+/// What arrived on a view's subscriptions (taken by [`SessionFeed::take`]).
+enum Incoming {
+    Run(std::result::Result<RunUpdate, RecvError>),
+    // Boxed: an approval is large, and rare next to run updates.
+    Approval(Box<std::result::Result<ApprovalChange, broadcast::error::RecvError>>),
 }
 
 impl Desk {
@@ -307,6 +344,8 @@ impl Desk {
             frame,
             seq: 0,
             frame_len: FRAME,
+            sent_at: None,
+            acks: None,
         })
     }
 
@@ -403,21 +442,38 @@ impl SessionFeed {
         self
     }
 
-    /// The next batch: waits for a change, then gathers for one frame. `None` when the
-    /// core is gone.
+    /// Pace the view by its window: after a batch, the next one waits until `FeedAcks::ack`
+    /// says the window applied it (or `ack_wait` passed), and gathers what came meanwhile.
+    pub fn paced(mut self, ack_wait: Duration) -> (Self, FeedAcks) {
+        let (tx, rx) = watch::channel(0);
+        self.acks = Some((rx, ack_wait));
+        (self, FeedAcks(Arc::new(tx)))
+    }
+
+    /// The next batch: waits (when paced) for the window to have applied the last one, then
+    /// for a change, then gathers for one frame. `None` when the core is gone.
     pub async fn next_batch(&mut self) -> Option<LiveBatch> {
+        self.wait_for_ack().await?;
+        // Changes that waited for the window have gathered long enough.
+        let waited = !self.frame.is_empty();
         while self.frame.is_empty() {
             self.receive().await?;
         }
-        let deadline = Instant::now() + self.frame_len;
-        loop {
-            match tokio::time::timeout_at(deadline, self.receive()).await {
-                Ok(Some(_)) => {}
-                Ok(None) => break,
-                Err(_) => break,
+        let now = Instant::now();
+        let deadline = if waited {
+            // Still at most one batch a frame.
+            self.sent_at
+                .map_or(now, |at| (at + self.frame_len).max(now))
+        } else {
+            now + self.frame_len
+        };
+        while let Ok(incoming) = tokio::time::timeout_at(deadline, self.incoming()).await {
+            if self.take(incoming).await.is_none() {
+                break;
             }
         }
         self.seq += 1;
+        self.sent_at = Some(Instant::now());
         Some(LiveBatch {
             session_id: self.session_id.clone(),
             seq: self.seq,
@@ -425,11 +481,55 @@ impl SessionFeed {
         })
     }
 
+    /// Paced views: until the window acked the last batch (or gave no word for the ack wait),
+    /// keep taking changes into the frame. `None` when the core is gone.
+    async fn wait_for_ack(&mut self) -> Option<()> {
+        // A copy of the receiver: this wait may be cut short (a caller's timeout), and the
+        // view must stay paced after that.
+        let Some((acks, wait)) = &self.acks else {
+            return Some(());
+        };
+        let (mut acks, give_up) = (acks.clone(), self.sent_at.map(|at| at + *wait));
+        loop {
+            if *acks.borrow_and_update() >= self.seq {
+                return Some(());
+            }
+            let incoming = tokio::select! {
+                biased;
+                changed = acks.changed() => match changed {
+                    Ok(()) => continue,
+                    // Nobody can ack any more: stop pacing rather than stall.
+                    Err(_) => return Some(()),
+                },
+                _ = tokio::time::sleep_until(give_up.unwrap_or_else(Instant::now)), if give_up.is_some() => {
+                    return Some(());
+                }
+                incoming = self.incoming() => incoming,
+            };
+            self.take(incoming).await?;
+        }
+    }
+
     /// Take one update into the frame; `Some(false)` when it was not about this session.
     async fn receive(&mut self) -> Option<bool> {
+        let incoming = self.incoming().await;
+        self.take(incoming).await
+    }
+
+    /// The next update of either subscription. Cancel-safe (both receivers are): waiting for
+    /// it may be cut short by a deadline without losing anything.
+    async fn incoming(&mut self) -> Incoming {
         tokio::select! {
             biased;
-            update = self.runs_rx.recv() => match update {
+            update = self.runs_rx.recv() => Incoming::Run(update),
+            change = self.approvals_rx.recv() => Incoming::Approval(Box::new(change)),
+        }
+    }
+
+    /// Apply what arrived to the frame (never cut short: it may read the database).
+    async fn take(&mut self, incoming: Incoming) -> Option<bool> {
+        match incoming {
+            Incoming::Run(update) => match update {
                 Ok(u) => Some(self.on_run_update(u).await),
                 Err(RecvError::Overflowed(_)) => {
                     self.restart().await;
@@ -437,7 +537,7 @@ impl SessionFeed {
                 }
                 Err(RecvError::Closed) => None,
             },
-            change = self.approvals_rx.recv() => match change {
+            Incoming::Approval(change) => match *change {
                 Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
                     if approval.session_id == self.session_id =>
                 {

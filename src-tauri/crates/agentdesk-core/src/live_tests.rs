@@ -341,3 +341,77 @@ async fn a_new_run_brings_its_user_message_into_an_open_view() {
     let again = next(&mut feed).await;
     assert!(again.ops.iter().all(|op| matches!(op, LiveOp::Run { .. })));
 }
+
+#[tokio::test]
+async fn a_paced_view_sends_nothing_more_until_the_window_acks_then_everything_merged() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let feed = desk.open_session_feed(&sid).await.unwrap();
+    let (mut feed, acks) = feed.paced(Duration::from_secs(30));
+    // The first batch (the reset) needs no ack.
+    let mut batches = vec![next(&mut feed).await];
+    desk.runs.live.start(&sid, "r1");
+    let mut expected = String::new();
+    for piece in ["one,", "two,"] {
+        expected.push_str(piece);
+        publish(&desk, &sid, "r1", &delta(piece));
+    }
+    // The window has not said it applied the reset: nothing is sent meanwhile.
+    let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
+    assert!(
+        quiet.is_err(),
+        "a batch before the window acked the last one"
+    );
+    acks.ack(batches[0].seq);
+    batches.push(next(&mut feed).await);
+    assert_eq!(batches[1].seq, 2);
+
+    // The window is busy with batch 2: text and a whole other item keep coming, and wait.
+    for i in 0..5_000 {
+        let piece = format!("{i},");
+        expected.push_str(&piece);
+        publish(&desk, &sid, "r1", &delta(&piece));
+    }
+    publish(
+        &desk,
+        &sid,
+        "r1",
+        &AgentEvent::MessageDelta {
+            item_id: "m2".into(),
+            text: "second".into(),
+        },
+    );
+    let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
+    assert!(
+        quiet.is_err(),
+        "a batch before the window acked the last one"
+    );
+    // It was all taken off the subscription meanwhile (merged in the view, not queued).
+    assert!(feed.runs_rx.is_empty(), "{} waiting", feed.runs_rx.len());
+    // A stale ack (an earlier batch) does not open the gate.
+    acks.ack(1);
+    let quiet = tokio::time::timeout(Duration::from_millis(100), feed.next_batch()).await;
+    assert!(quiet.is_err(), "an old ack let a batch through");
+    acks.ack(2);
+    let batch = next(&mut feed).await;
+    assert_eq!(batch.seq, 3);
+    // One append with all of the first item's new text, and the second item whole.
+    assert_eq!(batch.ops.len(), 2, "{:?}", batch.ops);
+    assert!(matches!(&batch.ops[0], LiveOp::Append { item_id, .. } if item_id == "r1:m1"));
+    batches.push(batch);
+    assert_eq!(replay(&batches, "r1:m1").unwrap(), expected);
+    assert_eq!(replay(&batches, "r1:m2").unwrap(), "second");
+}
+
+#[tokio::test]
+async fn a_paced_view_whose_window_never_acks_still_sends_after_the_ack_wait() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let feed = desk.open_session_feed(&sid).await.unwrap();
+    let (mut feed, _acks) = feed.paced(Duration::from_millis(400));
+    let first = next(&mut feed).await;
+    desk.runs.live.start(&sid, "r1");
+    publish(&desk, &sid, "r1", &delta("late"));
+    let started = tokio::time::Instant::now();
+    let batch = next(&mut feed).await;
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert_eq!(replay(&[first, batch], "r1:m1").unwrap(), "late");
+}

@@ -18,16 +18,24 @@ export function lexBlocks(src: string): string[] {
     return [src];
   }
   const blocks: string[] = [];
+  let at = 0;
   for (const token of tokens) {
     const raw = token.raw ?? "";
+    if (raw === "") continue;
+    // The lexer may normalise what it reads (it trims a list that ends the text, for one):
+    // from the first token that is not the text as written, the rest is one block. Cutting
+    // there, and not giving up on the whole text, keeps the split the same whether the text
+    // is lexed at once or from its last block on (see `BlockSplitter`).
+    if (!src.startsWith(raw, at)) break;
     if (token.type === "space" && blocks.length > 0) {
       blocks[blocks.length - 1] += raw; // blank lines belong to the block before them
-    } else if (raw !== "") {
+    } else {
       blocks.push(raw);
     }
+    at += raw.length;
   }
-  // The lexer may normalise what it reads; then keep the whole text as one block.
-  return blocks.join("") === src ? blocks : [src];
+  if (at < src.length) blocks.push(src.slice(at));
+  return blocks;
 }
 
 export class BlockSplitter {

@@ -52,7 +52,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
     let open = true;
     setOpenError(null);
     ipc
-      .openSession(session.id, (batch) => open && store.applyBatch(batch))
+      .openSession(session.id, (batch, shown) => open && store.applyBatch(batch, shown))
       .catch((e) => {
         if (!open) return;
         setOpenError(errorOf(e).message);
