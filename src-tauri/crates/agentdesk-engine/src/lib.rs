@@ -125,6 +125,7 @@
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod batched;
 pub mod child_env;
 pub mod claude;
 mod coalesce;

@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use crate::batched::Batched;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};
 use crate::error::EngineError;
 use crate::process::{ChildExit, ExitWatch};
@@ -335,45 +336,9 @@ pub enum PeerEvent {
     },
 }
 
-/// The owner's end of the event stream: events one at a time, in arrival order.
-///
-/// The reader sends what one transport batch (one read of the engine's stdout) produced as
-/// one channel message: a streamed answer is thousands of small notifications a second, and a
-/// channel hop (a wake-up of the owner's task) per notification cost more than decoding them.
-#[derive(Debug)]
-pub struct PeerEvents {
-    rx: mpsc::UnboundedReceiver<Vec<PeerEvent>>,
-    batch: std::vec::IntoIter<PeerEvent>,
-}
-
-impl PeerEvents {
-    fn new(rx: mpsc::UnboundedReceiver<Vec<PeerEvent>>) -> Self {
-        Self {
-            rx,
-            batch: Vec::new().into_iter(),
-        }
-    }
-
-    /// The next event; `None` after [`PeerEvent::Closed`] was handed out and the peer is gone.
-    /// Cancel-safe (usable in `select!`): a batch is kept as soon as it is received.
-    pub async fn recv(&mut self) -> Option<PeerEvent> {
-        if let Some(ev) = self.batch.next() {
-            return Some(ev);
-        }
-        loop {
-            let batch = self.rx.recv().await?;
-            self.batch = batch.into_iter();
-            if let Some(ev) = self.batch.next() {
-                return Some(ev);
-            }
-        }
-    }
-
-    /// True while events of the current batch are waiting (more are ready without waiting).
-    pub fn has_buffered(&self) -> bool {
-        self.batch.len() > 0
-    }
-}
+/// The owner's end of the event stream: events one at a time, in arrival order. The reader
+/// sends what one transport batch (one read of the engine's stdout) produced as one message.
+pub type PeerEvents = Batched<PeerEvent, mpsc::UnboundedReceiver<Vec<PeerEvent>>>;
 
 struct Pending {
     method: String,
@@ -455,7 +420,7 @@ impl RpcPeer {
     ) -> (Self, PeerEvents) {
         let (writer, inbound, reader_guard) = transport.into_parts();
         let (events_tx, events) = mpsc::unbounded_channel();
-        let events = PeerEvents::new(events);
+        let events = Batched::new(events);
         let (closed_tx, _) = watch::channel(false);
         let shared = Arc::new(Shared {
             next_id: AtomicI64::new(0),
@@ -613,7 +578,7 @@ async fn wait_exit(exit: &mut Option<ExitWatch>) -> Option<ChildExit> {
 }
 
 impl Reader {
-    async fn run<T: Into<RpcLine>>(
+    async fn run<T: Into<RpcLine> + Send>(
         mut self,
         mut inbound: InboundRx<T>,
         reader_guard: AbortOnDrop,

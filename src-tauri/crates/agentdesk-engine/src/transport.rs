@@ -24,6 +24,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+
+use crate::batched::Batched;
 use tokio::task::JoinHandle;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource, EXCERPT_BYTES};
@@ -99,41 +101,7 @@ impl Decode for JsonLines {
 }
 
 /// The receiving end of a transport: events one at a time, out of the batches the reader sends.
-#[derive(Debug)]
-pub struct InboundRx<T = Value> {
-    rx: mpsc::Receiver<Vec<Inbound<T>>>,
-    batch: std::vec::IntoIter<Inbound<T>>,
-}
-
-impl<T> InboundRx<T> {
-    fn new(rx: mpsc::Receiver<Vec<Inbound<T>>>) -> Self {
-        Self {
-            rx,
-            batch: Vec::new().into_iter(),
-        }
-    }
-
-    /// The next event; `None` once the reader ended and everything was handed out.
-    /// Cancel-safe (usable in `select!`): a batch is kept as soon as it is received.
-    pub async fn recv(&mut self) -> Option<Inbound<T>> {
-        if let Some(item) = self.batch.next() {
-            return Some(item);
-        }
-        loop {
-            let batch = self.rx.recv().await?;
-            self.batch = batch.into_iter();
-            if let Some(item) = self.batch.next() {
-                return Some(item);
-            }
-        }
-    }
-
-    /// True while events of the current batch are waiting: a consumer that merges or buffers
-    /// its output can hold it until the batch is drained (the engine is ahead of us anyway).
-    pub fn has_buffered(&self) -> bool {
-        self.batch.len() > 0
-    }
-}
+pub type InboundRx<T = Value> = Batched<Inbound<T>, mpsc::Receiver<Vec<Inbound<T>>>>;
 
 /// A framed line, or the fact that a line exceeded the cap.
 #[derive(Debug, PartialEq, Eq)]
@@ -578,7 +546,7 @@ impl<T: Send + 'static> Transport<T> {
         let (writer, _writer_task) = LineWriter::spawn(writer);
         Self {
             writer,
-            inbound: InboundRx::new(rx),
+            inbound: Batched::new(rx),
             reader_task,
         }
     }
