@@ -5,14 +5,21 @@ mod commands;
 mod feeds;
 mod logging;
 mod notifications;
+mod startup;
 mod state;
 mod tray;
 mod webkit;
 mod window_state;
 
-use tauri::Manager;
+use std::sync::Arc;
+
+use tauri::ipc::Invoke;
+use tauri::{AppHandle, Manager, Wry};
+
+type Gate = startup::Gate<Invoke<Wry>>;
 
 pub fn run() {
+    let started = startup::process_start();
     webkit::prepare_env();
     let data_dir = agentdesk_core::paths::data_dir();
     // Held for the whole process: dropping it would stop the log file writer.
@@ -25,82 +32,34 @@ pub fn run() {
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
 
     let saver = window_state::WindowStateSaver::default();
+    let gate = Arc::new(Gate::default());
+    let admit = Arc::clone(&gate);
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
+        .manage(startup::Started(started))
+        .manage(tray::Tray::default())
+        .manage(notifications::Clicks::default())
+        .manage(feeds::Feeds::default())
         .setup(move |app| {
+            tracing::debug!("start-up: window created, setup");
             if let Some(window) = app.get_webview_window("main") {
                 webkit::tune(&window);
             }
-            // A store that cannot open is not fatal: the window still opens and shows why.
-            let state = tauri::async_runtime::block_on(state::AppState::open(data_dir));
-            if let Ok(desk) = state.desk() {
-                notifications::start(app.handle().clone(), desk.clone());
-            }
-            let state_desk = state.desk().ok().cloned();
-            app.manage(state);
-            app.manage(notifications::Clicks::default());
-            tray::start(app.handle(), state_desk);
-            app.manage(feeds::Feeds::default());
+            // Nothing here may wait for the store: the page loads only once setup returns.
+            tauri::async_runtime::spawn(open_store(app.handle().clone(), data_dir, gate));
             Ok(())
         })
         .on_window_event(move |window, event| {
             saver.on_event(window.app_handle(), event);
             tray::on_window_event(window, event);
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::workspaces::app_info,
-            commands::workspaces::list_workspaces,
-            commands::workspaces::add_workspace,
-            commands::workspaces::remove_workspace,
-            commands::workspaces::pick_folder,
-            commands::sessions::list_sessions,
-            commands::sessions::create_session,
-            commands::sessions::open_session,
-            commands::sessions::close_session,
-            commands::sessions::live_ack,
-            commands::sessions::watch_activity,
-            commands::sessions::load_timeline,
-            commands::sessions::send_message,
-            commands::sessions::interrupt_run,
-            commands::sessions::list_profiles,
-            commands::sessions::set_session_profile,
-            commands::profiles::list_workspace_profiles,
-            commands::profiles::create_profile,
-            commands::profiles::update_profile,
-            commands::profiles::duplicate_profile,
-            commands::profiles::set_default_profile,
-            commands::profiles::delete_profile,
-            commands::search::search_messages,
-            commands::session_admin::rename_session,
-            commands::session_admin::archive_session,
-            commands::session_admin::session_footprint,
-            commands::session_admin::delete_session,
-            commands::session_admin::export_session,
-            commands::approvals::decide_approval,
-            commands::approvals::answer_question,
-            commands::approvals::list_pending_approvals,
-            commands::engines::engine_capabilities,
-            commands::attachments::import_attachment_path,
-            commands::attachments::import_attachment_bytes,
-            commands::attachments::import_clipboard_image,
-            commands::attachments::read_attachment,
-            commands::attachments::pick_files,
-            commands::attachments::open_external,
-            notifications::watch_notification_clicks,
-            tray::watch_close_requests,
-            tray::keep_running_in_tray,
-            commands::settings::engines_health,
-            commands::settings::set_engine_path,
-            commands::settings::pick_engine_binary,
-            commands::settings::get_ui_settings,
-            commands::settings::set_ui_settings,
-            commands::settings::get_notification_prefs,
-            commands::settings::set_notification_prefs,
-            commands::settings::data_info,
-            commands::settings::open_data_folder,
-        ])
+        // A command the page sends before the store is open waits for it (see `startup`).
+        .invoke_handler(move |invoke| match admit.admit(invoke) {
+            Some(invoke) => commands()(invoke),
+            None => true,
+        })
         .build(tauri::generate_context!());
 
     match app {
@@ -121,4 +80,107 @@ pub fn run() {
             std::process::exit(1);
         }
     }
+}
+
+/// Open the store (a store that cannot open is not fatal: the window still opens and shows
+/// why), then let the page's waiting commands through, then put up the tray.
+async fn open_store(
+    app: AppHandle<Wry>,
+    data_dir: Result<std::path::PathBuf, agentdesk_core::CoreError>,
+    gate: Arc<Gate>,
+) {
+    let state = state::AppState::open(data_dir).await;
+    let desk = state.desk().ok().cloned();
+    let keep_running = match &desk {
+        Some(desk) => match desk.tray_settings().await {
+            Ok(s) => s.keep_running_in_tray,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the tray settings");
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(desk) = &desk {
+        notifications::start(app.clone(), desk.clone());
+    }
+    app.manage(state);
+    tracing::debug!("start-up: store open");
+    let main = app.clone();
+    // On the main thread, where commands run when they arrive, in the order they arrived.
+    let opened = app.run_on_main_thread(move || {
+        let waiting = gate.open();
+        let count = waiting.len();
+        for invoke in waiting {
+            let resolver = invoke.resolver.clone();
+            let command = invoke.message.command().to_string();
+            if !commands()(invoke) {
+                resolver.reject(format!("Command {command} not found"));
+            }
+        }
+        tracing::debug!(waiting = count, "start-up: commands let through");
+        tray::start(&main, desk, keep_running);
+        tracing::debug!("start-up: tray up");
+    });
+    if let Err(e) = opened {
+        // Only when the event loop is already gone: the app is quitting.
+        tracing::warn!(error = %e, "cannot let the window's commands through");
+    }
+}
+
+/// Every command the window may call.
+fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
+    tauri::generate_handler![
+        commands::workspaces::app_info,
+        commands::workspaces::list_workspaces,
+        commands::workspaces::add_workspace,
+        commands::workspaces::remove_workspace,
+        commands::workspaces::pick_folder,
+        commands::sessions::list_sessions,
+        commands::sessions::create_session,
+        commands::sessions::open_session,
+        commands::sessions::close_session,
+        commands::sessions::live_ack,
+        commands::sessions::watch_activity,
+        commands::sessions::load_timeline,
+        commands::sessions::send_message,
+        commands::sessions::interrupt_run,
+        commands::sessions::list_profiles,
+        commands::sessions::set_session_profile,
+        commands::profiles::list_workspace_profiles,
+        commands::profiles::create_profile,
+        commands::profiles::update_profile,
+        commands::profiles::duplicate_profile,
+        commands::profiles::set_default_profile,
+        commands::profiles::delete_profile,
+        commands::search::search_messages,
+        commands::session_admin::rename_session,
+        commands::session_admin::archive_session,
+        commands::session_admin::session_footprint,
+        commands::session_admin::delete_session,
+        commands::session_admin::export_session,
+        commands::approvals::decide_approval,
+        commands::approvals::answer_question,
+        commands::approvals::list_pending_approvals,
+        commands::engines::engine_capabilities,
+        commands::attachments::import_attachment_path,
+        commands::attachments::import_attachment_bytes,
+        commands::attachments::import_clipboard_image,
+        commands::attachments::read_attachment,
+        commands::attachments::pick_files,
+        commands::attachments::open_external,
+        notifications::watch_notification_clicks,
+        tray::watch_close_requests,
+        tray::keep_running_in_tray,
+        commands::settings::engines_health,
+        commands::settings::set_engine_path,
+        commands::settings::pick_engine_binary,
+        commands::settings::get_ui_settings,
+        commands::settings::set_ui_settings,
+        commands::settings::get_notification_prefs,
+        commands::settings::set_notification_prefs,
+        commands::settings::data_info,
+        commands::settings::open_data_folder,
+        startup::window_painted,
+    ]
 }

@@ -51,14 +51,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Put the icon in the tray and keep its menu in step with the pending requests.
-pub fn start(app: &AppHandle<Wry>, desk: Option<Desk>) {
-    let tray = Tray::default();
-    if let Some(desk) = &desk {
-        let stored = tauri::async_runtime::block_on(desk.tray_settings());
-        match stored {
-            Ok(s) => *lock(&tray.keep_running) = s.keep_running_in_tray,
-            Err(e) => tracing::warn!(error = %e, "cannot read the tray settings"),
+/// Put the icon in the tray and keep its menu in step with the pending requests. Called on the
+/// main thread once the store is open (`keep_running` is the stored answer); the [`Tray`]
+/// itself is managed from the start, so a close request before this is decided as before.
+pub fn start(app: &AppHandle<Wry>, desk: Option<Desk>, keep_running: Option<bool>) {
+    let Some(tray) = app.try_state::<Tray>() else {
+        return;
+    };
+    // An answer given meanwhile (the page's commands ran first) is newer than the stored one.
+    {
+        let mut stored = lock(&tray.keep_running);
+        if stored.is_none() {
+            *stored = keep_running;
         }
     }
     let pending = desk
@@ -83,7 +87,6 @@ pub fn start(app: &AppHandle<Wry>, desk: Option<Desk>) {
         // No tray on this desktop: the window and notifications still work.
         Err(e) => tracing::warn!(error = %e, "no tray icon"),
     }
-    app.manage(tray);
     if let Some(desk) = desk {
         follow(app.clone(), desk);
     }

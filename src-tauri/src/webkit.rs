@@ -18,27 +18,44 @@ use std::ffi::OsStr;
 /// may prefer them; the chat bench measures both).
 const OPT_OUT: &str = "AGENTDESK_WEBKIT_ACCELERATION";
 const COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+/// WebKitGTK's DMA-BUF renderer hands accelerated frames from the web process to the window.
+/// Without compositing there are none, but the renderer is still set up at start (GBM and EGL
+/// queries in the app process before the web process gets going): turning it off brought
+/// process start → navigation from 1.48 to 1.15 s (medians of 9 and 10 alternating starts
+/// under Xvfb, BENCHMARKS.md "Cold start").
+const DMABUF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
+/// The variables set when the app renders with the CPU.
+const CPU_RENDERING: [&str; 2] = [COMPOSITING, DMABUF];
 
 fn accelerated(opt_out: Option<&OsStr>) -> bool {
     opt_out.is_some_and(|v| v == "1")
 }
 
-/// The value to give `WEBKIT_DISABLE_COMPOSITING_MODE`, if any: none when the user opted out
-/// or set the variable themselves.
-fn compositing_override(opt_out: Option<&OsStr>, current: Option<&OsStr>) -> Option<&'static str> {
-    (!accelerated(opt_out) && current.is_none()).then_some("1")
+/// The variables of [`CPU_RENDERING`] to set, with their value: none when the user opted out,
+/// and never one the user set themselves (`current` reads the environment).
+fn cpu_rendering_overrides(
+    opt_out: Option<&OsStr>,
+    current: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<(&'static str, &'static str)> {
+    if accelerated(opt_out) {
+        return Vec::new();
+    }
+    CPU_RENDERING
+        .into_iter()
+        .filter(|name| current(name).is_none())
+        .map(|name| (name, "1"))
+        .collect()
 }
 
 /// Called first thing in `run`, before any thread or GTK exists: the settings below reach a
 /// page only after WebKit created it, and by then the web process has already set up
-/// accelerated compositing (a software GL context it keeps: ~6 MB). The variable turns that
-/// off from the start; a value the user set wins.
+/// accelerated compositing (a software GL context it keeps: ~6 MB). The variables turn that
+/// (and the DMA-BUF renderer) off from the start; a value the user set wins.
 #[cfg(target_os = "linux")]
 pub fn prepare_env() {
     let opt_out = std::env::var_os(OPT_OUT);
-    let current = std::env::var_os(COMPOSITING);
-    if let Some(value) = compositing_override(opt_out.as_deref(), current.as_deref()) {
-        std::env::set_var(COMPOSITING, value);
+    for (name, value) in cpu_rendering_overrides(opt_out.as_deref(), |n| std::env::var_os(n)) {
+        std::env::set_var(name, value);
     }
 }
 
@@ -81,12 +98,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compositing_is_turned_off_unless_the_user_decided() {
-        assert_eq!(compositing_override(None, None), Some("1"));
-        // A value the user set wins, whatever it is.
-        assert_eq!(compositing_override(None, Some(OsStr::new("0"))), None);
+    fn cpu_rendering_is_chosen_unless_the_user_decided() {
+        let unset = |_: &str| None;
+        let both = vec![(COMPOSITING, "1"), (DMABUF, "1")];
+        assert_eq!(cpu_rendering_overrides(None, unset), both);
+        assert_eq!(DMABUF, "WEBKIT_DISABLE_DMABUF_RENDERER");
+        // A value the user set wins, whatever it is; the other variable is still set.
+        let user_compositing = |n: &str| (n == COMPOSITING).then(|| "0".into());
+        assert_eq!(
+            cpu_rendering_overrides(None, user_compositing),
+            vec![(DMABUF, "1")]
+        );
+        let user_dmabuf = |n: &str| (n == DMABUF).then(|| "0".into());
+        assert_eq!(
+            cpu_rendering_overrides(None, user_dmabuf),
+            vec![(COMPOSITING, "1")]
+        );
         // Opting out keeps WebKit's defaults; any other value of the opt-out does not.
-        assert_eq!(compositing_override(Some(OsStr::new("1")), None), None);
-        assert_eq!(compositing_override(Some(OsStr::new("0")), None), Some("1"));
+        assert!(cpu_rendering_overrides(Some(OsStr::new("1")), unset).is_empty());
+        assert_eq!(cpu_rendering_overrides(Some(OsStr::new("0")), unset), both);
     }
 }

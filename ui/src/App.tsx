@@ -5,20 +5,17 @@ import { needsSetup, useEngineHealth } from "./components/firstrun/health";
 import { OPEN_SETTINGS_EVENT } from "./components/firstrun/SettingsLink";
 import { settingsApi } from "./components/settings/api";
 import { setUiSettingsLocal } from "./components/settings/prefs";
-import { SettingsView } from "./components/settings/SettingsView";
-import { ShortcutsSheet } from "./components/shortcuts/ShortcutsSheet";
 import { focusComposer, step, useShortcuts } from "./components/shortcuts/shortcuts";
 import { AddWorkspace } from "./components/AddWorkspace";
-import { ProfilesView } from "./components/profiles/ProfilesView";
 import { WorkspaceList } from "./components/WorkspaceList";
 import { libraryApi, type SearchHit } from "./components/search/api";
 import { SearchBox } from "./components/search/SearchBox";
-import { SearchResults } from "./components/search/SearchResults";
 import { SessionActionsContext, type SessionActionsCtx } from "./components/sidebar/SessionActions";
 import { SearchController } from "./state/search";
 import { KeepInTrayDialog } from "./components/tray/KeepInTrayDialog";
 import { errorOf, type Approval, type AppInfo, type Engine, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
+import { firstPaint } from "./startup";
 import { ActivityStore } from "./state/activity";
 import { initialState, reducer } from "./state/workspaces";
 
@@ -41,6 +38,18 @@ const loadSessionView = () => (sessionViewModule ??= importSessionView());
 const loadApprovalsView = () => (approvalsViewModule ??= loadSessionView().then(importApprovalsView));
 const SessionView = lazy(() => loadSessionView().then((m) => ({ default: m.SessionView })));
 const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.ApprovalsView })));
+// Screens the first one never shows are their own chunks too, fetched when first opened: the
+// window's first script is then React, the sidebar and the workspace view (issue 12).
+const once = <T,>(load: () => Promise<T>) => {
+  let loading: Promise<T> | undefined;
+  return () => (loading ??= load());
+};
+// Settings shares a chunk (util/format) with the session view: imported after it, for the
+// WebKit reason above (the session view is fetched right after start anyway).
+const SettingsView = lazy(once(() => loadSessionView().then(() => import("./components/settings/SettingsView")).then((m) => ({ default: m.SettingsView }))));
+const ProfilesView = lazy(once(() => import("./components/profiles/ProfilesView").then((m) => ({ default: m.ProfilesView }))));
+const SearchResults = lazy(once(() => import("./components/search/SearchResults").then((m) => ({ default: m.SearchResults }))));
+const ShortcutsSheet = lazy(once(() => import("./components/shortcuts/ShortcutsSheet").then((m) => ({ default: m.ShortcutsSheet }))));
 
 type Route =
   | { kind: "home" }
@@ -60,12 +69,20 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
   const sessionsRef = useRef(sessions);
   sessionsRef.current = sessions;
 
+  // The first screen is painted before anything it does not need is fetched or started: the
+  // session view's chunk (parsing it took the CPU the first paint needed) and the engine probe.
+  const [painted, setPainted] = useState(false);
   useEffect(() => {
-    const t = setTimeout(() => {
+    let live = true;
+    void firstPaint().then(() => {
+      if (!live) return;
+      setPainted(true);
       void loadSessionView();
       void loadApprovalsView();
-    }, 50);
-    return () => clearTimeout(t);
+    });
+    return () => {
+      live = false;
+    };
   }, []);
 
   const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
@@ -302,7 +319,7 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
   // Settings, the first-run screen and the keyboard (issue 13). Engines are checked at start
   // (a login probe only on a true first run: it starts each engine), again from Settings.
   const ready = Boolean(info && !info.startupError) && !state.loading;
-  const engines = useEngineHealth(settingsApi, ready, state.items.length === 0);
+  const engines = useEngineHealth(settingsApi, ready && painted, state.items.length === 0);
   const [setupDismissed, setSetupDismissed] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const showFirstRun = needsSetup(engines.health) && !setupDismissed;
@@ -457,7 +474,11 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
           )}
         </main>
       </div>
-      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+      {shortcutsOpen && (
+        <Suspense fallback={null}>
+          <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />
+        </Suspense>
+      )}
       <KeepInTrayDialog ipc={ipc} enabled={Boolean(info && !info.startupError)} />
       </SessionActionsContext.Provider>
     </IpcContext.Provider>

@@ -1,7 +1,6 @@
 // The only module that talks to Rust. Every command goes through `call`, which turns
 // whatever Tauri rejects with into an `IpcError` ({ code, message }).
 import { Channel, invoke, type InvokeArgs, type InvokeOptions } from "@tauri-apps/api/core";
-import { getCurrentWebview } from "@tauri-apps/api/webview";
 import type { AppInfo } from "../generated/AppInfo";
 import type { Approval } from "../generated/Approval";
 import type { ApprovalFile } from "../generated/ApprovalFile";
@@ -195,6 +194,7 @@ export const ipc = {
   openExternal: (url: string) => call<null>("open_external", { url }),
   /** OS files dragged over / dropped on the window. Resolves to an unlisten function. */
   onFileDrop: async (handler: (event: FileDropEvent) => void): Promise<() => void> => {
+    const { getCurrentWebview } = await loadWebviewApi();
     return getCurrentWebview().onDragDropEvent((e) => {
       const p = e.payload;
       if (p.type === "drop") handler({ type: "drop", paths: p.paths });
@@ -204,3 +204,10 @@ export const ipc = {
 };
 
 export type Ipc = typeof ipc;
+
+// Tauri's window/webview API (~100 KB of the first script's 280) serves only file drops on an
+// open session: its own chunk, imported once (see the WebKit note on chunks in App.tsx).
+let webviewApi: Promise<typeof import("@tauri-apps/api/webview")> | undefined;
+function loadWebviewApi() {
+  return (webviewApi ??= import("@tauri-apps/api/webview"));
+}

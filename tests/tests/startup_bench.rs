@@ -1,0 +1,314 @@
+//! Issue #12's cold start and 50,000-item open, measured on the real app under Xvfb, several
+//! rounds, optionally against a second binary in alternating rounds (the same load for both).
+//! Not a timed test: `#[ignore]`d, it prints what it measured (figures in BENCHMARKS.md).
+//!
+//! ```sh
+//! npm --prefix ui run build && cargo build --release -p agentdesk
+//! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk \
+//!   cargo test -p agentdesk-tests --test startup_bench -- --ignored --nocapture
+//! # STARTUP_BENCH_BASELINE_BIN=<an older build>: alternate rounds with it
+//! # STARTUP_BENCH_ROUNDS=5 (default)
+//! ```
+//!
+//! Per round: the app process's start (`/proc/<pid>/stat`), the page's navigation start
+//! (`performance.timeOrigin`) and first contentful paint; then a click on the 50,000-item
+//! session until its newest item is in the page, split into: the click until the page asks for
+//! the session (`open_session`), the shell's answer (the reset batch, fetched over Tauri's
+//! channel), and rendering it. Then another session and the big one again (a warm open).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
+
+const TEST: &str = "startup_bench";
+const SEEDED_ITEMS: usize = 50_000;
+const BIG: &str = "seeded 50k";
+const SMALL: &str = "seeded small";
+
+fn seeded_text(i: usize) -> String {
+    format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
+}
+
+/// A workspace with two sessions: `BIG` (`SEEDED_ITEMS` items) and `SMALL` (3 items).
+async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
+    let work = env.root.join("work");
+    std::fs::create_dir_all(&work)?;
+    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+    let ws = desk
+        .add_workspace(&work.to_string_lossy(), Some("demo"))
+        .await?;
+    let store = desk.store();
+    for (sid, title, n, at) in [("big", BIG, SEEDED_ITEMS, 1), ("small", SMALL, 3, 2)] {
+        store
+            .insert_session(&Session {
+                id: sid.into(),
+                workspace_id: ws.id.clone(),
+                profile_id: None,
+                title: title.into(),
+                engine: Engine::Codex,
+                engine_session_id: None,
+                created_at: at,
+                updated_at: at,
+                archived_at: None,
+            })
+            .await?;
+        let rid = format!("{sid}-run");
+        store
+            .create_run(&agentdesk_store::NewRun {
+                id: &rid,
+                session_id: sid,
+                // A run starts as running; the app's start-up recovery marks it interrupted.
+                status: RunStatus::Running,
+                prompt: "p",
+                profile_id: None,
+                model: None,
+                at,
+            })
+            .await?;
+        let mut from = 0;
+        while from < n {
+            let k = 2_000.min(n - from);
+            let items: Vec<TimelineItem> = (from..from + k)
+                .map(|i| TimelineItem {
+                    id: format!("{rid}:{i}"),
+                    session_id: sid.into(),
+                    run_id: rid.clone(),
+                    seq: i as i64,
+                    status: ItemStatus::Completed,
+                    body: if i % 2 == 0 {
+                        ItemBody::UserMessage {
+                            text: seeded_text(i),
+                            attachments: Vec::new(),
+                        }
+                    } else {
+                        ItemBody::AgentMessage {
+                            text: seeded_text(i),
+                        }
+                    },
+                    created_at: at,
+                    updated_at: at,
+                })
+                .collect();
+            store.upsert_timeline_items(&items).await?;
+            from += k;
+        }
+    }
+    desk.close().await;
+    Ok(())
+}
+
+/// Clicks the session titled `arguments[0]` and resolves when `arguments[1]` is in the
+/// timeline: [total, until the page sent `open_session`, until the reset batch's channel fetch
+/// ended (ms after the click; -1 when the batch came inline), the batch's size in bytes].
+/// The IPC times are the resource timing entries of Tauri's `ipc://` requests.
+const OPEN: &str = r#"
+    const [title, last, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
+    const item = [...document.querySelectorAll('[data-testid=session-item]')].find(
+      (b) => b.textContent.includes(title));
+    if (!item) { done(null); return; }
+    performance.clearResourceTimings();
+    performance.setResourceTimingBufferSize(10000);
+    const t0 = performance.now();
+    item.click();
+    const tick = () => {
+      const view = document.querySelector('[role=log][aria-label=Timeline]');
+      if (view && view.textContent.includes(last)) {
+        const now = performance.now() - t0;
+        const ipc = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0);
+        const open = ipc.find((e) => e.name.includes('open_session'));
+        const batch = ipc.find((e) => e.name.includes('__TAURI_CHANNEL__'));
+        done([now, open ? open.startTime - t0 : -1, batch ? batch.responseEnd - t0 : -1,
+              batch ? (batch.decodedBodySize || batch.transferSize || 0) : 0]);
+      } else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+"#;
+
+const PAINT: &str = "const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint'); \
+     return [performance.timeOrigin, p ? performance.timeOrigin + p.startTime : null];";
+
+fn start_epoch_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 1..];
+    let ticks: f64 = after.split_whitespace().nth(19).unwrap().parse().unwrap();
+    let up: f64 = std::fs::read_to_string("/proc/uptime")
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    (now - up + ticks / 100.0) * 1000.0
+}
+
+fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
+    let app = std::fs::canonicalize(app).ok()?;
+    let needle = format!("AGENTDESK_DATA_DIR={}", data_dir.display());
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/exe"))
+                .ok()
+                .as_deref()
+                == Some(app.as_path())
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
+                    .unwrap_or(false)
+        })
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+struct Round {
+    nav: f64,
+    fcp: f64,
+    cold_open: [f64; 4],
+    warm_open: [f64; 4],
+}
+
+async fn round(
+    desktop: &Desktop,
+    app_bin: &Path,
+    env: &AppEnv,
+    label: &str,
+) -> Result<Round, BoxError> {
+    let artifacts = artifacts_dir(&format!("{TEST}/{label}"));
+    let app = desktop.launch(env, "app", &artifacts).await?;
+    app.find("[data-testid=session-item]").await?;
+    app.client
+        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+            Some(Duration::from_secs(300)),
+            None,
+            None,
+        ))
+        .await?;
+    let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
+    let started = start_epoch_ms(pid);
+    // The sidebar can be in the page a frame before it is painted.
+    let mut paint: (f64, Option<f64>) = (0.0, None);
+    for _ in 0..100 {
+        paint = serde_json::from_value(app.client.execute(PAINT, vec![]).await?)?;
+        if paint.1.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let open = |title: &str, last: String| {
+        let client = app.client.clone();
+        let title = title.to_string();
+        async move {
+            let v = client
+                .execute_async(OPEN, vec![title.into(), last.into()])
+                .await?;
+            serde_json::from_value::<Option<[f64; 4]>>(v)?
+                .ok_or_else(|| BoxError::from("no session item"))
+        }
+    };
+    let big_last = seeded_text(SEEDED_ITEMS - 1);
+    let cold_open = open(BIG, big_last.clone()).await?;
+    open(SMALL, seeded_text(2)).await?;
+    let warm_open = open(BIG, big_last).await?;
+    app.screenshot(&artifacts.join("big-open.png")).await?;
+    app.quit().await?;
+    Ok(Round {
+        nav: paint.0 - started,
+        fcp: paint.1.map(|p| p - started).unwrap_or(f64::NAN),
+        cold_open,
+        warm_open,
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark: run by hand, figures go to BENCHMARKS.md"]
+async fn startup_and_big_open() {
+    let Some(pre) = prerequisites(TEST) else {
+        return;
+    };
+    let rounds: usize = std::env::var("STARTUP_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let mut bins: Vec<(String, PathBuf)> = vec![("app".into(), pre.app.clone())];
+    if let Some(base) = std::env::var_os("STARTUP_BENCH_BASELINE_BIN") {
+        bins.push(("baseline".into(), PathBuf::from(base)));
+    }
+    let desktops: Vec<Desktop> = bins
+        .iter()
+        .map(|(_, bin)| {
+            Desktop::start(agentdesk_tests::e2e::Prerequisites {
+                app: bin.clone(),
+                tauri_driver: pre.tauri_driver.clone(),
+                webkit_driver: pre.webkit_driver.clone(),
+                xvfb: pre.xvfb.clone(),
+                dbus_daemon: pre.dbus_daemon.clone(),
+            })
+            .unwrap()
+        })
+        .collect();
+    let mut envs = Vec::new();
+    for _ in &bins {
+        let env = AppEnv::new(TEST).unwrap();
+        prepare(&env).await.unwrap();
+        envs.push(env);
+    }
+    println!("load before: {}", load());
+    let mut results: Vec<Vec<Round>> = bins.iter().map(|_| Vec::new()).collect();
+    for r in 0..rounds {
+        for (i, (name, bin)) in bins.iter().enumerate() {
+            let x = round(&desktops[i], bin, &envs[i], name).await.unwrap();
+            println!(
+                "{name} round {}: nav {:.0} ms, fcp {:.0} ms | 50k open cold {:.0} ms (open_session sent {:.0}, batch in {:.0}, {} chars), warm {:.0} ms (sent {:.0}, batch in {:.0}) | load {}",
+                r + 1,
+                x.nav,
+                x.fcp,
+                x.cold_open[0],
+                x.cold_open[1],
+                x.cold_open[2],
+                x.cold_open[3],
+                x.warm_open[0],
+                x.warm_open[1],
+                x.warm_open[2],
+                load()
+            );
+            results[i].push(x);
+        }
+    }
+    for (i, (name, bin)) in bins.iter().enumerate() {
+        let rs = &results[i];
+        println!(
+            "== {name} ({}): median of {}: nav {:.0} ms, fcp {:.0} ms, 50k open cold {:.0} ms, warm {:.0} ms",
+            bin.display(),
+            rs.len(),
+            median(rs.iter().map(|r| r.nav).collect()),
+            median(rs.iter().map(|r| r.fcp).collect()),
+            median(rs.iter().map(|r| r.cold_open[0]).collect()),
+            median(rs.iter().map(|r| r.warm_open[0]).collect()),
+        );
+    }
+    for env in &mut envs {
+        env.passed();
+    }
+    // Let the drivers and X servers go before the runtime does.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
