@@ -348,6 +348,15 @@ const OPEN_SEEDED: &str = r#"
     requestAnimationFrame(tick);
 "#;
 
+/// The page paces its live stream with `live_ack` (the shell waits for it before the next
+/// batch; a second without it and the next batch goes anyway, so a missing command would only
+/// show as slowness): check the shell answers it.
+const PROBE_ACK: &str = r#"
+    const done = arguments[arguments.length - 1];
+    window.__TAURI_INTERNALS__.invoke('live_ack', { sessionId: 'none', channel: 0, seq: 0 })
+      .then(() => done('ok'), (e) => done('failed: ' + ((e && e.message) || JSON.stringify(e))));
+"#;
+
 async fn type_message(app: &AppSession, text: &str) -> Result<(), BoxError> {
     let message = app.find("textarea[aria-label=Message]").await?;
     message.send_keys(text).await?;
@@ -428,6 +437,9 @@ async fn run_variant(
     tokio::time::sleep(Duration::from_secs(10)).await;
     let (idle, _) = snapshot(pid);
     app.screenshot(&artifacts.join("idle.png")).await?;
+
+    let probe = app.client.execute_async(PROBE_ACK, vec![]).await?;
+    assert_eq!(probe.as_str(), Some("ok"), "live_ack: {probe}");
 
     // The 20,000-delta answer.
     let answer = big_answer();

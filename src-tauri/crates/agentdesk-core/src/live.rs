@@ -315,10 +315,12 @@ impl FeedAcks {
 }
 
 /// What arrived on a view's subscriptions (taken by [`SessionFeed::take`]).
+// Both variants are large and the value lives only from `incoming` to `take`, on the stack:
+// boxing either would allocate per update for nothing.
+#[allow(clippy::large_enum_variant)]
 enum Incoming {
     Run(std::result::Result<RunUpdate, RecvError>),
-    // Boxed: an approval is large, and rare next to run updates.
-    Approval(Box<std::result::Result<ApprovalChange, broadcast::error::RecvError>>),
+    Approval(std::result::Result<ApprovalChange, broadcast::error::RecvError>),
 }
 
 impl Desk {
@@ -522,7 +524,7 @@ impl SessionFeed {
         tokio::select! {
             biased;
             update = self.runs_rx.recv() => Incoming::Run(update),
-            change = self.approvals_rx.recv() => Incoming::Approval(Box::new(change)),
+            change = self.approvals_rx.recv() => Incoming::Approval(change),
         }
     }
 
@@ -537,7 +539,7 @@ impl SessionFeed {
                 }
                 Err(RecvError::Closed) => None,
             },
-            Incoming::Approval(change) => match *change {
+            Incoming::Approval(change) => match change {
                 Ok(ApprovalChange::Added { approval } | ApprovalChange::Resolved { approval })
                     if approval.session_id == self.session_id =>
                 {
