@@ -15,6 +15,7 @@ import { SearchController } from "./state/search";
 import { KeepInTrayDialog } from "./components/tray/KeepInTrayDialog";
 import { errorOf, type Approval, type AppInfo, type Engine, type IpcError, type Ipc, type Session } from "./ipc";
 import { IpcContext } from "./ipc/context";
+import { preloadable } from "./preload";
 import { firstPaint } from "./startup";
 import { ActivityStore } from "./state/activity";
 import { initialState, reducer } from "./state/workspaces";
@@ -36,8 +37,11 @@ function importApprovalsView() {
 }
 const loadSessionView = () => (sessionViewModule ??= importSessionView());
 const loadApprovalsView = () => (approvalsViewModule ??= loadSessionView().then(importApprovalsView));
-const SessionView = lazy(() => loadSessionView().then((m) => ({ default: m.SessionView })));
-const ApprovalsView = lazy(() => loadApprovalsView().then((m) => ({ default: m.ApprovalsView })));
+// Fetched after the first paint; once there they render without suspending (see `preloadable`).
+const sessionView = preloadable(() => loadSessionView().then((m) => m.SessionView));
+const approvalsView = preloadable(() => loadApprovalsView().then((m) => m.ApprovalsView));
+const SessionView = sessionView.Component;
+const ApprovalsView = approvalsView.Component;
 // Screens the first one never shows are their own chunks too, fetched when first opened: the
 // window's first script is then React, the sidebar and the workspace view (issue 12).
 const once = <T,>(load: () => Promise<T>) => {
@@ -77,8 +81,8 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: typeof 
     void firstPaint().then(() => {
       if (!live) return;
       setPainted(true);
-      void loadSessionView();
-      void loadApprovalsView();
+      void sessionView.preload();
+      void approvalsView.preload();
     });
     return () => {
       live = false;
