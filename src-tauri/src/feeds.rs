@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use agentdesk_core::{ActivityWatch, FeedAcks, SessionFeed, ACK_WAIT};
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{LiveBatch, SessionActivity};
 use tauri::ipc::Channel;
 use tokio::task::AbortHandle;
@@ -25,7 +26,7 @@ struct View {
 
 #[derive(Default)]
 pub struct Feeds {
-    sessions: Mutex<HashMap<String, View>>,
+    sessions: Mutex<HashMap<SessionId, View>>,
     activity: Mutex<Option<AbortHandle>>,
 }
 
@@ -38,7 +39,7 @@ impl Feeds {
     /// Stream `feed` to `channel` until closed, replacing an earlier view of the session
     /// (a reloaded window opens it again).
     pub fn open(&self, feed: SessionFeed, channel: Channel<LiveBatch>) {
-        let session_id = feed.session_id().to_string();
+        let session_id = feed.session_id().clone();
         let (mut feed, acks) = feed.paced(ACK_WAIT);
         let channel_id = channel.id();
         let task = tauri::async_runtime::spawn(async move {
@@ -61,7 +62,7 @@ impl Feeds {
     }
 
     /// The page applied batch `seq` of the view on `channel`: the next one may go.
-    pub fn ack(&self, session_id: &str, channel: u32, seq: u64) {
+    pub fn ack(&self, session_id: &SessionId, channel: u32, seq: u64) {
         if let Some(view) = lock(&self.sessions).get(session_id) {
             if view.channel == channel {
                 tracing::trace!(session = %session_id, seq, "the page applied a live batch");
@@ -70,7 +71,7 @@ impl Feeds {
         }
     }
 
-    pub fn close(&self, session_id: &str) {
+    pub fn close(&self, session_id: &SessionId) {
         if let Some(view) = lock(&self.sessions).remove(session_id) {
             view.task.abort();
         }

@@ -686,7 +686,7 @@ impl Desktop {
 pub struct CodexWorkspace {
     /// The workspace folder (a git repository, as codex expects).
     pub work: PathBuf,
-    pub workspace_id: String,
+    pub workspace_id: agentdesk_protocol::ids::WorkspaceId,
     pub desk: agentdesk_core::Desk,
 }
 

@@ -168,8 +168,8 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
             .await?;
         store
             .create_run(&NewRun {
-                id: "r",
-                session_id: "s",
+                id: &"r".into(),
+                session_id: &"s".into(),
                 status: RunStatus::Running,
                 prompt: "p",
                 profile_id: None,
@@ -189,7 +189,7 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
         app.quit().await?;
 
         let store = Store::open_in_dir(&env.data_dir).await?;
-        let run = store.get_run("r").await?;
+        let run = store.get_run(&"r".into()).await?;
         assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
         store.close().await;
         env.passed();

@@ -12,6 +12,7 @@ use std::time::Duration;
 use agentdesk_core::{Desk, EngineSettings, NewSession};
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
+use agentdesk_protocol::ids::{ApprovalId, RunId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalState, DecidedBy, Engine, PermissionMode, ProfileSpec, RunStatus, Session,
 };
@@ -126,9 +127,8 @@ impl World {
         let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
         let session = desk
             .create_session(&NewSession {
-                workspace_id: ws.id.clone(),
                 profile_id: Some(profile.id.clone()),
-                ..Default::default()
+                ..NewSession::new(ws.id.clone())
             })
             .await
             .unwrap();
@@ -155,7 +155,7 @@ impl World {
         }
     }
 
-    async fn send(&self, text: &str) -> String {
+    async fn send(&self, text: &str) -> RunId {
         let run = self
             .desk
             .send_message(&self.session.id, text, &[])
@@ -164,20 +164,20 @@ impl World {
         run.id
     }
 
-    async fn completed(&self, run_id: &str) {
+    async fn completed(&self, run_id: &RunId) {
         let run = self.desk.wait_run(run_id, STEP).await.unwrap();
         assert_eq!(run.status, RunStatus::Completed, "{run:#?}");
     }
 
     /// The next pending approval of the run other than `seen` (bounded wait).
-    async fn pending_after(&self, run_id: &str, seen: &[&str]) -> Approval {
+    async fn pending_after(&self, run_id: &RunId, seen: &[&ApprovalId]) -> Approval {
         let mut rx = self.desk.approvals().watch_pending();
         let found = tokio::time::timeout(STEP, async {
             loop {
                 let next = rx
                     .borrow_and_update()
                     .iter()
-                    .find(|a| a.run_id == run_id && !seen.contains(&a.id.as_str()))
+                    .find(|a| a.run_id == *run_id && !seen.contains(&&a.id))
                     .cloned();
                 if let Some(a) = next {
                     return a;
@@ -196,7 +196,7 @@ impl World {
             .unwrap()
     }
 
-    async fn recorded(&self, run_id: &str) -> Vec<Approval> {
+    async fn recorded(&self, run_id: &RunId) -> Vec<Approval> {
         let mut all: Vec<Approval> = self
             .desk
             .store()
@@ -204,7 +204,7 @@ impl World {
             .await
             .unwrap()
             .into_iter()
-            .filter(|a| a.run_id == run_id)
+            .filter(|a| a.run_id == *run_id)
             .collect();
         all.sort_by_key(|a| a.created_at);
         all

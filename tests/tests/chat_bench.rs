@@ -234,8 +234,8 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
         .await?;
     store
         .create_run(&agentdesk_store::NewRun {
-            id: rid,
-            session_id: sid,
+            id: &rid.into(),
+            session_id: &sid.into(),
             status: RunStatus::Running,
             prompt: "p",
             profile_id: None,

@@ -12,6 +12,7 @@ use std::time::Duration;
 use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
+use agentdesk_protocol::ids::{ApprovalId, RunId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
     ItemBody, LiveOp, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
@@ -125,9 +126,8 @@ impl World {
         let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
         let session = desk
             .create_session(&NewSession {
-                workspace_id: ws.id.clone(),
                 profile_id: Some(profile.id.clone()),
-                ..Default::default()
+                ..NewSession::new(ws.id.clone())
             })
             .await
             .unwrap();
@@ -179,7 +179,7 @@ impl World {
         }
     }
 
-    async fn send(&self, text: &str) -> String {
+    async fn send(&self, text: &str) -> RunId {
         let run = self
             .desk
             .send_message(&self.session.id, text, &[])
@@ -188,13 +188,13 @@ impl World {
         run.id
     }
 
-    async fn wait_run(&self, run_id: &str) -> agentdesk_protocol::ui::Run {
+    async fn wait_run(&self, run_id: &RunId) -> agentdesk_protocol::ui::Run {
         self.desk.wait_run(run_id, STEP).await.unwrap()
     }
 
     /// A run that must complete; otherwise fail with its error and the engine's notices and
     /// diagnostics (what a flaky CI run needs to be understood).
-    async fn completed(&self, run_id: &str) -> agentdesk_protocol::ui::Run {
+    async fn completed(&self, run_id: &RunId) -> agentdesk_protocol::ui::Run {
         let run = self.wait_run(run_id).await;
         if run.status != RunStatus::Completed {
             let page = self
@@ -205,7 +205,7 @@ impl World {
             let notes: Vec<_> = page
                 .items
                 .iter()
-                .filter(|i| i.run_id == run_id)
+                .filter(|i| i.run_id == *run_id)
                 .map(|i| &i.body)
                 .collect();
             let requests = match &self.fake {
@@ -222,11 +222,11 @@ impl World {
     }
 
     /// The first pending approval of a run (bounded wait on the pending set).
-    async fn pending(&self, run_id: &str) -> Approval {
+    async fn pending(&self, run_id: &RunId) -> Approval {
         let mut rx = self.desk.approvals().watch_pending();
         let found = tokio::time::timeout(STEP, async {
             loop {
-                if let Some(a) = rx.borrow_and_update().iter().find(|a| a.run_id == run_id) {
+                if let Some(a) = rx.borrow_and_update().iter().find(|a| a.run_id == *run_id) {
                     return a.clone();
                 }
                 rx.changed().await.unwrap();
@@ -383,7 +383,7 @@ async fn approval(engine: Engine, bin: PathBuf) {
 }
 
 /// Live updates (so far) that show `approval_id` still pending.
-fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &str) -> usize {
+fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &ApprovalId) -> usize {
     let mut n = 0;
     while let Ok(u) = updates.try_recv() {
         let RunUpdate::Live { ops, .. } = u else {
@@ -395,8 +395,7 @@ fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &str) 
                     approval: Some(a), ..
                 }
                 | ItemBody::Approval { approval: a } => {
-                    a.approval_id.as_deref() == Some(approval_id)
-                        && a.state == ApprovalState::Pending
+                    a.approval_id.as_ref() == Some(approval_id) && a.state == ApprovalState::Pending
                 }
                 _ => false,
             },
@@ -670,9 +669,8 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
     let other = w
         .desk
         .create_session(&NewSession {
-            workspace_id: w.session.workspace_id.clone(),
             profile_id: w.session.profile_id.clone(),
-            ..Default::default()
+            ..NewSession::new(w.session.workspace_id.clone())
         })
         .await
         .unwrap();

@@ -347,9 +347,8 @@ async fn engine_stderr_is_stored_redacted() {
     let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
     let session = desk
         .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
             profile_id: Some(profile.id.clone()),
-            ..Default::default()
+            ..NewSession::new(ws.id.clone())
         })
         .await
         .unwrap();
@@ -413,9 +412,8 @@ async fn a_default_claude_session_through_the_core_gets_no_foreign_secrets() {
     // No profile: the engine's defaults, as a first-time user gets them.
     let session = desk
         .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
             engine: Some(Engine::Claude),
-            ..Default::default()
+            ..NewSession::new(ws.id.clone())
         })
         .await
         .unwrap();

@@ -99,9 +99,8 @@ async fn desk_refuses_a_run_on_an_old_engine_with_what_to_install() {
         // A run is refused before the engine starts.
         let session = desk
             .create_session(&NewSession {
-                workspace_id: ws.id.clone(),
                 engine: Some(engine),
-                ..Default::default()
+                ..NewSession::new(ws.id.clone())
             })
             .await
             .unwrap();

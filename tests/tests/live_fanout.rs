@@ -17,6 +17,7 @@ use std::time::Duration;
 use agentdesk_core::fanout::RecvError;
 use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{
     Engine, ItemBody, LiveBatch, LiveOp, PermissionMode, ProfileSpec, RunStatus, TimelineItem,
 };
@@ -54,7 +55,7 @@ fn fake_codex(dir: &Path) -> PathBuf {
 }
 
 /// A desk whose engine is the streaming fake, and a session on a profile for it.
-async fn session(engine: Engine, name: &str) -> (Desk, String) {
+async fn session(engine: Engine, name: &str) -> (Desk, SessionId) {
     let root = root(name);
     let desk = Desk::open(&root.join("data")).await.unwrap();
     let mut settings = EngineSettings::default();
@@ -103,9 +104,8 @@ async fn session(engine: Engine, name: &str) -> (Desk, String) {
     let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
     let session = desk
         .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
             profile_id: Some(profile.id.clone()),
-            ..Default::default()
+            ..NewSession::new(ws.id.clone())
         })
         .await
         .unwrap();
@@ -140,7 +140,7 @@ fn apply_live(live: &mut HashMap<String, String>, ops: Vec<LiveOp>) {
 
 /// Reads every update of `run_id` until its end, sleeping 1 ms on each one (a subscriber
 /// far slower than the engine: 200,000 updates would take over 3 minutes).
-async fn slow_subscriber(mut updates: agentdesk_core::RunUpdates, run_id: String) -> Heard {
+async fn slow_subscriber(mut updates: agentdesk_core::RunUpdates, run_id: RunId) -> Heard {
     let mut heard = Heard::default();
     loop {
         let u = match updates.recv().await {
@@ -169,7 +169,7 @@ async fn slow_subscriber(mut updates: agentdesk_core::RunUpdates, run_id: String
 
 /// The window's view, consumed slowly (50 ms a batch, as a busy webview might) until the
 /// run has ended; returns the agent message texts it shows.
-async fn slow_window(desk: Desk, session_id: String, run_id: String) -> HashMap<String, String> {
+async fn slow_window(desk: Desk, session_id: SessionId, run_id: RunId) -> HashMap<String, String> {
     let mut feed = desk.open_session_feed(&session_id).await.unwrap();
     let mut items: HashMap<String, TimelineItem> = HashMap::new();
     loop {
@@ -216,13 +216,11 @@ async fn lossless(engine: Engine) {
         // The run id is not known yet: the window follows the session's only run.
         let mut probe = desk.subscribe_runs_where(|u| matches!(u, RunUpdate::Status { .. }));
         tokio::spawn(async move {
-            let mut feed_run = None;
-            while feed_run.is_none() {
+            let run_id = loop {
                 if let Ok(RunUpdate::Status { run }) = probe.recv().await {
-                    feed_run = Some(run.id);
+                    break run.id;
                 }
-            }
-            let run_id = feed_run.unwrap_or_default();
+            };
             slow_window(desk, sid, run_id).await
         })
     };

@@ -94,7 +94,7 @@ async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
 
     let app = desktop.launch(&env, "light", &artifacts).await?;
     app.collect_js_errors().await?;
-    let r = light(&app, &artifacts, &workspace_id, &fake).await;
+    let r = light(&app, &artifacts, workspace_id.as_str(), &fake).await;
     app.on_error(&artifacts, r).await?;
     app.quit().await?;
 

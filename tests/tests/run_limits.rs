@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use agentdesk_core::{Desk, EngineSettings, NewSession};
 use agentdesk_engine::RunLimits;
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{Engine, ItemBody, PermissionMode, ProfileSpec, RunStatus};
 
 const STEP: Duration = Duration::from_secs(30);
@@ -41,7 +42,7 @@ fn fake_claude(dir: &Path) -> PathBuf {
 }
 
 /// A desk whose Claude is the fake, and a session on a profile running `script`.
-async fn session(name: &str, script: &str, engine_options: serde_json::Value) -> (Desk, String) {
+async fn session(name: &str, script: &str, engine_options: serde_json::Value) -> (Desk, SessionId) {
     let root = root(name);
     let desk = Desk::open(&root.join("data")).await.unwrap();
     desk.set_engine_settings(&EngineSettings {
@@ -74,9 +75,8 @@ async fn session(name: &str, script: &str, engine_options: serde_json::Value) ->
     let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
     let session = desk
         .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
             profile_id: Some(profile.id.clone()),
-            ..Default::default()
+            ..NewSession::new(ws.id.clone())
         })
         .await
         .unwrap();

@@ -11,6 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use agentdesk_core::{Desk, NewSession};
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, TimelineItem};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop};
 
@@ -36,11 +37,11 @@ async fn search_opens_the_hit_and_sessions_are_managed_from_the_sidebar() {
         .unwrap();
 }
 
-fn agent(session: &str, run: &str, seq: i64, text: String) -> TimelineItem {
+fn agent(session: &SessionId, run: &RunId, seq: i64, text: String) -> TimelineItem {
     TimelineItem {
         id: format!("{run}:a{seq}"),
-        session_id: session.into(),
-        run_id: run.into(),
+        session_id: session.clone(),
+        run_id: run.clone(),
         seq,
         status: ItemStatus::Completed,
         body: ItemBody::AgentMessage { text },
@@ -52,7 +53,7 @@ fn agent(session: &str, run: &str, seq: i64, text: String) -> TimelineItem {
 /// One finished run: the user's prompt (recorded by `create_run`) and the agent's answers.
 async fn conversation(
     desk: &Desk,
-    session: &str,
+    session: &SessionId,
     prompt: &str,
     answers: Vec<String>,
 ) -> Result<(), BoxError> {
@@ -80,9 +81,9 @@ async fn conversation(
 }
 
 struct Seeded {
-    long: String,
-    teapots: String,
-    other: String,
+    long: SessionId,
+    teapots: SessionId,
+    other: SessionId,
 }
 
 /// Three sessions in the workspace "kitchen", written through the core into the data dir
@@ -95,10 +96,9 @@ async fn seed(env: &AppEnv) -> Result<Seeded, BoxError> {
         .add_workspace(&std::fs::canonicalize(&folder)?.display().to_string(), None)
         .await?;
     let new = |title: &str| NewSession {
-        workspace_id: ws.id.clone(),
         engine: Some(Engine::Codex),
         title: Some(title.into()),
-        ..Default::default()
+        ..NewSession::new(ws.id.clone())
     };
     let long = desk.create_session(&new("Boiling notes")).await?;
     let answers = (0..LONG)

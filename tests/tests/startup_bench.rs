@@ -56,11 +56,11 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
                 archived_at: None,
             })
             .await?;
-        let rid = format!("{sid}-run");
+        let rid = agentdesk_protocol::ids::RunId::from(format!("{sid}-run"));
         store
             .create_run(&agentdesk_store::NewRun {
                 id: &rid,
-                session_id: sid,
+                session_id: &sid.into(),
                 // A run starts as running; the app's start-up recovery marks it interrupted.
                 status: RunStatus::Running,
                 prompt: "p",

@@ -24,6 +24,7 @@ use std::time::Duration;
 use agentdesk_core::fanout::RecvError;
 use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::RunId;
 use agentdesk_protocol::ui::{
     Engine, ItemBody, PermissionMode, ProfileSpec, Run, RunStatus, Session,
 };
@@ -126,9 +127,8 @@ impl World {
         let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
         let session = desk
             .create_session(&NewSession {
-                workspace_id: ws.id.clone(),
                 profile_id: Some(profile.id.clone()),
-                ..Default::default()
+                ..NewSession::new(ws.id.clone())
             })
             .await
             .unwrap();
@@ -197,7 +197,7 @@ impl World {
 /// terminal status.
 fn collect_streamed(
     mut updates: agentdesk_core::RunUpdates,
-    run_id: String,
+    run_id: RunId,
 ) -> tokio::task::JoinHandle<(String, Option<Run>)> {
     tokio::spawn(async move {
         let mut text = String::new();
@@ -240,7 +240,7 @@ async fn hold_write_lock(db: &Path, held: Duration) -> tokio::task::JoinHandle<(
 }
 
 /// Until the run has streamed at least `n` characters of text (bounded).
-async fn wait_streamed(w: &World, run_id: &str, n: usize) {
+async fn wait_streamed(w: &World, run_id: &RunId, n: usize) {
     let mut updates = w.desk.subscribe_runs();
     let mut seen = 0;
     let ok = tokio::time::timeout(Duration::from_secs(60), async {
@@ -251,7 +251,7 @@ async fn wait_streamed(w: &World, run_id: &str, n: usize) {
                 ..
             }) = updates.recv().await
             {
-                if r == run_id {
+                if r == *run_id {
                     seen += text.len();
                 }
             }
@@ -262,7 +262,7 @@ async fn wait_streamed(w: &World, run_id: &str, n: usize) {
 }
 
 /// The run's row once it says failed (bounded).
-async fn failed_row(desk: &Desk, run_id: &str, within: Duration) -> Option<Run> {
+async fn failed_row(desk: &Desk, run_id: &RunId, within: Duration) -> Option<Run> {
     tokio::time::timeout(within, async {
         loop {
             if let Ok(r) = desk.store().get_run(run_id).await {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use agentdesk_core::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
+use agentdesk_protocol::ids::ApprovalId;
 use agentdesk_protocol::ui::{Approval, CardDecision, DecidedBy};
 use tauri::State;
 
@@ -29,7 +30,7 @@ fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision 
 #[tauri::command]
 pub async fn decide_approval(
     state: State<'_, AppState>,
-    approval_id: String,
+    approval_id: ApprovalId,
     decision: CardDecision,
     message: Option<String>,
 ) -> CmdResult<Approval> {
@@ -42,7 +43,7 @@ pub async fn decide_approval(
 #[tauri::command]
 pub async fn answer_question(
     state: State<'_, AppState>,
-    approval_id: String,
+    approval_id: ApprovalId,
     answers: BTreeMap<String, Vec<String>>,
 ) -> CmdResult<Approval> {
     Ok(state

@@ -3,6 +3,7 @@
 //! so the window shows each message next to its input without validating on its own.
 
 use agentdesk_core::CoreError;
+use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
 use agentdesk_protocol::ui::{IpcError, Profile, ProfileError, ProfileSpec};
 use tauri::State;
 
@@ -35,7 +36,7 @@ fn from_ipc(e: IpcError) -> ProfileError {
 #[tauri::command]
 pub async fn list_workspace_profiles(
     state: State<'_, AppState>,
-    workspace_id: String,
+    workspace_id: WorkspaceId,
 ) -> ProfileResult<Vec<Profile>> {
     let desk = state.desk().map_err(from_ipc)?;
     desk.list_profiles_masked(&workspace_id)
@@ -47,7 +48,7 @@ pub async fn list_workspace_profiles(
 #[tauri::command]
 pub async fn create_profile(
     state: State<'_, AppState>,
-    workspace_id: String,
+    workspace_id: WorkspaceId,
     spec: ProfileSpec,
 ) -> ProfileResult<Profile> {
     let desk = state.desk().map_err(from_ipc)?;
@@ -63,7 +64,7 @@ pub async fn create_profile(
 #[tauri::command]
 pub async fn update_profile(
     state: State<'_, AppState>,
-    id: String,
+    id: ProfileId,
     spec: ProfileSpec,
 ) -> ProfileResult<Profile> {
     let desk = state.desk().map_err(from_ipc)?;
@@ -73,7 +74,10 @@ pub async fn update_profile(
 }
 
 #[tauri::command]
-pub async fn duplicate_profile(state: State<'_, AppState>, id: String) -> ProfileResult<Profile> {
+pub async fn duplicate_profile(
+    state: State<'_, AppState>,
+    id: ProfileId,
+) -> ProfileResult<Profile> {
     let desk = state.desk().map_err(from_ipc)?;
     let mut p = desk.duplicate_profile(&id).await.map_err(from_core)?;
     p.spec = p.spec.masked();
@@ -81,14 +85,14 @@ pub async fn duplicate_profile(state: State<'_, AppState>, id: String) -> Profil
 }
 
 #[tauri::command]
-pub async fn set_default_profile(state: State<'_, AppState>, id: String) -> ProfileResult<()> {
+pub async fn set_default_profile(state: State<'_, AppState>, id: ProfileId) -> ProfileResult<()> {
     let desk = state.desk().map_err(from_ipc)?;
     desk.set_default_profile(&id).await.map_err(from_core)
 }
 
 /// Sessions that used it keep their history and run with the engine's defaults.
 #[tauri::command]
-pub async fn delete_profile(state: State<'_, AppState>, id: String) -> ProfileResult<()> {
+pub async fn delete_profile(state: State<'_, AppState>, id: ProfileId) -> ProfileResult<()> {
     let desk = state.desk().map_err(from_ipc)?;
     desk.delete_profile(&id).await.map_err(from_core)
 }

@@ -1,5 +1,6 @@
 //! Full-text search across every session (the sidebar's search box and Ctrl/Cmd+K).
 
+use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::SearchHit;
 use tauri::State;
 
@@ -12,11 +13,11 @@ use crate::state::AppState;
 pub async fn search_messages(
     state: State<'_, AppState>,
     query: String,
-    workspace_id: Option<String>,
+    workspace_id: Option<WorkspaceId>,
     limit: u32,
 ) -> CmdResult<Vec<SearchHit>> {
     Ok(state
         .desk()?
-        .search(&query, workspace_id.as_deref(), limit.clamp(1, 100))
+        .search(&query, workspace_id.as_ref(), limit.clamp(1, 100))
         .await?)
 }

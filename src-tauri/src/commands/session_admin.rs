@@ -1,6 +1,7 @@
 //! Session management: rename, archive, delete (after a confirm naming what goes), export
 //! through the native save dialog.
 
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{ExportFormat, Session, SessionFootprint};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -11,7 +12,7 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn rename_session(
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
     title: String,
 ) -> CmdResult<Session> {
     if title.trim().is_empty() {
@@ -26,7 +27,7 @@ pub async fn rename_session(
 #[tauri::command]
 pub async fn archive_session(
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
     archived: bool,
 ) -> CmdResult<Session> {
     let desk = state.desk()?;
@@ -38,13 +39,13 @@ pub async fn archive_session(
 #[tauri::command]
 pub async fn session_footprint(
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
 ) -> CmdResult<SessionFootprint> {
     Ok(state.desk()?.session_footprint(&session_id).await?)
 }
 
 #[tauri::command]
-pub async fn delete_session(state: State<'_, AppState>, session_id: String) -> CmdResult<()> {
+pub async fn delete_session(state: State<'_, AppState>, session_id: SessionId) -> CmdResult<()> {
     Ok(state.desk()?.delete_session(&session_id).await?)
 }
 
@@ -72,7 +73,7 @@ fn suggested_name(title: &str, format: ExportFormat) -> String {
 pub async fn export_session(
     app: AppHandle,
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
     format: ExportFormat,
 ) -> CmdResult<Option<String>> {
     let desk = state.desk()?;

@@ -1,6 +1,7 @@
 //! Sessions, their live views and runs.
 
 use agentdesk_core::NewSession;
+use agentdesk_protocol::ids::{ProfileId, RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{
     Engine, LiveBatch, Profile, Run, Session, SessionActivity, TimelinePage,
 };
@@ -15,7 +16,7 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn list_sessions(
     state: State<'_, AppState>,
-    workspace_id: String,
+    workspace_id: WorkspaceId,
     archived: bool,
 ) -> CmdResult<Vec<Session>> {
     Ok(state.desk()?.list_sessions(&workspace_id, archived).await?)
@@ -26,8 +27,8 @@ pub async fn list_sessions(
 #[tauri::command]
 pub async fn create_session(
     state: State<'_, AppState>,
-    workspace_id: String,
-    profile_id: Option<String>,
+    workspace_id: WorkspaceId,
+    profile_id: Option<ProfileId>,
     engine: Option<Engine>,
 ) -> CmdResult<Session> {
     Ok(state
@@ -46,7 +47,7 @@ pub async fn create_session(
 pub async fn open_session(
     state: State<'_, AppState>,
     feeds: State<'_, Feeds>,
-    session_id: String,
+    session_id: SessionId,
     on_batch: Channel<LiveBatch>,
 ) -> CmdResult<()> {
     let feed = state.desk()?.open_session_feed(&session_id).await?;
@@ -59,7 +60,7 @@ pub async fn open_session(
 #[tauri::command]
 pub async fn live_ack(
     feeds: State<'_, Feeds>,
-    session_id: String,
+    session_id: SessionId,
     channel: u32,
     seq: u64,
 ) -> CmdResult<()> {
@@ -69,7 +70,7 @@ pub async fn live_ack(
 
 /// Stop streaming a session (the window closed its view).
 #[tauri::command]
-pub fn close_session(feeds: State<'_, Feeds>, session_id: String) {
+pub fn close_session(feeds: State<'_, Feeds>, session_id: SessionId) {
     feeds.close(&session_id);
 }
 
@@ -90,7 +91,7 @@ pub async fn watch_activity(
 #[tauri::command]
 pub async fn load_timeline(
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
     before: Option<i64>,
     limit: u32,
 ) -> CmdResult<TimelinePage> {
@@ -104,7 +105,7 @@ pub async fn load_timeline(
 #[tauri::command]
 pub async fn send_message(
     state: State<'_, AppState>,
-    session_id: String,
+    session_id: SessionId,
     text: String,
     attachments: Vec<agentdesk_protocol::ui::AttachmentRef>,
 ) -> CmdResult<Run> {
@@ -120,14 +121,14 @@ pub async fn send_message(
 
 /// Running → interrupted; queued → cancelled.
 #[tauri::command]
-pub async fn interrupt_run(state: State<'_, AppState>, run_id: String) -> CmdResult<()> {
+pub async fn interrupt_run(state: State<'_, AppState>, run_id: RunId) -> CmdResult<()> {
     Ok(state.desk()?.interrupt(&run_id).await?)
 }
 
 #[tauri::command]
 pub async fn list_profiles(
     state: State<'_, AppState>,
-    workspace_id: String,
+    workspace_id: WorkspaceId,
 ) -> CmdResult<Vec<Profile>> {
     // Masked: the window never receives a secret env value in clear.
     Ok(state.desk()?.list_profiles_masked(&workspace_id).await?)
@@ -137,8 +138,8 @@ pub async fn list_profiles(
 #[tauri::command]
 pub async fn set_session_profile(
     state: State<'_, AppState>,
-    session_id: String,
-    profile_id: String,
+    session_id: SessionId,
+    profile_id: ProfileId,
 ) -> CmdResult<Session> {
     Ok(state
         .desk()?

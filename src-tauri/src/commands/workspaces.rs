@@ -1,5 +1,6 @@
 //! The app and its workspaces.
 
+use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::{AppInfo, ErrorCode, IpcError, Workspace};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -27,7 +28,7 @@ pub async fn add_workspace(
 }
 
 #[tauri::command]
-pub async fn remove_workspace(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn remove_workspace(state: State<'_, AppState>, id: WorkspaceId) -> CmdResult<()> {
     Ok(state.desk()?.remove_workspace(&id).await?)
 }
 

@@ -47,6 +47,7 @@ use agentdesk_core::notify::{
     PressAnswer, Step, Target,
 };
 use agentdesk_core::{Desk, RunUpdate};
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{Approval, ApprovalChange, DecidedBy, Run};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
@@ -246,7 +247,7 @@ struct Service {
     ids: HashMap<Key, u32>,
     keys: HashMap<u32, Key>,
     /// Runs whose end was notified (a status can be published more than once).
-    runs_notified: HashSet<String>,
+    runs_notified: HashSet<RunId>,
 }
 
 impl Service {
@@ -418,7 +419,7 @@ impl Service {
         self.origin_of_session(&a.session_id).await
     }
 
-    async fn origin_of_session(&self, session_id: &str) -> Origin {
+    async fn origin_of_session(&self, session_id: &SessionId) -> Origin {
         let session = self.desk.get_session(session_id).await.ok();
         let workspace = match &session {
             Some(s) => self
@@ -453,12 +454,12 @@ impl Service {
         };
         // Only a request this process still holds as pending is decided: anything else
         // (decided in the window, expired) is left exactly as it is.
-        let pending = approval_id.as_deref().and_then(|a| {
+        let pending = approval_id.as_ref().and_then(|a| {
             self.desk
                 .approvals()
                 .pending()
                 .into_iter()
-                .find(|p| p.id == a)
+                .find(|p| p.id == *a)
         });
         match press {
             Some(Press::Open) | None => {

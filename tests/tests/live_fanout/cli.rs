@@ -63,7 +63,7 @@ async fn stored_answer(root: &Path, run_id: &str) -> String {
     let desk = Desk::open(&root.join("data")).await.unwrap();
     let text = desk
         .store()
-        .run_items(run_id)
+        .run_items(&run_id.into())
         .await
         .unwrap()
         .into_iter()
@@ -272,11 +272,11 @@ async fn json_names_the_session_and_run_so_a_script_continues_the_session() {
 
     let desk = Desk::open(&root.join("data")).await.unwrap();
     let runs: Vec<String> = desk
-        .list_runs(&session_id)
+        .list_runs(&session_id.as_str().into())
         .await
         .unwrap()
         .into_iter()
-        .map(|r| r.id)
+        .map(|r| r.id.into_string())
         .collect();
     desk.close().await;
     assert_eq!(runs, vec![first_run, second_run]);

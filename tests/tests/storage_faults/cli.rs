@@ -80,9 +80,8 @@ async fn three_sessions(data: &Path, work: &Path) -> Vec<String> {
     for title in ["alpha", "beta", "gamma"] {
         let s = desk
             .create_session(&NewSession {
-                workspace_id: ws.id.clone(),
                 title: Some(title.into()),
-                ..Default::default()
+                ..NewSession::new(ws.id.clone())
             })
             .await
             .unwrap();
@@ -108,7 +107,7 @@ async fn three_sessions(data: &Path, work: &Path) -> Vec<String> {
         .await
         .unwrap();
         task.await.unwrap().unwrap();
-        ids.push(s.id);
+        ids.push(s.id.into_string());
     }
     desk.close().await;
     ids

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use agentdesk_core::profiles::{parse_engine, parse_permission_mode};
 use agentdesk_core::Desk;
+use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::{ApprovalRule, Profile, ProfileSpec};
 use clap::{Args, Subcommand};
 
@@ -228,7 +229,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
     }
 }
 
-pub async fn find(desk: &Desk, workspace_id: &str, name: &str) -> CliResult<Profile> {
+pub async fn find(desk: &Desk, workspace_id: &WorkspaceId, name: &str) -> CliResult<Profile> {
     desk.find_profile(workspace_id, name).await?.ok_or_else(|| {
         CliError::not_found(format!(
             "no profile named {name:?} in this workspace (see `agentdesk-cli profile list`)"

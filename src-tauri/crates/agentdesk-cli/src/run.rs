@@ -18,6 +18,7 @@ use agentdesk_core::owner::OwnerLock;
 use agentdesk_core::profiles::parse_engine;
 use agentdesk_core::{ApprovalDecision, Desk, NewSession, RunUpdate, RunUpdates};
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalKindName, DecidedBy, ErrorCode, Profile, ProfileSpec, Run, RunStatus, Session,
 };
@@ -192,7 +193,7 @@ fn print_ids(session: &Session, run: &Run, created: bool) -> CliResult<()> {
 }
 
 /// Remove the session this invocation created for a run that never reached its engine.
-async fn discard(desk: &Desk, session_id: &str) {
+async fn discard(desk: &Desk, session_id: &SessionId) {
     if let Err(e) = desk.discard_unstarted_session(session_id).await {
         eprintln!("note: could not remove the unused session {session_id}: {e}");
     }
@@ -279,7 +280,7 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
 /// reused or created (visible in `profile list`, editable like any other).
 async fn adhoc_profile(
     desk: &Desk,
-    workspace_id: &str,
+    workspace_id: &WorkspaceId,
     engine: &str,
     model: Option<&str>,
 ) -> CliResult<Profile> {
@@ -313,16 +314,16 @@ async fn adhoc_profile(
 
 struct Streamer<'a> {
     desk: &'a Desk,
-    run_id: String,
+    run_id: RunId,
     mode: ApproveMode,
     json: bool,
     streamed: HashSet<String>,
     /// Approvals already answered or queued for an answer.
-    handled: HashSet<String>,
+    handled: HashSet<ApprovalId>,
     /// Approvals waiting for a line on stdin, oldest first.
     waiting: VecDeque<Approval>,
     /// The approval whose prompt is on screen.
-    prompted: Option<String>,
+    prompted: Option<ApprovalId>,
     stdin: Option<mpsc::UnboundedReceiver<Option<String>>>,
     interrupted: bool,
     /// The code of the run's `run.failed` event, if it failed.
@@ -590,7 +591,7 @@ impl Streamer<'_> {
         let Some(ap) = self.waiting.front().cloned() else {
             return Ok(());
         };
-        if self.prompted.as_deref() != Some(ap.id.as_str()) {
+        if self.prompted.as_ref() != Some(&ap.id) {
             return Ok(());
         }
         let result = if ap.kind == ApprovalKindName::Question {

@@ -109,7 +109,10 @@ pub async fn find_session(desk: &Desk, id: &str) -> CliResult<Session> {
         .list_all_sessions(true)
         .await
         .map_err(agentdesk_core::CoreError::from)?;
-    let matches: Vec<Session> = all.into_iter().filter(|s| s.id.starts_with(id)).collect();
+    let matches: Vec<Session> = all
+        .into_iter()
+        .filter(|s| s.id.as_str().starts_with(id))
+        .collect();
     match matches.len() {
         1 => Ok(matches
             .into_iter()
@@ -215,7 +218,7 @@ pub async fn search(desk: &Desk, a: SearchArgs) -> CliResult<()> {
         None => None,
     };
     let hits = desk
-        .search(&a.text, ws.as_ref().map(|w| w.id.as_str()), a.limit)
+        .search(&a.text, ws.as_ref().map(|w| &w.id), a.limit)
         .await?;
     if a.json {
         return print_json(&hits);

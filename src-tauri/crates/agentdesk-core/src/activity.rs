@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{Approval, Run, RunStatus, SessionActivity};
 use tokio::sync::watch;
 
@@ -16,7 +17,7 @@ pub struct ActivityWatch {
     runs_rx: RunUpdates,
     pending_rx: watch::Receiver<Vec<Approval>>,
     /// Runs not yet ended, by id.
-    open_runs: HashMap<String, Run>,
+    open_runs: HashMap<RunId, Run>,
     last: Option<Vec<SessionActivity>>,
     desk: Desk,
 }
@@ -87,7 +88,7 @@ impl ActivityWatch {
             }
         }
         // Queued runs that started or were cancelled meanwhile: re-read them.
-        let queued: Vec<String> = self
+        let queued: Vec<RunId> = self
             .open_runs
             .values()
             .filter(|r| r.status == RunStatus::Queued)
@@ -104,7 +105,7 @@ impl ActivityWatch {
     }
 
     fn snapshot(&self) -> Vec<SessionActivity> {
-        let mut by_session: BTreeMap<String, SessionActivity> = BTreeMap::new();
+        let mut by_session: BTreeMap<SessionId, SessionActivity> = BTreeMap::new();
         for run in self.open_runs.values() {
             let a = slot(&mut by_session, &run.session_id);
             match run.status {
@@ -120,9 +121,12 @@ impl ActivityWatch {
     }
 }
 
-fn slot<'a>(m: &'a mut BTreeMap<String, SessionActivity>, sid: &str) -> &'a mut SessionActivity {
-    m.entry(sid.to_string()).or_insert_with(|| SessionActivity {
-        session_id: sid.to_string(),
+fn slot<'a>(
+    m: &'a mut BTreeMap<SessionId, SessionActivity>,
+    sid: &SessionId,
+) -> &'a mut SessionActivity {
+    m.entry(sid.clone()).or_insert_with(|| SessionActivity {
+        session_id: sid.clone(),
         running: false,
         queued: 0,
         waiting: 0,
@@ -140,10 +144,10 @@ mod tests {
     use super::*;
     use crate::sessions::NewSession;
 
-    fn run(id: &str, session_id: &str, status: RunStatus) -> Run {
+    fn run(id: &str, session_id: &SessionId, status: RunStatus) -> Run {
         Run {
             id: id.into(),
-            session_id: session_id.into(),
+            session_id: session_id.clone(),
             seq: 1,
             status,
             prompt: "hi".into(),
@@ -212,11 +216,11 @@ mod tests {
         );
 
         // Streaming text changes no badge: no snapshot.
-        desk.runs.live.start(&s.id, "r1");
+        desk.runs.live.start(&s.id, &"r1".into());
         for _ in 0..50 {
             desk.runs.publish_live_event(
                 &s.id,
-                "r1",
+                &"r1".into(),
                 &agentdesk_protocol::events::AgentEvent::MessageDelta {
                     item_id: "m".into(),
                     text: "x".into(),

@@ -16,6 +16,7 @@ use std::time::Duration;
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, UserDecision};
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalDecisionDetail, ApprovalKindName, ApprovalRequest,
     ApprovalState, DecidedBy,
@@ -52,8 +53,8 @@ impl<F: FnOnce(ApprovalAnswer) + Send + 'static> Responder for F {
 /// An engine's request, as the run orchestration hands it to the queue.
 #[derive(Debug, Clone)]
 pub struct ApprovalAsk {
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     /// The engine item (tool call) it belongs to.
     pub item_id: Option<String>,
     pub engine_request_id: String,
@@ -65,7 +66,11 @@ pub struct ApprovalAsk {
 impl ApprovalAsk {
     /// From an `approval.requested` or `question.asked` event; `None` for other events.
     /// The tool name, when the adapter knows it, comes from the typed detail.
-    pub fn from_event(session_id: &str, run_id: &str, ev: &AgentEvent) -> Option<ApprovalAsk> {
+    pub fn from_event(
+        session_id: &SessionId,
+        run_id: &RunId,
+        ev: &AgentEvent,
+    ) -> Option<ApprovalAsk> {
         let (engine_request_id, kind, item_id, request, suggestions) = match ev {
             AgentEvent::ApprovalRequested {
                 request_id,
@@ -122,8 +127,8 @@ impl ApprovalAsk {
             _ => return None,
         };
         Some(ApprovalAsk {
-            session_id: session_id.to_string(),
-            run_id: run_id.to_string(),
+            session_id: session_id.clone(),
+            run_id: run_id.clone(),
             item_id: item_id.clone(),
             engine_request_id: engine_request_id.clone(),
             kind,
@@ -161,9 +166,9 @@ struct Held {
 
 #[derive(Default)]
 struct State {
-    held: HashMap<String, Held>,
+    held: HashMap<ApprovalId, Held>,
     /// "Always for this session" choices, per session.
-    grants: HashMap<String, HashSet<GrantKey>>,
+    grants: HashMap<SessionId, HashSet<GrantKey>>,
 }
 
 struct Inner {
@@ -287,7 +292,7 @@ impl ApprovalQueue {
             .unwrap_or_default();
         let verdict = evaluate(policy, ask.kind, &ask.request, &grants);
         let mut approval = Approval {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: ApprovalId::new(),
             session_id: ask.session_id,
             run_id: ask.run_id,
             item_id: ask.item_id,
@@ -373,7 +378,7 @@ impl ApprovalQueue {
     /// Take the held request out, then end the row; only then is the engine answered.
     async fn end(
         &self,
-        id: &str,
+        id: &ApprovalId,
         end: ApprovalEnd<'_>,
         check: impl FnOnce(&Approval) -> Result<()>,
     ) -> Result<(Approval, Option<Box<dyn Responder>>, Vec<GrantKey>)> {
@@ -412,16 +417,16 @@ impl ApprovalQueue {
             }
             Err(e) => {
                 // The write failed: it is still pending; keep it answerable.
-                self.lock().held.insert(id.to_string(), held);
+                self.lock().held.insert(id.clone(), held);
                 Err(e.into())
             }
         }
     }
 
-    async fn not_held(&self, id: &str) -> CoreError {
+    async fn not_held(&self, id: &ApprovalId) -> CoreError {
         match self.inner.store.get_approval(id).await {
             Ok(a) if a.state != ApprovalState::Pending => StoreError::ApprovalNotPending {
-                id: id.to_string(),
+                id: id.clone(),
                 state: a.state,
             }
             .into(),
@@ -435,7 +440,7 @@ impl ApprovalQueue {
     /// The user's (or a notification button's) decision. Refused unless still pending.
     pub async fn decide(
         &self,
-        id: &str,
+        id: &ApprovalId,
         answer: ApprovalAnswer,
         by: DecidedBy,
     ) -> Result<Approval> {
@@ -483,7 +488,7 @@ impl ApprovalQueue {
     }
 
     /// The deadline passed: a safe deny goes to the engine, recorded as `timed_out`.
-    pub async fn time_out(&self, id: &str) -> Result<Approval> {
+    pub async fn time_out(&self, id: &ApprovalId) -> Result<Approval> {
         let end = ApprovalEnd {
             state: ApprovalState::TimedOut,
             decided_by: Some(DecidedBy::Deadline),
@@ -505,7 +510,7 @@ impl ApprovalQueue {
     }
 
     /// The engine withdrew the request (or the user dismissed the run's request on purpose).
-    pub async fn cancel(&self, id: &str) -> Result<Approval> {
+    pub async fn cancel(&self, id: &ApprovalId) -> Result<Approval> {
         let end = ApprovalEnd {
             state: ApprovalState::Cancelled,
             decided_by: None,
@@ -519,13 +524,13 @@ impl ApprovalQueue {
 
     /// A run ended: its pending approvals become `expired` (engine exited, run failed) or
     /// `cancelled` (interrupted). Their requests are dropped, never answered.
-    pub async fn end_run(&self, run_id: &str, state: ApprovalState) -> Result<Vec<Approval>> {
+    pub async fn end_run(&self, run_id: &RunId, state: ApprovalState) -> Result<Vec<Approval>> {
         let taken: Vec<Held> = {
             let mut st = self.lock();
-            let ids: Vec<String> = st
+            let ids: Vec<ApprovalId> = st
                 .held
                 .iter()
-                .filter(|(_, h)| h.approval.run_id == run_id)
+                .filter(|(_, h)| h.approval.run_id == *run_id)
                 .map(|(id, _)| id.clone())
                 .collect();
             ids.iter().filter_map(|id| st.held.remove(id)).collect()
@@ -562,7 +567,7 @@ impl ApprovalQueue {
     }
 
     /// Forget a session's "always" choices (the session was deleted).
-    pub fn forget_session(&self, session_id: &str) {
+    pub fn forget_session(&self, session_id: &SessionId) {
         self.lock().grants.remove(session_id);
     }
 }

@@ -45,8 +45,8 @@ async fn setup() -> (tempfile::TempDir, Store) {
     for r in ["r0", "r1"] {
         let _: Run = store
             .create_run(&NewRun {
-                id: r,
-                session_id: "s",
+                id: &r.into(),
+                session_id: &"s".into(),
                 status: RunStatus::Running,
                 prompt: "p",
                 profile_id: None,
@@ -109,9 +109,9 @@ async fn a_decision_is_applied_once_and_published() {
         pending
             .borrow_and_update()
             .iter()
-            .map(|a| &*a.id)
+            .map(|a| a.id.as_str())
             .collect::<Vec<_>>(),
-        [&*a.id]
+        [a.id.as_str()]
     );
     assert!(matches!(
         changes.recv().await.unwrap(),
@@ -297,8 +297,14 @@ async fn engine_exit_and_restart_expire_without_answering() {
     else {
         panic!()
     };
-    let ended = q.end_run("r0", ApprovalState::Expired).await.unwrap();
-    assert_eq!(ended.iter().map(|a| &*a.id).collect::<Vec<_>>(), [&*a0.id]);
+    let ended = q
+        .end_run(&"r0".into(), ApprovalState::Expired)
+        .await
+        .unwrap();
+    assert_eq!(
+        ended.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        [a0.id.as_str()]
+    );
     assert_eq!(ended[0].decided_by, None);
     assert_eq!(q.pending().len(), 1);
 
@@ -306,8 +312,8 @@ async fn engine_exit_and_restart_expire_without_answering() {
     let q2 = ApprovalQueue::new(store.clone());
     let recovered = q2.recover().await.unwrap();
     assert_eq!(
-        recovered.iter().map(|a| &*a.id).collect::<Vec<_>>(),
-        [&*a1.id]
+        recovered.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        [a1.id.as_str()]
     );
     let answers = ApprovalAnswer::Answers([("q".to_string(), vec!["yes".to_string()])].into());
     let err = q2
@@ -421,7 +427,7 @@ async fn always_on_one_command_leaves_another_pending() {
     let answered: Vec<String> = log.lock().unwrap().iter().map(|(r, _)| r.clone()).collect();
     assert_eq!(answered, ["e1", "e4"]);
     // The grant belongs to the session: a deleted session's grants are gone.
-    q.forget_session("s");
+    q.forget_session(&"s".into());
     let after = q
         .request(bash("e5", "ls"), &ask_policy(), responder(&log, "e5"))
         .await
@@ -469,7 +475,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 #[derive(Debug)]
 struct Model {
-    id: String,
+    id: ApprovalId,
     engine_req: String,
     run: usize,
     question: bool,
@@ -595,7 +601,7 @@ async fn interleave(ops: Vec<Op>) {
                 } else {
                     ApprovalState::Expired
                 };
-                q.end_run(&format!("r{run}"), state).await.unwrap();
+                q.end_run(&format!("r{run}").into(), state).await.unwrap();
                 for m in model
                     .iter_mut()
                     .filter(|m| m.run == run && m.state == ApprovalState::Pending)
@@ -619,8 +625,8 @@ async fn interleave(ops: Vec<Op>) {
             }
         }
         // The pending set published is exactly what is pending in the database and held.
-        let mut published: Vec<String> = q.pending().into_iter().map(|a| a.id).collect();
-        let mut in_db: Vec<String> = store
+        let mut published: Vec<ApprovalId> = q.pending().into_iter().map(|a| a.id).collect();
+        let mut in_db: Vec<ApprovalId> = store
             .pending_approvals()
             .await
             .unwrap()

@@ -10,6 +10,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use agentdesk_protocol::ids::RunId;
 use agentdesk_protocol::ui::{Attachment, AttachmentKind};
 use agentdesk_store::{now_ms, Blob};
 use sha2::{Digest, Sha256};
@@ -354,7 +355,7 @@ impl Desk {
     }
 
     /// The attachments of a run, in order, with the paths the engines are given.
-    pub async fn run_attachments(&self, run_id: &str) -> Result<Vec<Attachment>> {
+    pub async fn run_attachments(&self, run_id: &RunId) -> Result<Vec<Attachment>> {
         let dir = self.attachments_dir();
         Ok(self
             .store

@@ -88,17 +88,11 @@ async fn content_addressed_dedup_and_removal_with_the_session() {
     assert_eq!(files(), 2, "no temporary file left behind");
 
     let s1 = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     let s2 = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     let r1 = desk
@@ -156,10 +150,7 @@ async fn content_addressed_dedup_and_removal_with_the_session() {
     let gone = desk
         .create_run(
             &desk
-                .create_session(&NewSession {
-                    workspace_id: ws.id.clone(),
-                    ..Default::default()
-                })
+                .create_session(&NewSession::new(ws.id.clone()))
                 .await
                 .unwrap()
                 .id,

@@ -1,5 +1,6 @@
 //! Export a session as Markdown (to read) or JSON (to process; everything stored).
 
+use agentdesk_protocol::ids::{ProfileId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
     SECRET_MASK,
@@ -42,7 +43,7 @@ pub struct RunExport {
 }
 
 impl Desk {
-    pub async fn export_session(&self, session_id: &str) -> Result<SessionExport> {
+    pub async fn export_session(&self, session_id: &SessionId) -> Result<SessionExport> {
         let session = self.store.get_session(session_id).await?;
         let mut items = self.store.session_items(session_id).await?;
         let mut runs = Vec::new();
@@ -66,8 +67,8 @@ impl Desk {
         }
         let mut secrets: Vec<String> = Vec::new();
         let mut profile = None;
-        let mut profile_ids: Vec<&str> = session.profile_id.iter().map(String::as_str).collect();
-        profile_ids.extend(runs.iter().filter_map(|r| r.run.profile_id.as_deref()));
+        let mut profile_ids: Vec<&ProfileId> = session.profile_id.iter().collect();
+        profile_ids.extend(runs.iter().filter_map(|r| r.run.profile_id.as_ref()));
         profile_ids.sort_unstable();
         profile_ids.dedup();
         for id in profile_ids {
@@ -78,7 +79,7 @@ impl Desk {
                 Err(e) => return Err(e.into()),
             };
             secrets.extend(p.spec.secret_values().into_iter().map(str::to_string));
-            if session.profile_id.as_deref() == Some(p.id.as_str()) {
+            if session.profile_id.as_ref() == Some(&p.id) {
                 profile = Some(Profile {
                     spec: p.spec.masked(),
                     ..p
@@ -96,14 +97,14 @@ impl Desk {
         redact(export, &secrets)
     }
 
-    pub async fn export_session_json(&self, session_id: &str) -> Result<String> {
+    pub async fn export_session_json(&self, session_id: &SessionId) -> Result<String> {
         let export = self.export_session(session_id).await?;
         serde_json::to_string_pretty(&export).map_err(|e| {
             crate::CoreError::InvalidInput(format!("cannot serialise the export: {e}"))
         })
     }
 
-    pub async fn export_session_markdown(&self, session_id: &str) -> Result<String> {
+    pub async fn export_session_markdown(&self, session_id: &SessionId) -> Result<String> {
         Ok(render_markdown(&self.export_session(session_id).await?))
     }
 }

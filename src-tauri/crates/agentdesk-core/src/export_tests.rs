@@ -24,9 +24,8 @@ async fn secret_env_values_never_leave_in_an_export() {
     let p = desk.create_profile(&ws.id, &s).await.unwrap();
     let session = desk
         .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
             profile_id: Some(p.id.clone()),
-            ..Default::default()
+            ..NewSession::new(ws.id.clone())
         })
         .await
         .unwrap();

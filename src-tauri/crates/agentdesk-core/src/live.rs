@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalState, LiveBatch, LiveOp, TimelineItem,
 };
@@ -46,7 +47,7 @@ pub const ACK_WAIT: Duration = Duration::from_secs(1);
 const FIRST_PAGE: u32 = 200;
 
 struct LiveRun {
-    session_id: String,
+    session_id: SessionId,
     reducer: RunReducer,
     seq: u64,
 }
@@ -54,7 +55,7 @@ struct LiveRun {
 /// The in-memory timeline of every run this process drives, for views opened mid-run.
 #[derive(Default)]
 pub(crate) struct LiveRuns {
-    runs: Mutex<HashMap<String, LiveRun>>,
+    runs: Mutex<HashMap<RunId, LiveRun>>,
 }
 
 impl std::fmt::Debug for LiveRuns {
@@ -64,14 +65,14 @@ impl std::fmt::Debug for LiveRuns {
 }
 
 /// A live run as a view starts from: its id, the last change number, its items.
-type LiveSnapshot = Vec<(String, u64, Vec<TimelineItem>)>;
+type LiveSnapshot = Vec<(RunId, u64, Vec<TimelineItem>)>;
 
 /// Where a view starts: its subscriptions, what they start after, and the reset op.
 struct FeedStart {
-    known_runs: HashSet<String>,
+    known_runs: HashSet<RunId>,
     runs_rx: RunUpdates,
     approvals_rx: broadcast::Receiver<ApprovalChange>,
-    seen: HashMap<String, u64>,
+    seen: HashMap<RunId, u64>,
     reset: LiveOp,
 }
 
@@ -82,16 +83,16 @@ pub(crate) struct LiveChange {
 }
 
 impl LiveRuns {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, LiveRun>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<RunId, LiveRun>> {
         // Every critical section leaves the map consistent: a poisoned lock is still usable.
         self.runs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub(crate) fn start(&self, session_id: &str, run_id: &str) {
+    pub(crate) fn start(&self, session_id: &SessionId, run_id: &RunId) {
         self.lock().insert(
-            run_id.to_string(),
+            run_id.clone(),
             LiveRun {
-                session_id: session_id.to_string(),
+                session_id: session_id.clone(),
                 reducer: RunReducer::new(session_id, run_id),
                 seq: 0,
             },
@@ -99,13 +100,13 @@ impl LiveRuns {
     }
 
     /// The run's items are all stored now: views read them from the database.
-    pub(crate) fn finish(&self, run_id: &str) {
+    pub(crate) fn finish(&self, run_id: &RunId) {
         self.lock().remove(run_id);
     }
 
     /// Apply an engine event; `None` when the run is not live or nothing visible changed.
     #[cfg(test)]
-    pub(crate) fn apply_event(&self, run_id: &str, ev: &AgentEvent) -> Option<LiveChange> {
+    pub(crate) fn apply_event(&self, run_id: &RunId, ev: &AgentEvent) -> Option<LiveChange> {
         self.apply_event_then(run_id, ev, |c| c)
     }
 
@@ -115,7 +116,7 @@ impl LiveRuns {
     /// [`crate::fanout`]) without one ever straddling the snapshot.
     pub(crate) fn apply_event_then<R>(
         &self,
-        run_id: &str,
+        run_id: &RunId,
         ev: &AgentEvent,
         then: impl FnOnce(LiveChange) -> R,
     ) -> Option<R> {
@@ -150,7 +151,7 @@ impl LiveRuns {
     /// under the lock, as `apply_event_then`).
     pub(crate) fn apply_approval_then<R>(
         &self,
-        run_id: &str,
+        run_id: &RunId,
         approval: &Approval,
         then: impl FnOnce(LiveChange) -> R,
     ) -> Option<R> {
@@ -169,14 +170,14 @@ impl LiveRuns {
     /// every change after them, taken atomically with respect to `apply_*`.
     fn snapshot(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         subscribe: impl FnOnce() -> RunUpdates,
     ) -> (LiveSnapshot, RunUpdates) {
         let runs = self.lock();
         let rx = subscribe();
         let live = runs
             .iter()
-            .filter(|(_, r)| r.session_id == session_id)
+            .filter(|(_, r)| r.session_id == *session_id)
             .map(|(id, r)| (id.clone(), r.seq, r.reducer.items().to_vec()))
             .collect();
         (live, rx)
@@ -279,14 +280,14 @@ impl Frame {
 /// A live view of one session. Dropping it ends the subscription.
 pub struct SessionFeed {
     desk: Desk,
-    session_id: String,
+    session_id: SessionId,
     runs_rx: RunUpdates,
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     /// Per live run, the last sequence number already in the view.
-    seen: HashMap<String, u64>,
+    seen: HashMap<RunId, u64>,
     /// Runs the view knows of: a new one brings its user message (written by `send_message`,
     /// not by the engine, so it never passes through the live reducer).
-    known_runs: HashSet<String>,
+    known_runs: HashSet<RunId>,
     frame: Frame,
     seq: u64,
     /// How long a frame collects before it is sent.
@@ -325,7 +326,7 @@ enum Incoming {
 
 impl Desk {
     /// Open a live view of a session. Its first batch is a [`LiveOp::Reset`].
-    pub async fn open_session_feed(&self, session_id: &str) -> Result<SessionFeed> {
+    pub async fn open_session_feed(&self, session_id: &SessionId) -> Result<SessionFeed> {
         self.store.get_session(session_id).await?;
         let FeedStart {
             known_runs,
@@ -338,7 +339,7 @@ impl Desk {
         frame.push(reset);
         Ok(SessionFeed {
             desk: self.clone(),
-            session_id: session_id.to_string(),
+            session_id: session_id.clone(),
             runs_rx,
             approvals_rx,
             seen,
@@ -354,19 +355,19 @@ impl Desk {
     /// The session's approvals for a reset: the decided ones from the database (so a card
     /// still says who decided and when after a restart), the pending ones as the queue holds
     /// them now. Oldest first.
-    async fn reset_approvals(&self, session_id: &str) -> Result<Vec<Approval>> {
+    async fn reset_approvals(&self, session_id: &SessionId) -> Result<Vec<Approval>> {
         let mut all = self.store.session_approvals(session_id).await?;
-        let pending: HashMap<String, Approval> = self
+        let pending: HashMap<ApprovalId, Approval> = self
             .approvals()
             .pending()
             .into_iter()
-            .filter(|a| a.session_id == session_id)
+            .filter(|a| a.session_id == *session_id)
             .map(|a| (a.id.clone(), a))
             .collect();
         // Pending only while this process's queue holds it (another process's request cannot
         // be decided from here; the view behaved the same before).
         all.retain(|a| a.state != ApprovalState::Pending || pending.contains_key(&a.id));
-        let stored: HashSet<String> = all.iter().map(|a| a.id.clone()).collect();
+        let stored: HashSet<ApprovalId> = all.iter().map(|a| a.id.clone()).collect();
         for a in all.iter_mut() {
             if let Some(p) = pending.get(&a.id) {
                 a.clone_from(p);
@@ -378,13 +379,13 @@ impl Desk {
     }
 
     /// A consistent starting point: subscriptions, what they start after, and the view.
-    async fn feed_reset(&self, session_id: &str) -> Result<FeedStart> {
+    async fn feed_reset(&self, session_id: &SessionId) -> Result<FeedStart> {
         // Approvals first: a change between the two subscriptions is then seen twice at
         // worst, and approval ops are idempotent.
         let approvals_rx = self.approvals().subscribe();
         // The session's statuses and live ops only: other sessions' streams and the raw
         // events are never queued for this view.
-        let sid = session_id.to_string();
+        let sid = session_id.clone();
         let (live, runs_rx) = self.runs.live.snapshot(session_id, || {
             self.subscribe_runs_where(move |u| match u {
                 RunUpdate::Status { run } => run.session_id == sid,
@@ -434,7 +435,7 @@ impl Desk {
 }
 
 impl SessionFeed {
-    pub fn session_id(&self) -> &str {
+    pub fn session_id(&self) -> &SessionId {
         &self.session_id
     }
 
@@ -588,7 +589,7 @@ impl SessionFeed {
         }
     }
 
-    async fn push_user_message(&mut self, run_id: &str) {
+    async fn push_user_message(&mut self, run_id: &RunId) {
         let id = crate::sessions::user_item_id(run_id);
         match self.desk.store().run_items(run_id).await {
             Ok(items) => {

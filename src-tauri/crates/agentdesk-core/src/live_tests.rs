@@ -3,12 +3,13 @@
 use std::time::Duration;
 
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{Engine, ItemBody, LiveBatch, LiveOp, TimelineItem};
 
 use super::*;
 use crate::sessions::NewSession;
 
-async fn desk_with_session() -> (tempfile::TempDir, Desk, String) {
+async fn desk_with_session() -> (tempfile::TempDir, Desk, SessionId) {
     let dir = tempfile::tempdir().unwrap();
     let desk = Desk::open(&dir.path().join("data")).await.unwrap();
     let ws_dir = dir.path().join("ws");
@@ -67,7 +68,7 @@ fn replay(batches: &[LiveBatch], id: &str) -> Option<String> {
     })
 }
 
-fn publish(desk: &Desk, session_id: &str, run_id: &str, ev: &AgentEvent) {
+fn publish(desk: &Desk, session_id: &SessionId, run_id: &RunId, ev: &AgentEvent) {
     desk.runs.publish_live_event(session_id, run_id, ev);
 }
 
@@ -145,12 +146,12 @@ async fn a_view_starts_with_a_reset_and_then_gets_deltas_as_appends_in_one_batch
     assert_eq!(first.seq, 1);
     assert!(matches!(first.ops.as_slice(), [LiveOp::Reset { items, .. }] if items.is_empty()));
 
-    desk.runs.live.start(&sid, "r1");
+    desk.runs.live.start(&sid, &"r1".into());
     let mut expected = String::new();
     for i in 0..2_000 {
         let piece = format!("word{i} ");
         expected.push_str(&piece);
-        publish(&desk, &sid, "r1", &delta(&piece));
+        publish(&desk, &sid, &"r1".into(), &delta(&piece));
     }
     // Everything was published before the view asked: one frame carries all of it, as one
     // item (created whole) and one merged append.
@@ -163,11 +164,15 @@ async fn a_view_starts_with_a_reset_and_then_gets_deltas_as_appends_in_one_batch
 #[tokio::test]
 async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
     let (_dir, desk, sid) = desk_with_session().await;
-    desk.runs.live.start(&sid, "r1");
-    publish(&desk, &sid, "r1", &delta("abc"));
+    desk.runs.live.start(&sid, &"r1".into());
+    publish(&desk, &sid, &"r1".into(), &delta("abc"));
     // Applied before the view opens and (in a publisher not holding the lock) published
     // after it subscribed: the number says it is already in the snapshot.
-    let late = desk.runs.live.apply_event("r1", &delta("def")).unwrap();
+    let late = desk
+        .runs
+        .live
+        .apply_event(&"r1".into(), &delta("def"))
+        .unwrap();
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     desk.runs.publish(RunUpdate::Live {
         session_id: sid.clone(),
@@ -181,8 +186,8 @@ async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
         replay(std::slice::from_ref(&first), "r1:m1").unwrap(),
         "abcdef"
     );
-    publish(&desk, &sid, "r1", &delta("ghi"));
-    publish(&desk, &sid, "r1", &delta("jkl"));
+    publish(&desk, &sid, &"r1".into(), &delta("ghi"));
+    publish(&desk, &sid, &"r1".into(), &delta("jkl"));
     // Both were published before the view asked: one frame with the new text.
     let batch = next(&mut feed).await;
     assert_eq!(replay(&[first, batch], "r1:m1").unwrap(), "abcdefghijkl");
@@ -193,13 +198,13 @@ async fn a_view_that_falls_behind_gets_every_delta_merged_without_a_reset() {
     let (_dir, desk, sid) = desk_with_session().await;
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, "r1");
+    desk.runs.live.start(&sid, &"r1".into());
     let mut expected = String::new();
     // Far more than the old broadcast held (4,096): the view reads nothing meanwhile.
     for i in 0..20_000 {
         let piece = format!("{i},");
         expected.push_str(&piece);
-        publish(&desk, &sid, "r1", &delta(&piece));
+        publish(&desk, &sid, &"r1".into(), &delta(&piece));
     }
     // The first creates the item (a whole upsert), the rest merged into one append.
     assert!(feed.runs_rx.len() <= 2, "{} waiting", feed.runs_rx.len());
@@ -214,7 +219,7 @@ async fn a_view_that_falls_behind_gets_every_delta_merged_without_a_reset() {
     batches.push(batch);
     for piece in ["tail1,", "tail2"] {
         expected.push_str(piece);
-        publish(&desk, &sid, "r1", &delta(piece));
+        publish(&desk, &sid, &"r1".into(), &delta(piece));
     }
     batches.push(next(&mut feed).await);
     assert_eq!(replay(&batches, "r1:m1").unwrap(), expected);
@@ -298,9 +303,10 @@ async fn other_sessions_cost_a_view_nothing() {
     let (_dir, desk, sid) = desk_with_session().await;
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     next(&mut feed).await;
-    desk.runs.live.start("another-session", "r9");
+    let (other, r9) = (SessionId::from("another-session"), RunId::from("r9"));
+    desk.runs.live.start(&other, &r9);
     for _ in 0..100 {
-        publish(&desk, "another-session", "r9", &delta("x"));
+        publish(&desk, &other, &r9, &delta("x"));
     }
     let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
     assert!(quiet.is_err(), "no batch for another session's changes");
@@ -309,10 +315,14 @@ async fn other_sessions_cost_a_view_nothing() {
 #[tokio::test]
 async fn a_finished_run_is_read_from_the_database() {
     let (_dir, desk, sid) = desk_with_session().await;
-    desk.runs.live.start(&sid, "r1");
-    publish(&desk, &sid, "r1", &delta("abc"));
-    desk.runs.live.finish("r1");
-    assert!(desk.runs.live.apply_event("r1", &delta("x")).is_none());
+    desk.runs.live.start(&sid, &"r1".into());
+    publish(&desk, &sid, &"r1".into(), &delta("abc"));
+    desk.runs.live.finish(&"r1".into());
+    assert!(desk
+        .runs
+        .live
+        .apply_event(&"r1".into(), &delta("x"))
+        .is_none());
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let reset = next(&mut feed).await;
     // Nothing was stored for this synthetic run: the view has no trace of it.
@@ -349,11 +359,11 @@ async fn a_paced_view_sends_nothing_more_until_the_window_acks_then_everything_m
     let (mut feed, acks) = feed.paced(Duration::from_secs(30));
     // The first batch (the reset) needs no ack.
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, "r1");
+    desk.runs.live.start(&sid, &"r1".into());
     let mut expected = String::new();
     for piece in ["one,", "two,"] {
         expected.push_str(piece);
-        publish(&desk, &sid, "r1", &delta(piece));
+        publish(&desk, &sid, &"r1".into(), &delta(piece));
     }
     // The window has not said it applied the reset: nothing is sent meanwhile.
     let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
@@ -369,12 +379,12 @@ async fn a_paced_view_sends_nothing_more_until_the_window_acks_then_everything_m
     for i in 0..5_000 {
         let piece = format!("{i},");
         expected.push_str(&piece);
-        publish(&desk, &sid, "r1", &delta(&piece));
+        publish(&desk, &sid, &"r1".into(), &delta(&piece));
     }
     publish(
         &desk,
         &sid,
-        "r1",
+        &"r1".into(),
         &AgentEvent::MessageDelta {
             item_id: "m2".into(),
             text: "second".into(),
@@ -408,8 +418,8 @@ async fn a_paced_view_whose_window_never_acks_still_sends_after_the_ack_wait() {
     let feed = desk.open_session_feed(&sid).await.unwrap();
     let (mut feed, _acks) = feed.paced(Duration::from_millis(400));
     let first = next(&mut feed).await;
-    desk.runs.live.start(&sid, "r1");
-    publish(&desk, &sid, "r1", &delta("late"));
+    desk.runs.live.start(&sid, &"r1".into());
+    publish(&desk, &sid, &"r1".into(), &delta("late"));
     let started = tokio::time::Instant::now();
     let batch = next(&mut feed).await;
     assert!(started.elapsed() >= Duration::from_millis(300));

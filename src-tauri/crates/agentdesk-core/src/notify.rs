@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
+use agentdesk_protocol::ids::ApprovalId;
 use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine, Run, RunStatus};
 use serde::{Deserialize, Serialize};
 
@@ -486,15 +487,15 @@ pub enum Step {
 /// What a shown notification stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    Approval(String),
+    Approval(ApprovalId),
     /// A summary: the Approvals view.
     Summary,
 }
 
 #[derive(Debug)]
 enum Shown {
-    Single(String),
-    Summary(HashSet<String>),
+    Single(ApprovalId),
+    Summary(HashSet<ApprovalId>),
 }
 
 /// A burst: requests arriving less than `gap` apart are collected (for at most `max_wait`);
@@ -522,12 +523,12 @@ impl Default for Folding {
 #[derive(Debug, Default)]
 pub struct Planner {
     folding: Folding,
-    seen: HashSet<String>,
+    seen: HashSet<ApprovalId>,
     buffer: Vec<Approval>,
     first_at: Option<Instant>,
     last_at: Option<Instant>,
     shown: HashMap<Key, Shown>,
-    key_of: HashMap<String, Key>,
+    key_of: HashMap<ApprovalId, Key>,
     next_key: Key,
 }
 
@@ -547,7 +548,7 @@ impl Planner {
     /// At start: requests already pending (left by another process that still owns them)
     /// get one summary, never one notification each.
     pub fn start(&mut self, pending: &[Approval]) -> Vec<Step> {
-        let ids: HashSet<String> = pending
+        let ids: HashSet<ApprovalId> = pending
             .iter()
             .map(|a| a.id.clone())
             .filter(|id| self.seen.insert(id.clone()))
@@ -596,7 +597,7 @@ impl Planner {
         let burst = std::mem::take(&mut self.buffer);
         if burst.len() >= self.folding.fold_at {
             let key = self.key();
-            let ids: HashSet<String> = burst.iter().map(|a| a.id.clone()).collect();
+            let ids: HashSet<ApprovalId> = burst.iter().map(|a| a.id.clone()).collect();
             for id in &ids {
                 self.key_of.insert(id.clone(), key);
             }
@@ -624,8 +625,8 @@ impl Planner {
 
     /// A request left the pending set (decided anywhere, expired, cancelled): its
     /// notification is withdrawn; a summary goes when the last of its requests is gone.
-    pub fn resolved(&mut self, approval_id: &str) -> Vec<Step> {
-        self.buffer.retain(|a| a.id != approval_id);
+    pub fn resolved(&mut self, approval_id: &ApprovalId) -> Vec<Step> {
+        self.buffer.retain(|a| a.id != *approval_id);
         if self.buffer.is_empty() {
             self.first_at = None;
             self.last_at = None;
@@ -674,12 +675,12 @@ impl Planner {
     }
 
     /// The requests that have a notification on screen (for a re-read after a lag).
-    pub fn showing(&self) -> Vec<String> {
+    pub fn showing(&self) -> Vec<ApprovalId> {
         self.key_of.keys().cloned().collect()
     }
 
     /// Whether this request was ever considered (tests, and re-reads after a lag).
-    pub fn has_seen(&self, approval_id: &str) -> bool {
+    pub fn has_seen(&self, approval_id: &ApprovalId) -> bool {
         self.seen.contains(approval_id)
     }
 }

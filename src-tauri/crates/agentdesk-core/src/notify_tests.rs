@@ -240,7 +240,7 @@ fn a_request_not_shown_because_of_focus_is_not_shown_later() {
     assert!(p.due().is_none());
     p.added(command("a1"), true, t0);
     assert!(p.due().is_none());
-    assert!(p.has_seen("a1"));
+    assert!(p.has_seen(&"a1".into()));
 }
 
 #[test]
@@ -267,9 +267,9 @@ fn a_burst_folds_into_one_summary_that_closes_with_its_last_request() {
     );
     assert_eq!(p.target(1), Some(Target::Summary));
     for i in 0..4 {
-        assert!(p.resolved(&format!("a{i}")).is_empty());
+        assert!(p.resolved(&format!("a{i}").into()).is_empty());
     }
-    assert_eq!(p.resolved("a4"), vec![Step::Close { key: 1 }]);
+    assert_eq!(p.resolved(&"a4".into()), vec![Step::Close { key: 1 }]);
 }
 
 #[test]
@@ -306,11 +306,11 @@ fn decided_elsewhere_closes_and_decided_before_showing_never_shows() {
     let t0 = Instant::now();
     p.added(command("a1"), true, t0);
     p.flush(t0 + Duration::from_secs(1));
-    assert_eq!(p.resolved("a1"), vec![Step::Close { key: 1 }]);
+    assert_eq!(p.resolved(&"a1".into()), vec![Step::Close { key: 1 }]);
     assert_eq!(p.target(1), None);
-    assert!(p.resolved("a1").is_empty(), "closed once");
+    assert!(p.resolved(&"a1".into()).is_empty(), "closed once");
     p.added(command("a2"), true, t0 + Duration::from_secs(2));
-    assert!(p.resolved("a2").is_empty());
+    assert!(p.resolved(&"a2".into()).is_empty());
     assert!(p.flush(t0 + Duration::from_secs(9)).is_empty());
 }
 
@@ -323,7 +323,7 @@ fn a_dismissed_notification_leaves_its_request_alone() {
     p.closed(1);
     assert_eq!(p.target(1), None);
     // Deciding it later closes nothing (already gone) and nothing shows again.
-    assert!(p.resolved("a1").is_empty());
+    assert!(p.resolved(&"a1".into()).is_empty());
     p.added(command("a1"), true, t0 + Duration::from_secs(2));
     assert!(p.due().is_none());
 }

@@ -4,6 +4,7 @@
 
 mod validate;
 
+use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
 use agentdesk_protocol::ui::{
     Engine, PermissionMode, Profile, ProfileFieldError, ProfileSpec, SECRET_MASK,
 };
@@ -76,13 +77,13 @@ fn copy_name(name: &str, taken: &[String]) -> String {
 }
 
 impl Desk {
-    pub async fn list_profiles(&self, workspace_id: &str) -> Result<Vec<Profile>> {
+    pub async fn list_profiles(&self, workspace_id: &WorkspaceId) -> Result<Vec<Profile>> {
         Ok(self.store.list_profiles(workspace_id).await?)
     }
 
     /// The workspace's profiles as they may be shown (the window, a listing): every secret env
     /// value replaced by [`SECRET_MASK`], so a secret never leaves the core in clear.
-    pub async fn list_profiles_masked(&self, workspace_id: &str) -> Result<Vec<Profile>> {
+    pub async fn list_profiles_masked(&self, workspace_id: &WorkspaceId) -> Result<Vec<Profile>> {
         let mut list = self.store.list_profiles(workspace_id).await?;
         for p in &mut list {
             p.spec = p.spec.masked();
@@ -90,15 +91,19 @@ impl Desk {
         Ok(list)
     }
 
-    pub async fn get_profile(&self, id: &str) -> Result<Profile> {
+    pub async fn get_profile(&self, id: &ProfileId) -> Result<Profile> {
         Ok(self.store.get_profile(id).await?)
     }
 
-    pub async fn default_profile(&self, workspace_id: &str) -> Result<Option<Profile>> {
+    pub async fn default_profile(&self, workspace_id: &WorkspaceId) -> Result<Option<Profile>> {
         Ok(self.store.default_profile(workspace_id).await?)
     }
 
-    pub async fn find_profile(&self, workspace_id: &str, name: &str) -> Result<Option<Profile>> {
+    pub async fn find_profile(
+        &self,
+        workspace_id: &WorkspaceId,
+        name: &str,
+    ) -> Result<Option<Profile>> {
         Ok(self
             .store
             .find_profile_by_name(workspace_id, name.trim())
@@ -106,15 +111,19 @@ impl Desk {
     }
 
     /// Add a profile; the workspace's first profile becomes its default.
-    pub async fn create_profile(&self, workspace_id: &str, spec: &ProfileSpec) -> Result<Profile> {
+    pub async fn create_profile(
+        &self,
+        workspace_id: &WorkspaceId,
+        spec: &ProfileSpec,
+    ) -> Result<Profile> {
         let spec = validate_profile(spec)?;
         unset_secrets(&spec)?;
         self.store.get_workspace(workspace_id).await?;
         let first = self.store.default_profile(workspace_id).await?.is_none();
         let now = agentdesk_store::now_ms();
         let p = Profile {
-            id: uuid::Uuid::now_v7().to_string(),
-            workspace_id: workspace_id.to_string(),
+            id: ProfileId::new(),
+            workspace_id: workspace_id.clone(),
             is_default: first,
             spec,
             created_at: now,
@@ -127,7 +136,7 @@ impl Desk {
     /// Replace a profile's fields. A secret env value sent back as [`SECRET_MASK`] (an editor
     /// that only ever saw the masked profile) keeps the stored value instead of becoming the
     /// mask.
-    pub async fn update_profile(&self, id: &str, spec: &ProfileSpec) -> Result<Profile> {
+    pub async fn update_profile(&self, id: &ProfileId, spec: &ProfileSpec) -> Result<Profile> {
         let mut spec = validate_profile(spec)?;
         if spec
             .secret_env
@@ -149,7 +158,7 @@ impl Desk {
 
     /// A copy of a profile under a free name (`name (copy)`), secrets included (copied inside
     /// the core: the window never holds them), not the default.
-    pub async fn duplicate_profile(&self, id: &str) -> Result<Profile> {
+    pub async fn duplicate_profile(&self, id: &ProfileId) -> Result<Profile> {
         let source = self.store.get_profile(id).await?;
         let taken: Vec<String> = self
             .store
@@ -163,12 +172,12 @@ impl Desk {
         self.create_profile(&source.workspace_id, &spec).await
     }
 
-    pub async fn set_default_profile(&self, id: &str) -> Result<()> {
+    pub async fn set_default_profile(&self, id: &ProfileId) -> Result<()> {
         Ok(self.store.set_default_profile(id).await?)
     }
 
     /// Remove a profile; its sessions keep their history and run under no profile.
-    pub async fn delete_profile(&self, id: &str) -> Result<()> {
+    pub async fn delete_profile(&self, id: &ProfileId) -> Result<()> {
         Ok(self.store.delete_profile(id).await?)
     }
 }

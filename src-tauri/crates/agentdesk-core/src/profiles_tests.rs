@@ -133,7 +133,10 @@ async fn several_named_profiles_one_default() {
         a.id
     );
     assert_eq!(desk.list_profiles(&ws.id).await.unwrap().len(), 1);
-    let missing = desk.create_profile("nope", &spec("x")).await.unwrap_err();
+    let missing = desk
+        .create_profile(&"nope".into(), &spec("x"))
+        .await
+        .unwrap_err();
     assert_eq!(missing.code(), ErrorCode::NotFound);
 }
 

@@ -14,6 +14,7 @@
 use std::time::Duration;
 
 use agentdesk_protocol::events::{AgentEvent, FailureCode};
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{
     Approval, ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, Usage,
 };
@@ -124,7 +125,7 @@ impl Retry {
 pub struct RunRecorder {
     store: Store,
     reducer: RunReducer,
-    session_id: String,
+    session_id: SessionId,
     interval: Duration,
     approvals: Option<ApprovalQueue>,
     reports: Option<mpsc::UnboundedSender<FlushReport>>,
@@ -136,11 +137,11 @@ pub struct RunRecorder {
 }
 
 impl RunRecorder {
-    pub fn new(store: Store, session_id: &str, reducer: RunReducer) -> RunRecorder {
+    pub fn new(store: Store, session_id: &SessionId, reducer: RunReducer) -> RunRecorder {
         RunRecorder {
             store,
             reducer,
-            session_id: session_id.to_string(),
+            session_id: session_id.clone(),
             interval: FLUSH_INTERVAL,
             approvals: None,
             reports: None,
@@ -217,7 +218,7 @@ impl RunRecorder {
     /// Everything unsaved in as few writes as possible; returns the items written. What was
     /// written stays written when a later step fails.
     async fn write_unsaved(&mut self) -> Result<Vec<TimelineItem>, StoreError> {
-        let run_id = self.reducer.run_id().to_string();
+        let run_id = self.reducer.run_id().clone();
         if let Some(m) = &self.unsaved.model {
             self.store.set_run_model(&run_id, m).await?;
             self.unsaved.model = None;
@@ -367,7 +368,7 @@ impl RunRecorder {
                 Some("the run ended without an outcome".to_string()),
             ),
         };
-        let run_id = self.reducer.run_id().to_string();
+        let run_id = self.reducer.run_id().clone();
         if let Some(q) = &self.approvals {
             let state = if status == RunStatus::Interrupted {
                 ApprovalState::Cancelled

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use agentdesk_engine::AgentRun;
+use agentdesk_protocol::ids::RunId;
 use agentdesk_protocol::ui::{ApprovalState, ItemStatus, Run, RunStatus};
 use agentdesk_store::{now_ms, RunEnd, Store, StoreError};
 
@@ -42,7 +43,7 @@ const END_ATTEMPT_LIMIT: Duration = Duration::from_secs(30);
 pub(crate) struct StorageFaults {
     budget_ms: AtomicU64,
     /// Runs that ended while their end could not be written, by id.
-    unrecorded: Mutex<HashMap<String, Run>>,
+    unrecorded: Mutex<HashMap<RunId, Run>>,
 }
 
 impl Default for StorageFaults {
@@ -78,7 +79,7 @@ impl StorageFaults {
     }
 
     /// The run as it ended, when its end is not in the database (yet).
-    pub(crate) fn unrecorded(&self, run_id: &str) -> Option<Run> {
+    pub(crate) fn unrecorded(&self, run_id: &RunId) -> Option<Run> {
         lock(&self.unrecorded).get(run_id).cloned()
     }
 
@@ -86,7 +87,7 @@ impl StorageFaults {
         lock(&self.unrecorded).insert(run.id.clone(), run);
     }
 
-    fn forget(&self, run_id: &str) {
+    fn forget(&self, run_id: &RunId) {
         lock(&self.unrecorded).remove(run_id);
     }
 }
@@ -131,7 +132,7 @@ pub(crate) async fn end_after_fault(
     store: &Store,
     approvals: &ApprovalQueue,
     faults: &Arc<StorageFaults>,
-    run_id: &str,
+    run_id: &RunId,
     reason: &str,
 ) -> Option<Run> {
     let at = now_ms();
@@ -158,7 +159,7 @@ pub(crate) async fn end_after_fault(
         store.clone(),
         approvals.clone(),
         faults.clone(),
-        run_id.to_string(),
+        run_id.clone(),
         reason.to_string(),
     );
     let budget = faults.budget().max(END_RETRY_BUDGET);
@@ -183,7 +184,7 @@ pub(crate) async fn end_after_fault(
 async fn write_end(
     store: &Store,
     approvals: &ApprovalQueue,
-    run_id: &str,
+    run_id: &RunId,
     reason: &str,
     at: i64,
 ) -> Result<(), CoreError> {

@@ -25,7 +25,7 @@
 //!     past fanout::DEFAULT_CAP waiting non-mergeable updates does `recv` return
 //!     Err(RecvError::Overflowed(n)): re-read with Desk::load_timeline / list_runs.
 //! Desk::wait_run(run_id, Duration) -> Result<Run>   until the run is terminal (bounded)
-//! Desk::active_run_ids() -> Vec<String>             runs this process drives now
+//! Desk::active_run_ids() -> Vec<RunId>              runs this process drives now
 //! Desk::run_engine_pid(run_id) -> Option<u32>       the engine process serving it
 //! Desk::engine_settings() / set_engine_settings(EngineSettings) (stored, key "engines")
 //!     EngineSettings { codex_bin: Option<PathBuf>, claude_bin: Option<PathBuf>, codex_home: Option<PathBuf> }
@@ -47,6 +47,7 @@ use std::time::Duration;
 
 use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle};
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy,
     ItemStatus, Run, RunStatus, TimelineItem,
@@ -74,21 +75,21 @@ pub enum RunUpdate {
     Status { run: Run },
     /// A canonical event of a running run, as the engine adapter produced it.
     Event {
-        session_id: String,
-        run_id: String,
+        session_id: SessionId,
+        run_id: RunId,
         event: AgentEvent,
     },
     /// Timeline items just written (at most about one batch per second per run).
     Items {
-        session_id: String,
-        run_id: String,
+        session_id: SessionId,
+        run_id: RunId,
         items: Vec<TimelineItem>,
     },
     /// What the run's events changed in its timeline, as the window's live view applies it;
     /// `seq` counts per run (see [`crate::live`]).
     Live {
-        session_id: String,
-        run_id: String,
+        session_id: SessionId,
+        run_id: RunId,
         seq: u64,
         ops: Vec<agentdesk_protocol::ui::LiveOp>,
     },
@@ -111,7 +112,7 @@ struct ActiveRun {
 /// The orchestration's state, shared by every clone of a `Desk`.
 pub(crate) struct Runs {
     pub(crate) engines: Engines,
-    active: Mutex<HashMap<String, ActiveRun>>,
+    active: Mutex<HashMap<RunId, ActiveRun>>,
     /// Serialises "is the session busy? then queue, else start" against "a run ended: start
     /// the next queued one", so a queued run is never stranded.
     start_lock: tokio::sync::Mutex<()>,
@@ -158,11 +159,16 @@ impl Runs {
     }
 
     /// Feed an engine event to the run's live timeline and publish what it changed.
-    pub(crate) fn publish_live_event(&self, session_id: &str, run_id: &str, ev: &AgentEvent) {
+    pub(crate) fn publish_live_event(
+        &self,
+        session_id: &SessionId,
+        run_id: &RunId,
+        ev: &AgentEvent,
+    ) {
         self.live.apply_event_then(run_id, ev, |c| {
             self.publish(RunUpdate::Live {
-                session_id: session_id.to_string(),
-                run_id: run_id.to_string(),
+                session_id: session_id.clone(),
+                run_id: run_id.clone(),
                 seq: c.seq,
                 ops: c.ops,
             })
@@ -238,12 +244,12 @@ impl Desk {
     }
 
     /// Runs this process is driving now.
-    pub fn active_run_ids(&self) -> Vec<String> {
+    pub fn active_run_ids(&self) -> Vec<RunId> {
         lock(&self.runs.active).keys().cloned().collect()
     }
 
     /// The engine process serving a run this process drives (diagnostics, crash tests).
-    pub fn run_engine_pid(&self, run_id: &str) -> Option<u32> {
+    pub fn run_engine_pid(&self, run_id: &RunId) -> Option<u32> {
         lock(&self.runs.active).get(run_id).and_then(|a| a.pid)
     }
 
@@ -251,7 +257,7 @@ impl Desk {
     /// run. Returns the run as recorded (status `running` or `queued`).
     pub async fn send_message(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         text: &str,
         attachments: &[(String, String)],
     ) -> Result<Run> {
@@ -269,7 +275,7 @@ impl Desk {
 
     /// Stop a run: a running one is interrupted (it ends as `interrupted` once the engine
     /// confirms, bounded by the adapters), a queued one is cancelled before it starts.
-    pub async fn interrupt(&self, run_id: &str) -> Result<()> {
+    pub async fn interrupt(&self, run_id: &RunId) -> Result<()> {
         {
             let mut active = lock(&self.runs.active);
             if let Some(a) = active.get_mut(run_id) {
@@ -302,7 +308,7 @@ impl Desk {
     /// Refused when the approval is no longer pending.
     pub async fn decide_approval(
         &self,
-        approval_id: &str,
+        approval_id: &ApprovalId,
         decision: ApprovalDecision,
         by: DecidedBy,
     ) -> Result<Approval> {
@@ -321,7 +327,7 @@ impl Desk {
     /// Answer a pending question (question id → chosen labels or typed text).
     pub async fn answer_question(
         &self,
-        approval_id: &str,
+        approval_id: &ApprovalId,
         answers: BTreeMap<String, Vec<String>>,
         by: DecidedBy,
     ) -> Result<Approval> {
@@ -331,9 +337,9 @@ impl Desk {
     }
 
     /// Wait (at most `timeout`) until a run has ended; returns it as recorded.
-    pub async fn wait_run(&self, run_id: &str, timeout: Duration) -> Result<Run> {
+    pub async fn wait_run(&self, run_id: &RunId, timeout: Duration) -> Result<Run> {
         // Only this run's statuses: waiting costs no copy of its stream.
-        let id = run_id.to_string();
+        let id = run_id.clone();
         let mut updates = self
             .subscribe_runs_where(move |u| matches!(u, RunUpdate::Status { run } if run.id == id));
         let deadline = tokio::time::Instant::now() + timeout;
@@ -375,7 +381,7 @@ impl Desk {
         while !lock(&self.runs.active).is_empty() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let stuck: Vec<(String, ActiveRun)> = lock(&self.runs.active).drain().collect();
+        let stuck: Vec<(RunId, ActiveRun)> = lock(&self.runs.active).drain().collect();
         for (run_id, a) in stuck {
             if let Some(t) = &a.task {
                 t.abort();
@@ -415,7 +421,7 @@ impl Desk {
         }
     }
 
-    async fn publish_status(&self, run_id: &str) {
+    async fn publish_status(&self, run_id: &RunId) {
         if let Some(run) = self.runs.faults.unrecorded(run_id) {
             self.runs.publish(RunUpdate::Status { run });
         } else if let Ok(run) = self.store.get_run(run_id).await {
@@ -424,7 +430,7 @@ impl Desk {
     }
 
     /// End a run the recorder could not end (an error before or while recording).
-    async fn end_unfinished(&self, run_id: &str, status: RunStatus, error: &str) {
+    async fn end_unfinished(&self, run_id: &RunId, status: RunStatus, error: &str) {
         let approvals = if status == RunStatus::Interrupted {
             ApprovalState::Cancelled
         } else {
@@ -483,7 +489,7 @@ impl Desk {
     }
 
     /// The session's oldest queued run starts (or, when shutting down, is cancelled).
-    async fn start_next(&self, session_id: &str) {
+    async fn start_next(&self, session_id: &SessionId) {
         let _guard = self.runs.start_lock.lock().await;
         let queued = match self.store.list_runs(session_id).await {
             Ok(runs) => runs.into_iter().find(|r| r.status == RunStatus::Queued),
@@ -679,8 +685,8 @@ impl Desk {
                     let Some(ev) = ev else { break };
                     let terminal = ev.is_terminal();
                     self.runs.publish(RunUpdate::Event {
-                        session_id: session_id.to_string(),
-                        run_id: run_id.to_string(),
+                        session_id: session_id.clone(),
+                        run_id: run_id.clone(),
                         event: ev.clone(),
                     });
                     self.runs.publish_live_event(session_id, run_id, &ev);
@@ -700,7 +706,7 @@ impl Desk {
                 }
                 // `Added` is recorded from `ask()`'s return (rules decide without one).
                 change = approvals_rx.recv(), if watching_approvals => match change {
-                    Ok(ApprovalChange::Resolved { approval }) if approval.run_id == run_id =>
+                    Ok(ApprovalChange::Resolved { approval }) if approval.run_id == *run_id =>
                     {
                         self.runs.publish_live_approval(&approval);
                         let _ = tx.send(RunInput::Approval(Box::new(approval))).await;
@@ -755,8 +761,8 @@ impl Desk {
 }
 
 struct PumpContext<'a> {
-    session_id: &'a str,
-    run_id: &'a str,
+    session_id: &'a SessionId,
+    run_id: &'a RunId,
     policy: &'a ApprovalPolicy,
     tx: &'a mpsc::Sender<RunInput>,
     recording: &'a mut tokio::task::JoinHandle<Result<Run>>,

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{ExportFormat, SessionFootprint};
 
 use crate::{CoreError, Desk, Result};
@@ -14,7 +15,7 @@ fn count(n: usize) -> u32 {
 impl Desk {
     /// Messages, runs and attached files of a session: named in the delete confirm, so the
     /// user knows what goes before anything does.
-    pub async fn session_footprint(&self, session_id: &str) -> Result<SessionFootprint> {
+    pub async fn session_footprint(&self, session_id: &SessionId) -> Result<SessionFootprint> {
         // Checked first: an unknown id is NotFound, not a footprint of zeros.
         self.store.get_session(session_id).await?;
         let messages = self.store.count_session_messages(session_id).await?;
@@ -30,7 +31,7 @@ impl Desk {
     /// The session exported in `format`, as text.
     pub async fn export_session_as(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         format: ExportFormat,
     ) -> Result<String> {
         match format {
@@ -44,7 +45,7 @@ impl Desk {
     /// failed write never leaves half an export under the user's name.
     pub async fn export_session_to(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         format: ExportFormat,
         path: &Path,
     ) -> Result<()> {

@@ -5,6 +5,8 @@ use agentdesk_protocol::ui::{
     TimelineItem,
 };
 
+use agentdesk_protocol::ids::{RunId, SessionId};
+
 use crate::{Desk, NewSession};
 
 struct Fixture {
@@ -15,11 +17,11 @@ struct Fixture {
     folder: tempfile::TempDir,
 }
 
-fn answer(session: &Session, run: &str, seq: i64, text: &str) -> TimelineItem {
+fn answer(session: &Session, run: &RunId, seq: i64, text: &str) -> TimelineItem {
     TimelineItem {
         id: format!("{run}:{seq}"),
         session_id: session.id.clone(),
-        run_id: run.into(),
+        run_id: run.clone(),
         seq,
         status: ItemStatus::Completed,
         body: ItemBody::AgentMessage { text: text.into() },
@@ -38,9 +40,8 @@ async fn fixture() -> Fixture {
         .await
         .unwrap();
     let new = || NewSession {
-        workspace_id: ws.id.clone(),
         engine: Some(agentdesk_protocol::ui::Engine::Codex),
-        ..Default::default()
+        ..NewSession::new(ws.id.clone())
     };
     let session = desk.create_session(&new()).await.unwrap();
     let other = desk.create_session(&new()).await.unwrap();
@@ -93,7 +94,7 @@ async fn the_footprint_counts_what_a_delete_removes() {
             attachments: 0
         }
     );
-    let missing = f.desk.session_footprint("nope").await.unwrap_err();
+    let missing = f.desk.session_footprint(&"nope".into()).await.unwrap_err();
     assert_eq!(missing.code(), ErrorCode::NotFound);
 }
 
@@ -110,7 +111,7 @@ async fn rename_archive_and_unarchive() {
     );
     let ws = &f.session.workspace_id;
     f.desk.archive_session(&f.session.id, true).await.unwrap();
-    let active: Vec<String> = f
+    let active: Vec<SessionId> = f
         .desk
         .list_sessions(ws, false)
         .await
@@ -147,7 +148,10 @@ async fn delete_takes_the_runs_messages_and_search_hits_with_it() {
     );
     let after = f.desk.search("kettle", None, 10).await.unwrap();
     assert_eq!(
-        after.iter().map(|h| &*h.session_id).collect::<Vec<_>>(),
+        after
+            .iter()
+            .map(|h| h.session_id.as_str())
+            .collect::<Vec<_>>(),
         [f.other.id.as_str()]
     );
     // The other session is untouched; its run still going keeps it from being deleted.

@@ -1,6 +1,7 @@
 //! Sessions and runs as stored: create, list, rename, archive, delete; a new run with its
 //! user message; recovery of what a previous process left active.
 
+use agentdesk_protocol::ids::{ApprovalId, ProfileId, RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{
     ApprovalState, AttachmentRef, Engine, ItemBody, ItemStatus, Run, RunStatus, Session,
     TimelineItem, TimelinePage, Usage,
@@ -13,24 +14,37 @@ use crate::{CoreError, Desk, Result};
 pub const FIRST_SCREEN: u32 = 100;
 
 /// What a new session is made from. The engine comes from the profile when not given.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct NewSession {
-    pub workspace_id: String,
+    pub workspace_id: WorkspaceId,
     /// `None`: the workspace's default profile (if any).
-    pub profile_id: Option<String>,
+    pub profile_id: Option<ProfileId>,
     pub engine: Option<Engine>,
     pub title: Option<String>,
+}
+
+impl NewSession {
+    /// A session in `workspace_id` with everything else chosen for it (`..NewSession::new(ws)`
+    /// after the fields given: there is no default workspace, so no `Default`).
+    pub fn new(workspace_id: WorkspaceId) -> NewSession {
+        NewSession {
+            workspace_id,
+            profile_id: None,
+            engine: None,
+            title: None,
+        }
+    }
 }
 
 /// What start-up recovery changed.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Recovery {
-    pub interrupted_runs: Vec<String>,
-    pub expired_approvals: Vec<String>,
+    pub interrupted_runs: Vec<RunId>,
+    pub expired_approvals: Vec<ApprovalId>,
 }
 
 /// The timeline id of a run's user message.
-pub fn user_item_id(run_id: &str) -> String {
+pub fn user_item_id(run_id: &RunId) -> String {
     format!("{run_id}:user")
 }
 
@@ -85,7 +99,7 @@ impl Desk {
             })?;
         let now = now_ms();
         let s = Session {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: SessionId::new(),
             workspace_id: new.workspace_id.clone(),
             profile_id: profile.map(|p| p.id),
             title: new
@@ -104,13 +118,13 @@ impl Desk {
         Ok(s)
     }
 
-    pub async fn get_session(&self, id: &str) -> Result<Session> {
+    pub async fn get_session(&self, id: &SessionId) -> Result<Session> {
         Ok(self.store.get_session(id).await?)
     }
 
     pub async fn list_sessions(
         &self,
-        workspace_id: &str,
+        workspace_id: &WorkspaceId,
         include_archived: bool,
     ) -> Result<Vec<Session>> {
         Ok(self
@@ -119,13 +133,17 @@ impl Desk {
             .await?)
     }
 
-    pub async fn rename_session(&self, id: &str, title: &str) -> Result<()> {
+    pub async fn rename_session(&self, id: &SessionId, title: &str) -> Result<()> {
         Ok(self.store.rename_session(id, title.trim()).await?)
     }
 
     /// The profile the session's next run uses; it must belong to the session's workspace
     /// and drive the session's engine (an engine's conversation cannot move to another).
-    pub async fn set_session_profile(&self, id: &str, profile_id: &str) -> Result<Session> {
+    pub async fn set_session_profile(
+        &self,
+        id: &SessionId,
+        profile_id: &ProfileId,
+    ) -> Result<Session> {
         let session = self.store.get_session(id).await?;
         let profile = self.store.get_profile(profile_id).await?;
         if profile.workspace_id != session.workspace_id {
@@ -146,14 +164,14 @@ impl Desk {
         Ok(self.store.get_session(id).await?)
     }
 
-    pub async fn archive_session(&self, id: &str, archived: bool) -> Result<()> {
+    pub async fn archive_session(&self, id: &SessionId, archived: bool) -> Result<()> {
         let at = archived.then(now_ms);
         Ok(self.store.set_session_archived(id, at).await?)
     }
 
     /// Delete a session with its history, then the attachment files no other run uses.
     /// Refused while one of its runs is active.
-    pub async fn delete_session(&self, id: &str) -> Result<()> {
+    pub async fn delete_session(&self, id: &SessionId) -> Result<()> {
         let active = self
             .store
             .list_runs(id)
@@ -185,7 +203,7 @@ impl Desk {
     /// start (engine missing, not logged in, refused to start), so a failed attempt leaves
     /// no empty conversation behind. Returns whether it was removed. A session that ever had
     /// an engine conversation, a completed run or a run still going is kept.
-    pub async fn discard_unstarted_session(&self, id: &str) -> Result<bool> {
+    pub async fn discard_unstarted_session(&self, id: &SessionId) -> Result<bool> {
         let session = self.store.get_session(id).await?;
         if session.engine_session_id.is_some() {
             return Ok(false);
@@ -204,7 +222,7 @@ impl Desk {
     /// The last screenful of a session (or the page before `before`).
     pub async fn load_timeline(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         before: Option<i64>,
         limit: Option<u32>,
     ) -> Result<TimelinePage> {
@@ -214,7 +232,7 @@ impl Desk {
             .await?)
     }
 
-    pub async fn list_runs(&self, session_id: &str) -> Result<Vec<Run>> {
+    pub async fn list_runs(&self, session_id: &SessionId) -> Result<Vec<Run>> {
         Ok(self.store.list_runs(session_id).await?)
     }
 
@@ -223,7 +241,7 @@ impl Desk {
     /// blobs imported with `import_attachment`.
     pub async fn create_run(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         prompt: &str,
         attachments: &[(String, String)],
     ) -> Result<Run> {
@@ -243,7 +261,7 @@ impl Desk {
                 mime: blob.mime,
             });
         }
-        let id = uuid::Uuid::now_v7().to_string();
+        let id = RunId::new();
         let at = now_ms();
         let run = self
             .store
@@ -256,7 +274,7 @@ impl Desk {
                     RunStatus::Running
                 },
                 prompt,
-                profile_id: session.profile_id.as_deref(),
+                profile_id: session.profile_id.as_ref(),
                 model: None,
                 at,
             })
@@ -269,7 +287,7 @@ impl Desk {
         self.store
             .upsert_timeline_items(&[TimelineItem {
                 id: user_item_id(&id),
-                session_id: session_id.to_string(),
+                session_id: session_id.clone(),
                 run_id: id.clone(),
                 seq: 0,
                 status: ItemStatus::Completed,
@@ -290,7 +308,7 @@ impl Desk {
     }
 
     /// A run that never reached its engine (queued, then the user dropped it).
-    pub async fn cancel_queued_run(&self, run_id: &str) -> Result<Run> {
+    pub async fn cancel_queued_run(&self, run_id: &RunId) -> Result<Run> {
         let run = self.store.get_run(run_id).await?;
         if run.status != RunStatus::Queued {
             return Err(CoreError::InvalidInput(format!(
@@ -315,15 +333,15 @@ impl Desk {
             .await?)
     }
 
-    pub async fn session_usage(&self, session_id: &str) -> Result<Usage> {
+    pub async fn session_usage(&self, session_id: &SessionId) -> Result<Usage> {
         Ok(self.store.session_usage(session_id).await?)
     }
 
-    pub async fn workspace_usage(&self, workspace_id: &str) -> Result<Usage> {
+    pub async fn workspace_usage(&self, workspace_id: &WorkspaceId) -> Result<Usage> {
         Ok(self.store.workspace_usage(workspace_id).await?)
     }
 
-    pub async fn run_usage(&self, run_id: &str) -> Result<Option<Usage>> {
+    pub async fn run_usage(&self, run_id: &RunId) -> Result<Option<Usage>> {
         Ok(self.store.run_usage(run_id).await?)
     }
 
@@ -331,7 +349,7 @@ impl Desk {
     pub async fn search(
         &self,
         query: &str,
-        workspace_id: Option<&str>,
+        workspace_id: Option<&WorkspaceId>,
         limit: u32,
     ) -> Result<Vec<agentdesk_protocol::ui::SearchHit>> {
         Ok(self
@@ -363,12 +381,15 @@ mod tests {
 
     use super::*;
 
-    async fn failed_session(desk: &Desk, ws: &str, engine_session: Option<&str>) -> String {
+    async fn failed_session(
+        desk: &Desk,
+        ws: &WorkspaceId,
+        engine_session: Option<&str>,
+    ) -> SessionId {
         let s = desk
             .create_session(&NewSession {
-                workspace_id: ws.to_string(),
                 engine: Some(Engine::Claude),
-                ..Default::default()
+                ..NewSession::new(ws.clone())
             })
             .await
             .unwrap();
@@ -402,7 +423,7 @@ mod tests {
         let reached = failed_session(&desk, &ws.id, Some("engine-conversation")).await;
         assert!(desk.discard_unstarted_session(&never).await.unwrap());
         assert!(!desk.discard_unstarted_session(&reached).await.unwrap());
-        let left: Vec<String> = desk
+        let left: Vec<SessionId> = desk
             .list_sessions(&ws.id, true)
             .await
             .unwrap()

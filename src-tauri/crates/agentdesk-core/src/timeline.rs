@@ -9,6 +9,7 @@ use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, Question,
     ToolKind, ToolStatus,
 };
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalKindName, ApprovalState, ItemApproval, ItemBody, ItemStatus, NoticeLevel,
     RunStatus, TimelineItem,
@@ -27,8 +28,8 @@ type Clock = Box<dyn Fn() -> i64 + Send + Sync>;
 
 /// The timeline state of one run.
 pub struct RunReducer {
-    session_id: String,
-    run_id: String,
+    session_id: SessionId,
+    run_id: RunId,
     items: Vec<TimelineItem>,
     by_id: HashMap<String, usize>,
     dirty: BTreeSet<usize>,
@@ -78,15 +79,15 @@ fn outcome_state(o: ApprovalOutcome) -> ApprovalState {
 }
 
 impl RunReducer {
-    pub fn new(session_id: &str, run_id: &str) -> RunReducer {
+    pub fn new(session_id: &SessionId, run_id: &RunId) -> RunReducer {
         Self::with_clock(session_id, run_id, Box::new(agentdesk_store::now_ms))
     }
 
     /// With a clock of its own (tests use a fixed one for stable snapshots).
-    pub fn with_clock(session_id: &str, run_id: &str, clock: Clock) -> RunReducer {
+    pub fn with_clock(session_id: &SessionId, run_id: &RunId, clock: Clock) -> RunReducer {
         RunReducer {
-            session_id: session_id.to_string(),
-            run_id: run_id.to_string(),
+            session_id: session_id.clone(),
+            run_id: run_id.clone(),
             items: Vec::new(),
             by_id: HashMap::new(),
             dirty: BTreeSet::new(),
@@ -97,7 +98,7 @@ impl RunReducer {
         }
     }
 
-    pub fn run_id(&self) -> &str {
+    pub fn run_id(&self) -> &RunId {
         &self.run_id
     }
 

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::Workspace;
 
 use crate::{CoreError, Desk, Result};
@@ -26,7 +27,7 @@ impl Desk {
             None => default_name(&path),
         };
         let ws = Workspace {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: WorkspaceId::new(),
             name,
             path: path_str,
             created_at: agentdesk_store::now_ms(),
@@ -36,7 +37,7 @@ impl Desk {
         Ok(ws)
     }
 
-    pub async fn remove_workspace(&self, id: &str) -> Result<()> {
+    pub async fn remove_workspace(&self, id: &WorkspaceId) -> Result<()> {
         self.store.delete_workspace(id).await?;
         tracing::info!(%id, "workspace removed");
         Ok(())

@@ -32,10 +32,7 @@ async fn a_session_lives_is_searched_exported_and_recovered() {
     .unwrap();
     desk.create_profile(&ws.id, &spec).await.unwrap();
     let s = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     assert_eq!(

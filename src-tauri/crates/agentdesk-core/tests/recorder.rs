@@ -6,10 +6,11 @@ use std::time::Duration;
 use agentdesk_core::approvals::{ApprovalAsk, Requested};
 use agentdesk_core::{ApprovalPolicy, Desk, NewSession, RunInput, RunRecorder, RunReducer};
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind};
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{ApprovalState, ItemBody, ItemStatus, ProfileSpec, RunStatus};
 use tokio::sync::mpsc;
 
-async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, String, String) {
+async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, SessionId, RunId) {
     let data = tempfile::tempdir().unwrap();
     let folder = tempfile::tempdir().unwrap();
     let desk = Desk::open(data.path()).await.unwrap();
@@ -21,10 +22,7 @@ async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, String, String) 
         serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
     desk.create_profile(&ws.id, &spec).await.unwrap();
     let s = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     let run = desk
@@ -234,7 +232,7 @@ async fn an_interrupt_cancels_the_runs_pending_approvals_inside_their_tool_cards
         ItemBody::Tool {
             approval: Some(ap), ..
         } => {
-            assert_eq!(ap.approval_id.as_deref(), Some(a.id.as_str()));
+            assert_eq!(ap.approval_id.as_ref(), Some(&a.id));
             assert_eq!(ap.state, ApprovalState::Cancelled);
         }
         other => panic!("{other:?}"),

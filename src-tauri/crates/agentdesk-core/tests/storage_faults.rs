@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{ItemBody, ProfileSpec, RunStatus};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use tokio::sync::mpsc;
 
-async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, String, String) {
+async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, SessionId, RunId) {
     let data = tempfile::tempdir().unwrap();
     let folder = tempfile::tempdir().unwrap();
     let desk = Desk::open(data.path()).await.unwrap();
@@ -24,10 +25,7 @@ async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, String, String) 
         serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
     desk.create_profile(&ws.id, &spec).await.unwrap();
     let s = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap();
@@ -59,7 +57,7 @@ fn delta(text: &str) -> RunInput {
     })
 }
 
-async fn stored_text(desk: &Desk, run: &str) -> String {
+async fn stored_text(desk: &Desk, run: &RunId) -> String {
     let items = desk.store().run_items(run).await.unwrap();
     items
         .iter()
@@ -211,10 +209,7 @@ async fn a_full_disk_gives_up_clearly_and_keeps_what_was_written() {
         serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
     desk.create_profile(&ws.id, &spec).await.unwrap();
     let s = desk
-        .create_session(&NewSession {
-            workspace_id: ws.id.clone(),
-            ..Default::default()
-        })
+        .create_session(&NewSession::new(ws.id.clone()))
         .await
         .unwrap();
     let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap().id;

@@ -17,7 +17,7 @@ fn events(name: &str) -> Vec<AgentEvent> {
 }
 
 fn reduce(name: &str) -> RunReducer {
-    let mut r = RunReducer::with_clock("session", "run", Box::new(|| 0));
+    let mut r = RunReducer::with_clock(&"session".into(), &"run".into(), Box::new(|| 0));
     let evs = events(name);
     let last = evs.len() - 1;
     for (i, ev) in evs.iter().enumerate() {
@@ -51,7 +51,7 @@ snapshot!(
 
 #[test]
 fn deltas_are_coalesced_into_one_item_change() {
-    let mut r = RunReducer::with_clock("s", "r", Box::new(|| 0));
+    let mut r = RunReducer::with_clock(&"s".into(), &"r".into(), Box::new(|| 0));
     for piece in ["Hel", "lo ", "wor", "ld"] {
         r.apply(&AgentEvent::MessageDelta {
             item_id: "m".into(),
@@ -88,7 +88,7 @@ fn deltas_are_coalesced_into_one_item_change() {
 #[test]
 fn a_question_asked_by_a_tool_call_gets_its_own_row() {
     use agentdesk_protocol::events::{Question, QuestionOption, ToolKind};
-    let mut r = RunReducer::with_clock("s", "r", Box::new(|| 0));
+    let mut r = RunReducer::with_clock(&"s".into(), &"r".into(), Box::new(|| 0));
     r.apply(&AgentEvent::ToolStarted {
         item_id: "toolu_q".into(),
         kind: ToolKind::Other,

@@ -9,5 +9,6 @@ pub mod capabilities;
 pub mod claude;
 pub mod codex;
 pub mod events;
+pub mod ids;
 mod stored;
 pub mod ui;

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::ids::WorkspaceId;
+
 mod approvals;
 mod library;
 mod live;
@@ -24,7 +26,7 @@ pub use settings::*;
 #[serde(rename_all = "camelCase")]
 pub struct Workspace {
     /// Stable id (uuid v7, so ids sort by creation time).
-    pub id: String,
+    pub id: WorkspaceId,
     /// Display name; defaults to the folder's last component.
     pub name: String,
     /// Absolute, canonical path of the folder.

@@ -57,7 +57,7 @@ fn main() {
         for s in 0..SESSIONS {
             screens.push(
                 store
-                    .load_timeline(&format!("s{s}"), None, 100)
+                    .load_timeline(&format!("s{s}").into(), None, 100)
                     .await
                     .unwrap(),
             );
@@ -65,7 +65,7 @@ fn main() {
         let after_screens = status_kib("VmRSS:");
         let mut all = Vec::new();
         for s in 0..SESSIONS {
-            all.push(store.session_items(&format!("s{s}")).await.unwrap());
+            all.push(store.session_items(&format!("s{s}").into()).await.unwrap());
         }
         let after_all = status_kib("VmRSS:");
         let items: usize = all.iter().map(Vec::len).sum();

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::*;
 use agentdesk_store::{NewRun, Store};
 
@@ -53,12 +54,12 @@ pub fn text(i: u64) -> String {
 pub struct Seeded {
     pub store: Store,
     /// (session id, run id)
-    pub sessions: Vec<(String, String)>,
+    pub sessions: Vec<(SessionId, RunId)>,
     _dir: Option<tempfile::TempDir>,
 }
 
 /// Items `from..from+n` of a session's single run, alternating user and agent messages.
-pub fn items(session: &(String, String), from: usize, n: usize) -> Vec<TimelineItem> {
+pub fn items(session: &(SessionId, RunId), from: usize, n: usize) -> Vec<TimelineItem> {
     (from..from + n)
         .map(|i| TimelineItem {
             id: format!("{}:{i}", session.1),
@@ -93,11 +94,11 @@ pub async fn seed(dir: Option<PathBuf>, sessions: usize, per_session: usize) -> 
         }
     };
     let store = Store::open_in_dir(&path).await.unwrap();
-    let ids: Vec<(String, String)> = (0..sessions)
-        .map(|s| (format!("s{s}"), format!("r{s}")))
+    let ids: Vec<(SessionId, RunId)> = (0..sessions)
+        .map(|s| (format!("s{s}").into(), format!("r{s}").into()))
         .collect();
     let have = store
-        .list_sessions("w", true)
+        .list_sessions(&"w".into(), true)
         .await
         .map(|v| v.len())
         .unwrap_or(0);
@@ -130,7 +131,7 @@ pub async fn seed(dir: Option<PathBuf>, sessions: usize, per_session: usize) -> 
                     id: s.clone(),
                     workspace_id: "w".into(),
                     profile_id: None,
-                    title: s.clone(),
+                    title: s.to_string(),
                     engine: Engine::Codex,
                     engine_session_id: None,
                     created_at: 1,

@@ -2,6 +2,7 @@
 //! the database is the one arbiter of which decision wins, so an approval is never decided
 //! twice and a decision for one that is no longer pending is refused, not replayed.
 
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalDecisionDetail, ApprovalKindName, ApprovalState, DecidedBy,
 };
@@ -55,7 +56,7 @@ fn from_row(row: &SqliteRow) -> Result<Approval> {
     })
 }
 
-fn not_found(id: &str) -> StoreError {
+fn not_found(id: &ApprovalId) -> StoreError {
     StoreError::NotFound {
         what: format!("approval {id}"),
     }
@@ -86,7 +87,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_approval(&self, id: &str) -> Result<Approval> {
+    pub async fn get_approval(&self, id: &ApprovalId) -> Result<Approval> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -97,7 +98,7 @@ impl Store {
 
     /// `pending → end.state`, only if still pending. Otherwise `ApprovalNotPending` (with the
     /// state it is in) or `NotFound`.
-    pub async fn end_approval(&self, id: &str, end: &ApprovalEnd<'_>) -> Result<Approval> {
+    pub async fn end_approval(&self, id: &ApprovalId, end: &ApprovalEnd<'_>) -> Result<Approval> {
         if end.state.is_pending() {
             return Err(StoreError::Conflict(
                 "an approval cannot be ended as pending".into(),
@@ -123,7 +124,7 @@ impl Store {
             None => {
                 let current = self.get_approval(id).await?;
                 Err(StoreError::ApprovalNotPending {
-                    id: id.to_string(),
+                    id: id.clone(),
                     state: current.state,
                 })
             }
@@ -141,7 +142,7 @@ impl Store {
     }
 
     /// A session's approvals (any state), oldest first.
-    pub async fn session_approvals(&self, session_id: &str) -> Result<Vec<Approval>> {
+    pub async fn session_approvals(&self, session_id: &SessionId) -> Result<Vec<Approval>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM approvals WHERE session_id = ? ORDER BY created_at, id"
         ))
@@ -168,7 +169,7 @@ impl Store {
     /// when it was interrupted). Returns the approvals changed.
     pub async fn end_run_approvals(
         &self,
-        run_id: &str,
+        run_id: &RunId,
         state: ApprovalState,
         at: i64,
     ) -> Result<Vec<Approval>> {

@@ -1,6 +1,7 @@
 //! Attachment rows: one per content hash (the file is `<data dir>/attachments/<sha256>`, the
 //! core's business), linked to the runs that carry them.
 
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::AttachmentKind;
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -71,7 +72,7 @@ impl Store {
     }
 
     /// Attach blobs to a run, in order, in one transaction.
-    pub async fn link_run_attachments(&self, run_id: &str, blobs: &[(&str, &str)]) -> Result<()> {
+    pub async fn link_run_attachments(&self, run_id: &RunId, blobs: &[(&str, &str)]) -> Result<()> {
         let mut tx = self.write_tx().await?;
         for (position, (sha256, name)) in blobs.iter().enumerate() {
             let res = sqlx::query(
@@ -97,7 +98,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn run_attachments(&self, run_id: &str) -> Result<Vec<RunAttachment>> {
+    pub async fn run_attachments(&self, run_id: &RunId) -> Result<Vec<RunAttachment>> {
         let rows = sqlx::query(
             "SELECT a.sha256, a.mime, a.kind, a.size, a.created_at, r.position, r.name
              FROM run_attachments r JOIN attachments a ON a.sha256 = r.sha256
@@ -118,7 +119,7 @@ impl Store {
     }
 
     /// The blobs a session's runs carry (to collect them once the session is deleted).
-    pub async fn session_blobs(&self, session_id: &str) -> Result<Vec<String>> {
+    pub async fn session_blobs(&self, session_id: &SessionId) -> Result<Vec<String>> {
         Ok(sqlx::query_scalar(
             "SELECT DISTINCT ra.sha256 FROM run_attachments ra JOIN runs r ON r.id = ra.run_id
              WHERE r.session_id = ?",

@@ -52,7 +52,7 @@ pub enum StoreError {
 
     #[error("approval {id} is no longer pending (it is {}); the decision was not applied", state.as_str())]
     ApprovalNotPending {
-        id: String,
+        id: agentdesk_protocol::ids::ApprovalId,
         state: agentdesk_protocol::ui::ApprovalState,
     },
 

@@ -200,10 +200,10 @@ async fn duplicate_workspace_path_is_a_conflict() {
     let err = store.insert_workspace(&ws("b", "/same")).await.unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
     assert!(matches!(
-        store.delete_workspace("nope").await,
+        store.delete_workspace(&"nope".into()).await,
         Err(StoreError::NotFound { .. })
     ));
-    store.delete_workspace("a").await.unwrap();
+    store.delete_workspace(&"a".into()).await.unwrap();
     assert!(store.list_workspaces().await.unwrap().is_empty());
 }
 

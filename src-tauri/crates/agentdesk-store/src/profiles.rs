@@ -1,6 +1,7 @@
 //! Profiles: several named per workspace, at most one default (a partial unique index
 //! enforces it; these queries keep it true when the default changes hands).
 
+use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec};
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -108,7 +109,7 @@ impl Store {
     }
 
     /// Replace a profile's fields (not its workspace, id or default flag).
-    pub async fn update_profile(&self, id: &str, s: &ProfileSpec) -> Result<Profile> {
+    pub async fn update_profile(&self, id: &ProfileId, s: &ProfileSpec) -> Result<Profile> {
         let res = sqlx::query(
             "UPDATE profiles SET name = ?, engine = ?, model = ?, base_url = ?, api_key_env = ?,
                 permission_mode = ?, allowed_tools = ?, denied_tools = ?, system_prompt = ?,
@@ -142,7 +143,7 @@ impl Store {
         self.get_profile(id).await
     }
 
-    pub async fn get_profile(&self, id: &str) -> Result<Profile> {
+    pub async fn get_profile(&self, id: &ProfileId) -> Result<Profile> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM profiles WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -152,7 +153,7 @@ impl Store {
     }
 
     /// A workspace's profiles, the default first, then by name.
-    pub async fn list_profiles(&self, workspace_id: &str) -> Result<Vec<Profile>> {
+    pub async fn list_profiles(&self, workspace_id: &WorkspaceId) -> Result<Vec<Profile>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ?
              ORDER BY is_default DESC, name COLLATE NOCASE, created_at"
@@ -163,7 +164,7 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
-    pub async fn default_profile(&self, workspace_id: &str) -> Result<Option<Profile>> {
+    pub async fn default_profile(&self, workspace_id: &WorkspaceId) -> Result<Option<Profile>> {
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ? AND is_default = 1"
         ))
@@ -175,7 +176,7 @@ impl Store {
 
     pub async fn find_profile_by_name(
         &self,
-        workspace_id: &str,
+        workspace_id: &WorkspaceId,
         name: &str,
     ) -> Result<Option<Profile>> {
         let row = sqlx::query(&format!(
@@ -189,9 +190,9 @@ impl Store {
     }
 
     /// Make `id` its workspace's default, in one transaction (never zero or two defaults).
-    pub async fn set_default_profile(&self, id: &str) -> Result<()> {
+    pub async fn set_default_profile(&self, id: &ProfileId) -> Result<()> {
         let mut tx = self.write_tx().await?;
-        let ws: Option<String> =
+        let ws: Option<WorkspaceId> =
             sqlx::query_scalar("SELECT workspace_id FROM profiles WHERE id = ?")
                 .bind(id)
                 .fetch_optional(&mut *tx)
@@ -213,9 +214,9 @@ impl Store {
     /// Delete a profile. When it was the default, the oldest remaining profile becomes the
     /// default so a workspace with profiles always has one. Sessions keep running under no
     /// profile (`profile_id` becomes NULL).
-    pub async fn delete_profile(&self, id: &str) -> Result<()> {
+    pub async fn delete_profile(&self, id: &ProfileId) -> Result<()> {
         let mut tx = self.write_tx().await?;
-        let row: Option<(String, i64)> =
+        let row: Option<(WorkspaceId, i64)> =
             sqlx::query_as("SELECT workspace_id, is_default FROM profiles WHERE id = ?")
                 .bind(id)
                 .fetch_optional(&mut *tx)
@@ -239,7 +240,7 @@ impl Store {
     }
 }
 
-fn not_found(id: &str) -> StoreError {
+fn not_found(id: &ProfileId) -> StoreError {
     StoreError::NotFound {
         what: format!("profile {id}"),
     }

@@ -2,6 +2,7 @@
 //! interrupted`; every transition is a compare-and-set so a late writer cannot revive or
 //! rewrite a run that has ended.
 
+use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
 use agentdesk_protocol::ui::{Run, RunStatus};
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -14,12 +15,12 @@ const COLUMNS: &str = "id, session_id, seq, status, prompt, profile_id, model, s
 /// What a new run starts with.
 #[derive(Debug, Clone)]
 pub struct NewRun<'a> {
-    pub id: &'a str,
-    pub session_id: &'a str,
+    pub id: &'a RunId,
+    pub session_id: &'a SessionId,
     /// `Queued` or `Running`.
     pub status: RunStatus,
     pub prompt: &'a str,
-    pub profile_id: Option<&'a str>,
+    pub profile_id: Option<&'a ProfileId>,
     pub model: Option<&'a str>,
     pub at: i64,
 }
@@ -53,7 +54,7 @@ fn from_row(row: &SqliteRow) -> Result<Run> {
     })
 }
 
-fn not_found(id: &str) -> StoreError {
+fn not_found(id: &RunId) -> StoreError {
     StoreError::NotFound {
         what: format!("run {id}"),
     }
@@ -104,7 +105,7 @@ impl Store {
         self.get_run(r.id).await
     }
 
-    pub async fn get_run(&self, id: &str) -> Result<Run> {
+    pub async fn get_run(&self, id: &RunId) -> Result<Run> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM runs WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -114,7 +115,7 @@ impl Store {
     }
 
     /// A session's runs in order.
-    pub async fn list_runs(&self, session_id: &str) -> Result<Vec<Run>> {
+    pub async fn list_runs(&self, session_id: &SessionId) -> Result<Vec<Run>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM runs WHERE session_id = ? ORDER BY seq"
         ))
@@ -125,7 +126,7 @@ impl Store {
     }
 
     /// `queued → running`. Refused for any other current status.
-    pub async fn start_run(&self, id: &str, model: Option<&str>, at: i64) -> Result<Run> {
+    pub async fn start_run(&self, id: &RunId, model: Option<&str>, at: i64) -> Result<Run> {
         let row = sqlx::query(&format!(
             "UPDATE runs SET status = 'running', started_at = ?, model = COALESCE(?, model)
              WHERE id = ? AND status = 'queued' RETURNING {COLUMNS}"
@@ -146,7 +147,7 @@ impl Store {
     }
 
     /// The model the engine reports once the run has started.
-    pub async fn set_run_model(&self, id: &str, model: &str) -> Result<()> {
+    pub async fn set_run_model(&self, id: &RunId, model: &str) -> Result<()> {
         let res = sqlx::query("UPDATE runs SET model = ? WHERE id = ?")
             .bind(model)
             .bind(id)
@@ -160,7 +161,7 @@ impl Store {
 
     /// `queued | running → completed | failed | interrupted`, once. Refused when the run has
     /// already ended, so the first terminal state wins.
-    pub async fn finish_run(&self, id: &str, end: &RunEnd<'_>) -> Result<Run> {
+    pub async fn finish_run(&self, id: &RunId, end: &RunEnd<'_>) -> Result<Run> {
         if !end.status.is_terminal() {
             return Err(StoreError::Conflict(format!(
                 "{} is not an end state for a run",
@@ -212,7 +213,7 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
-    async fn refused(&self, id: &str, what: &str) -> StoreError {
+    async fn refused(&self, id: &RunId, what: &str) -> StoreError {
         match self.get_run(id).await {
             Ok(run) => StoreError::Conflict(format!(
                 "cannot {what} run {id}: it is {}",

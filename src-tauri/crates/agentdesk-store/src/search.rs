@@ -1,5 +1,6 @@
 //! Full-text search over message text (FTS5, bm25-ranked, with snippets).
 
+use agentdesk_protocol::ids::{SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{SearchHit, SnippetPart};
 use sqlx::Row;
 
@@ -69,7 +70,7 @@ impl Store {
     pub async fn search_messages(
         &self,
         input: &str,
-        workspace_id: Option<&str>,
+        workspace_id: Option<&WorkspaceId>,
         limit: u32,
     ) -> Result<Vec<SearchHit>> {
         self.search_messages_within(input, workspace_id, limit, RANKED_RECENT_MATCHES)
@@ -77,7 +78,7 @@ impl Store {
     }
 
     /// How many messages of a session the index holds (what deleting it loses).
-    pub async fn count_session_messages(&self, session_id: &str) -> Result<i64> {
+    pub async fn count_session_messages(&self, session_id: &SessionId) -> Result<i64> {
         Ok(sqlx::query_scalar(
             "SELECT COUNT(*) FROM timeline_items
              WHERE session_id = ? AND kind IN ('user_message', 'agent_message')",
@@ -91,7 +92,7 @@ impl Store {
     pub async fn search_messages_within(
         &self,
         input: &str,
-        workspace_id: Option<&str>,
+        workspace_id: Option<&WorkspaceId>,
         limit: u32,
         window: u32,
     ) -> Result<Vec<SearchHit>> {

@@ -1,5 +1,6 @@
 //! Sessions: conversations in a workspace.
 
+use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, Session};
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -25,13 +26,13 @@ fn from_row(row: &SqliteRow) -> Result<Session> {
     })
 }
 
-fn not_found(id: &str) -> StoreError {
+fn not_found(id: &SessionId) -> StoreError {
     StoreError::NotFound {
         what: format!("session {id}"),
     }
 }
 
-fn check_one(res: sqlx::sqlite::SqliteQueryResult, id: &str) -> Result<()> {
+fn check_one(res: sqlx::sqlite::SqliteQueryResult, id: &SessionId) -> Result<()> {
     if res.rows_affected() == 0 {
         return Err(not_found(id));
     }
@@ -57,7 +58,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn get_session(&self, id: &str) -> Result<Session> {
+    pub async fn get_session(&self, id: &SessionId) -> Result<Session> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM sessions WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
@@ -69,7 +70,7 @@ impl Store {
     /// A workspace's sessions, most recently active first.
     pub async fn list_sessions(
         &self,
-        workspace_id: &str,
+        workspace_id: &WorkspaceId,
         include_archived: bool,
     ) -> Result<Vec<Session>> {
         let rows = sqlx::query(&format!(
@@ -96,7 +97,7 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
-    pub async fn rename_session(&self, id: &str, title: &str) -> Result<()> {
+    pub async fn rename_session(&self, id: &SessionId, title: &str) -> Result<()> {
         let res = sqlx::query("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?")
             .bind(title)
             .bind(now_ms())
@@ -107,7 +108,11 @@ impl Store {
     }
 
     /// Archive (`Some(time)`) or unarchive (`None`).
-    pub async fn set_session_archived(&self, id: &str, archived_at: Option<i64>) -> Result<()> {
+    pub async fn set_session_archived(
+        &self,
+        id: &SessionId,
+        archived_at: Option<i64>,
+    ) -> Result<()> {
         let res = sqlx::query("UPDATE sessions SET archived_at = ? WHERE id = ?")
             .bind(archived_at)
             .bind(id)
@@ -119,7 +124,7 @@ impl Store {
     /// Record the engine's id for the conversation (or forget it after a stale resume).
     pub async fn set_engine_session_id(
         &self,
-        id: &str,
+        id: &SessionId,
         engine_session_id: Option<&str>,
     ) -> Result<()> {
         let res = sqlx::query("UPDATE sessions SET engine_session_id = ? WHERE id = ?")
@@ -131,7 +136,11 @@ impl Store {
     }
 
     /// Which profile the next run uses.
-    pub async fn set_session_profile(&self, id: &str, profile_id: Option<&str>) -> Result<()> {
+    pub async fn set_session_profile(
+        &self,
+        id: &SessionId,
+        profile_id: Option<&ProfileId>,
+    ) -> Result<()> {
         let res = sqlx::query("UPDATE sessions SET profile_id = ?, updated_at = ? WHERE id = ?")
             .bind(profile_id)
             .bind(now_ms())
@@ -142,7 +151,7 @@ impl Store {
     }
 
     /// Move the session to the top of its workspace's list.
-    pub async fn touch_session(&self, id: &str, at: i64) -> Result<()> {
+    pub async fn touch_session(&self, id: &SessionId, at: i64) -> Result<()> {
         let res = sqlx::query("UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?")
             .bind(at)
             .bind(id)
@@ -153,7 +162,7 @@ impl Store {
 
     /// Delete a session and, by cascade, its runs, timeline, approvals, usage and attachment
     /// links. The blobs themselves are the caller's (see `unreferenced_attachments`).
-    pub async fn delete_session(&self, id: &str) -> Result<()> {
+    pub async fn delete_session(&self, id: &SessionId) -> Result<()> {
         let res = sqlx::query("DELETE FROM sessions WHERE id = ?")
             .bind(id)
             .execute(&self.pool)

@@ -4,6 +4,7 @@
 //! their own columns (the FTS index follows `text` through triggers), the rest of the body is
 //! the `payload` JSON. So a 400 KB answer is stored once, not twice.
 
+use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{ItemBody, ItemStatus, TimelineItem, TimelinePage};
 use serde_json::{Map, Value};
 use sqlx::sqlite::SqliteRow;
@@ -122,7 +123,7 @@ impl Store {
     /// size is one index range scan.
     pub async fn load_timeline(
         &self,
-        session_id: &str,
+        session_id: &SessionId,
         before: Option<i64>,
         limit: u32,
     ) -> Result<TimelinePage> {
@@ -152,7 +153,7 @@ impl Store {
     }
 
     /// Every item of a session in order (export).
-    pub async fn session_items(&self, session_id: &str) -> Result<Vec<TimelineItem>> {
+    pub async fn session_items(&self, session_id: &SessionId) -> Result<Vec<TimelineItem>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM timeline_items WHERE session_id = ? ORDER BY pk"
         ))
@@ -163,7 +164,7 @@ impl Store {
     }
 
     /// A run's items in order.
-    pub async fn run_items(&self, run_id: &str) -> Result<Vec<TimelineItem>> {
+    pub async fn run_items(&self, run_id: &RunId) -> Result<Vec<TimelineItem>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM timeline_items WHERE run_id = ? ORDER BY seq, pk"
         ))
@@ -175,7 +176,12 @@ impl Store {
 
     /// A run's items still streaming or running end as `status` (the run ended under them:
     /// interrupt, crash, or a previous process that stopped). Uses the by-run index.
-    pub async fn close_open_items(&self, run_id: &str, status: ItemStatus, at: i64) -> Result<u64> {
+    pub async fn close_open_items(
+        &self,
+        run_id: &RunId,
+        status: ItemStatus,
+        at: i64,
+    ) -> Result<u64> {
         let res = sqlx::query(
             "UPDATE timeline_items SET status = ?, updated_at = ?
              WHERE run_id = ? AND status = 'running'",
@@ -188,7 +194,7 @@ impl Store {
         Ok(res.rows_affected())
     }
 
-    pub async fn count_session_items(&self, session_id: &str) -> Result<i64> {
+    pub async fn count_session_items(&self, session_id: &SessionId) -> Result<i64> {
         Ok(
             sqlx::query_scalar("SELECT COUNT(*) FROM timeline_items WHERE session_id = ?")
                 .bind(session_id)

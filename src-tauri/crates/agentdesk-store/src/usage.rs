@@ -1,5 +1,6 @@
 //! Token usage and cost per run, summed per session and per workspace.
 
+use agentdesk_protocol::ids::{RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::Usage;
 use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
@@ -23,7 +24,7 @@ const SUMS: &str = "COALESCE(SUM(u.input_tokens), 0) AS input,
 
 impl Store {
     /// Set a run's usage (engines report running totals for the run, so this replaces).
-    pub async fn upsert_usage(&self, run_id: &str, u: &Usage, at: i64) -> Result<()> {
+    pub async fn upsert_usage(&self, run_id: &RunId, u: &Usage, at: i64) -> Result<()> {
         sqlx::query(
             "INSERT INTO usage (run_id, input_tokens, cached_input_tokens, output_tokens,
                 reasoning_tokens, cost_usd, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -44,7 +45,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn run_usage(&self, run_id: &str) -> Result<Option<Usage>> {
+    pub async fn run_usage(&self, run_id: &RunId) -> Result<Option<Usage>> {
         let row = sqlx::query(&format!(
             "SELECT {SUMS} FROM usage u WHERE u.run_id = ? HAVING COUNT(u.run_id) > 0"
         ))
@@ -54,7 +55,7 @@ impl Store {
         row.as_ref().map(sum_from_row).transpose()
     }
 
-    pub async fn session_usage(&self, session_id: &str) -> Result<Usage> {
+    pub async fn session_usage(&self, session_id: &SessionId) -> Result<Usage> {
         let row = sqlx::query(&format!(
             "SELECT {SUMS} FROM usage u JOIN runs r ON r.id = u.run_id WHERE r.session_id = ?"
         ))
@@ -64,7 +65,7 @@ impl Store {
         sum_from_row(&row)
     }
 
-    pub async fn workspace_usage(&self, workspace_id: &str) -> Result<Usage> {
+    pub async fn workspace_usage(&self, workspace_id: &WorkspaceId) -> Result<Usage> {
         let row = sqlx::query(&format!(
             "SELECT {SUMS} FROM usage u JOIN runs r ON r.id = u.run_id
              JOIN sessions s ON s.id = r.session_id WHERE s.workspace_id = ?"

@@ -1,5 +1,6 @@
 //! Workspaces: one row per folder.
 
+use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::Workspace;
 use sqlx::Row;
 
@@ -26,7 +27,7 @@ impl Store {
         rows.iter().map(from_row).collect()
     }
 
-    pub async fn get_workspace(&self, id: &str) -> Result<Workspace> {
+    pub async fn get_workspace(&self, id: &WorkspaceId) -> Result<Workspace> {
         let row = sqlx::query("SELECT id, name, path, created_at FROM workspaces WHERE id = ?")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -65,7 +66,7 @@ impl Store {
     }
 
     /// Delete a workspace and everything in it (profiles, sessions, runs, timeline, approvals).
-    pub async fn delete_workspace(&self, id: &str) -> Result<()> {
+    pub async fn delete_workspace(&self, id: &WorkspaceId) -> Result<()> {
         let res = sqlx::query("DELETE FROM workspaces WHERE id = ?")
             .bind(id)
             .execute(&self.pool)

@@ -36,8 +36,8 @@ async fn fixture() -> (tempfile::TempDir, Store) {
         .unwrap();
     store
         .create_run(&NewRun {
-            id: "r",
-            session_id: "s",
+            id: &"r".into(),
+            session_id: &"s".into(),
             status: RunStatus::Running,
             prompt: "hi",
             profile_id: None,
@@ -79,7 +79,7 @@ async fn a_row_written_before_the_tag_reads_as_its_variant() {
     .await
     .unwrap();
 
-    let a = store.get_approval("old").await.unwrap();
+    let a = store.get_approval(&"old".into()).await.unwrap();
     let detail = a.request.detail.as_deref().expect("a detail");
     assert_eq!(detail.tool_name(), Some("Write"));
     assert_eq!(
@@ -127,5 +127,5 @@ async fn a_new_row_carries_the_tag_and_reads_back_equal() {
         .get(0);
     let on_disk: serde_json::Value = serde_json::from_str(&request).unwrap();
     assert_eq!(on_disk["detail"]["source"], "codexPermissions");
-    assert_eq!(store.get_approval("new").await.unwrap(), approval);
+    assert_eq!(store.get_approval(&"new".into()).await.unwrap(), approval);
 }

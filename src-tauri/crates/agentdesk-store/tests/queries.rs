@@ -66,8 +66,8 @@ async fn session(store: &Store, ws: &str, id: &str) -> Session {
 async fn run(store: &Store, session: &str, id: &str) -> Run {
     store
         .create_run(&NewRun {
-            id,
-            session_id: session,
+            id: &id.into(),
+            session_id: &session.into(),
             status: RunStatus::Running,
             prompt: "hi",
             profile_id: None,
@@ -127,20 +127,31 @@ async fn profiles_round_trip_with_one_default() {
     };
     store.insert_profile(&p("a", "alpha", true)).await.unwrap();
     store.insert_profile(&p("b", "beta", true)).await.unwrap();
-    assert_eq!(store.get_profile("a").await.unwrap().spec, spec("alpha"));
-    assert_eq!(store.default_profile("w").await.unwrap().unwrap().id, "b");
-    assert!(!store.get_profile("a").await.unwrap().is_default);
+    assert_eq!(
+        store.get_profile(&"a".into()).await.unwrap().spec,
+        spec("alpha")
+    );
+    assert_eq!(
+        store
+            .default_profile(&"w".into())
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
+        "b"
+    );
+    assert!(!store.get_profile(&"a".into()).await.unwrap().is_default);
     let err = store
         .insert_profile(&p("c", "alpha", false))
         .await
         .unwrap_err();
     assert!(err.to_string().contains("already exists"), "{err}");
 
-    store.set_default_profile("a").await.unwrap();
-    let list = store.list_profiles("w").await.unwrap();
+    store.set_default_profile(&"a".into()).await.unwrap();
+    let list = store.list_profiles(&"w".into()).await.unwrap();
     assert_eq!(
         list.iter()
-            .map(|p| (&*p.id, p.is_default))
+            .map(|p| (p.id.as_str(), p.is_default))
             .collect::<Vec<_>>(),
         [("a", true), ("b", false)]
     );
@@ -148,18 +159,23 @@ async fn profiles_round_trip_with_one_default() {
     let mut changed = spec("alpha2");
     changed.engine = Engine::Claude;
     changed.engine_options = serde_json::Value::Null;
-    let updated = store.update_profile("a", &changed).await.unwrap();
+    let updated = store.update_profile(&"a".into(), &changed).await.unwrap();
     assert_eq!(updated.spec.engine, Engine::Claude);
     assert_eq!(updated.spec.engine_options, serde_json::json!({}));
 
-    store.delete_profile("a").await.unwrap();
+    store.delete_profile(&"a".into()).await.unwrap();
     assert_eq!(
-        store.default_profile("w").await.unwrap().unwrap().id,
+        store
+            .default_profile(&"w".into())
+            .await
+            .unwrap()
+            .unwrap()
+            .id,
         "b",
         "the default passes on"
     );
     assert!(matches!(
-        store.delete_profile("a").await,
+        store.delete_profile(&"a".into()).await,
         Err(StoreError::NotFound { .. })
     ));
 }
@@ -170,37 +186,49 @@ async fn sessions_list_rename_archive_delete() {
     workspace(&store, "w").await;
     session(&store, "w", "s1").await;
     session(&store, "w", "s2").await;
-    store.touch_session("s1", 99).await.unwrap();
+    store.touch_session(&"s1".into(), 99).await.unwrap();
     let ids = |v: Vec<Session>| v.into_iter().map(|s| s.id).collect::<Vec<_>>();
     assert_eq!(
-        ids(store.list_sessions("w", false).await.unwrap()),
+        ids(store.list_sessions(&"w".into(), false).await.unwrap()),
         ["s1", "s2"]
     );
-    store.rename_session("s2", "renamed").await.unwrap();
-    assert_eq!(store.get_session("s2").await.unwrap().title, "renamed");
-    store.set_session_archived("s1", Some(5)).await.unwrap();
-    assert_eq!(ids(store.list_sessions("w", false).await.unwrap()), ["s2"]);
-    assert_eq!(store.list_sessions("w", true).await.unwrap().len(), 2);
+    store.rename_session(&"s2".into(), "renamed").await.unwrap();
+    assert_eq!(
+        store.get_session(&"s2".into()).await.unwrap().title,
+        "renamed"
+    );
     store
-        .set_engine_session_id("s2", Some("thread-1"))
+        .set_session_archived(&"s1".into(), Some(5))
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(store.list_sessions(&"w".into(), false).await.unwrap()),
+        ["s2"]
+    );
+    assert_eq!(
+        store.list_sessions(&"w".into(), true).await.unwrap().len(),
+        2
+    );
+    store
+        .set_engine_session_id(&"s2".into(), Some("thread-1"))
         .await
         .unwrap();
     assert_eq!(
         store
-            .get_session("s2")
+            .get_session(&"s2".into())
             .await
             .unwrap()
             .engine_session_id
             .as_deref(),
         Some("thread-1")
     );
-    store.delete_session("s2").await.unwrap();
+    store.delete_session(&"s2".into()).await.unwrap();
     assert!(matches!(
-        store.get_session("s2").await,
+        store.get_session(&"s2".into()).await,
         Err(StoreError::NotFound { .. })
     ));
     assert!(matches!(
-        store.rename_session("nope", "x").await,
+        store.rename_session(&"nope".into(), "x").await,
         Err(StoreError::NotFound { .. })
     ));
 }
@@ -217,8 +245,8 @@ async fn runs_transitions_are_compare_and_set() {
     );
     let r2 = store
         .create_run(&NewRun {
-            id: "r2",
-            session_id: "s",
+            id: &"r2".into(),
+            session_id: &"s".into(),
             status: RunStatus::Queued,
             prompt: "next",
             profile_id: None,
@@ -229,7 +257,7 @@ async fn runs_transitions_are_compare_and_set() {
         .unwrap();
     assert_eq!((r2.seq, r2.status), (2, RunStatus::Queued));
     assert!(
-        store.start_run("r1", None, 22).await.is_err(),
+        store.start_run(&"r1".into(), None, 22).await.is_err(),
         "running cannot start again"
     );
 
@@ -239,7 +267,7 @@ async fn runs_transitions_are_compare_and_set() {
         error: None,
         at: 30,
     };
-    let done = store.finish_run("r1", &end).await.unwrap();
+    let done = store.finish_run(&"r1".into(), &end).await.unwrap();
     assert_eq!(
         (done.status, done.ended_at),
         (RunStatus::Completed, Some(30))
@@ -250,10 +278,10 @@ async fn runs_transitions_are_compare_and_set() {
         error: Some("late"),
         at: 31,
     };
-    let err = store.finish_run("r1", &again).await.unwrap_err();
+    let err = store.finish_run(&"r1".into(), &again).await.unwrap_err();
     assert!(err.to_string().contains("it is completed"), "{err}");
 
-    let started = store.start_run("r2", Some("m"), 32).await.unwrap();
+    let started = store.start_run(&"r2".into(), Some("m"), 32).await.unwrap();
     assert_eq!(
         (started.status, started.model.as_deref()),
         (RunStatus::Running, Some("m"))
@@ -261,7 +289,7 @@ async fn runs_transitions_are_compare_and_set() {
     run(&store, "s", "r3").await;
     store
         .finish_run(
-            "r3",
+            &"r3".into(),
             &RunEnd {
                 status: RunStatus::Interrupted,
                 stop_reason: None,
@@ -273,17 +301,20 @@ async fn runs_transitions_are_compare_and_set() {
         .unwrap();
     // A restart: r2 was left running.
     let left = store.interrupt_leftover_runs(40).await.unwrap();
-    assert_eq!(left.iter().map(|r| &*r.id).collect::<Vec<_>>(), ["r2"]);
     assert_eq!(
-        store.get_run("r2").await.unwrap().status,
+        left.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["r2"]
+    );
+    assert_eq!(
+        store.get_run(&"r2".into()).await.unwrap().status,
         RunStatus::Interrupted
     );
     assert!(store.active_runs().await.unwrap().is_empty());
-    assert_eq!(store.list_runs("s").await.unwrap().len(), 3);
+    assert_eq!(store.list_runs(&"s".into()).await.unwrap().len(), 3);
     let missing = store
         .create_run(&NewRun {
-            id: "x",
-            session_id: "nope",
+            id: &"x".into(),
+            session_id: &"nope".into(),
             status: RunStatus::Running,
             prompt: "",
             profile_id: None,
@@ -344,13 +375,16 @@ async fn timeline_upserts_pages_and_indexes_messages() {
         .await
         .unwrap();
 
-    let page = store.load_timeline("s", None, 4).await.unwrap();
+    let page = store.load_timeline(&"s".into(), None, 4).await.unwrap();
     assert_eq!(
         page.items.iter().map(|i| &*i.id).collect::<Vec<_>>(),
         ["i7", "i8", "i9", "tool"]
     );
     assert_eq!(page.items[3], items[10]);
-    let older = store.load_timeline("s", page.before, 100).await.unwrap();
+    let older = store
+        .load_timeline(&"s".into(), page.before, 100)
+        .await
+        .unwrap();
     assert_eq!(older.items.len(), 7);
     assert_eq!(older.before, None);
     assert_eq!(older.items[3], streaming);
@@ -386,14 +420,14 @@ async fn timeline_upserts_pages_and_indexes_messages() {
     );
     assert_eq!(
         store
-            .search_messages("message", Some("w"), 100)
+            .search_messages("message", Some(&"w".into()), 100)
             .await
             .unwrap()
             .len(),
         9
     );
     assert!(store
-        .search_messages("message", Some("other"), 100)
+        .search_messages("message", Some(&"other".into()), 100)
         .await
         .unwrap()
         .is_empty());
@@ -412,20 +446,20 @@ async fn timeline_upserts_pages_and_indexes_messages() {
         .is_empty());
     assert_eq!(
         store
-            .close_open_items("r", ItemStatus::Interrupted, 50)
+            .close_open_items(&"r".into(), ItemStatus::Interrupted, 50)
             .await
             .unwrap(),
         1
     );
     assert_eq!(
-        store.run_items("r").await.unwrap()[3].status,
+        store.run_items(&"r".into()).await.unwrap()[3].status,
         ItemStatus::Interrupted
     );
     assert_eq!(
         store.search_messages("zeb", None, 10).await.unwrap().len(),
         1
     );
-    assert_eq!(store.session_items("s").await.unwrap().len(), 11);
+    assert_eq!(store.session_items(&"s".into()).await.unwrap().len(), 11);
 }
 
 #[tokio::test]
@@ -449,7 +483,7 @@ async fn approvals_are_decided_once() {
         decision: Some(&detail),
         at: 50,
     };
-    let a1 = store.end_approval("a1", &end).await.unwrap();
+    let a1 = store.end_approval(&"a1".into(), &end).await.unwrap();
     assert_eq!(
         (a1.state, a1.decided_by, a1.decided_at),
         (
@@ -465,26 +499,33 @@ async fn approvals_are_decided_once() {
         decision: None,
         at: 51,
     };
-    match store.end_approval("a1", &approve).await.unwrap_err() {
+    match store
+        .end_approval(&"a1".into(), &approve)
+        .await
+        .unwrap_err()
+    {
         StoreError::ApprovalNotPending { state, .. } => assert_eq!(state, ApprovalState::Denied),
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        store.end_approval("zz", &approve).await,
+        store.end_approval(&"zz".into(), &approve).await,
         Err(StoreError::NotFound { .. })
     ));
 
     let cancelled = store
-        .end_run_approvals("r2", ApprovalState::Cancelled, 52)
+        .end_run_approvals(&"r2".into(), ApprovalState::Cancelled, 52)
         .await
         .unwrap();
     assert_eq!(cancelled.len(), 2);
     assert!(cancelled.iter().all(|a| a.decided_by.is_none()));
     let expired = store.expire_all_pending_approvals(53).await.unwrap();
-    assert_eq!(expired.iter().map(|a| &*a.id).collect::<Vec<_>>(), ["a2"]);
+    assert_eq!(
+        expired.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        ["a2"]
+    );
     assert_eq!(expired[0].state, ApprovalState::Expired);
     assert!(store.pending_approvals().await.unwrap().is_empty());
-    assert_eq!(store.session_approvals("s").await.unwrap().len(), 4);
+    assert_eq!(store.session_approvals(&"s".into()).await.unwrap().len(), 4);
 }
 
 #[tokio::test]
@@ -509,16 +550,16 @@ async fn attachments_dedup_link_and_collect() {
         "re-import refreshes"
     );
     store
-        .link_run_attachments("r", &[("aa", "one.png"), ("aa", "again.png")])
+        .link_run_attachments(&"r".into(), &[("aa", "one.png"), ("aa", "again.png")])
         .await
         .unwrap();
-    let linked = store.run_attachments("r").await.unwrap();
+    let linked = store.run_attachments(&"r".into()).await.unwrap();
     assert_eq!(
         linked.iter().map(|l| &*l.name).collect::<Vec<_>>(),
         ["one.png", "again.png"]
     );
     assert!(store
-        .link_run_attachments("r", &[("zz", "x")])
+        .link_run_attachments(&"r".into(), &[("zz", "x")])
         .await
         .is_err());
     assert_eq!(store.unreferenced_blobs(100).await.unwrap(), ["bb"]);
@@ -526,7 +567,7 @@ async fn attachments_dedup_link_and_collect() {
         store.unreferenced_blobs(1).await.unwrap().is_empty(),
         "recent imports are kept"
     );
-    store.delete_session("s").await.unwrap();
+    store.delete_session(&"s".into()).await.unwrap();
     let mut left = store.unreferenced_blobs(100).await.unwrap();
     left.sort();
     assert_eq!(left, ["aa", "bb"]);
@@ -551,31 +592,37 @@ async fn usage_sums_per_session_and_workspace() {
         cost_usd: c,
         runs: 1,
     };
-    store.upsert_usage("r1", &u(10, None), 1).await.unwrap();
     store
-        .upsert_usage("r1", &u(100, Some(0.5)), 2)
+        .upsert_usage(&"r1".into(), &u(10, None), 1)
         .await
         .unwrap();
-    store.upsert_usage("r2", &u(5, None), 1).await.unwrap();
     store
-        .upsert_usage("r3", &u(1, Some(0.25)), 1)
+        .upsert_usage(&"r1".into(), &u(100, Some(0.5)), 2)
+        .await
+        .unwrap();
+    store
+        .upsert_usage(&"r2".into(), &u(5, None), 1)
+        .await
+        .unwrap();
+    store
+        .upsert_usage(&"r3".into(), &u(1, Some(0.25)), 1)
         .await
         .unwrap();
     assert_eq!(
-        store.run_usage("r1").await.unwrap(),
+        store.run_usage(&"r1".into()).await.unwrap(),
         Some(u(100, Some(0.5)))
     );
-    assert_eq!(store.run_usage("nope").await.unwrap(), None);
-    let s1 = store.session_usage("s1").await.unwrap();
+    assert_eq!(store.run_usage(&"nope".into()).await.unwrap(), None);
+    let s1 = store.session_usage(&"s1".into()).await.unwrap();
     assert_eq!(
         (s1.input, s1.cached, s1.cost_usd, s1.runs),
         (105, 2, Some(0.5), 2)
     );
-    let w = store.workspace_usage("w").await.unwrap();
+    let w = store.workspace_usage(&"w".into()).await.unwrap();
     assert_eq!(
         (w.input, w.output, w.cost_usd, w.runs),
         (106, 6, Some(0.75), 3)
     );
-    let none = store.session_usage("empty").await.unwrap();
+    let none = store.session_usage(&"empty".into()).await.unwrap();
     assert_eq!(none, Usage::default());
 }

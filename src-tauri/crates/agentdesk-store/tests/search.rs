@@ -36,8 +36,8 @@ async fn store_with(texts: &[&str]) -> (tempfile::TempDir, Store) {
             .unwrap();
         store
             .create_run(&NewRun {
-                id: &format!("r{s}"),
-                session_id: s,
+                id: &format!("r{s}").into(),
+                session_id: &s.into(),
                 status: RunStatus::Running,
                 prompt: "p",
                 profile_id: None,
@@ -160,7 +160,7 @@ async fn the_window_counts_matches_of_the_workspace_searched() {
     ])
     .await;
     let hits = store
-        .search_messages_within("kettle", Some("w"), 2, 2)
+        .search_messages_within("kettle", Some(&"w".into()), 2, 2)
         .await
         .unwrap();
     assert_eq!(ids(&hits).len(), 2);

@@ -8,6 +8,7 @@ use ts_rs::TS;
 
 use crate::approval_detail::ApprovalDetail;
 use crate::events::{ApprovalFile, Question};
+use crate::ids::{ApprovalId, RunId, SessionId};
 
 /// What an approval is about. Questions go through the same queue as their own kind.
 #[derive(
@@ -141,9 +142,9 @@ pub struct ApprovalDecisionDetail {
 #[serde(rename_all = "camelCase")]
 pub struct Approval {
     /// Stable id (uuid v7).
-    pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub id: ApprovalId,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     /// The timeline item (tool call) it belongs to.
     pub item_id: Option<String>,
     /// The engine-side request id (adapter-minted), as text.

@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::ids::{RunId, SessionId, WorkspaceId};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AttachmentKind {
@@ -77,10 +79,10 @@ pub struct SnippetPart {
 #[serde(rename_all = "camelCase")]
 pub struct SearchHit {
     pub item_id: String,
-    pub session_id: String,
+    pub session_id: SessionId,
     pub session_title: String,
-    pub workspace_id: String,
-    pub run_id: String,
+    pub workspace_id: WorkspaceId,
+    pub run_id: RunId,
     /// `user_message` or `agent_message`.
     pub kind: String,
     /// Plain text pieces (never HTML), with the matches marked.

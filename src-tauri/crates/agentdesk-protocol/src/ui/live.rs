@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{Approval, Run, TimelineItem};
+use crate::ids::SessionId;
 
 /// One frame's worth of changes for one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct LiveBatch {
-    pub session_id: String,
+    pub session_id: SessionId,
     /// Counts batches of this subscription from 1: a gap means a bug, not a lag (lags are
     /// answered with a `reset`).
     #[ts(type = "number")]
@@ -56,7 +57,7 @@ pub enum LiveOp {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionActivity {
-    pub session_id: String,
+    pub session_id: SessionId,
     /// A run is running now.
     pub running: bool,
     /// Messages waiting behind the running one.

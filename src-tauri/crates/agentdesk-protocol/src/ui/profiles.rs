@@ -7,6 +7,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use super::ApprovalKindName;
+use crate::ids::{ProfileId, WorkspaceId};
 
 /// Which agent CLI a profile (and a session) drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -201,8 +202,8 @@ impl std::fmt::Debug for ProfileSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
-    pub id: String,
-    pub workspace_id: String,
+    pub id: ProfileId,
+    pub workspace_id: WorkspaceId,
     pub is_default: bool,
     #[serde(flatten)]
     pub spec: ProfileSpec,

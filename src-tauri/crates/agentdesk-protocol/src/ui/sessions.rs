@@ -8,14 +8,15 @@ use ts_rs::TS;
 
 use super::{ApprovalKindName, ApprovalState, DecidedBy, Engine};
 use crate::events::{ApprovalFile, DiagnosticSource, FileChangeKind, Question, ToolKind};
+use crate::ids::{ApprovalId, ProfileId, RunId, SessionId, WorkspaceId};
 
 /// A conversation with one engine, in one workspace, under one profile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
-    pub id: String,
-    pub workspace_id: String,
-    pub profile_id: Option<String>,
+    pub id: SessionId,
+    pub workspace_id: WorkspaceId,
+    pub profile_id: Option<ProfileId>,
     pub title: String,
     pub engine: Engine,
     /// Codex thread id or Claude session id, once the engine has given one.
@@ -63,14 +64,14 @@ impl RunStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Run {
-    pub id: String,
-    pub session_id: String,
+    pub id: RunId,
+    pub session_id: SessionId,
     /// 1-based position in the session.
     #[ts(type = "number")]
     pub seq: i64,
     pub status: RunStatus,
     pub prompt: String,
-    pub profile_id: Option<String>,
+    pub profile_id: Option<ProfileId>,
     pub model: Option<String>,
     pub stop_reason: Option<String>,
     /// Why it failed, for the user.
@@ -116,7 +117,7 @@ pub enum ItemStatus {
 #[serde(rename_all = "camelCase")]
 pub struct ItemApproval {
     /// The durable approval id, once the queue has it.
-    pub approval_id: Option<String>,
+    pub approval_id: Option<ApprovalId>,
     /// The engine-side request id.
     pub request_id: String,
     pub kind: ApprovalKindName,
@@ -187,7 +188,7 @@ pub enum ItemBody {
     },
     Question {
         request_id: String,
-        approval_id: Option<String>,
+        approval_id: Option<ApprovalId>,
         questions: Vec<Question>,
         answers: Option<BTreeMap<String, Vec<String>>>,
         state: ApprovalState,
@@ -240,8 +241,8 @@ impl ItemBody {
 pub struct TimelineItem {
     /// Unique across the database: `<run id>:<engine item id>`.
     pub id: String,
-    pub session_id: String,
-    pub run_id: String,
+    pub session_id: SessionId,
+    pub run_id: RunId,
     /// Order within the run.
     #[ts(type = "number")]
     pub seq: i64,
