@@ -24,8 +24,9 @@ pub struct NewSession {
 }
 
 impl NewSession {
-    /// A session in `workspace_id` with everything else chosen for it (`..NewSession::new(ws)`
-    /// after the fields given: there is no default workspace, so no `Default`).
+    /// A session in `workspace_id` with the rest left to the defaults (the workspace's
+    /// default profile, its engine, a title from the first message). Set other fields with
+    /// `NewSession { engine, ..NewSession::new(ws) }`: no `Default`, as no workspace is one.
     pub fn new(workspace_id: WorkspaceId) -> NewSession {
         NewSession {
             workspace_id,

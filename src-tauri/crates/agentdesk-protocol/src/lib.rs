@@ -2,6 +2,8 @@
 //!
 //! - [`ui`]: the DTOs that cross the Tauri IPC boundary, exported to TypeScript with ts-rs
 //!   (`ui/src/generated/`); a test in this crate fails when the committed bindings are stale.
+//! - [`ids`]: one type per kind of stored id (session, run, approval, workspace, profile),
+//!   plain strings on every wire, so one kind cannot be passed where another is expected.
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
 
 pub mod approval_detail;
