@@ -124,6 +124,12 @@ pub(crate) struct Runs {
     pub(crate) faults: Arc<crate::run_faults::StorageFaults>,
     /// Indexes a run's completed messages for search once it has ended.
     pub(crate) indexer: crate::message_index::MessageIndexer,
+    /// A run left `active`. Its final status is published just before, while it is still
+    /// driven, so `wait_run` woken by that status can find it driven; this wakes it again
+    /// (it used to sleep out a 250 ms tick: a quarter of a second on every CLI run's exit).
+    left_active: tokio::sync::Notify,
+    /// `wait_run`'s fallback tick (runs of other sessions, a lagging subscription).
+    wait_tick_ms: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Runs {
@@ -143,6 +149,8 @@ impl Default for Runs {
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
             indexer: Default::default(),
+            left_active: tokio::sync::Notify::new(),
+            wait_tick_ms: std::sync::atomic::AtomicU64::new(250),
         }
     }
 }
@@ -153,6 +161,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Runs {
+    /// The run is no longer driven by this process; whoever waits for that is woken.
+    fn leave_active(&self, run_id: &RunId) {
+        lock(&self.active).remove(run_id);
+        self.left_active.notify_waiters();
+    }
+
     pub(crate) fn publish(&self, update: RunUpdate) {
         // No subscriber is fine: nobody is looking.
         self.updates.publish(update);
@@ -344,6 +358,11 @@ impl Desk {
             .subscribe_runs_where(move |u| matches!(u, RunUpdate::Status { run } if run.id == id));
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
+            // Armed before the check: a run leaving the active set between the check and the
+            // wait below still wakes us (its final status came before, while it was driven).
+            let left = self.runs.left_active.notified();
+            tokio::pin!(left);
+            left.as_mut().enable();
             let driven = lock(&self.runs.active).contains_key(run_id);
             // Ended, but the end could not be saved (the database is locked or full).
             if let Some(run) = self.runs.faults.unrecorded(run_id).filter(|_| !driven) {
@@ -354,9 +373,12 @@ impl Desk {
                 return Ok(run);
             }
             // The update wakes us early; the tick covers lagging and runs of other sessions.
-            let tick = tokio::time::sleep(Duration::from_millis(250));
+            let tick = tokio::time::sleep(Duration::from_millis(
+                self.runs.wait_tick_ms.load(Ordering::Relaxed),
+            ));
             tokio::select! {
                 _ = updates.recv() => {}
+                _ = &mut left => {}
                 _ = tick => {}
                 _ = tokio::time::sleep_until(deadline) => {
                     return Err(CoreError::TimedOut(format!(
@@ -483,7 +505,7 @@ impl Desk {
         // Announced before it leaves the active set: `wait_run` returns only after that, so
         // whoever waited has the final status in its subscription too.
         self.publish_status(&run_id).await;
-        lock(&self.runs.active).remove(&run_id);
+        self.runs.leave_active(&run_id);
         self.start_next(&session_id).await;
         self.runs.indexer.kick(&self.store);
     }
@@ -769,3 +791,7 @@ struct PumpContext<'a> {
 }
 
 type RecorderResult = std::result::Result<Result<Run>, tokio::task::JoinError>;
+
+#[cfg(test)]
+#[path = "runs_tests.rs"]
+mod tests;
