@@ -1,7 +1,16 @@
 //! The full-text index's queue: completed messages wait in `fts_pending` until drained here
 //! (migration 0003 explains why indexing is not done inside the write that completes them).
 
+use agentdesk_protocol::ids::WorkspaceId;
+use agentdesk_protocol::ui::{SearchHit, SnippetPart};
+use sqlx::Row;
+
 use crate::{Result, Store};
+
+/// How many queued messages a search scans when the queue cannot be drained (newest first).
+const SCAN_LIMIT: i64 = 2_000;
+/// Bytes of context on each side of a match in a scanned message's snippet.
+const SCAN_CONTEXT: usize = 80;
 
 /// Messages indexed per write transaction: a transaction holds the write lock, and one
 /// message can be megabytes of text, so a drain is many short transactions, not one long one.
@@ -50,12 +59,108 @@ impl Store {
         }
     }
 
+    /// Queued messages matching `input`, for a search that could not drain the queue first
+    /// (a read-only data dir, a full disk): they are scanned instead, newest first, so a
+    /// search still never misses a completed message. Every word must occur in the text
+    /// (ASCII case-insensitive substring, a little looser than the index's tokens); the
+    /// snippet is the text around the first word.
+    pub(crate) async fn search_unindexed(
+        &self,
+        input: &str,
+        workspace_id: Option<&WorkspaceId>,
+        limit: u32,
+    ) -> Result<Vec<SearchHit>> {
+        let words: Vec<String> = input
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect();
+        let Some(first) = words.first() else {
+            return Ok(Vec::new());
+        };
+        let rows = sqlx::query(
+            "SELECT t.id, t.session_id, t.run_id, t.kind, t.created_at, t.text, s.title,
+                    s.workspace_id
+             FROM fts_pending p
+             JOIN timeline_items t ON t.pk = p.pk
+             JOIN sessions s ON s.id = t.session_id
+             WHERE (?1 IS NULL OR s.workspace_id = ?1)
+             ORDER BY p.pk DESC LIMIT ?2",
+        )
+        .bind(workspace_id)
+        .bind(SCAN_LIMIT)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut hits = Vec::new();
+        for row in rows {
+            let text: String = row.try_get("text")?;
+            let lower = text.to_ascii_lowercase();
+            if !words.iter().all(|w| lower.contains(w.as_str())) {
+                continue;
+            }
+            let Some(at) = lower.find(first.as_str()) else {
+                continue;
+            };
+            hits.push(SearchHit {
+                item_id: row.try_get("id")?,
+                session_id: row.try_get("session_id")?,
+                session_title: row.try_get("title")?,
+                workspace_id: row.try_get("workspace_id")?,
+                run_id: row.try_get("run_id")?,
+                kind: row.try_get("kind")?,
+                snippet: snippet_around(&text, at, first.len()),
+                // Unranked; put ahead of the index's hits by the caller.
+                rank: 0.0,
+                created_at: row.try_get("created_at")?,
+            });
+            if hits.len() >= limit as usize {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
     /// How many completed messages wait to be indexed.
     pub async fn pending_message_index(&self) -> Result<i64> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM fts_pending")
             .fetch_one(&self.pool)
             .await?)
     }
+}
+
+/// The text around `text[at..at + len]` (byte offsets on an ASCII-lowercased copy, so the
+/// same in `text`), with that match highlighted; cut on char boundaries, "…" where cut.
+fn snippet_around(text: &str, at: usize, len: usize) -> Vec<SnippetPart> {
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let end = floor((at + len).min(text.len()));
+    let from = floor(at.saturating_sub(SCAN_CONTEXT));
+    let to = floor((end + SCAN_CONTEXT).min(text.len()));
+    let mut before = String::new();
+    if from > 0 {
+        before.push('…');
+    }
+    before.push_str(&text[from..at]);
+    let mut after = text[end..to].to_string();
+    if to < text.len() {
+        after.push('…');
+    }
+    [
+        (before, false),
+        (text[at..end].to_string(), true),
+        (after, false),
+    ]
+    .into_iter()
+    .filter(|(t, _)| !t.is_empty())
+    .map(|(text, highlight)| SnippetPart { text, highlight })
+    .collect()
 }
 
 #[cfg(test)]

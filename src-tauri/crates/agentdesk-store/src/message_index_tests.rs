@@ -184,3 +184,41 @@ async fn the_migration_takes_running_messages_out_of_the_old_index() {
     assert_eq!(matches(p, "partial").await, 0);
     index_is_consistent(p).await;
 }
+
+/// A read-only data dir (a backup, a read-only mount) cannot drain the queue: search scans
+/// the queued messages instead, so it still finds a message the CLI completed last.
+#[tokio::test]
+async fn a_read_only_store_still_finds_queued_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_dir(dir.path()).await.unwrap();
+    let p = &store.pool;
+    seed(p).await;
+    exec(p, "INSERT INTO timeline_items (id, session_id, run_id, seq, kind, text, created_at, updated_at) VALUES ('old','s','r',1,'agent_message','quartz indexed earlier',1,1)").await;
+    store.index_pending_messages().await.unwrap();
+    exec(p, "INSERT INTO timeline_items (id, session_id, run_id, seq, kind, text, created_at, updated_at) VALUES ('new','s','r',2,'agent_message','The Quartz1234 answer, queued and not indexed',1,1)").await;
+    let ro = store.as_read_only();
+    let hits = ro
+        .search_messages("quartz1234 answer", None, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.item_id.as_str()).collect::<Vec<_>>(),
+        ["new"]
+    );
+    let marked: Vec<_> = hits[0].snippet.iter().filter(|p| p.highlight).collect();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(marked[0].text, "Quartz1234");
+    // Both kinds together, the queued (newest) first; nothing was written.
+    let hits = ro.search_messages("quartz", None, 10).await.unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.item_id.as_str()).collect::<Vec<_>>(),
+        ["new", "old"]
+    );
+    assert!(hits[0].rank < hits[1].rank, "lower is better");
+    assert_eq!(store.pending_message_index().await.unwrap(), 1);
+    assert!(ro
+        .search_messages("quartz absent", None, 10)
+        .await
+        .unwrap()
+        .is_empty());
+}

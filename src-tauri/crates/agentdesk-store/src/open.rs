@@ -101,6 +101,16 @@ impl Store {
         self.read_only
     }
 
+    /// This store as one opened on a read-only file (tests of the read-only paths; as root,
+    /// file modes do not make a file read-only).
+    #[cfg(test)]
+    pub(crate) fn as_read_only(&self) -> Store {
+        Store {
+            read_only: true,
+            ..self.clone()
+        }
+    }
+
     /// `PRAGMA quick_check`: "ok" when healthy, otherwise SQLite's findings. Reads every
     /// page (O(size)) but skips the index cross-checks of [`Store::integrity_check`].
     pub async fn quick_check(&self) -> Result<String> {

@@ -100,9 +100,22 @@ impl Store {
             return Ok(Vec::new());
         };
         // Completed messages are indexed lazily (migration 0003): catch up first, so a
-        // message completed a moment ago is found.
-        self.index_pending_messages().await?;
+        // message completed a moment ago is found. When the index cannot be written now (a
+        // read-only data dir, a full disk), the queued messages are scanned instead.
+        let drained = !self.is_read_only()
+            && match self.index_pending_messages().await {
+                Ok(_) => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, "search: cannot index queued messages now");
+                    false
+                }
+            };
         let limit = limit.clamp(1, 1_000);
+        let unindexed = if drained {
+            Vec::new()
+        } else {
+            self.search_unindexed(input, workspace_id, limit).await?
+        };
         let window = window.max(limit);
         // Three steps so the expensive parts run on few rows: the newest `window` matches
         // (rowid = timeline pk, which grows with time) with their bm25 score; the best
@@ -138,22 +151,33 @@ impl Store {
         .bind(SNIPPET_TOKENS)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                let snip: String = row.try_get("snip")?;
-                Ok(SearchHit {
-                    item_id: row.try_get("id")?,
-                    session_id: row.try_get("session_id")?,
-                    session_title: row.try_get("title")?,
-                    workspace_id: row.try_get("workspace_id")?,
-                    run_id: row.try_get("run_id")?,
-                    kind: row.try_get("kind")?,
-                    snippet: snippet_parts(&snip),
-                    rank: row.try_get("rank")?,
-                    created_at: row.try_get("created_at")?,
-                })
+        let indexed = rows.iter().map(|row| {
+            let snip: String = row.try_get("snip")?;
+            Ok(SearchHit {
+                item_id: row.try_get("id")?,
+                session_id: row.try_get("session_id")?,
+                session_title: row.try_get("title")?,
+                workspace_id: row.try_get("workspace_id")?,
+                run_id: row.try_get("run_id")?,
+                kind: row.try_get("kind")?,
+                snippet: snippet_parts(&snip),
+                rank: row.try_get("rank")?,
+                created_at: row.try_get("created_at")?,
             })
-            .collect()
+        });
+        let indexed: Vec<SearchHit> = indexed.collect::<Result<_>>()?;
+        // Queued messages are the newest: ahead of the ranked ones, ranked just above them.
+        let best = indexed.first().map_or(0.0, |h| h.rank.min(0.0));
+        let mut hits: Vec<SearchHit> = unindexed
+            .into_iter()
+            .map(|h| SearchHit {
+                rank: best - 1.0,
+                ..h
+            })
+            .collect();
+        hits.extend(indexed);
+        hits.truncate(limit as usize);
+        Ok(hits)
     }
 }
 
