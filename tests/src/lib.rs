@@ -1,5 +1,6 @@
 //! Shared test support: process helpers, fake model servers, fake engines (see `src/bin/`).
 
+pub mod bench;
 pub mod e2e;
 pub mod events;
 pub mod fake_messages;

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,
     CodexWorkspace, Desktop,
@@ -94,25 +95,6 @@ fn tree(root: u32) -> Vec<u32> {
         i += 1;
     }
     out
-}
-
-/// The app process of this environment: the app binary with this data dir in its environment.
-fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
-    let app = std::fs::canonicalize(app).ok()?;
-    let needle = format!("AGENTDESK_DATA_DIR={}", data_dir.display());
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/exe"))
-                .ok()
-                .as_deref()
-                == Some(app.as_path())
-                && std::fs::read(format!("/proc/{pid}/environ"))
-                    .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
-                    .unwrap_or(false)
-        })
 }
 
 /// A snapshot of a tree: PSS per process name (kB) and CPU ticks per pid.
@@ -186,16 +168,6 @@ impl Sampler {
         }
         (peak, all as f64 / HZ, ui as f64 / HZ, by_name)
     }
-}
-
-/// Seconds since the epoch at which `pid` started.
-fn start_epoch(pid: u32) -> f64 {
-    let btime: f64 = std::fs::read_to_string("/proc/stat")
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("btime ")?.trim().parse().ok())
-        .unwrap();
-    btime + proc_info(pid).unwrap().3 as f64 / HZ
 }
 
 fn epoch_now() -> f64 {
@@ -273,10 +245,6 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
     }
     desk.close().await;
     Ok(work)
-}
-
-fn seeded_text(i: usize) -> String {
-    format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
 }
 
 /// The 20,000-delta, ~401 KB answer (20 bytes a delta, a paragraph break every 50).
@@ -421,7 +389,7 @@ async fn run_variant(
         ))
         .await?;
     let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
-    let started = start_epoch(pid);
+    let started = start_epoch_ms(pid) / 1000.0;
     let cold_sidebar_ms = (found_at - started) * 1000.0;
     // First contentful paint, on the page's clock, placed on the wall clock.
     let fcp = app

@@ -22,16 +22,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
 const TEST: &str = "startup_bench";
 const SEEDED_ITEMS: usize = 50_000;
 const BIG: &str = "seeded 50k";
 const SMALL: &str = "seeded small";
-
-fn seeded_text(i: usize) -> String {
-    format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
-}
 
 /// A workspace with two sessions: `BIG` (`SEEDED_ITEMS` items) and `SMALL` (3 items).
 async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
@@ -135,42 +132,6 @@ const OPEN: &str = r#"
 
 const PAINT: &str = "const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint'); \
      return [performance.timeOrigin, p ? performance.timeOrigin + p.startTime : null];";
-
-fn start_epoch_ms(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let after = &stat[stat.rfind(')').unwrap() + 1..];
-    let ticks: f64 = after.split_whitespace().nth(19).unwrap().parse().unwrap();
-    let up: f64 = std::fs::read_to_string("/proc/uptime")
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
-    (now - up + ticks / 100.0) * 1000.0
-}
-
-fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
-    let app = std::fs::canonicalize(app).ok()?;
-    let needle = format!("AGENTDESK_DATA_DIR={}", data_dir.display());
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/exe"))
-                .ok()
-                .as_deref()
-                == Some(app.as_path())
-                && std::fs::read(format!("/proc/{pid}/environ"))
-                    .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
-                    .unwrap_or(false)
-        })
-}
 
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
