@@ -5,6 +5,7 @@ use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::{SearchHit, SnippetPart};
 use sqlx::Row;
 
+use crate::search::hit_from_row;
 use crate::{Result, Store};
 
 /// How many queued messages a search scans when the queue cannot be drained (newest first).
@@ -104,18 +105,12 @@ impl Store {
             let Some(at) = lower.find(first.as_str()) else {
                 continue;
             };
-            hits.push(SearchHit {
-                item_id: row.try_get("id")?,
-                session_id: row.try_get("session_id")?,
-                session_title: row.try_get("title")?,
-                workspace_id: row.try_get("workspace_id")?,
-                run_id: row.try_get("run_id")?,
-                kind: row.try_get("kind")?,
-                snippet: snippet_around(&text, at, first.len()),
-                // Unranked; put ahead of the index's hits by the caller.
-                rank: 0.0,
-                created_at: row.try_get("created_at")?,
-            });
+            // Unranked (0.0); the caller puts these ahead of the index's hits.
+            hits.push(hit_from_row(
+                &row,
+                snippet_around(&text, at, first.len()),
+                0.0,
+            )?);
             if hits.len() >= limit as usize {
                 break;
             }

@@ -2,6 +2,7 @@
 
 use agentdesk_protocol::ids::{SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{SearchHit, SnippetPart};
+use sqlx::sqlite::SqliteRow;
 use sqlx::Row;
 
 use crate::{Result, Store};
@@ -54,6 +55,26 @@ fn snippet_parts(raw: &str) -> Vec<SnippetPart> {
         });
     }
     parts
+}
+
+/// A hit from a row with the message's `id, session_id, run_id, kind, created_at` and its
+/// session's `title, workspace_id` (the index's query and the scan of queued messages).
+pub(crate) fn hit_from_row(
+    row: &SqliteRow,
+    snippet: Vec<SnippetPart>,
+    rank: f64,
+) -> Result<SearchHit> {
+    Ok(SearchHit {
+        item_id: row.try_get("id")?,
+        session_id: row.try_get("session_id")?,
+        session_title: row.try_get("title")?,
+        workspace_id: row.try_get("workspace_id")?,
+        run_id: row.try_get("run_id")?,
+        kind: row.try_get("kind")?,
+        snippet,
+        rank,
+        created_at: row.try_get("created_at")?,
+    })
 }
 
 /// How many of the most recent matches are ranked. bm25 has to score every row it orders,
@@ -151,21 +172,13 @@ impl Store {
         .bind(SNIPPET_TOKENS)
         .fetch_all(&self.pool)
         .await?;
-        let indexed = rows.iter().map(|row| {
-            let snip: String = row.try_get("snip")?;
-            Ok(SearchHit {
-                item_id: row.try_get("id")?,
-                session_id: row.try_get("session_id")?,
-                session_title: row.try_get("title")?,
-                workspace_id: row.try_get("workspace_id")?,
-                run_id: row.try_get("run_id")?,
-                kind: row.try_get("kind")?,
-                snippet: snippet_parts(&snip),
-                rank: row.try_get("rank")?,
-                created_at: row.try_get("created_at")?,
+        let indexed = rows
+            .iter()
+            .map(|row| {
+                let snip: String = row.try_get("snip")?;
+                hit_from_row(row, snippet_parts(&snip), row.try_get("rank")?)
             })
-        });
-        let indexed: Vec<SearchHit> = indexed.collect::<Result<_>>()?;
+            .collect::<Result<Vec<_>>>()?;
         // Queued messages are the newest: ahead of the ranked ones, ranked just above them.
         let best = indexed.first().map_or(0.0, |h| h.rank.min(0.0));
         let mut hits: Vec<SearchHit> = unindexed
