@@ -54,20 +54,14 @@ fn limits_are_checked_before_reading() {
 
 #[tokio::test]
 async fn content_addressed_dedup_and_removal_with_the_session() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, dirs) = crate::test_desk::desk_with_workspace().await;
     let spec: ProfileSpec =
         serde_json::from_value(serde_json::json!({"name": "p", "engine": "codex"})).unwrap();
     desk.create_profile(&ws.id, &spec).await.unwrap();
 
-    let a = folder.path().join("shot.dat");
-    let b = folder.path().join("copy-of-shot.bin");
-    let notes = folder.path().join("notes.md");
+    let a = dirs.folder.path().join("shot.dat");
+    let b = dirs.folder.path().join("copy-of-shot.bin");
+    let notes = dirs.folder.path().join("notes.md");
     std::fs::write(&a, [PNG, b"pixels"].concat()).unwrap();
     std::fs::copy(&a, &b).unwrap();
     std::fs::write(&notes, "# notes\n").unwrap();

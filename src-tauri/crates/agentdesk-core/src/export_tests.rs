@@ -4,19 +4,13 @@ use agentdesk_protocol::events::ToolKind;
 use agentdesk_protocol::ui::{ItemBody, ItemStatus, TimelineItem, SECRET_MASK};
 
 use crate::profiles::tests::spec;
-use crate::{Desk, NewSession};
+use crate::NewSession;
 
 const SECRET: &str = "sk-very-secret-0123456789";
 
 #[tokio::test]
 async fn secret_env_values_never_leave_in_an_export() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
     let mut s = spec("secretive");
     s.env.insert("SERVICE_TOKEN".into(), SECRET.into());
     s.env.insert("PLAIN".into(), "plain-value".into());

@@ -27,6 +27,8 @@ pub mod runs;
 mod session_admin;
 pub mod sessions;
 pub mod settings;
+#[cfg(test)]
+mod test_desk;
 pub mod timeline;
 mod workspaces;
 

@@ -100,13 +100,7 @@ fn each_mistake_gets_a_clear_error() {
 
 #[tokio::test]
 async fn several_named_profiles_one_default() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
     let a = desk.create_profile(&ws.id, &spec("a")).await.unwrap();
     let b = desk.create_profile(&ws.id, &spec("b")).await.unwrap();
     assert!(a.is_default && !b.is_default);
@@ -151,13 +145,7 @@ fn secret_env_names_must_have_a_value() {
 
 #[tokio::test]
 async fn secret_env_is_stored_and_a_masked_edit_keeps_the_value() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
     let mut s = spec("s");
     s.env.insert("TOKEN".into(), "t0ken-value".into());
     s.secret_env = vec!["TOKEN".into()];
@@ -305,13 +293,7 @@ fn engine_options_the_adapters_read_must_have_their_type() {
 
 #[tokio::test]
 async fn the_window_gets_masked_secrets_and_duplicates_keep_them_inside_the_core() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
     let mut s = spec("main");
     s.env.insert("TOKEN".into(), "t0ken-value".into());
     s.secret_env = vec!["TOKEN".into()];

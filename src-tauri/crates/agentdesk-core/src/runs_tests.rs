@@ -7,7 +7,7 @@ use agentdesk_protocol::ui::{Engine, RunStatus};
 use agentdesk_store::RunEnd;
 
 use super::{lock, ActiveRun};
-use crate::{Desk, NewSession};
+use crate::NewSession;
 
 /// A run's final status is published while it is still driven (so subscribers have it before
 /// `wait_run` returns); a waiter woken by that status finds it driven and waits again. Leaving
@@ -16,13 +16,7 @@ use crate::{Desk, NewSession};
 /// end the wait.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_run_returns_when_the_run_leaves_the_active_set() {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
     let session = desk
         .create_session(&NewSession {
             engine: Some(Engine::Codex),

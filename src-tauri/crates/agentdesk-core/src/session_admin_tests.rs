@@ -32,13 +32,7 @@ fn answer(session: &Session, run: &RunId, seq: i64, text: &str) -> TimelineItem 
 
 /// Two sessions in one workspace; the first has two finished runs of two messages each.
 async fn fixture() -> Fixture {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
+    let (desk, ws, dirs) = crate::test_desk::desk_with_workspace().await;
     let new = || NewSession {
         engine: Some(agentdesk_protocol::ui::Engine::Codex),
         ..NewSession::new(ws.id.clone())
@@ -78,8 +72,8 @@ async fn fixture() -> Fixture {
         desk,
         session,
         other,
-        _data: data,
-        folder,
+        _data: dirs.data,
+        folder: dirs.folder,
     }
 }
 

@@ -413,13 +413,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_a_session_that_never_reached_its_engine_is_discarded() {
-        let data = tempfile::tempdir().unwrap();
-        let folder = tempfile::tempdir().unwrap();
-        let desk = Desk::open(data.path()).await.unwrap();
-        let ws = desk
-            .add_workspace(folder.path().to_str().unwrap(), None)
-            .await
-            .unwrap();
+        let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
         let never = failed_session(&desk, &ws.id, None).await;
         let reached = failed_session(&desk, &ws.id, Some("engine-conversation")).await;
         assert!(desk.discard_unstarted_session(&never).await.unwrap());
