@@ -467,9 +467,12 @@ impl ClaudeTranslator {
         let model = self.model_hint.clone();
         self.start(model, Vec::new(), out);
         if let Some(u) = &r.usage {
-            let input = u.input_tokens.unwrap_or(0)
-                + u.cache_creation_input_tokens.unwrap_or(0)
-                + u.cache_read_input_tokens.unwrap_or(0);
+            // Saturating: these are the engine's numbers, and garbage must not panic.
+            let input = u
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(u.cache_creation_input_tokens.unwrap_or(0))
+                .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
             let reasoning = u
                 .output_tokens_details
                 .as_ref()
