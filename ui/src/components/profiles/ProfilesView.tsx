@@ -130,80 +130,94 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
             <span aria-hidden="true">+ </span>New profile
           </button>
         </nav>
-        <form
-          ref={formRef}
-          className="profile-form"
-          aria-label={current ? `Profile ${current.name}` : "New profile"}
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            void save();
-          }}
-        >
-          {general && (
-            <p className="form-error" role="alert">
-              {general}
-            </p>
-          )}
-          {failure && failure.fields.length > 0 && (
-            <p className="form-error" role="alert">
-              Not saved: {failure.fields.length === 1 ? "a field needs" : `${failure.fields.length} fields need`} fixing (see below).
-            </p>
-          )}
-          <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} />
-          <div className="profile-actions">
-            <button type="submit" className="primary" disabled={busy}>
-              {current ? "Save profile" : "Create profile"}
-            </button>
-            {current && (
-              <>
-                <button type="button" disabled={busy || current.isDefault} onClick={() => void act(async () => (await api.setDefault(current.id), current.id), "Set as the default.")}>
-                  Set as default
-                </button>
-                <button type="button" disabled={busy} onClick={() => void act(async () => (await api.duplicate(current.id)).id, "Duplicated.")}>
-                  Duplicate
-                </button>
-                <button type="button" className="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
-                  Delete…
-                </button>
-              </>
+        {profiles === null ? (
+          // Until the list is in, there is no form to type into: a value typed now would be
+          // overwritten when the profiles arrive and the default one is selected.
+          <div className="profile-form" aria-busy={failure ? undefined : "true"}>
+            {failure ? (
+              <p className="form-error" role="alert">
+                {failure.message}
+              </p>
+            ) : (
+              <p className="muted">Loading…</p>
             )}
-            <span className="profile-status" role="status">
-              {status}
-            </span>
           </div>
-          {current && confirmDelete && (
-            <div className="profiles-confirm-backdrop">
-              <div
-                className="profiles-confirm"
-                role="alertdialog"
-                aria-modal="true"
-                aria-labelledby="confirm-delete-title"
-                aria-describedby="confirm-delete-text"
-                onKeyDown={(ev) => ev.key === "Escape" && setConfirmDelete(false)}
-              >
-                <h2 id="confirm-delete-title">Delete the profile “{current.name}”?</h2>
-                <p id="confirm-delete-text">
-                  Its settings{current.secretEnv.length ? " and saved secrets" : ""} are lost. Sessions that used it keep their history and run with the engine's
-                  defaults{current.isDefault && (profiles?.length ?? 0) > 1 ? "; another profile becomes the default" : ""}.
-                </p>
-                <div className="profiles-confirm-actions">
-                  <button type="button" onClick={() => setConfirmDelete(false)}>
-                    Cancel
+        ) : (
+          <form
+            ref={formRef}
+            className="profile-form"
+            aria-label={current ? `Profile ${current.name}` : "New profile"}
+            onSubmit={(ev) => {
+              ev.preventDefault();
+              void save();
+            }}
+          >
+            {general && (
+              <p className="form-error" role="alert">
+                {general}
+              </p>
+            )}
+            {failure && failure.fields.length > 0 && (
+              <p className="form-error" role="alert">
+                Not saved: {failure.fields.length === 1 ? "a field needs" : `${failure.fields.length} fields need`} fixing (see below).
+              </p>
+            )}
+            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} />
+            <div className="profile-actions">
+              <button type="submit" className="primary" disabled={busy}>
+                {current ? "Save profile" : "Create profile"}
+              </button>
+              {current && (
+                <>
+                  <button type="button" disabled={busy || current.isDefault} onClick={() => void act(async () => (await api.setDefault(current.id), current.id), "Set as the default.")}>
+                    Set as default
                   </button>
-                  <button
-                    type="button"
-                    ref={confirmRef}
-                    className="danger"
-                    disabled={busy}
-                    onClick={() => void act(async () => (await api.remove(current.id), undefined), "Deleted.")}
-                  >
-                    Delete profile
+                  <button type="button" disabled={busy} onClick={() => void act(async () => (await api.duplicate(current.id)).id, "Duplicated.")}>
+                    Duplicate
                   </button>
+                  <button type="button" className="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
+                    Delete…
+                  </button>
+                </>
+              )}
+              <span className="profile-status" role="status">
+                {status}
+              </span>
+            </div>
+            {current && confirmDelete && (
+              <div className="profiles-confirm-backdrop">
+                <div
+                  className="profiles-confirm"
+                  role="alertdialog"
+                  aria-modal="true"
+                  aria-labelledby="confirm-delete-title"
+                  aria-describedby="confirm-delete-text"
+                  onKeyDown={(ev) => ev.key === "Escape" && setConfirmDelete(false)}
+                >
+                  <h2 id="confirm-delete-title">Delete the profile “{current.name}”?</h2>
+                  <p id="confirm-delete-text">
+                    Its settings{current.secretEnv.length ? " and saved secrets" : ""} are lost. Sessions that used it keep their history and run with the engine's
+                    defaults{current.isDefault && (profiles?.length ?? 0) > 1 ? "; another profile becomes the default" : ""}.
+                  </p>
+                  <div className="profiles-confirm-actions">
+                    <button type="button" onClick={() => setConfirmDelete(false)}>
+                      Cancel
+                    </button>
+                    <button
+                      type="button"
+                      ref={confirmRef}
+                      className="danger"
+                      disabled={busy}
+                      onClick={() => void act(async () => (await api.remove(current.id), undefined), "Deleted.")}
+                    >
+                      Delete profile
+                    </button>
+                  </div>
                 </div>
               </div>
-            </div>
-          )}
-        </form>
+            )}
+          </form>
+        )}
       </div>
     </section>
   );

@@ -100,6 +100,29 @@ function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi 
 const workspace = { id: "w1", name: "demo", path: "/w", createdAt: 1 };
 
 describe("ProfilesView", () => {
+  it("shows no form to type into until the profiles are in, then the default one's values", async () => {
+    let release: (list: Profile[]) => void = () => {};
+    const pending = new Promise<Profile[]>((resolve) => (release = resolve));
+    const api = fakeApi([], { list: vi.fn(() => pending) });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    // Typed into an empty form now, a value would be overwritten when the list arrives.
+    expect(screen.queryByLabelText("Model")).toBeNull();
+    expect(screen.queryByRole("button", { name: "Create profile" })).toBeNull();
+    await act(async () => release([stored()]));
+    expect(((await screen.findByLabelText("Model")) as HTMLInputElement).value).toBe("gpt-5.5");
+  });
+
+  it("says why when the profiles cannot be read", async () => {
+    const api = fakeApi([], {
+      list: vi.fn(async () => {
+        throw new ProfileFailure({ code: "storage", message: "the database is locked", fields: [] });
+      }),
+    });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    expect((await screen.findByRole("alert")).textContent).toBe("the database is locked");
+    expect(screen.queryByLabelText("Model")).toBeNull();
+  });
+
   it("shows a saved secret masked, as a password, and saves the mask back untouched", async () => {
     const api = fakeApi([stored()]);
     render(<ProfilesView workspace={workspace} api={api} />);
