@@ -37,8 +37,9 @@
 //!            -- Send, holdable for minutes; dropped unanswered => error -32603 is sent
 //! process    ProcessSpec::new(program) | ProcessSpec::for_executable(&exe); .arg/.args/.cwd/.env/.env_remove/
 //!            .stop_config(StopConfig{stdin_grace, term_grace, kill_wait})/.diagnostics(UnboundedSender<Diagnostic>)
-//!            ChildProcess::spawn(spec)?  (own process group; PDEATHSIG on Linux; env built from the
-//!            allow-list in child_env, BaseEnv::Allowlisted by default; CLAUDECODE always removed)
+//!            ChildProcess::spawn(spec)?  (own process group + PDEATHSIG on Linux, kill-on-close Job
+//!            Object on Windows; env built from the allow-list in child_env,
+//!            BaseEnv::Allowlisted by default; CLAUDECODE always removed)
 //!            child.transport(&cfg)? -> Transport (the ladder closes stdin through its writer) | take_stdio()
 //!            child.pid(), exit_watch() -> ExitWatch (get(), wait().await), try_exit(), stderr_tail(),
 //!            stop().await -> Option<ChildExit>; Drop runs the ladder in the background

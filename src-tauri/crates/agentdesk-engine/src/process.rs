@@ -13,16 +13,20 @@
 //!   and the kernel closes our end of the stdin pipe when the app dies, so the pipe is the
 //!   watchdog for the engine itself; a kqueue `NOTE_EXIT` watcher in the child would be needed to
 //!   also cover grandchildren (not implemented).
-//! - **Windows** (not implemented beyond `kill_on_drop`): the equivalent is a Job Object with
-//!   `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` assigned right after spawn (`CREATE_SUSPENDED` then
-//!   resume), so closing the job handle, including by process death, kills the whole tree;
-//!   there is no SIGTERM, so the ladder is close stdin → TerminateJobObject.
+//! - **Windows**: the child runs in a Job Object with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`
+//!   (process-wrap's `JobObject`, assigned while the child is still suspended), so its whole
+//!   tree is in the job. The ladder's kill terminates the job, and closing the job handle,
+//!   including by the app's death, kills what is left. There is no SIGTERM, so the ladder is
+//!   close stdin → terminate the job. Details in `process_os.rs`.
 //!
 //! # Stop ladder
 //! close stdin → wait `stdin_grace` → SIGTERM the group → wait `term_grace` → SIGKILL the group
 //! → wait `kill_wait`. Run by [`ChildProcess::stop`] and, when not run, by `Drop`: `Drop`
 //! cannot await, so it spawns the ladder on the current runtime (with a guard that SIGKILLs the
-//! group if the runtime cancels it) or, without a runtime, SIGKILLs the group at once.
+//! group if the runtime cancels it) or, without a runtime, SIGKILLs the group at once. The wait
+//! task keeps the child until the first kill request after its exit (the ladder's last rung)
+//! or until its owner is gone, so on Windows the job, and what is left in it, lives exactly as
+//! long as the group does on Unix.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -34,7 +38,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use tokio::io::AsyncRead;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
@@ -46,6 +50,10 @@ use crate::transport::{
 };
 
 pub use crate::child_env::ALWAYS_REMOVED_ENV;
+
+#[path = "process_os.rs"]
+mod os;
+use os::OsChild;
 
 /// What a child's environment starts from, before [`ProcessSpec::env_remove`] and
 /// [`ProcessSpec::env`] apply.
@@ -320,38 +328,8 @@ impl ProcessSpec {
             }
             cmd.env(key, value);
         }
-        #[cfg(unix)]
-        cmd.process_group(0);
-        #[cfg(target_os = "linux")]
-        set_parent_death_signal(&mut cmd);
-        #[cfg(windows)]
-        {
-            // CREATE_NO_WINDOW: no console window flashes up for a console engine.
-            const CREATE_NO_WINDOW: u32 = 0x0800_0000;
-            cmd.creation_flags(CREATE_NO_WINDOW);
-        }
+        // Process group, PDEATHSIG, Job Object: added by `OsChild::spawn`.
         cmd
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn set_parent_death_signal(cmd: &mut Command) {
-    let parent = std::process::id();
-    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
-    // calls are allowed. It calls prctl(2) and getppid(2), both async-signal-safe, and builds
-    // io::Errors from raw OS codes, which does not allocate. It touches no locks or memory
-    // shared with the parent's other threads.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent may have died between fork and prctl: then the signal never comes.
-            if libc::getppid() as u32 != parent {
-                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
     }
 }
 
@@ -377,10 +355,10 @@ impl StderrRing {
     }
 }
 
-/// Sends signals to the child's group (Unix) and kill requests to the wait task (all).
+/// Sends signals to the child's group (Unix) and kill requests to the wait task (all; on
+/// Windows that terminates the job).
 #[derive(Debug, Clone)]
 struct Killer {
-    #[cfg_attr(not(unix), allow(dead_code))]
     pid: Option<u32>,
     kill_tx: mpsc::UnboundedSender<()>,
 }
@@ -393,47 +371,13 @@ enum Sig {
 
 impl Killer {
     fn signal(&self, sig: Sig) {
-        #[cfg(unix)]
-        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
-            let signo = match sig {
-                Sig::Term => libc::SIGTERM,
-                Sig::Kill => libc::SIGKILL,
-            };
-            // SAFETY: kill(2) with a negative pid signals the process group `pid`, which we
-            // created with process_group(0). No memory is involved; ESRCH (group already gone)
-            // is fine and ignored.
-            unsafe {
-                libc::kill(-pid, signo);
-            }
-        }
-        #[cfg(windows)]
-        if let (Sig::Kill, Some(pid)) = (sig, self.pid) {
-            kill_tree_windows(pid);
+        if let Some(pid) = self.pid {
+            os::signal_group(pid, sig);
         }
         if matches!(sig, Sig::Kill) {
-            // Backup for a leader that left our group (setsid) and for non-Unix platforms.
+            // Unix: backup for a leader that left our group (setsid). Windows: the kill itself.
             let _ = self.kill_tx.send(());
         }
-    }
-}
-
-/// Windows has no process groups to signal: killing the direct child alone would leave the
-/// rest of its tree running (the node behind a `cmd /C` npm shim, the commands an agent
-/// started). `taskkill /T /F` ends the whole tree; it is started, not awaited (the wait
-/// task's kill and the exit watch follow as on Unix).
-#[cfg(windows)]
-fn kill_tree_windows(pid: u32) {
-    use std::os::windows::process::CommandExt;
-    const CREATE_NO_WINDOW: u32 = 0x0800_0000;
-    let spawned = std::process::Command::new("taskkill")
-        .args(["/T", "/F", "/PID", &pid.to_string()])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .creation_flags(CREATE_NO_WINDOW)
-        .spawn();
-    if let Err(e) = spawned {
-        tracing::warn!(pid, error = %e, "cannot start taskkill to end the engine's process tree");
     }
 }
 
@@ -508,7 +452,7 @@ impl ChildProcess {
     /// Spawn the child with piped stdio. Must be called inside a tokio runtime, from a
     /// long-lived thread (see the Linux note in the module docs).
     pub fn spawn(spec: ProcessSpec) -> Result<Self, EngineError> {
-        let mut child = spec.command().spawn().map_err(|source| {
+        let mut child = OsChild::spawn(spec.command()).map_err(|source| {
             if source.kind() == std::io::ErrorKind::NotFound {
                 EngineError::NotFound {
                     program: spec.program.display().to_string(),
@@ -529,7 +473,8 @@ impl ChildProcess {
             lines: Mutex::new(VecDeque::new()),
             max_lines: spec.stderr_tail_lines,
         });
-        let stderr_task = child.stderr.take().map(|stderr| {
+        let pipes = child.take_pipes();
+        let stderr_task = pipes.stderr.map(|stderr| {
             tokio::spawn(stderr_loop(
                 stderr,
                 Arc::clone(&ring),
@@ -539,8 +484,7 @@ impl ChildProcess {
                 spec.secrets.clone(),
             ))
         });
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
+        let (stdin, stdout) = (pipes.stdin, pipes.stdout);
         let (exit_tx, exit) = ExitWatch::channel();
         let (kill_tx, kill_rx) = mpsc::unbounded_channel();
         tokio::spawn(wait_loop(
@@ -651,7 +595,7 @@ impl Drop for ChildProcess {
 }
 
 async fn wait_loop(
-    mut child: Child,
+    mut child: OsChild,
     stderr_task: Option<JoinHandle<()>>,
     ring: Arc<StderrRing>,
     exit_tx: watch::Sender<Option<ChildExit>>,
@@ -683,6 +627,16 @@ async fn wait_loop(
         status,
         stderr_tail: ring.tail(),
     }));
+    // Hold the child until the ladder's last rung asks for the kill or every owner is gone.
+    // On Windows the child owns the Job Object: dropping it closes the job, which kills what
+    // the engine left running, so dropping it at the leader's exit would end the tree before
+    // the owner says so (Unix leaves the group alone until the ladder's final SIGKILL too).
+    if kill_rx.recv().await.is_some() {
+        // Windows: terminates what is left in the job. Unix: the leader is reaped; the
+        // group was signalled by the ladder itself.
+        let _ = child.start_kill();
+    }
+    drop(child);
 }
 
 async fn stderr_loop<R: AsyncRead + Unpin>(

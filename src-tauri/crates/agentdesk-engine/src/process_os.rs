@@ -1,0 +1,150 @@
+//! The platform half of [`super::ChildProcess`]: how the engine child is started, contained and
+//! killed. The stop ladder and the tasks around the child are the same on every platform.
+//!
+//! - **Unix**: the child leads a new process group and (Linux) gets `PR_SET_PDEATHSIG`; the
+//!   ladder signals the whole group with kill(2). Written by hand rather than with
+//!   process-wrap's `ProcessGroup`: that wrapper only sets the group (one call here) and
+//!   signals it the same way, and needs PDEATHSIG, the graceful SIGTERM rung and the final
+//!   group SIGKILL after the leader's exit added around it anyway.
+//! - **Windows**: process-wrap's `JobObject` starts the child suspended, assigns it to a new Job
+//!   Object with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE` and only then resumes it, so everything
+//!   the engine starts (the node behind a `cmd /C` npm shim, the agent's commands, MCP
+//!   servers) is in the job from its first instruction. Killing the child terminates the whole
+//!   job, and closing the job handle, which happens when the child is dropped or the app dies
+//!   however it dies, kills whatever is left: the counterpart of the group SIGKILL plus
+//!   PDEATHSIG. There is no SIGTERM, so the ladder's middle rung does nothing there.
+
+use std::io;
+use std::process::ExitStatus;
+
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
+
+use super::Sig;
+
+/// The spawned child, as the wait task owns it.
+#[derive(Debug)]
+pub(super) struct OsChild {
+    #[cfg(not(windows))]
+    child: tokio::process::Child,
+    /// A `JobObjectChild` around the tokio child: it owns the job's handle.
+    #[cfg(windows)]
+    child: Box<dyn process_wrap::tokio::ChildWrapper>,
+}
+
+/// The child's three pipes (each `None` if it was not piped).
+pub(super) struct Pipes {
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<ChildStdout>,
+    pub stderr: Option<ChildStderr>,
+}
+
+impl OsChild {
+    /// Spawn `cmd` contained as the module docs say.
+    #[cfg(not(windows))]
+    pub(super) fn spawn(mut cmd: Command) -> io::Result<Self> {
+        #[cfg(unix)]
+        cmd.process_group(0);
+        #[cfg(target_os = "linux")]
+        set_parent_death_signal(&mut cmd);
+        Ok(Self {
+            child: cmd.spawn()?,
+        })
+    }
+
+    /// Spawn `cmd` in a kill-on-close Job Object (see the module docs).
+    #[cfg(windows)]
+    pub(super) fn spawn(cmd: Command) -> io::Result<Self> {
+        use process_wrap::tokio::{CommandWrap, CreationFlags, JobObject, KillOnDrop};
+        use windows::Win32::System::Threading::CREATE_NO_WINDOW;
+        let mut wrapped = CommandWrap::from(cmd);
+        // CREATE_NO_WINDOW: no console window flashes up for a console engine. Set through
+        // CreationFlags because JobObject sets the creation flags itself (adding
+        // CREATE_SUSPENDED) and would overwrite flags set on the command directly. KillOnDrop
+        // is what makes JobObject set JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE.
+        wrapped
+            .wrap(CreationFlags(CREATE_NO_WINDOW))
+            .wrap(JobObject)
+            .wrap(KillOnDrop);
+        Ok(Self {
+            child: wrapped.spawn()?,
+        })
+    }
+
+    pub(super) fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    #[cfg(not(windows))]
+    pub(super) fn take_pipes(&mut self) -> Pipes {
+        Pipes {
+            stdin: self.child.stdin.take(),
+            stdout: self.child.stdout.take(),
+            stderr: self.child.stderr.take(),
+        }
+    }
+
+    #[cfg(windows)]
+    pub(super) fn take_pipes(&mut self) -> Pipes {
+        Pipes {
+            stdin: self.child.stdin().take(),
+            stdout: self.child.stdout().take(),
+            stderr: self.child.stderr().take(),
+        }
+    }
+
+    /// Wait for the child itself to exit. Cancel-safe: the wait task drops it to handle a kill
+    /// request and calls it again.
+    pub(super) async fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.child.wait().await
+    }
+
+    /// Kill without waiting: SIGKILL to the child on Unix (the group is signalled separately,
+    /// see [`signal_group`]); on Windows, terminate the whole job.
+    pub(super) fn start_kill(&mut self) -> io::Result<()> {
+        self.child.start_kill()
+    }
+}
+
+/// Signal the process group led by `pid` (Unix). Elsewhere a no-op: Windows kills through
+/// [`OsChild::start_kill`], which ends the whole job.
+#[cfg_attr(not(unix), allow(unused_variables))]
+pub(super) fn signal_group(pid: u32, sig: Sig) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(pid) {
+        let signo = match sig {
+            Sig::Term => libc::SIGTERM,
+            Sig::Kill => libc::SIGKILL,
+        };
+        // SAFETY: kill(2) with a negative pid signals the process group `pid`, which spawn
+        // created with process_group(0). No memory is involved; ESRCH (group already gone)
+        // is fine and ignored.
+        unsafe {
+            libc::kill(-pid, signo);
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_parent_death_signal(cmd: &mut Command) {
+    let parent = std::process::id();
+    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed. It calls prctl(2) and getppid(2), both async-signal-safe, and builds
+    // io::Errors from raw OS codes, which does not allocate. It touches no locks or memory
+    // shared with the parent's other threads.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died between fork and prctl: then the signal never comes.
+            if libc::getppid() as u32 != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(all(test, windows))]
+#[path = "process_os_tests.rs"]
+mod tests;
