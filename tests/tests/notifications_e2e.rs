@@ -431,11 +431,16 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
 /// and its action types), here over the plugin's own session-bus connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_plugin_backend_carries_approve_and_deny() {
+    // With sound: the plugin path passes the preference on too.
+    let settings = NotificationSettings {
+        sound: true,
+        ..always()
+    };
     let Some(w) = start_with(
         "notifications_plugin",
         true,
         false,
-        &always(),
+        &settings,
         &[("AGENTDESK_NOTIFICATIONS", "plugin")],
         async |_, _, _| Ok(None),
     )
@@ -464,6 +469,7 @@ async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
     );
     assert_eq!(n1.actions[1].1, "Approve");
     assert_eq!(n1.actions[2].1, "Deny");
+    assert!(n1.hints.iter().any(|h| h == "sound-name"), "{n1:?}");
     // The direct path was not taken: it reads the capabilities first.
     let calls = w.notes.calls();
     assert!(

@@ -89,7 +89,7 @@ impl Server {
         hints.insert("category", Value::from("im.received"));
         hints.insert("desktop-entry", Value::from(self.desktop_entry.as_str()));
         if sound {
-            hints.insert("sound-name", Value::from("message-new-instant"));
+            hints.insert("sound-name", Value::from(super::FREEDESKTOP_SOUND));
         } else {
             hints.insert("suppress-sound", Value::from(true));
         }

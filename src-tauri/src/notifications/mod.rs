@@ -34,6 +34,9 @@
 //! on the body brings the window up on the request's card (the UI's
 //! `watch_notification_clicks` channel).
 
+/// The freedesktop sound-theme name a notification with sound asks for, on both paths.
+const FREEDESKTOP_SOUND: &str = "message-new-instant";
+
 #[cfg(freedesktop)]
 mod freedesktop;
 mod plugin;

@@ -69,12 +69,12 @@ impl Server {
         true
     }
 
-    /// Show `content`; returns this backend's id for it. The sound is the system's default
-    /// for notifications (sound names differ on every platform).
+    /// Show `content`; returns this backend's id for it. With `sound`, the system's default
+    /// notification sound ([`sound_name`]); without, none is asked for.
     pub async fn show(
         &mut self,
         content: &Content,
-        _sound: bool,
+        sound: bool,
     ) -> Result<u32, tauri_plugin_notification::Error> {
         // Positive i32 ids only: that is what the plugin's notification id holds.
         self.next_id = self.next_id % (i32::MAX as u32) + 1;
@@ -86,6 +86,9 @@ impl Server {
             .id(id as i32)
             .title(&content.title)
             .body(&content.body);
+        if let Some(name) = sound_name(sound) {
+            builder = builder.sound(name);
+        }
         if !content.actions.is_empty() {
             let mut buttons = vec![(OPEN_BUTTON.to_string(), "Open".to_string())];
             buttons.extend(content.actions.iter().cloned());
@@ -130,6 +133,21 @@ impl Server {
     }
 }
 
+/// The sound name the plugin passes on (notify-rust): "Default" is the system's default
+/// sound for macOS (`mac-notification-sys`) and Windows (`winrt-notification`, where no name
+/// means a silent toast); elsewhere it is a freedesktop sound-theme name, the one the direct
+/// D-Bus path asks for too. `None` when the user turned sounds off.
+fn sound_name(sound: bool) -> Option<&'static str> {
+    if !sound {
+        return None;
+    }
+    Some(if cfg!(freedesktop) {
+        super::FREEDESKTOP_SOUND
+    } else {
+        "Default"
+    })
+}
+
 /// What a press the plugin reported means: `None` when it names no notification of ours.
 fn signal_of(pressed: &str, notification: Option<i32>, buttons: &Buttons) -> Option<Signal> {
     let id = u32::try_from(notification?).ok()?;
@@ -157,6 +175,17 @@ fn action_of(pressed: &str, buttons: Option<&[(String, String)]>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sound_setting_reaches_the_plugin() {
+        assert_eq!(sound_name(false), None);
+        let name = sound_name(true);
+        if cfg!(freedesktop) {
+            assert_eq!(name, Some("message-new-instant"));
+        } else {
+            assert_eq!(name, Some("Default"));
+        }
+    }
 
     fn buttons() -> Vec<(String, String)> {
         [("open", "Open"), ("approve", "Approve"), ("deny", "Deny")]
