@@ -405,6 +405,10 @@ impl Ladder {
             (Some(Sig::Kill), self.config.kill_wait),
         ];
         let mut result = None;
+        // Without SIGTERM (Windows) the middle rung would only wait: skip it.
+        let steps = steps
+            .into_iter()
+            .filter(|(sig, _)| cfg!(unix) || !matches!(sig, Some(Sig::Term)));
         for (sig, grace) in steps {
             if let Some(sig) = sig {
                 tracing::debug!(engine = %self.label, ?sig, "stop ladder: signalling group");

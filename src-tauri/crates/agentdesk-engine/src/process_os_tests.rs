@@ -33,8 +33,10 @@ fn with_grandchild(then: &str) -> ProcessSpec {
 }
 
 /// Spawn and read the grandchild's pid from the first stdout line.
-async fn spawn_with_grandchild(then: &str) -> (ChildProcess, u32, tokio::process::ChildStdin) {
-    let mut child = ChildProcess::spawn(with_grandchild(then)).unwrap();
+async fn spawn_with_grandchild(
+    spec: ProcessSpec,
+) -> (ChildProcess, u32, tokio::process::ChildStdin) {
+    let mut child = ChildProcess::spawn(spec).unwrap();
     let (stdin, stdout) = child.take_stdio().unwrap();
     let mut lines = BufReader::new(stdout).lines();
     let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
@@ -51,7 +53,7 @@ async fn spawn_with_grandchild(then: &str) -> (ChildProcess, u32, tokio::process
 async fn the_leftovers_of_an_exited_engine_die_with_the_job() {
     // `taskkill /T /PID <leader>` (the code before the Job Object) cannot find a tree whose
     // leader is gone: this grandchild outlived it.
-    let (mut child, grandchild, _stdin) = spawn_with_grandchild("exit 3").await;
+    let (mut child, grandchild, _stdin) = spawn_with_grandchild(with_grandchild("exit 3")).await;
     let exit = tokio::time::timeout(Duration::from_secs(30), child.exit_watch().wait())
         .await
         .expect("the exit is reported when the leader exits, not when the job is empty")
@@ -67,10 +69,25 @@ async fn the_leftovers_of_an_exited_engine_die_with_the_job() {
 
 #[tokio::test]
 async fn drop_ends_the_whole_tree() {
-    let (child, grandchild, _stdin) = spawn_with_grandchild("Start-Sleep -Seconds 300").await;
+    let (child, grandchild, _stdin) =
+        spawn_with_grandchild(with_grandchild("Start-Sleep -Seconds 300")).await;
     let leader = child.pid().unwrap();
     drop(child);
     assert!(wait_gone(leader).await, "leader still alive");
+    assert!(wait_gone(grandchild).await, "grandchild still alive");
+}
+
+#[tokio::test]
+async fn stop_does_not_wait_for_a_sigterm_windows_lacks() {
+    let mut spec = with_grandchild("Start-Sleep -Seconds 300");
+    spec.stop.term_grace = Duration::from_secs(60);
+    let (mut child, grandchild, _stdin) = spawn_with_grandchild(spec).await;
+    let exit = tokio::time::timeout(Duration::from_secs(20), child.stop())
+        .await
+        .expect("the ladder waited out term_grace")
+        .unwrap();
+    // TerminateJobObject's exit code.
+    assert_eq!(exit.status.code, Some(1));
     assert!(wait_gone(grandchild).await, "grandchild still alive");
 }
 
