@@ -12,7 +12,10 @@
 //!   servers) is in the job from its first instruction. Killing the child terminates the whole
 //!   job, and closing the job handle, which happens when the child is dropped or the app dies
 //!   however it dies, kills whatever is left: the counterpart of the group SIGKILL plus
-//!   PDEATHSIG. There is no SIGTERM, so the ladder's middle rung does nothing there.
+//!   PDEATHSIG. There is no SIGTERM, so the ladder skips its middle rung there. Only the wait
+//!   task holds the job, so a kill is a request to that task: a `Drop` outside the runtime
+//!   takes effect when the runtime next runs the task, or when the runtime is dropped (which
+//!   drops the child and so closes the job), not synchronously as the Unix killpg does.
 
 use std::io;
 use std::process::ExitStatus;
