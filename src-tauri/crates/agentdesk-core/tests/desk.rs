@@ -1,40 +1,23 @@
 //! Sessions, recovery, search, usage and export through the public `Desk` API.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
-use agentdesk_protocol::events::AgentEvent;
-use agentdesk_protocol::ui::{ItemStatus, ProfileSpec, RunStatus};
-use tokio::sync::mpsc;
+mod common;
 
-fn events(name: &str) -> Vec<AgentEvent> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/events")
-        .join(format!("{name}.jsonl"));
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use agentdesk_core::{Desk, RunInput};
+use agentdesk_protocol::ui::{ItemStatus, RunStatus};
+use common::events;
+use tokio::sync::mpsc;
 
 #[tokio::test]
 async fn a_session_lives_is_searched_exported_and_recovered() {
     let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
-    let spec: ProfileSpec = serde_json::from_value(
+    let (desk, ws, _folder) = common::open_with_workspace(data.path()).await;
+    let s = common::session_with_profile(
+        &desk,
+        &ws,
         serde_json::json!({"name": "main", "engine": "codex", "model": "gpt-5"}),
     )
-    .unwrap();
-    desk.create_profile(&ws.id, &spec).await.unwrap();
-    let s = desk
-        .create_session(&NewSession::new(ws.id.clone()))
-        .await
-        .unwrap();
+    .await;
     assert_eq!(
         s.engine,
         agentdesk_protocol::ui::Engine::Codex,
@@ -51,9 +34,7 @@ async fn a_session_lives_is_searched_exported_and_recovered() {
         "Please touch hello.txt"
     );
     let (tx, rx) = mpsc::channel(64);
-    let task = tokio::spawn(
-        RunRecorder::new(desk.store().clone(), &s.id, RunReducer::new(&s.id, &r1.id)).run(rx),
-    );
+    let task = tokio::spawn(common::recorder(&desk, &s.id, &r1.id).run(rx));
     for ev in events("codex_s2_approval_accept") {
         tx.send(RunInput::Event(ev)).await.unwrap();
     }

@@ -1,60 +1,29 @@
 //! The persistence policy of a run, against a real database.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::time::Duration;
 
 use agentdesk_core::approvals::{ApprovalAsk, Requested};
-use agentdesk_core::{ApprovalPolicy, Desk, NewSession, RunInput, RunRecorder, RunReducer};
+use agentdesk_core::{ApprovalPolicy, RunInput};
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind};
-use agentdesk_protocol::ids::{RunId, SessionId};
-use agentdesk_protocol::ui::{ApprovalState, ItemBody, ItemStatus, ProfileSpec, RunStatus};
+use agentdesk_protocol::ui::{ApprovalState, ItemBody, ItemStatus, RunStatus};
+use common::delta;
 use tokio::sync::mpsc;
-
-async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, SessionId, RunId) {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
-    let spec: ProfileSpec =
-        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
-    desk.create_profile(&ws.id, &spec).await.unwrap();
-    let s = desk
-        .create_session(&NewSession::new(ws.id.clone()))
-        .await
-        .unwrap();
-    let run = desk
-        .create_run(&s.id, "tell me a story", &[])
-        .await
-        .unwrap();
-    (data, folder, desk, s.id, run.id)
-}
-
-fn delta(text: &str) -> RunInput {
-    RunInput::Event(AgentEvent::MessageDelta {
-        item_id: "m".into(),
-        text: text.into(),
-    })
-}
 
 /// Real time, with the interval scaled down (1 s → 200 ms) so the test is quick. Paused
 /// tokio time cannot be used here: while SQLite works on its own thread the runtime looks
 /// idle, and auto-advance fires sqlx's pool timeouts.
 #[tokio::test]
 async fn streaming_text_is_written_at_least_once_an_interval_and_at_the_end() {
-    let (_d, _f, desk, session, run) = desk().await;
+    let (_d, _f, desk, session, run) = common::claude_run("tell me a story").await;
     let interval = Duration::from_millis(200);
     let (tx, rx) = mpsc::channel(64);
     let (rep_tx, mut reports) = mpsc::unbounded_channel();
-    let rec = RunRecorder::new(
-        desk.store().clone(),
-        &session,
-        RunReducer::new(&session, &run),
-    )
-    .flush_interval(interval)
-    .on_flush(rep_tx);
+    let rec = common::recorder(&desk, &session, &run)
+        .flush_interval(interval)
+        .on_flush(rep_tx);
     let task = tokio::spawn(rec.run(rx));
     let mut expected = String::new();
     let started = tokio::time::Instant::now();
@@ -113,14 +82,9 @@ async fn streaming_text_is_written_at_least_once_an_interval_and_at_the_end() {
 
 #[tokio::test]
 async fn an_engine_that_goes_away_fails_the_run_and_keeps_the_text() {
-    let (_d, _f, desk, session, run) = desk().await;
+    let (_d, _f, desk, session, run) = common::claude_run("tell me a story").await;
     let (tx, rx) = mpsc::channel(64);
-    let rec = RunRecorder::new(
-        desk.store().clone(),
-        &session,
-        RunReducer::new(&session, &run),
-    )
-    .flush_interval(Duration::from_millis(20));
+    let rec = common::recorder(&desk, &session, &run).flush_interval(Duration::from_millis(20));
     let task = tokio::spawn(rec.run(rx));
     tx.send(RunInput::Event(AgentEvent::RunStarted {
         model: Some("claude-sonnet-4-5".into()),
@@ -173,14 +137,9 @@ async fn an_engine_that_goes_away_fails_the_run_and_keeps_the_text() {
 
 #[tokio::test]
 async fn an_interrupt_cancels_the_runs_pending_approvals_inside_their_tool_cards() {
-    let (_d, _f, desk, session, run) = desk().await;
+    let (_d, _f, desk, session, run) = common::claude_run("tell me a story").await;
     let (tx, rx) = mpsc::channel(64);
-    let rec = RunRecorder::new(
-        desk.store().clone(),
-        &session,
-        RunReducer::new(&session, &run),
-    )
-    .approvals(desk.approvals().clone());
+    let rec = common::recorder(&desk, &session, &run).approvals(desk.approvals().clone());
     let task = tokio::spawn(rec.run(rx));
     let asked = AgentEvent::ApprovalRequested {
         request_id: "eng-1".into(),

@@ -3,34 +3,18 @@
 //! the recording with a clear "another program is using the database" error, in bounded time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::time::Duration;
 
-use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
+use agentdesk_core::{Desk, RunInput};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{RunId, SessionId};
-use agentdesk_protocol::ui::{ItemBody, ProfileSpec, RunStatus};
+use agentdesk_protocol::ui::{ItemBody, Run, RunStatus};
+use common::delta;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use tokio::sync::mpsc;
-
-async fn desk() -> (tempfile::TempDir, tempfile::TempDir, Desk, SessionId, RunId) {
-    let data = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(data.path()).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
-    let spec: ProfileSpec =
-        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
-    desk.create_profile(&ws.id, &spec).await.unwrap();
-    let s = desk
-        .create_session(&NewSession::new(ws.id.clone()))
-        .await
-        .unwrap();
-    let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap();
-    (data, folder, desk, s.id, run.id)
-}
 
 /// Another program's connection holding the write lock (`BEGIN IMMEDIATE`) for `held`.
 async fn hold_write_lock(db: &std::path::Path, held: Duration) -> tokio::task::JoinHandle<()> {
@@ -50,13 +34,6 @@ async fn hold_write_lock(db: &std::path::Path, held: Duration) -> tokio::task::J
     })
 }
 
-fn delta(text: &str) -> RunInput {
-    RunInput::Event(AgentEvent::MessageDelta {
-        item_id: "m".into(),
-        text: text.into(),
-    })
-}
-
 async fn stored_text(desk: &Desk, run: &RunId) -> String {
     let items = desk.store().run_items(run).await.unwrap();
     items
@@ -68,16 +45,49 @@ async fn stored_text(desk: &Desk, run: &RunId) -> String {
         .unwrap_or_default()
 }
 
+/// A recording with a 2 s retry budget, flushing every 100 ms, that has written `first`.
+async fn recording_on_a_budget(
+    desk: &Desk,
+    session: &SessionId,
+    run: &RunId,
+    first: &str,
+) -> (
+    mpsc::Sender<RunInput>,
+    tokio::task::JoinHandle<agentdesk_core::Result<Run>>,
+) {
+    let (tx, rx) = mpsc::channel(1024);
+    let rec = common::recorder(desk, session, run)
+        .flush_interval(Duration::from_millis(100))
+        .storage_retry_budget(Duration::from_secs(2));
+    let task = tokio::spawn(rec.run(rx));
+    tx.send(delta(first)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    (tx, task)
+}
+
+/// The engine streaming on after the fault: `n` deltas (`piece(i)`) `every` apart, until the
+/// recorder stops taking them.
+fn keep_streaming(
+    tx: mpsc::Sender<RunInput>,
+    n: usize,
+    every: Duration,
+    piece: impl Fn(usize) -> String + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        for i in 0..n {
+            if tx.send(delta(&piece(i))).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(every).await;
+        }
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lock_held_past_the_busy_timeout_loses_no_text() {
-    let (_d, _f, desk, session, run) = desk().await;
+    let (_d, _f, desk, session, run) = common::claude_run("tell me").await;
     let (tx, rx) = mpsc::channel(1024);
-    let rec = RunRecorder::new(
-        desk.store().clone(),
-        &session,
-        RunReducer::new(&session, &run),
-    )
-    .flush_interval(Duration::from_millis(200));
+    let rec = common::recorder(&desk, &session, &run).flush_interval(Duration::from_millis(200));
     let task = tokio::spawn(rec.run(rx));
     let mut expected = String::new();
     let mut lock = None;
@@ -109,29 +119,12 @@ async fn a_lock_held_past_the_busy_timeout_loses_no_text() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lock_held_past_the_budget_gives_up_clearly_and_keeps_what_was_written() {
-    let (_d, _f, desk, session, run) = desk().await;
-    let (tx, rx) = mpsc::channel(1024);
-    let rec = RunRecorder::new(
-        desk.store().clone(),
-        &session,
-        RunReducer::new(&session, &run),
-    )
-    .flush_interval(Duration::from_millis(100))
-    .storage_retry_budget(Duration::from_secs(2));
-    let task = tokio::spawn(rec.run(rx));
-    tx.send(delta("before the lock ")).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_d, _f, desk, session, run) = common::claude_run("tell me").await;
+    let (tx, task) = recording_on_a_budget(&desk, &session, &run, "before the lock ").await;
     let lock = hold_write_lock(desk.database_path(), Duration::from_secs(20)).await;
     let began = tokio::time::Instant::now();
     // The engine goes on streaming; the recorder must not block it for good.
-    let feeder = tokio::spawn(async move {
-        for i in 0..200 {
-            if tx.send(delta(&format!("d{i} "))).await.is_err() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    });
+    let feeder = keep_streaming(tx, 200, Duration::from_millis(50), |i| format!("d{i} "));
     let result = tokio::time::timeout(Duration::from_secs(15), task)
         .await
         .expect("the recorder did not give up in time")
@@ -198,41 +191,12 @@ async fn a_full_disk_gives_up_clearly_and_keeps_what_was_written() {
         eprintln!("SKIP: cannot mount a tmpfs here (not root?)");
         return;
     };
-    let data = fs.0.join("data");
-    let folder = tempfile::tempdir().unwrap();
-    let desk = Desk::open(&data).await.unwrap();
-    let ws = desk
-        .add_workspace(folder.path().to_str().unwrap(), None)
-        .await
-        .unwrap();
-    let spec: ProfileSpec =
-        serde_json::from_value(serde_json::json!({"name": "p", "engine": "claude"})).unwrap();
-    desk.create_profile(&ws.id, &spec).await.unwrap();
-    let s = desk
-        .create_session(&NewSession::new(ws.id.clone()))
-        .await
-        .unwrap();
-    let run = desk.create_run(&s.id, "tell me", &[]).await.unwrap().id;
-    let (tx, rx) = mpsc::channel(1024);
-    let rec = RunRecorder::new(desk.store().clone(), &s.id, RunReducer::new(&s.id, &run))
-        .flush_interval(Duration::from_millis(100))
-        .storage_retry_budget(Duration::from_secs(2));
-    let task = tokio::spawn(rec.run(rx));
-    tx.send(delta("before the disk filled ")).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_folder, desk, session, run) = common::claude_run_at(&fs.0.join("data"), "tell me").await;
+    let (tx, task) = recording_on_a_budget(&desk, &session, &run, "before the disk filled ").await;
     fs.fill();
-    let feeder = tokio::spawn(async move {
-        for i in 0..400 {
-            // Large pieces, so the WAL must grow.
-            if tx
-                .send(delta(&format!("{i:04}{}", "x".repeat(2000))))
-                .await
-                .is_err()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+    // Large pieces, so the WAL must grow.
+    let feeder = keep_streaming(tx, 400, Duration::from_millis(20), |i| {
+        format!("{i:04}{}", "x".repeat(2000))
     });
     let result = tokio::time::timeout(Duration::from_secs(20), task)
         .await

@@ -2,19 +2,11 @@
 //! resulting timeline items are snapshotted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use agentdesk_core::timeline::RunReducer;
 use agentdesk_protocol::events::AgentEvent;
-
-fn events(name: &str) -> Vec<AgentEvent> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/events")
-        .join(format!("{name}.jsonl"));
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use common::events;
 
 fn reduce(name: &str) -> RunReducer {
     let mut r = RunReducer::with_clock(&"session".into(), &"run".into(), Box::new(|| 0));
