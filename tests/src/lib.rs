@@ -10,4 +10,5 @@ pub mod fake_tray;
 pub mod http;
 pub mod real;
 pub mod script;
+pub mod world;
 pub mod xwindow;

@@ -39,6 +39,53 @@ pub fn engine_bin(var: &str, suite: &str) -> Option<PathBuf> {
     found
 }
 
+/// The CLI binary `target/debug/agentdesk-cli` (found from the suite's
+/// `env!("CARGO_TARGET_TMPDIR")`, `target/tmp`); `None` after [`skip_or_fail`] when it is not
+/// built.
+pub fn cli_bin(target_tmp: &str, suite: &str) -> Option<PathBuf> {
+    let tmp = std::path::Path::new(target_tmp);
+    let bin = tmp
+        .parent()
+        .unwrap_or(tmp)
+        .join("debug")
+        .join("agentdesk-cli");
+    if bin.exists() {
+        return Some(bin);
+    }
+    skip_or_fail(
+        suite,
+        &format!(
+            "{} missing: run `cargo build -p agentdesk-cli`",
+            bin.display()
+        ),
+    );
+    None
+}
+
+/// The `#[tokio::test]`s that run each scenario `async fn name(engine: Engine, bin: PathBuf)`
+/// of a real-engine suite with `engine` (from the binary named by the env var `var`), in a
+/// module `module`, each bounded by the suite's `TEST`. The suite defines `SUITE` (its name
+/// in a skip) and `TEST` (a `Duration`).
+#[macro_export]
+macro_rules! scenarios {
+    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
+        mod $module {
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $scenario() {
+                    let Some(bin) = $crate::real::engine_bin($var, super::SUITE) else {
+                        return;
+                    };
+                    tokio::time::timeout(super::TEST, super::$scenario($engine, bin))
+                        .await
+                        .expect("scenario timed out");
+                }
+            )+
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

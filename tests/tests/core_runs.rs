@@ -9,310 +9,69 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
+use agentdesk_core::{NewSession, RunUpdate};
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
-use agentdesk_protocol::ids::{ApprovalId, RunId};
+use agentdesk_protocol::ids::ApprovalId;
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
-    ItemBody, LiveOp, PermissionMode, ProfileSpec, RuleAction, RunStatus, Session,
+    ItemBody, LiveOp, ProfileSpec, RuleAction, RunStatus,
 };
-use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
-use agentdesk_tests::{fake_messages, fake_responses};
+use agentdesk_tests::fake_messages;
+use agentdesk_tests::real::{RED_PNG, RED_PNG_B64};
+use agentdesk_tests::scenarios;
+use agentdesk_tests::world::{self, fresh_root, Fake, World};
 use serde_json::json;
 
 const SUITE: &str = "core run suite";
 
-const STEP: Duration = Duration::from_secs(40);
 const TEST: Duration = Duration::from_secs(180);
 
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
+/// The world of one scenario, in its own folder; `customise` sets up the profile.
+async fn world(
+    engine: Engine,
+    name: &str,
+    bin: &Path,
+    customise: impl FnOnce(&mut ProfileSpec),
+) -> World {
+    let name = format!("{}-{name}", engine.as_str());
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "core_runs", &name);
+    World::new(root, engine, bin, None, customise).await
 }
 
-enum Fake {
-    Codex(fake_responses::FakeResponses),
-    Claude(fake_messages::FakeMessages),
+/// The agent messages of the session, one a line.
+async fn agent_text(w: &World) -> String {
+    w.agent_messages().await.join("\n")
 }
 
-/// A desk over a fresh data dir, one workspace, one profile for the engine, one session.
-struct World {
-    desk: Desk,
-    fake: Fake,
-    work: PathBuf,
-    session: Session,
-}
-
-impl World {
-    async fn new(engine: Engine, name: &str, bin: &Path, rules: Vec<ApprovalRule>) -> World {
-        Self::with_profile(engine, name, bin, |p| p.approval_rules = rules).await
-    }
-
-    async fn with_profile(
-        engine: Engine,
-        name: &str,
-        bin: &Path,
-        customise: impl FnOnce(&mut ProfileSpec),
-    ) -> World {
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "core_runs/{}-{name}-{}",
-            engine.as_str(),
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&root);
-        let (data, home, work, tmp) = (
-            root.join("data"),
-            root.join("home"),
-            root.join("work"),
-            root.join("t"),
-        );
-        for d in [&data, &home.join(".claude"), &work, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
+/// The image (base64) the engine sent the model in its first request.
+fn image_sent(w: &World) -> Option<String> {
+    match &w.fake {
+        Fake::Codex(f) => {
+            let reqs = f.requests();
+            let content = reqs.first()?.input_content();
+            let url = content.iter().find(|c| c["type"] == "input_image")?["image_url"]
+                .as_str()?
+                .to_owned();
+            url.split_once(";base64,").map(|(_, d)| d.to_owned())
         }
-        let desk = Desk::open(&data).await.unwrap();
-        let mut settings = EngineSettings::default();
-        let mut env = BTreeMap::new();
-        env.insert("HOME".to_string(), s(&home));
-        env.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-        let (fake, spec) = match engine {
-            Engine::Codex => {
-                settings.codex_bin = Some(bin.to_path_buf());
-                let _ = std::process::Command::new("git")
-                    .args(["init", "-q"])
-                    .current_dir(&work)
-                    .status();
-                let fake = fake_responses::FakeResponses::start().await.unwrap();
-                env.insert("MOCK_API_KEY".into(), "dummy".into());
-                let spec = ProfileSpec {
-                    model: Some("gpt-5.5".into()),
-                    base_url: Some(fake.base_url()),
-                    api_key_env: Some("MOCK_API_KEY".into()),
-                    engine_options: json!({
-                        "codexHome": s(&home),
-                        "requestMaxRetries": 0,
-                        "streamMaxRetries": 0,
-                    }),
-                    ..spec(engine, env)
-                };
-                (Fake::Codex(fake), spec)
-            }
-            Engine::Claude => {
-                settings.claude_bin = Some(bin.to_path_buf());
-                let fake = fake_messages::FakeMessages::start().await.unwrap();
-                for (k, v) in [
-                    ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
-                    ("CLAUDE_CONFIG_DIR", s(&home.join(".claude"))),
-                    // Short: the CLI puts a unix socket under it (≤ 103 bytes).
-                    ("CLAUDE_CODE_TMPDIR", s(&tmp)),
-                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-                    ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
-                    ("DISABLE_AUTOUPDATER", "1".into()),
-                ] {
-                    env.insert(k.into(), v);
-                }
-                let spec = ProfileSpec {
-                    model: Some(fake_messages::FAKE_MODEL.into()),
-                    base_url: Some(fake.base_url()),
-                    api_key_env: Some("AGENTDESK_TEST_ANTHROPIC_KEY".into()),
-                    ..spec(engine, env)
-                };
-                (Fake::Claude(fake), spec)
-            }
-        };
-        let mut spec = spec;
-        customise(&mut spec);
-        desk.set_engine_settings(&settings).await.unwrap();
-        let ws = desk.add_workspace(&s(&work), None).await.unwrap();
-        let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
-        let session = desk
-            .create_session(&NewSession {
-                profile_id: Some(profile.id.clone()),
-                ..NewSession::new(ws.id.clone())
-            })
-            .await
-            .unwrap();
-        World {
-            desk,
-            fake,
-            work: PathBuf::from(ws.path),
-            session,
+        Fake::Claude(f) => {
+            let reqs = f.model_requests();
+            let images = reqs.first()?.blocks_of("image");
+            Some(images.first()?["source"]["data"].as_str()?.to_owned())
         }
-    }
-
-    fn push_text(&self, pieces: &[&str]) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::text(pieces)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::text(pieces)),
-        }
-    }
-
-    fn push_command(&self, call_id: &str, cmd: &str) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(call_id, cmd)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::bash(call_id, cmd)),
-        }
-    }
-
-    fn push_slow_text(&self) {
-        let every = Duration::from_millis(100);
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::slow_text(200, every)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::slow_text(200, every)),
-        }
-    }
-
-    fn image_sent(&self) -> Option<String> {
-        match &self.fake {
-            Fake::Codex(f) => {
-                let reqs = f.requests();
-                let content = reqs.first()?.input_content();
-                let url = content.iter().find(|c| c["type"] == "input_image")?["image_url"]
-                    .as_str()?
-                    .to_owned();
-                url.split_once(";base64,").map(|(_, d)| d.to_owned())
-            }
-            Fake::Claude(f) => {
-                let reqs = f.model_requests();
-                let images = reqs.first()?.blocks_of("image");
-                Some(images.first()?["source"]["data"].as_str()?.to_owned())
-            }
-        }
-    }
-
-    async fn send(&self, text: &str) -> RunId {
-        let run = self
-            .desk
-            .send_message(&self.session.id, text, &[])
-            .await
-            .unwrap();
-        run.id
-    }
-
-    async fn wait_run(&self, run_id: &RunId) -> agentdesk_protocol::ui::Run {
-        self.desk.wait_run(run_id, STEP).await.unwrap()
-    }
-
-    /// A run that must complete; otherwise fail with its error and the engine's notices and
-    /// diagnostics (what a flaky CI run needs to be understood).
-    async fn completed(&self, run_id: &RunId) -> agentdesk_protocol::ui::Run {
-        let run = self.wait_run(run_id).await;
-        if run.status != RunStatus::Completed {
-            let page = self
-                .desk
-                .load_timeline(&self.session.id, None, Some(500))
-                .await
-                .unwrap();
-            let notes: Vec<_> = page
-                .items
-                .iter()
-                .filter(|i| i.run_id == *run_id)
-                .map(|i| &i.body)
-                .collect();
-            let requests = match &self.fake {
-                Fake::Codex(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
-                Fake::Claude(f) => f
-                    .requests()
-                    .iter()
-                    .map(|r| r.path.clone())
-                    .collect::<Vec<_>>(),
-            };
-            panic!("run not completed: {run:#?}\nitems: {notes:#?}\nmodel requests: {requests:?}");
-        }
-        run
-    }
-
-    /// The first pending approval of a run (bounded wait on the pending set).
-    async fn pending(&self, run_id: &RunId) -> Approval {
-        let mut rx = self.desk.approvals().watch_pending();
-        let found = tokio::time::timeout(STEP, async {
-            loop {
-                if let Some(a) = rx.borrow_and_update().iter().find(|a| a.run_id == *run_id) {
-                    return a.clone();
-                }
-                rx.changed().await.unwrap();
-            }
-        })
-        .await;
-        found.expect("no pending approval in time")
-    }
-
-    async fn agent_text(&self) -> String {
-        let page = self
-            .desk
-            .load_timeline(&self.session.id, None, Some(500))
-            .await
-            .unwrap();
-        page.items
-            .iter()
-            .filter_map(|i| match &i.body {
-                ItemBody::AgentMessage { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    /// Shut down and check that nothing is left running: no active run in the store, no
-    /// pending approval, the engine process gone.
-    async fn finish(self, pids: &[u32]) {
-        tokio::time::timeout(STEP, self.desk.shutdown())
-            .await
-            .expect("shutdown hung");
-        let active = self.desk.store().active_runs().await.unwrap();
-        assert!(active.is_empty(), "runs left active: {active:?}");
-        assert!(self.desk.approvals().pending().is_empty());
-        for pid in pids {
-            let gone = agentdesk_tests::http::wait_until(Duration::from_secs(10), || {
-                !Path::new(&format!("/proc/{pid}")).exists() || is_zombie(*pid)
-            })
-            .await;
-            assert!(gone, "engine process {pid} left behind");
-        }
-        self.desk.close().await;
-    }
-}
-
-fn is_zombie(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(true)
-}
-
-fn spec(engine: Engine, env: BTreeMap<String, String>) -> ProfileSpec {
-    ProfileSpec {
-        name: "test".into(),
-        engine,
-        model: None,
-        base_url: None,
-        api_key_env: None,
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env,
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: json!({}),
     }
 }
 
 // ---- the scenarios, written once ----
 
 async fn text(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "text", &bin, Vec::new()).await;
+    let w = world(engine, "text", &bin, |_| {}).await;
     let mut updates = w.desk.subscribe_runs();
     w.push_text(&["Hello ", "from ", "zanzibar!"]);
     let run_id = w.send("Say hello").await;
     w.completed(&run_id).await;
-    assert_eq!(w.agent_text().await, "Hello from zanzibar!");
+    assert_eq!(agent_text(&w).await, "Hello from zanzibar!");
     // The run's completed messages are indexed in the background once it ends (not in the
     // write that completes them, and not only when someone searches).
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -352,7 +111,7 @@ async fn text(engine: Engine, bin: PathBuf) {
 }
 
 async fn approval(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "approval", &bin, Vec::new()).await;
+    let w = world(engine, "approval", &bin, |_| {}).await;
     w.push_command("call_core_1", "touch approved.txt");
     w.push_text(&["Done."]);
     // Unmerged: a slow subscriber would get two upserts of the item merged into one.
@@ -373,7 +132,7 @@ async fn approval(engine: Engine, bin: PathBuf) {
     assert_eq!(decided.state, ApprovalState::ApprovedOnce);
     w.completed(&run_id).await;
     assert!(w.work.join("approved.txt").exists());
-    assert!(w.agent_text().await.contains("Done."));
+    assert!(agent_text(&w).await.contains("Done."));
     let again = w
         .desk
         .decide_approval(&a.id, ApprovalDecision::deny("late"), DecidedBy::User)
@@ -409,7 +168,7 @@ fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &Appro
 /// "No, and stop": the command never runs, the approval is recorded as denied (not expired),
 /// and the run ends interrupted instead of carrying on.
 async fn deny_and_stop(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "deny-stop", &bin, Vec::new()).await;
+    let w = world(engine, "deny-stop", &bin, |_| {}).await;
     w.push_command("call_core_stop", "touch stopped.txt");
     w.push_text(&["This answer must not come."]);
     let run_id = w.send("Please create the file").await;
@@ -427,14 +186,14 @@ async fn deny_and_stop(engine: Engine, bin: PathBuf) {
     let run = w.wait_run(&run_id).await;
     assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
     assert!(!w.work.join("stopped.txt").exists());
-    assert!(!w.agent_text().await.contains("must not come"));
+    assert!(!agent_text(&w).await.contains("must not come"));
     w.finish(&[]).await;
 }
 
 /// "Yes, but run this instead": Claude runs the edited input. Codex cannot take an edited
 /// command, so the desk refuses the decision up front and the approval stays pending.
 async fn edited_input(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "edited", &bin, Vec::new()).await;
+    let w = world(engine, "edited", &bin, |_| {}).await;
     w.push_command("call_core_edit", "touch original.txt");
     w.push_text(&["Done."]);
     let run_id = w.send("Please create the file").await;
@@ -467,7 +226,7 @@ async fn edited_input(engine: Engine, bin: PathBuf) {
 }
 
 async fn queued(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "queued", &bin, Vec::new()).await;
+    let w = world(engine, "queued", &bin, |_| {}).await;
     w.push_command("call_core_q", "touch first.txt");
     w.push_text(&["First done."]);
     w.push_text(&["Second done."]);
@@ -501,7 +260,7 @@ async fn queued(engine: Engine, bin: PathBuf) {
     let r1 = w.completed(&first).await;
     let r2 = w.completed(&second.id).await;
     assert!(r2.started_at.unwrap() >= r1.ended_at.unwrap());
-    let text = w.agent_text().await;
+    let text = agent_text(&w).await;
     assert!(
         text.contains("First done.") && text.contains("Second done."),
         "{text}"
@@ -510,11 +269,11 @@ async fn queued(engine: Engine, bin: PathBuf) {
 }
 
 async fn interrupt(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "interrupt", &bin, Vec::new()).await;
+    let w = world(engine, "interrupt", &bin, |_| {}).await;
     let mut updates = w.desk.subscribe_runs();
-    w.push_slow_text();
+    w.push_slow_text(200, Duration::from_millis(100));
     let run_id = w.send("Stream a long answer").await;
-    tokio::time::timeout(STEP, async {
+    tokio::time::timeout(world::STEP, async {
         loop {
             if let Ok(RunUpdate::Event {
                 event: AgentEvent::MessageDelta { .. },
@@ -532,12 +291,12 @@ async fn interrupt(engine: Engine, bin: PathBuf) {
     w.desk.interrupt(&run_id).await.unwrap();
     let run = w.wait_run(&run_id).await;
     assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
-    assert!(w.agent_text().await.starts_with("chunk0"));
+    assert!(agent_text(&w).await.starts_with("chunk0"));
     w.finish(&[pid]).await;
 }
 
 async fn engine_killed(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "killed", &bin, Vec::new()).await;
+    let w = world(engine, "killed", &bin, |_| {}).await;
     w.push_command("call_core_kill", "touch never.txt");
     let run_id = w.send("Please create the file").await;
     let a = w.pending(&run_id).await;
@@ -569,7 +328,7 @@ async fn engine_killed(engine: Engine, bin: PathBuf) {
 }
 
 async fn image(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "image", &bin, Vec::new()).await;
+    let w = world(engine, "image", &bin, |_| {}).await;
     // No extension: the type is sniffed from the bytes.
     let png = w.work.join("picture");
     std::fs::write(&png, RED_PNG).unwrap();
@@ -585,14 +344,14 @@ async fn image(engine: Engine, bin: PathBuf) {
         .await
         .unwrap();
     w.completed(&run.id).await;
-    assert_eq!(w.image_sent().as_deref(), Some(RED_PNG_B64));
+    assert_eq!(image_sent(&w).as_deref(), Some(RED_PNG_B64));
     w.finish(&[]).await;
 }
 
 /// A non-image file is not sent inline: the prompt names it and gives its path in the
 /// content-addressed store, where the agent can read it.
 async fn file_attachment(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "file", &bin, Vec::new()).await;
+    let w = world(engine, "file", &bin, |_| {}).await;
     let notes = w.work.join("notes.md");
     std::fs::write(&notes, "# Notes\nThe launch code is 4242.\n").unwrap();
     let att = w.desk.import_attachment(&notes).await.unwrap();
@@ -636,7 +395,7 @@ async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
         command_prefix: None,
         action: RuleAction::Allow,
     };
-    let w = World::new(engine, "rule", &bin, vec![rule]).await;
+    let w = world(engine, "rule", &bin, |p| p.approval_rules = vec![rule]).await;
     let mut changes = w.desk.approvals().subscribe();
     w.push_command("call_core_rule", "touch ruled.txt");
     w.push_text(&["Done by rule."]);
@@ -665,7 +424,7 @@ async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
 }
 
 async fn parallel_sessions(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "parallel", &bin, Vec::new()).await;
+    let w = world(engine, "parallel", &bin, |_| {}).await;
     let other = w
         .desk
         .create_session(&NewSession {
@@ -699,7 +458,7 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
 }
 
 async fn stale_resume(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "stale", &bin, Vec::new()).await;
+    let w = world(engine, "stale", &bin, |_| {}).await;
     // A conversation the engine does not know (deleted, or from another machine).
     let stale = "0195d3a1-7c4e-7b2a-9f00-000000000001";
     w.desk
@@ -734,7 +493,7 @@ async fn stale_resume(engine: Engine, bin: PathBuf) {
 }
 
 async fn deadline_denies(engine: Engine, bin: PathBuf) {
-    let w = World::with_profile(engine, "deadline", &bin, |p| {
+    let w = world(engine, "deadline", &bin, |p| {
         p.approval_timeout_secs = Some(1)
     })
     .await;
@@ -758,7 +517,7 @@ async fn deadline_denies(engine: Engine, bin: PathBuf) {
 }
 
 async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "shutdown", &bin, Vec::new()).await;
+    let w = world(engine, "shutdown", &bin, |_| {}).await;
     w.push_command("call_core_shutdown", "touch never.txt");
     let run_id = w.send("Please create the file").await;
     let a = w.pending(&run_id).await;
@@ -770,7 +529,7 @@ async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
         .await
         .unwrap();
     assert_eq!(queued.status, RunStatus::Queued);
-    tokio::time::timeout(STEP, w.desk.shutdown())
+    tokio::time::timeout(world::STEP, w.desk.shutdown())
         .await
         .expect("shutdown hung");
     let run = w.desk.store().get_run(&run_id).await.unwrap();
@@ -790,7 +549,7 @@ async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
 
 /// Claude only here: Codex asks questions only in plan mode (covered by codex_real).
 async fn question_answered(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "question", &bin, Vec::new()).await;
+    let w = world(engine, "question", &bin, |_| {}).await;
     let Fake::Claude(fake) = &w.fake else {
         panic!("question_answered is a Claude scenario")
     };
@@ -827,24 +586,7 @@ async fn question_answered(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
-macro_rules! instantiate {
-    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
-        mod $module {
-            use super::*;
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    let Some(bin) = engine_bin($var, SUITE) else { return };
-                    tokio::time::timeout(TEST, super::$scenario($engine, bin))
-                        .await
-                        .expect("scenario timed out");
-                }
-            )+
-        }
-    };
-}
-
-instantiate!(
+scenarios!(
     codex,
     Engine::Codex,
     "CODEX_BIN",
@@ -865,7 +607,7 @@ instantiate!(
         shutdown_mid_run
     ]
 );
-instantiate!(
+scenarios!(
     claude,
     Engine::Claude,
     "CLAUDE_BIN",

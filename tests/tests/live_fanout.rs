@@ -10,17 +10,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_core::fanout::RecvError;
-use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
+use agentdesk_core::{Desk, EngineSettings, RunUpdate};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{RunId, SessionId};
-use agentdesk_protocol::ui::{
-    Engine, ItemBody, LiveBatch, LiveOp, PermissionMode, ProfileSpec, RunStatus, TimelineItem,
-};
+use agentdesk_protocol::ui::{Engine, ItemBody, LiveBatch, LiveOp, RunStatus, TimelineItem};
+use agentdesk_tests::world::{desk_with_session, fresh_root, profile_spec, version_wrapper};
 
 #[path = "live_fanout/cli.rs"]
 mod cli;
@@ -29,86 +27,48 @@ const DELTAS: usize = 200_000;
 /// Bound on one whole run (a debug build on a loaded 2-core machine).
 const RUN: Duration = Duration::from_secs(300);
 
+/// A fresh folder for a scenario (with its workspace folder `work`).
 fn root(name: &str) -> PathBuf {
-    // Not under /tmp: codex's sandbox hides it (the fakes do not mind, the habit stays).
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("live_fanout/{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "live_fanout", name);
     std::fs::create_dir_all(root.join("work")).unwrap();
     root
 }
 
 /// `fake-app-server` behind a wrapper that answers `--version` like the supported codex.
 fn fake_codex(dir: &Path) -> PathBuf {
-    let path = dir.join("codex");
-    std::fs::write(
-        &path,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo 'codex-cli 0.169.0'; exit 0; fi\n\
-             exec '{}' \"$@\"\n",
-            env!("CARGO_BIN_EXE_fake-app-server")
-        ),
+    version_wrapper(
+        dir,
+        "codex",
+        "codex-cli 0.169.0",
+        env!("CARGO_BIN_EXE_fake-app-server"),
     )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 /// A desk whose engine is the streaming fake, and a session on a profile for it.
 async fn session(engine: Engine, name: &str) -> (Desk, SessionId) {
     let root = root(name);
-    let desk = Desk::open(&root.join("data")).await.unwrap();
     let mut settings = EngineSettings::default();
-    let mut env: std::collections::BTreeMap<String, String> = Default::default();
-    let mut base_url = None;
-    let mut api_key_env = None;
+    let mut spec = profile_spec(name, engine);
     match engine {
         Engine::Claude => {
             settings.claude_bin = Some(env!("CARGO_BIN_EXE_fake-claude-stream").into());
-            env.insert("FAKE_STREAM_DELTAS".into(), DELTAS.to_string());
+            spec.env
+                .insert("FAKE_STREAM_DELTAS".into(), DELTAS.to_string());
         }
         Engine::Codex => {
             settings.codex_bin = Some(fake_codex(&root));
             settings.codex_home = Some(root.join("codex-home"));
             std::fs::create_dir_all(root.join("codex-home")).unwrap();
-            env.insert("FAKE_SCRIPT".into(), "stream".into());
-            env.insert("FAKE_DELTAS".into(), DELTAS.to_string());
-            env.insert("FAKE_KEY".into(), "not-a-secret".into());
+            spec.env.insert("FAKE_SCRIPT".into(), "stream".into());
+            spec.env.insert("FAKE_DELTAS".into(), DELTAS.to_string());
+            spec.env.insert("FAKE_KEY".into(), "not-a-secret".into());
             // A provider keeps the adapter from asking the (fake's) login first.
-            base_url = Some("http://127.0.0.1:9/v1".to_string());
-            api_key_env = Some("FAKE_KEY".to_string());
+            spec.base_url = Some("http://127.0.0.1:9/v1".to_string());
+            spec.api_key_env = Some("FAKE_KEY".to_string());
         }
     }
-    desk.set_engine_settings(&settings).await.unwrap();
-    let ws = desk
-        .add_workspace(&root.join("work").to_string_lossy(), None)
-        .await
-        .unwrap();
-    let spec = ProfileSpec {
-        name: name.into(),
-        engine,
-        model: None,
-        base_url,
-        api_key_env,
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env,
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: serde_json::Value::Null,
-    };
-    let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
-    let session = desk
-        .create_session(&NewSession {
-            profile_id: Some(profile.id.clone()),
-            ..NewSession::new(ws.id.clone())
-        })
-        .await
-        .unwrap();
+    let (desk, _, session) =
+        desk_with_session(&root.join("data"), &root.join("work"), &settings, &spec).await;
     (desk, session.id)
 }
 

@@ -5,81 +5,35 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_core::{Desk, EngineSettings, NewSession};
+use agentdesk_core::{Desk, EngineSettings};
 use agentdesk_engine::RunLimits;
 use agentdesk_protocol::ids::SessionId;
-use agentdesk_protocol::ui::{Engine, ItemBody, PermissionMode, ProfileSpec, RunStatus};
+use agentdesk_protocol::ui::{Engine, ItemBody, RunStatus};
+use agentdesk_tests::world::{desk_with_session, fresh_root, profile_spec, version_wrapper};
 
 const STEP: Duration = Duration::from_secs(30);
 
-fn root(name: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("run-limits/{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(root.join("work")).unwrap();
-    root
-}
-
-/// `fake-claude` behind a wrapper that answers `--version` like the supported CLI (the core
-/// checks the version before a run).
-fn fake_claude(dir: &Path) -> PathBuf {
-    let path = dir.join("claude");
-    std::fs::write(
-        &path,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\n\
-             exec '{}' \"$@\"\n",
-            env!("CARGO_BIN_EXE_fake-claude")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
-
-/// A desk whose Claude is the fake, and a session on a profile running `script`.
+/// A desk whose Claude is `fake-claude` (behind a wrapper that answers `--version` like the
+/// supported CLI), and a session on a profile running `script`.
 async fn session(name: &str, script: &str, engine_options: serde_json::Value) -> (Desk, SessionId) {
-    let root = root(name);
-    let desk = Desk::open(&root.join("data")).await.unwrap();
-    desk.set_engine_settings(&EngineSettings {
-        claude_bin: Some(fake_claude(&root)),
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "run-limits", name);
+    let claude = version_wrapper(
+        &root,
+        "claude",
+        "2.1.328 (Claude Code)",
+        env!("CARGO_BIN_EXE_fake-claude"),
+    );
+    let settings = EngineSettings {
+        claude_bin: Some(claude),
         ..Default::default()
-    })
-    .await
-    .unwrap();
-    let ws = desk
-        .add_workspace(&root.join("work").to_string_lossy(), None)
-        .await
-        .unwrap();
-    let spec = ProfileSpec {
-        name: name.into(),
-        engine: Engine::Claude,
-        model: None,
-        base_url: None,
-        api_key_env: None,
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env: [("FAKE_CLAUDE_SCRIPT".to_string(), script.to_string())].into(),
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options,
     };
-    let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
-    let session = desk
-        .create_session(&NewSession {
-            profile_id: Some(profile.id.clone()),
-            ..NewSession::new(ws.id.clone())
-        })
-        .await
-        .unwrap();
+    let mut spec = profile_spec(name, Engine::Claude);
+    spec.env = [("FAKE_CLAUDE_SCRIPT".to_string(), script.to_string())].into();
+    spec.engine_options = engine_options;
+    let (desk, _, session) =
+        desk_with_session(&root.join("data"), &root.join("work"), &settings, &spec).await;
     (desk, session.id)
 }
 

@@ -17,21 +17,19 @@
 //! cannot be mounted. Every wait is bounded.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_core::fanout::RecvError;
-use agentdesk_core::{Desk, EngineSettings, NewSession, RunUpdate};
+use agentdesk_core::{Desk, RunUpdate};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::RunId;
-use agentdesk_protocol::ui::{
-    Engine, ItemBody, PermissionMode, ProfileSpec, Run, RunStatus, Session,
-};
+use agentdesk_protocol::ui::{Engine, Run, RunStatus};
 use agentdesk_tests::http::wait_until;
-use agentdesk_tests::real::{engine_bin, skip_or_fail};
+use agentdesk_tests::real::skip_or_fail;
+use agentdesk_tests::scenarios;
+use agentdesk_tests::world::{exited, fresh_root, Fake, World};
 use agentdesk_tests::{fake_messages, fake_responses};
-use serde_json::json;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 
@@ -42,155 +40,46 @@ mod cli;
 const TEST: Duration = Duration::from_secs(240);
 const EVERY: Duration = Duration::from_millis(100);
 
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
+/// The world of one scenario, its desk's data under `data` (default: its own folder).
+async fn world(engine: Engine, name: &str, bin: &Path, data: Option<PathBuf>) -> World {
+    let name = format!("{}-{name}", engine.as_str());
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", &name);
+    World::new(root, engine, bin, data, |_| {}).await
 }
 
-enum Fake {
-    Codex(fake_responses::FakeResponses),
-    Claude(fake_messages::FakeMessages),
+/// `n` pieces `EVERY` apart; then the turn ends (`end`) or the stream stays open.
+fn push_stream(w: &World, n: usize, end: bool) {
+    push_padded_stream(w, n, end, 0);
 }
 
-struct World {
-    desk: Desk,
-    fake: Fake,
-    session: Session,
+/// Like `push_stream`, each piece padded to `pad` more characters (Claude only): a text
+/// item that grows fast makes every write larger than what the database file already
+/// holds, so a full disk shows at once.
+fn push_padded_stream(w: &World, n: usize, end: bool, pad: usize) {
+    match &w.fake {
+        Fake::Codex(f) => f.push(if end {
+            fake_responses::Reply::slow_text_then_end(n, EVERY)
+        } else {
+            fake_responses::Reply::slow_text(n, EVERY)
+        }),
+        Fake::Claude(f) => {
+            let mut steps = Vec::new();
+            for i in 0..n {
+                let piece = format!("chunk{i:03}{} ", "z".repeat(pad));
+                steps.push(fake_messages::Step::Text(vec![piece]));
+                steps.push(fake_messages::Step::Sleep(EVERY));
+            }
+            if !end {
+                steps.push(fake_messages::Step::Hang);
+            }
+            f.push(fake_messages::Reply::Stream(steps));
+        }
+    }
 }
 
-impl World {
-    /// A desk over `data` (created), one workspace, one profile for the engine, one session.
-    async fn new(engine: Engine, name: &str, bin: &Path, data: Option<PathBuf>) -> World {
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "storage_faults/{}-{name}-{}",
-            engine.as_str(),
-            std::process::id()
-        ));
-        let data = data.unwrap_or_else(|| root.join("data"));
-        let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
-        for d in [&data, &home.join(".claude"), &work, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        let desk = Desk::open(&data).await.unwrap();
-        let mut settings = EngineSettings::default();
-        let mut env = BTreeMap::new();
-        env.insert("HOME".to_string(), s(&home));
-        env.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-        // From JSON: every field not named takes its default.
-        let mut spec: ProfileSpec = serde_json::from_value(json!({
-            "name": "test",
-            "engine": engine.as_str(),
-            "permission_mode": "ask",
-        }))
-        .unwrap();
-        assert_eq!(spec.permission_mode, PermissionMode::Ask);
-        let fake = match engine {
-            Engine::Codex => {
-                settings.codex_bin = Some(bin.to_path_buf());
-                let _ = std::process::Command::new("git")
-                    .args(["init", "-q"])
-                    .current_dir(&work)
-                    .status();
-                let fake = fake_responses::FakeResponses::start().await.unwrap();
-                env.insert("MOCK_API_KEY".into(), "dummy".into());
-                spec.model = Some("gpt-5.5".into());
-                spec.base_url = Some(fake.base_url());
-                spec.api_key_env = Some("MOCK_API_KEY".into());
-                spec.engine_options = json!({
-                    "codexHome": s(&home),
-                    "requestMaxRetries": 0,
-                    "streamMaxRetries": 0,
-                });
-                Fake::Codex(fake)
-            }
-            Engine::Claude => {
-                settings.claude_bin = Some(bin.to_path_buf());
-                let fake = fake_messages::FakeMessages::start().await.unwrap();
-                for (k, v) in [
-                    ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
-                    ("CLAUDE_CONFIG_DIR", s(&home.join(".claude"))),
-                    ("CLAUDE_CODE_TMPDIR", s(&tmp)),
-                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-                    ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
-                    ("DISABLE_AUTOUPDATER", "1".into()),
-                ] {
-                    env.insert(k.into(), v);
-                }
-                spec.model = Some(fake_messages::FAKE_MODEL.into());
-                spec.base_url = Some(fake.base_url());
-                spec.api_key_env = Some("AGENTDESK_TEST_ANTHROPIC_KEY".into());
-                Fake::Claude(fake)
-            }
-        };
-        spec.env = env;
-        desk.set_engine_settings(&settings).await.unwrap();
-        let ws = desk.add_workspace(&s(&work), None).await.unwrap();
-        let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
-        let session = desk
-            .create_session(&NewSession {
-                profile_id: Some(profile.id.clone()),
-                ..NewSession::new(ws.id.clone())
-            })
-            .await
-            .unwrap();
-        World {
-            desk,
-            fake,
-            session,
-        }
-    }
-
-    /// `n` pieces `EVERY` apart; then the turn ends (`end`) or the stream stays open.
-    fn push_stream(&self, n: usize, end: bool) {
-        self.push_padded_stream(n, end, 0);
-    }
-
-    /// Like `push_stream`, each piece padded to `pad` more characters (Claude only): a text
-    /// item that grows fast makes every write larger than what the database file already
-    /// holds, so a full disk shows at once.
-    fn push_padded_stream(&self, n: usize, end: bool, pad: usize) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(if end {
-                fake_responses::Reply::slow_text_then_end(n, EVERY)
-            } else {
-                fake_responses::Reply::slow_text(n, EVERY)
-            }),
-            Fake::Claude(f) => {
-                let mut steps = Vec::new();
-                for i in 0..n {
-                    let piece = format!("chunk{i:03}{} ", "z".repeat(pad));
-                    steps.push(fake_messages::Step::Text(vec![piece]));
-                    steps.push(fake_messages::Step::Sleep(EVERY));
-                }
-                if !end {
-                    steps.push(fake_messages::Step::Hang);
-                }
-                f.push(fake_messages::Reply::Stream(steps));
-            }
-        }
-    }
-
-    fn disconnects(&self) -> usize {
-        match &self.fake {
-            Fake::Codex(f) => f.disconnects(),
-            Fake::Claude(f) => f.disconnects(),
-        }
-    }
-
-    async fn stored_text(&self) -> String {
-        let page = self
-            .desk
-            .load_timeline(&self.session.id, None, Some(500))
-            .await
-            .unwrap();
-        page.items
-            .iter()
-            .filter_map(|i| match &i.body {
-                ItemBody::AgentMessage { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("")
-    }
+/// The stored agent text of the session.
+async fn stored_text(w: &World) -> String {
+    w.agent_messages().await.concat()
 }
 
 /// The text the engine streamed for a run, as the live updates carried it, until the run's
@@ -277,25 +166,13 @@ async fn failed_row(desk: &Desk, run_id: &RunId, within: Duration) -> Option<Run
     .ok()
 }
 
-fn gone(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(true)
-}
-
 // ---- the scenarios ----
 
 async fn lock_held_mid_run_loses_nothing(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "lock-brief", &bin, None).await;
+    let w = world(engine, "lock-brief", &bin, None).await;
     // 120 pieces, 100 ms apart: the lock (8 s, longer than the 5 s busy timeout) falls in
     // the middle of the stream.
-    w.push_stream(120, true);
+    push_stream(&w, 120, true);
     let updates = w.desk.subscribe_runs();
     let run = w
         .desk
@@ -319,18 +196,17 @@ async fn lock_held_mid_run_loses_nothing(engine: Engine, bin: PathBuf) {
         "{text}"
     );
     assert_eq!(
-        w.stored_text().await,
+        stored_text(&w).await,
         text,
         "the stored text is the streamed text"
     );
-    w.desk.shutdown().await;
-    w.desk.close().await;
+    w.finish(&[]).await;
 }
 
 async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
-    let w = World::new(engine, "lock-long", &bin, None).await;
+    let w = world(engine, "lock-long", &bin, None).await;
     w.desk.set_storage_retry_budget(Duration::from_secs(2));
-    w.push_stream(600, false);
+    push_stream(&w, 600, false);
     let updates = w.desk.subscribe_runs();
     let run = w
         .desk
@@ -342,7 +218,7 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     let pid = w.desk.run_engine_pid(&run.id).expect("no engine pid");
     // Let the recorder write what it has before the lock.
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let before_lock = w.stored_text().await;
+    let before_lock = stored_text(&w).await;
     assert!(!before_lock.is_empty());
     let locked_at = tokio::time::Instant::now();
     let lock = hold_write_lock(w.desk.database_path(), Duration::from_secs(25)).await;
@@ -370,7 +246,7 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     match engine {
         // Its own CLI process: gone.
         Engine::Claude => assert!(
-            wait_until(Duration::from_secs(15), || gone(pid)).await,
+            wait_until(Duration::from_secs(15), || exited(pid)).await,
             "the claude process {pid} is still running"
         ),
         // The shared app-server stays; the turn is interrupted, so the model stream is
@@ -389,10 +265,7 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
         .error
         .unwrap_or_default()
         .contains("another program is using the database"));
-    tokio::time::timeout(Duration::from_secs(30), w.desk.shutdown())
-        .await
-        .expect("shutdown hung");
-    w.desk.close().await;
+    w.finish(&[]).await;
 }
 
 /// A tmpfs mounted on a fresh folder, unmounted (lazily) on drop.
@@ -464,9 +337,9 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
         );
         return;
     };
-    let w = World::new(engine, "disk-full", &bin, Some(dir.join("data"))).await;
+    let w = world(engine, "disk-full", &bin, Some(dir.join("data"))).await;
     w.desk.set_storage_retry_budget(Duration::from_secs(2));
-    w.push_padded_stream(600, false, 2000);
+    push_padded_stream(&w, 600, false, 2000);
     let updates = w.desk.subscribe_runs();
     let run = w
         .desk
@@ -476,7 +349,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     let streamed = collect_streamed(updates, run.id.clone());
     wait_streamed(&w, &run.id, 40).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let before_fill = w.stored_text().await;
+    let before_fill = stored_text(&w).await;
     assert!(
         !before_fill.is_empty(),
         "nothing stored before the disk filled"
@@ -491,7 +364,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     let error = ended.error.clone().unwrap_or_default();
     assert!(error.contains("the disk is full"), "{error}");
     let (text, _) = streamed.await.unwrap();
-    let stored = w.stored_text().await;
+    let stored = stored_text(&w).await;
     assert!(
         stored.starts_with(&before_fill) && text.starts_with(&stored),
         "stored text is not the streamed text's beginning:\nstored: {stored}\nstreamed: {text}"
@@ -502,31 +375,11 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
         .await
         .expect("the failed end was never written once space was freed");
     assert!(saved.error.unwrap_or_default().contains("the disk is full"));
-    tokio::time::timeout(Duration::from_secs(30), w.desk.shutdown())
-        .await
-        .expect("shutdown hung");
-    w.desk.close().await;
+    w.finish(&[]).await;
     drop(fs);
 }
 
-macro_rules! instantiate {
-    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
-        mod $module {
-            use super::*;
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $scenario() {
-                    let Some(bin) = engine_bin($var, SUITE) else { return };
-                    tokio::time::timeout(TEST, super::$scenario($engine, bin))
-                        .await
-                        .expect("scenario timed out");
-                }
-            )+
-        }
-    };
-}
-
-instantiate!(
+scenarios!(
     codex,
     Engine::Codex,
     "CODEX_BIN",
@@ -535,7 +388,7 @@ instantiate!(
         lock_past_budget_fails_the_run
     ]
 );
-instantiate!(
+scenarios!(
     claude,
     Engine::Claude,
     "CLAUDE_BIN",

@@ -7,7 +7,6 @@
 
 use std::process::Stdio;
 
-use agentdesk_tests::real::skip_or_fail;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
@@ -16,22 +15,8 @@ use super::*;
 
 const SUITE: &str = "live fan-out CLI suite";
 
-/// The CLI binary next to this test's target dir; `None` (after a loud skip) when not built.
 fn cli_bin() -> Option<PathBuf> {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let bin = target.join("debug").join("agentdesk-cli");
-    if bin.exists() {
-        Some(bin)
-    } else {
-        skip_or_fail(
-            SUITE,
-            &format!(
-                "{} missing: run `cargo build -p agentdesk-cli`",
-                bin.display()
-            ),
-        );
-        None
-    }
+    agentdesk_tests::real::cli_bin(env!("CARGO_TARGET_TMPDIR"), SUITE)
 }
 
 fn cli(bin: &Path, root: &Path, args: &[&str]) -> Command {

@@ -15,6 +15,7 @@ use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::ProfileSpec;
 use agentdesk_tests::real::skip_or_fail;
+use agentdesk_tests::world::fresh_root;
 use tokio::sync::mpsc;
 
 use super::SUITE;
@@ -22,20 +23,7 @@ use super::SUITE;
 const CALL: Duration = Duration::from_secs(60);
 
 fn cli_bin() -> Option<PathBuf> {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let bin = target.join("debug").join("agentdesk-cli");
-    if bin.exists() {
-        Some(bin)
-    } else {
-        skip_or_fail(
-            SUITE,
-            &format!(
-                "{} missing: run `cargo build -p agentdesk-cli`",
-                bin.display()
-            ),
-        );
-        None
-    }
+    agentdesk_tests::real::cli_bin(env!("CARGO_TARGET_TMPDIR"), SUITE)
 }
 
 async fn cli(bin: &Path, data: &Path, args: &[&str]) -> Output {
@@ -116,9 +104,7 @@ async fn three_sessions(data: &Path, work: &Path) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn damaged_pages_are_reported_not_half_read() {
     let Some(bin) = cli_bin() else { return };
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("storage_faults/damaged-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", "damaged");
     let data = root.join("data");
     let ids = three_sessions(&data, &root.join("work")).await;
     // Healthy first: all three listed.
@@ -222,9 +208,7 @@ impl Drop for ReadOnlyMount {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_data_dir_can_still_be_read() {
     let Some(bin) = cli_bin() else { return };
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("storage_faults/read-only-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", "read-only");
     let data = root.join("data");
     let work = root.join("work");
     let ids = three_sessions(&data, &work).await;
@@ -285,9 +269,7 @@ async fn run_exits_when_the_database_stays_locked() {
     let Some(claude) = agentdesk_tests::real::engine_bin("CLAUDE_BIN", SUITE) else {
         return;
     };
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("storage_faults/cli-locked-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", "cli-locked");
     let (data, work, home, tmp) = (
         root.join("data"),
         root.join("work"),
@@ -421,9 +403,7 @@ async fn run_exits_when_the_database_stays_locked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_write_lock_reads_fine_and_writes_say_who_is_in_the_way() {
     let Some(bin) = cli_bin() else { return };
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("storage_faults/held-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", "held");
     let (data, work) = (root.join("data"), root.join("work"));
     three_sessions(&data, &work).await;
     let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
