@@ -169,11 +169,11 @@ mod tests {
         let login = EngineError::NotLoggedIn("run `codex login`".into());
         assert_eq!(code(login.into()), ErrorCode::EngineNotLoggedIn);
         let old = EngineError::UnsupportedVersion {
-            engine: "codex".into(),
+            engine: "codex",
             program: PathBuf::from("/x/codex"),
             found: "0.1.0".into(),
             supported: ">= 0.169.0".into(),
-            install: "npm install -g @openai/codex@0.169.0".into(),
+            install: "npm install -g @openai/codex@0.169.0",
         };
         assert_eq!(code(old.into()), ErrorCode::EngineVersionUnsupported);
         let gone = EngineError::ChildExited {

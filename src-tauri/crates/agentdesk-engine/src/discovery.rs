@@ -67,11 +67,11 @@ impl EngineProgram {
             return Ok(());
         }
         Err(EngineError::UnsupportedVersion {
-            engine: self.display_name.to_owned(),
+            engine: self.display_name,
             program: exe.to_path_buf(),
             found: version.to_string(),
             supported: self.supported.to_string(),
-            install: self.install_supported.to_owned(),
+            install: self.install_supported,
         })
     }
 }

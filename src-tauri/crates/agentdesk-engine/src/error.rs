@@ -81,11 +81,13 @@ pub enum EngineError {
     /// The executable answers `--version` with a version the adapter does not support.
     #[error("{engine} {found} ({}) is not supported: Agent Desk needs {supported} — {install}", .program.display())]
     UnsupportedVersion {
-        engine: String,
+        // The adapter's own words: static, which also keeps this variant (and so every
+        // `Result<_, EngineError>`) small where `PathBuf` is bigger (Windows).
+        engine: &'static str,
         program: PathBuf,
         found: String,
         supported: String,
-        install: String,
+        install: &'static str,
     },
 
     /// The local side was shut down (writer closed, peer stopped) before the call.
