@@ -8,6 +8,7 @@ pub mod fake_notifications;
 pub mod fake_responses;
 pub mod fake_tray;
 pub mod http;
+pub mod process;
 pub mod real;
 pub mod script;
 pub mod world;

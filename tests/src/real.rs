@@ -62,26 +62,56 @@ pub fn cli_bin(target_tmp: &str, suite: &str) -> Option<PathBuf> {
     None
 }
 
-/// The `#[tokio::test]`s that run each scenario `async fn name(engine: Engine, bin: PathBuf)`
-/// of a real-engine suite with `engine` (from the binary named by the env var `var`), in a
-/// module `module`, each bounded by the suite's `TEST`. The suite defines `SUITE` (its name
-/// in a skip) and `TEST` (a `Duration`).
+/// What `agentdesk-cli` (`command`, run with the arguments `args`) printed and how it exited,
+/// within `within`; the call and its output are echoed to the test's log.
+pub async fn cli_output(
+    mut command: tokio::process::Command,
+    args: &[&str],
+    within: std::time::Duration,
+) -> std::process::Output {
+    let out = tokio::time::timeout(within, command.output())
+        .await
+        .unwrap_or_else(|_| panic!("agentdesk-cli {args:?} did not finish in time"))
+        .unwrap_or_else(|e| panic!("agentdesk-cli {args:?}: {e}"));
+    eprintln!(
+        "$ agentdesk-cli {}\n{}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The `#[tokio::test]`s of a real-engine suite whose scenarios are each an
+/// `async fn name(engine: Engine, bin: PathBuf)`: those listed under `both` run with each
+/// engine, the others with theirs only, in modules `codex` and `claude` (`codex::text`,
+/// `claude::text`), each bounded by the suite's `TEST`. The engine binaries are named by
+/// `CODEX_BIN` and `CLAUDE_BIN` ([`engine_bin`]). The suite defines `SUITE` (its name in a
+/// skip) and `TEST` (a `Duration`).
 #[macro_export]
 macro_rules! scenarios {
-    ($module:ident, $engine:expr, $var:literal, [$($scenario:ident),+ $(,)?]) => {
+    (
+        both: [$($both:ident),* $(,)?],
+        codex: [$($codex:ident),* $(,)?],
+        claude: [$($claude:ident),* $(,)?] $(,)?
+    ) => {
+        $crate::scenarios!(@engine codex, Codex, "CODEX_BIN", [$($both,)* $($codex,)*]);
+        $crate::scenarios!(@engine claude, Claude, "CLAUDE_BIN", [$($both,)* $($claude,)*]);
+    };
+    (@engine $module:ident, $engine:ident, $var:literal, [$($scenario:ident,)*]) => {
         mod $module {
-            use super::*;
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $scenario() {
                     let Some(bin) = $crate::real::engine_bin($var, super::SUITE) else {
                         return;
                     };
-                    tokio::time::timeout(super::TEST, super::$scenario($engine, bin))
+                    let engine = agentdesk_protocol::ui::Engine::$engine;
+                    tokio::time::timeout(super::TEST, super::$scenario(engine, bin))
                         .await
                         .expect("scenario timed out");
                 }
-            )+
+            )*
         }
     };
 }

@@ -20,6 +20,7 @@ use agentdesk_protocol::ui::{
 };
 use serde_json::json;
 
+use crate::process::exited;
 use crate::{fake_messages, fake_responses};
 
 /// The longest wait for one step of a scenario (a pending approval, a run's end, shutdown).
@@ -100,19 +101,6 @@ pub fn version_wrapper(dir: &Path, name: &str, version: &str, exe: &str) -> Path
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
-}
-
-/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
-pub fn exited(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(true)
 }
 
 /// The fake model server a real engine talks to.
@@ -247,9 +235,19 @@ impl World {
 
     /// Send `text` in the session; the new run's id.
     pub async fn send(&self, text: &str) -> RunId {
+        self.send_attached(text, &[]).await
+    }
+
+    /// Send `text` with the files `attach` (imported into the desk first); the new run's id.
+    pub async fn send_attached(&self, text: &str, attach: &[&Path]) -> RunId {
+        let mut attachments = Vec::new();
+        for path in attach {
+            let att = self.desk.import_attachment(path).await.unwrap();
+            attachments.push((att.sha256, att.name));
+        }
         let run = self
             .desk
-            .send_message(&self.session.id, text, &[])
+            .send_message(&self.session.id, text, &attachments)
             .await
             .unwrap();
         run.id

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
-use agentdesk_protocol::ui::{ApprovalState, DecidedBy, Engine, PermissionMode};
+use agentdesk_protocol::ui::{Approval, ApprovalState, DecidedBy, Engine, PermissionMode};
 use agentdesk_tests::scenarios;
 use agentdesk_tests::world::{fresh_root, Fake, World};
 use agentdesk_tests::{fake_messages, fake_responses};
@@ -28,6 +28,11 @@ async fn world(engine: Engine, name: &str, bin: &Path, mode: PermissionMode) -> 
     std::fs::create_dir_all(&outside).unwrap();
     let w = World::new(root, engine, bin, None, |p| p.permission_mode = mode).await;
     (w, std::fs::canonicalize(&outside).unwrap())
+}
+
+/// Whether `a` asks about a file whose path ends with `name`.
+fn names_file(a: &Approval, name: &str) -> bool {
+    a.request.files.iter().any(|f| f.path.ends_with(name))
 }
 
 /// "Always" on `touch one.txt`: the same command again runs without asking (Claude asks
@@ -93,8 +98,7 @@ async fn always_is_exact(engine: Engine, bin: PathBuf) {
 /// (the grant used to be the tool's: one "always" on a file change covered every file).
 async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
     let (w, _) = world(engine, "file-always", &bin, PermissionMode::Ask).await;
-    let write = |id: &str, name: &str, text: &str| {
-        match &w.fake {
+    let write = |id: &str, name: &str, text: &str| match &w.fake {
         Fake::Codex(f) => f.push(fake_responses::Reply::apply_patch(
             id,
             &format!("*** Begin Patch\n*** Add File: {name}\n+{text}\n*** End Patch\n"),
@@ -102,9 +106,8 @@ async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
         Fake::Claude(f) => f.push(fake_messages::Reply::tool(
             id,
             "Write",
-            json!({"file_path": w.work.join(name).display().to_string(), "content": format!("{text}\n")}),
+            json!({"file_path": w.work.join(name), "content": format!("{text}\n")}),
         )),
-    }
     };
     write("call_pol_fa1", "a.txt", "first");
     write("call_pol_fa2", "a.txt", "second");
@@ -112,19 +115,12 @@ async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
     w.push_text(&["Done."]);
     let run_id = w.send("Write the files").await;
     let first = w.pending_after(&run_id, &[]).await;
-    assert!(
-        first
-            .request
-            .files
-            .iter()
-            .any(|f| f.path.ends_with("a.txt")),
-        "{first:?}"
-    );
+    assert!(names_file(&first, "a.txt"), "{first:?}");
     w.decide(&first, UserDecision::ApproveForSession.into())
         .await;
     let next = w.pending_after(&run_id, &[&first.id]).await;
     assert!(
-        next.request.files.iter().any(|f| f.path.ends_with("b.txt")),
+        names_file(&next, "b.txt"),
         "the other file is asked: {next:?}"
     );
     w.decide(&next, ApprovalDecision::deny("not that file"))
@@ -165,14 +161,7 @@ async fn symlinked_write_is_asked(engine: Engine, bin: PathBuf) {
     w.push_text(&["Done."]);
     let run_id = w.send("Write the files").await;
     let asked = w.pending_after(&run_id, &[]).await;
-    assert!(
-        asked
-            .request
-            .files
-            .iter()
-            .any(|f| f.path.contains("authorized_keys")),
-        "{asked:?}"
-    );
+    assert!(names_file(&asked, "authorized_keys"), "{asked:?}");
     w.decide(&asked, ApprovalDecision::deny("outside the workspace"))
         .await;
     w.completed(&run_id).await;
@@ -181,12 +170,7 @@ async fn symlinked_write_is_asked(engine: Engine, bin: PathBuf) {
     let recorded = w.recorded(&run_id).await;
     let inside = recorded
         .iter()
-        .find(|a| {
-            a.request
-                .files
-                .iter()
-                .any(|f| f.path.ends_with("inside.txt"))
-        })
+        .find(|a| names_file(a, "inside.txt"))
         .expect("the inside write was recorded");
     assert_eq!(inside.decided_by, Some(DecidedBy::Rule), "{inside:?}");
     w.finish(&[]).await;
@@ -224,19 +208,8 @@ async fn read_outside_is_asked(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
-scenarios!(
-    codex,
-    Engine::Codex,
-    "CODEX_BIN",
-    [
-        always_is_exact,
-        file_always_is_exact,
-        symlinked_write_is_asked
-    ]
-);
-scenarios!(
-    claude,
-    Engine::Claude,
-    "CLAUDE_BIN",
-    [always_is_exact, file_always_is_exact, read_outside_is_asked]
-);
+scenarios! {
+    both: [always_is_exact, file_always_is_exact],
+    codex: [symlinked_write_is_asked],
+    claude: [read_outside_is_asked],
+}

@@ -17,6 +17,7 @@ use agentdesk_engine::{
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, ToolStatus, UserDecision,
 };
+use agentdesk_tests::process::rss;
 
 const STEP: Duration = Duration::from_secs(20);
 
@@ -565,20 +566,6 @@ async fn a_pending_approval_pauses_the_watchdog() {
 /// The two tests with lines over the cap run one at a time: each may buffer up to the cap
 /// before it knows the line is too long, and the memory test measures the whole process.
 static BIG_LINES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-/// This process's resident set now and its peak since the last reset, in bytes.
-fn rss() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap()
-            * 1024
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
 
 #[tokio::test]
 async fn a_60_mb_line_is_skipped_with_bounded_memory_and_the_run_goes_on() {

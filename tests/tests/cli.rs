@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use agentdesk_tests::real::{engine_bin, skip_or_fail, RED_PNG};
+use agentdesk_tests::real::{cli_output, engine_bin, RED_PNG};
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -33,22 +33,8 @@ mod safety;
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 
-/// The CLI binary next to this test's target dir; `None` (after a loud skip) when not built.
 fn cli_bin() -> Option<PathBuf> {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let bin = target.join("debug").join("agentdesk-cli");
-    if bin.exists() {
-        Some(bin)
-    } else {
-        skip_or_fail(
-            SUITE,
-            &format!(
-                "{} missing: run `cargo build -p agentdesk-cli`",
-                bin.display()
-            ),
-        );
-        None
-    }
+    agentdesk_tests::real::cli_bin(env!("CARGO_TARGET_TMPDIR"), SUITE)
 }
 
 fn s(p: &Path) -> String {
@@ -114,17 +100,7 @@ impl Env {
     }
 
     async fn call(&self, args: &[&str]) -> Output {
-        let out = tokio::time::timeout(CALL, self.command(args).output())
-            .await
-            .unwrap_or_else(|_| panic!("agentdesk-cli {args:?} did not finish in time"))
-            .unwrap();
-        eprintln!(
-            "$ agentdesk-cli {}\n{}{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
+        cli_output(self.command(args), args, CALL).await
     }
 
     async fn ok(&self, args: &[&str]) -> String {

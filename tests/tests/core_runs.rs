@@ -332,18 +332,9 @@ async fn image(engine: Engine, bin: PathBuf) {
     // No extension: the type is sniffed from the bytes.
     let png = w.work.join("picture");
     std::fs::write(&png, RED_PNG).unwrap();
-    let att = w.desk.import_attachment(&png).await.unwrap();
     w.push_text(&["A red square."]);
-    let run = w
-        .desk
-        .send_message(
-            &w.session.id,
-            "What is in this image?",
-            &[(att.sha256.clone(), att.name.clone())],
-        )
-        .await
-        .unwrap();
-    w.completed(&run.id).await;
+    let run = w.send_attached("What is in this image?", &[&png]).await;
+    w.completed(&run).await;
     assert_eq!(image_sent(&w).as_deref(), Some(RED_PNG_B64));
     w.finish(&[]).await;
 }
@@ -354,19 +345,12 @@ async fn file_attachment(engine: Engine, bin: PathBuf) {
     let w = world(engine, "file", &bin, |_| {}).await;
     let notes = w.work.join("notes.md");
     std::fs::write(&notes, "# Notes\nThe launch code is 4242.\n").unwrap();
-    let att = w.desk.import_attachment(&notes).await.unwrap();
     w.push_text(&["Read it."]);
     let run = w
-        .desk
-        .send_message(
-            &w.session.id,
-            "Summarise the attached notes",
-            &[(att.sha256.clone(), att.name.clone())],
-        )
-        .await
-        .unwrap();
-    w.completed(&run.id).await;
-    let stored = w.desk.run_attachments(&run.id).await.unwrap();
+        .send_attached("Summarise the attached notes", &[&notes])
+        .await;
+    w.completed(&run).await;
+    let stored = w.desk.run_attachments(&run).await.unwrap();
     assert_eq!(stored.len(), 1);
     let path = &stored[0].path;
     assert_eq!(
@@ -402,15 +386,7 @@ async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
     let run_id = w.send("Please create the file").await;
     w.completed(&run_id).await;
     assert!(w.work.join("ruled.txt").exists());
-    let recorded: Vec<Approval> = w
-        .desk
-        .store()
-        .session_approvals(&w.session.id)
-        .await
-        .unwrap()
-        .into_iter()
-        .filter(|a| a.run_id == run_id)
-        .collect();
+    let recorded = w.recorded(&run_id).await;
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     assert_eq!(recorded[0].state, ApprovalState::ApprovedOnce);
     assert_eq!(recorded[0].decided_by, Some(DecidedBy::Rule));
@@ -586,11 +562,8 @@ async fn question_answered(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
-scenarios!(
-    codex,
-    Engine::Codex,
-    "CODEX_BIN",
-    [
+scenarios! {
+    both: [
         text,
         approval,
         deny_and_stop,
@@ -604,28 +577,8 @@ scenarios!(
         parallel_sessions,
         stale_resume,
         deadline_denies,
-        shutdown_mid_run
-    ]
-);
-scenarios!(
-    claude,
-    Engine::Claude,
-    "CLAUDE_BIN",
-    [
-        question_answered,
-        text,
-        approval,
-        deny_and_stop,
-        edited_input,
-        queued,
-        interrupt,
-        engine_killed,
-        image,
-        file_attachment,
-        rule_auto_approves,
-        parallel_sessions,
-        stale_resume,
-        deadline_denies,
-        shutdown_mid_run
-    ]
-);
+        shutdown_mid_run,
+    ],
+    codex: [],
+    claude: [question_answered],
+}

@@ -22,8 +22,9 @@ use agentdesk_engine::codex::{
 use agentdesk_engine::InputPart;
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
-use agentdesk_protocol::ui::{Engine, ItemBody, PermissionMode, ProfileSpec};
+use agentdesk_protocol::ui::{Engine, ItemBody};
 use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::world::{desk_with_session, profile_spec};
 use agentdesk_tests::{fake_messages, fake_responses};
 
 const SUITE: &str = "engine environment suite";
@@ -310,48 +311,20 @@ fn leaky_claude(dir: &Path) -> PathBuf {
 async fn engine_stderr_is_stored_redacted() {
     let root = root("redact");
     std::fs::create_dir_all(root.join("work")).unwrap();
-    let claude = leaky_claude(&root);
-    let desk = Desk::open(&root.join("data")).await.unwrap();
-    desk.set_engine_settings(&EngineSettings {
-        claude_bin: Some(claude),
+    let settings = EngineSettings {
+        claude_bin: Some(leaky_claude(&root)),
         ..Default::default()
-    })
-    .await
-    .unwrap();
-    let ws = desk
-        .add_workspace(&s(&root.join("work")), None)
-        .await
-        .unwrap();
-    let secret = "postgres://app:Plain-Words-Secret@db/x";
-    let spec = ProfileSpec {
-        name: "leaky".into(),
-        engine: Engine::Claude,
-        model: None,
-        base_url: None,
-        api_key_env: None,
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env: [
-            ("DB_URL".to_string(), secret.to_string()),
-            ("FAKE_CLAUDE_SCRIPT".to_string(), "text".to_string()),
-        ]
-        .into(),
-        secret_env: vec!["DB_URL".into()],
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: serde_json::json!({}),
     };
-    let profile = desk.create_profile(&ws.id, &spec).await.unwrap();
-    let session = desk
-        .create_session(&NewSession {
-            profile_id: Some(profile.id.clone()),
-            ..NewSession::new(ws.id.clone())
-        })
-        .await
-        .unwrap();
+    let secret = "postgres://app:Plain-Words-Secret@db/x";
+    let mut spec = profile_spec("leaky", Engine::Claude);
+    spec.env = [
+        ("DB_URL".to_string(), secret.to_string()),
+        ("FAKE_CLAUDE_SCRIPT".to_string(), "text".to_string()),
+    ]
+    .into();
+    spec.secret_env = vec!["DB_URL".into()];
+    let (desk, _, session) =
+        desk_with_session(&root.join("data"), &root.join("work"), &settings, &spec).await;
     let run = desk.send_message(&session.id, "hi", &[]).await.unwrap();
     desk.wait_run(&run.id, STEP).await.unwrap();
     let page = desk

@@ -17,7 +17,7 @@ use std::time::Duration;
 use agentdesk_core::{Desk, EngineSettings, NewSession};
 use agentdesk_engine::EngineError;
 use agentdesk_protocol::ui::{Engine, RunStatus};
-use agentdesk_tests::real::skip_or_fail;
+use agentdesk_tests::real::cli_output;
 
 const SUITE: &str = "engine versions suite";
 const STEP: Duration = Duration::from_secs(60);
@@ -121,47 +121,21 @@ async fn desk_refuses_a_run_on_an_old_engine_with_what_to_install() {
     desk.close().await;
 }
 
-/// The CLI binary next to this test's target dir; `None` (after a loud skip) when not built.
 fn cli_bin() -> Option<PathBuf> {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
-    let bin = target.join("debug").join("agentdesk-cli");
-    if bin.exists() {
-        Some(bin)
-    } else {
-        skip_or_fail(
-            SUITE,
-            &format!(
-                "{} missing: run `cargo build -p agentdesk-cli`",
-                bin.display()
-            ),
-        );
-        None
-    }
+    agentdesk_tests::real::cli_bin(env!("CARGO_TARGET_TMPDIR"), SUITE)
 }
 
 async fn cli(bin: &Path, root: &Path, codex: &Path, claude: &Path, args: &[&str]) -> Output {
-    let out = tokio::time::timeout(
-        STEP,
-        tokio::process::Command::new(bin)
-            .args(args)
-            .env("AGENTDESK_DATA_DIR", root.join("data"))
-            .env("AGENTDESK_CODEX_BIN", codex)
-            .env("AGENTDESK_CLAUDE_BIN", claude)
-            .env_remove("CLAUDECODE")
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .expect("agentdesk-cli did not finish in time")
-    .unwrap();
-    eprintln!(
-        "$ agentdesk-cli {}\n{}{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let mut command = tokio::process::Command::new(bin);
+    command
+        .args(args)
+        .env("AGENTDESK_DATA_DIR", root.join("data"))
+        .env("AGENTDESK_CODEX_BIN", codex)
+        .env("AGENTDESK_CLAUDE_BIN", claude)
+        .env_remove("CLAUDECODE")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    cli_output(command, args, STEP).await
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ use agentdesk_core::{Desk, EngineSettings};
 use agentdesk_engine::RunLimits;
 use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{Engine, ItemBody, RunStatus};
+use agentdesk_tests::process::rss;
 use agentdesk_tests::world::{desk_with_session, fresh_root, profile_spec, version_wrapper};
 
 const STEP: Duration = Duration::from_secs(30);
@@ -96,20 +97,6 @@ async fn the_profile_inactivity_limit_fails_a_silent_run() {
     assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
     desk.shutdown().await;
     desk.close().await;
-}
-
-/// This process's resident set now and its peak since the last reset, in bytes.
-fn rss() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap()
-            * 1024
-    };
-    (field("VmRSS:"), field("VmHWM:"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,12 +26,13 @@ use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::RunId;
 use agentdesk_protocol::ui::{Engine, Run, RunStatus};
 use agentdesk_tests::http::wait_until;
+use agentdesk_tests::process::exited;
 use agentdesk_tests::real::skip_or_fail;
 use agentdesk_tests::scenarios;
-use agentdesk_tests::world::{exited, fresh_root, Fake, World};
+use agentdesk_tests::world::{fresh_root, Fake, World};
 use agentdesk_tests::{fake_messages, fake_responses};
 use sqlx::sqlite::SqliteConnectOptions;
-use sqlx::{ConnectOptions, Connection};
+use sqlx::{ConnectOptions, Connection, SqliteConnection};
 
 const SUITE: &str = "storage faults suite";
 
@@ -110,8 +111,9 @@ fn collect_streamed(
     })
 }
 
-/// Another program's connection holding the write lock until the returned task ends.
-async fn hold_write_lock(db: &Path, held: Duration) -> tokio::task::JoinHandle<()> {
+/// Another program's connection to `db`, holding the write lock (`BEGIN IMMEDIATE`) until it
+/// rolls back.
+async fn write_lock(db: &Path) -> SqliteConnection {
     let mut conn = SqliteConnectOptions::new()
         .filename(db)
         .connect()
@@ -121,11 +123,39 @@ async fn hold_write_lock(db: &Path, held: Duration) -> tokio::task::JoinHandle<(
         .execute(&mut conn)
         .await
         .unwrap();
+    conn
+}
+
+/// Another program's connection holding the write lock until the returned task ends.
+async fn hold_write_lock(db: &Path, held: Duration) -> tokio::task::JoinHandle<()> {
+    let mut conn = write_lock(db).await;
     tokio::spawn(async move {
         tokio::time::sleep(held).await;
         sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
         conn.close().await.unwrap();
     })
+}
+
+/// `error` names the cause in words, not in SQLite's.
+fn says_another_program_has_the_database(error: &str) {
+    assert!(
+        error.contains("another program is using the database"),
+        "{error}"
+    );
+    assert!(
+        !error.contains("database is locked"),
+        "raw SQLite text: {error}"
+    );
+}
+
+/// Send a message whose reply streams (see [`push_stream`]); once `40` characters of it
+/// have streamed, its id and the task collecting its stream (see [`collect_streamed`]).
+async fn start_streaming(w: &World) -> (RunId, tokio::task::JoinHandle<(String, Option<Run>)>) {
+    let updates = w.desk.subscribe_runs();
+    let run = w.send("stream").await;
+    let streamed = collect_streamed(updates, run.clone());
+    wait_streamed(w, &run, 40).await;
+    (run, streamed)
 }
 
 /// Until the run has streamed at least `n` characters of text (bounded).
@@ -173,18 +203,11 @@ async fn lock_held_mid_run_loses_nothing(engine: Engine, bin: PathBuf) {
     // 120 pieces, 100 ms apart: the lock (8 s, longer than the 5 s busy timeout) falls in
     // the middle of the stream.
     push_stream(&w, 120, true);
-    let updates = w.desk.subscribe_runs();
-    let run = w
-        .desk
-        .send_message(&w.session.id, "stream", &[])
-        .await
-        .unwrap();
-    let streamed = collect_streamed(updates, run.id.clone());
-    wait_streamed(&w, &run.id, 40).await;
+    let (run, streamed) = start_streaming(&w).await;
     let lock = hold_write_lock(w.desk.database_path(), Duration::from_secs(8)).await;
     let ended = w
         .desk
-        .wait_run(&run.id, Duration::from_secs(90))
+        .wait_run(&run, Duration::from_secs(90))
         .await
         .unwrap();
     lock.await.unwrap();
@@ -207,15 +230,8 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     let w = world(engine, "lock-long", &bin, None).await;
     w.desk.set_storage_retry_budget(Duration::from_secs(2));
     push_stream(&w, 600, false);
-    let updates = w.desk.subscribe_runs();
-    let run = w
-        .desk
-        .send_message(&w.session.id, "stream", &[])
-        .await
-        .unwrap();
-    let streamed = collect_streamed(updates, run.id.clone());
-    wait_streamed(&w, &run.id, 40).await;
-    let pid = w.desk.run_engine_pid(&run.id).expect("no engine pid");
+    let (run, streamed) = start_streaming(&w).await;
+    let pid = w.desk.run_engine_pid(&run).expect("no engine pid");
     // Let the recorder write what it has before the lock.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let before_lock = stored_text(&w).await;
@@ -224,20 +240,12 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     let lock = hold_write_lock(w.desk.database_path(), Duration::from_secs(25)).await;
     let ended = w
         .desk
-        .wait_run(&run.id, Duration::from_secs(40))
+        .wait_run(&run, Duration::from_secs(40))
         .await
         .expect("the run did not end while the database stayed locked");
     let took = locked_at.elapsed();
     assert_eq!(ended.status, RunStatus::Failed, "{ended:#?}");
-    let error = ended.error.clone().unwrap_or_default();
-    assert!(
-        error.contains("another program is using the database"),
-        "{error}"
-    );
-    assert!(
-        !error.contains("database is locked"),
-        "raw SQLite text: {error}"
-    );
+    says_another_program_has_the_database(&ended.error.clone().unwrap_or_default());
     // Budget 2 s + one busy timeout (5 s) + stopping the engine.
     assert!(took < Duration::from_secs(25), "took {took:?}");
     let (text, status) = streamed.await.unwrap();
@@ -258,7 +266,7 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     }
     // Once the lock is gone, the row says failed too (retried in the background).
     lock.await.unwrap();
-    let row = failed_row(&w.desk, &run.id, Duration::from_secs(15))
+    let row = failed_row(&w.desk, &run, Duration::from_secs(15))
         .await
         .expect("the failed end was never written once the lock was gone");
     assert!(row
@@ -340,14 +348,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     let w = world(engine, "disk-full", &bin, Some(dir.join("data"))).await;
     w.desk.set_storage_retry_budget(Duration::from_secs(2));
     push_padded_stream(&w, 600, false, 2000);
-    let updates = w.desk.subscribe_runs();
-    let run = w
-        .desk
-        .send_message(&w.session.id, "stream", &[])
-        .await
-        .unwrap();
-    let streamed = collect_streamed(updates, run.id.clone());
-    wait_streamed(&w, &run.id, 40).await;
+    let (run, streamed) = start_streaming(&w).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let before_fill = stored_text(&w).await;
     assert!(
@@ -357,7 +358,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     fs.fill();
     let ended = w
         .desk
-        .wait_run(&run.id, Duration::from_secs(60))
+        .wait_run(&run, Duration::from_secs(60))
         .await
         .expect("the run did not end on a full disk");
     assert_eq!(ended.status, RunStatus::Failed, "{ended:#?}");
@@ -371,7 +372,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     );
     // Space again: the failed end reaches the row.
     fs.free();
-    let saved = failed_row(&w.desk, &run.id, Duration::from_secs(20))
+    let saved = failed_row(&w.desk, &run, Duration::from_secs(20))
         .await
         .expect("the failed end was never written once space was freed");
     assert!(saved.error.unwrap_or_default().contains("the disk is full"));
@@ -379,22 +380,8 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
     drop(fs);
 }
 
-scenarios!(
-    codex,
-    Engine::Codex,
-    "CODEX_BIN",
-    [
-        lock_held_mid_run_loses_nothing,
-        lock_past_budget_fails_the_run
-    ]
-);
-scenarios!(
-    claude,
-    Engine::Claude,
-    "CLAUDE_BIN",
-    [
-        lock_held_mid_run_loses_nothing,
-        lock_past_budget_fails_the_run,
-        full_disk_fails_the_run_and_keeps_earlier_text
-    ]
-);
+scenarios! {
+    both: [lock_held_mid_run_loses_nothing, lock_past_budget_fails_the_run],
+    codex: [],
+    claude: [full_disk_fails_the_run_and_keeps_earlier_text],
+}

@@ -93,11 +93,7 @@ async fn a_stdout_nobody_reads_for_seconds_still_gets_every_delta() {
         ],
     ))
     .await;
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
-    );
+    succeeded(&add);
     let mut run = cli(
         &bin,
         &root,
@@ -161,6 +157,15 @@ async fn a_stdout_nobody_reads_for_seconds_still_gets_every_delta() {
     assert!(at < 500);
 }
 
+/// `out` is a success (else fail with what the CLI said).
+fn succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `--json`'s first line, parsed.
 fn ids_line(out: &std::process::Output) -> Value {
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -199,11 +204,7 @@ async fn json_names_the_session_and_run_so_a_script_continues_the_session() {
         ],
     ))
     .await;
-    assert!(
-        add.status.success(),
-        "{}",
-        String::from_utf8_lossy(&add.stderr)
-    );
+    succeeded(&add);
 
     let run = |extra: Vec<String>| {
         let mut args: Vec<String> = ["run", "--approve", "deny", "--json"]
@@ -221,11 +222,7 @@ async fn json_names_the_session_and_run_so_a_script_continues_the_session() {
         "First".into(),
     ])
     .await;
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    succeeded(&first);
     let ids = ids_line(&first);
     assert_eq!(ids["type"], "agentdesk.run", "{ids}");
     assert_eq!(ids["engine"], "claude");
@@ -244,11 +241,7 @@ async fn json_names_the_session_and_run_so_a_script_continues_the_session() {
         "Second".into(),
     ])
     .await;
-    assert!(
-        second.status.success(),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    succeeded(&second);
     let again = ids_line(&second);
     assert_eq!(again["sessionId"], session_id.as_str());
     assert_eq!(again["newSession"], false);

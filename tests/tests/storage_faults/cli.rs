@@ -14,7 +14,7 @@ use std::time::Duration;
 use agentdesk_core::{Desk, NewSession, RunInput, RunRecorder, RunReducer};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::ProfileSpec;
-use agentdesk_tests::real::skip_or_fail;
+use agentdesk_tests::real::{cli_output, skip_or_fail};
 use agentdesk_tests::world::fresh_root;
 use tokio::sync::mpsc;
 
@@ -27,24 +27,27 @@ fn cli_bin() -> Option<PathBuf> {
 }
 
 async fn cli(bin: &Path, data: &Path, args: &[&str]) -> Output {
-    let out = tokio::time::timeout(
-        CALL,
-        tokio::process::Command::new(bin)
-            .args(args)
-            .env("AGENTDESK_DATA_DIR", data)
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .unwrap_or_else(|_| panic!("agentdesk-cli {args:?} did not finish in time"))
-    .unwrap();
-    eprintln!(
-        "$ agentdesk-cli {}\n{}{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let mut command = tokio::process::Command::new(bin);
+    command
+        .args(args)
+        .env("AGENTDESK_DATA_DIR", data)
+        .kill_on_drop(true);
+    cli_output(command, args, CALL).await
+}
+
+/// `profile add` (a write) of a second profile in the workspace `work`.
+async fn add_a_profile(bin: &Path, data: &Path, work: &Path) -> Output {
+    let ws = work.to_string_lossy();
+    let args = [
+        "profile",
+        "add",
+        "--workspace",
+        &ws,
+        "second",
+        "--engine",
+        "codex",
+    ];
+    cli(bin, data, &args).await
 }
 
 fn text(o: &[u8]) -> String {
@@ -237,21 +240,7 @@ async fn a_read_only_data_dir_can_still_be_read() {
     assert!(text(&out.stdout).contains("beta quartz0 "));
 
     // A write says why it cannot be done.
-    let ws = work.to_string_lossy().into_owned();
-    let out = cli(
-        &bin,
-        &data,
-        &[
-            "profile",
-            "add",
-            "--workspace",
-            &ws,
-            "second",
-            "--engine",
-            "codex",
-        ],
-    )
-    .await;
+    let out = add_a_profile(&bin, &data, &work).await;
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(7), "{stderr}");
     assert!(stderr.contains("read-only"), "{stderr}");
@@ -352,14 +341,7 @@ async fn run_exits_when_the_database_stays_locked() {
     .await;
     assert!(streaming.is_ok(), "no text streamed");
     let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
-    let mut conn =
-        sqlx::ConnectOptions::connect(&sqlx::sqlite::SqliteConnectOptions::new().filename(&db))
-            .await
-            .unwrap();
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut conn)
-        .await
-        .unwrap();
+    let mut conn = super::write_lock(&db).await;
     let locked_at = std::time::Instant::now();
     let drain = tokio::spawn(async move {
         let mut rest = Vec::new();
@@ -377,14 +359,7 @@ async fn run_exits_when_the_database_stays_locked() {
     let err = text(&err);
     eprintln!("{err}");
     assert_eq!(status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("another program is using the database"),
-        "{err}"
-    );
-    assert!(
-        !err.contains("database is locked"),
-        "raw SQLite text: {err}"
-    );
+    super::says_another_program_has_the_database(&err);
     assert!(took < Duration::from_secs(45), "took {took:?}");
     drop(conn);
     // The failed end could not be written while the lock was held and the CLI exited: the
@@ -407,32 +382,11 @@ async fn a_held_write_lock_reads_fine_and_writes_say_who_is_in_the_way() {
     let (data, work) = (root.join("data"), root.join("work"));
     three_sessions(&data, &work).await;
     let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
-    let mut other =
-        sqlx::ConnectOptions::connect(&sqlx::sqlite::SqliteConnectOptions::new().filename(&db))
-            .await
-            .unwrap();
-    sqlx::query("BEGIN IMMEDIATE")
-        .execute(&mut other)
-        .await
-        .unwrap();
+    let mut other = super::write_lock(&db).await;
     let out = cli(&bin, &data, &["sessions"]).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("gamma"));
-    let ws = work.to_string_lossy().into_owned();
-    let out = cli(
-        &bin,
-        &data,
-        &[
-            "profile",
-            "add",
-            "--workspace",
-            &ws,
-            "second",
-            "--engine",
-            "codex",
-        ],
-    )
-    .await;
+    let out = add_a_profile(&bin, &data, &work).await;
     sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(7), "{stderr}");
