@@ -276,29 +276,43 @@ async fn lock_past_budget_fails_the_run(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
-/// A tmpfs mounted on a fresh folder, unmounted (lazily) on drop.
-struct Tmpfs(PathBuf);
+/// `mount <args> <dir>`; whether it worked (we are root in the test sandbox, or not).
+fn mount(args: &[&str], dir: &Path) -> bool {
+    std::process::Command::new("mount")
+        .args(args)
+        .arg(dir)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
 
-impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Option<Tmpfs> {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(dir)
-            .status();
+fn unmount(dir: &Path) {
+    let _ = std::process::Command::new("umount")
+        .arg("-l")
+        .arg(dir)
+        .status();
+}
+
+/// A mount on a folder, unmounted (lazily) on drop.
+struct Mount(PathBuf);
+
+impl Mount {
+    /// A tmpfs of `size` on `dir` (created; a mount left there by an earlier run removed).
+    fn tmpfs(dir: &Path, size: &str) -> Option<Mount> {
+        unmount(dir);
         std::fs::create_dir_all(dir).unwrap();
-        let ok = std::process::Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
-            .arg(dir)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        ok.then(|| Tmpfs(dir.to_path_buf()))
+        let options = format!("size={size},mode=0700");
+        mount(&["-t", "tmpfs", "-o", &options, "tmpfs"], dir).then(|| Mount(dir.to_path_buf()))
+    }
+
+    /// `dir` made read-only in place (a read-only bind mount onto itself; as root, modes
+    /// alone would not stop a write).
+    fn read_only(dir: &Path) -> Option<Mount> {
+        if !mount(&["--bind", &dir.to_string_lossy()], dir) {
+            return None;
+        }
+        let guard = Mount(dir.to_path_buf());
+        mount(&["-o", "remount,ro,bind"], dir).then_some(guard)
     }
 
     /// Write a file until the file system says it is full.
@@ -323,12 +337,9 @@ impl Tmpfs {
     }
 }
 
-impl Drop for Tmpfs {
+impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.0)
-            .status();
+        unmount(&self.0);
     }
 }
 
@@ -338,7 +349,7 @@ async fn full_disk_fails_the_run_and_keeps_earlier_text(engine: Engine, bin: Pat
         engine.as_str(),
         std::process::id()
     ));
-    let Some(fs) = Tmpfs::mount(&dir, "4m") else {
+    let Some(fs) = Mount::tmpfs(&dir, "4m") else {
         skip_or_fail(
             SUITE,
             "cannot mount a tmpfs (not root?) for the full-disk scenario",

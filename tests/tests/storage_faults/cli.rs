@@ -171,43 +171,6 @@ async fn damaged_pages_are_reported_not_half_read() {
     assert_eq!(std::fs::read(&db).unwrap(), damaged);
 }
 
-/// `dir` made read-only in place (a read-only bind mount onto itself), undone on drop.
-struct ReadOnlyMount(PathBuf);
-
-impl ReadOnlyMount {
-    fn new(dir: &Path) -> Option<ReadOnlyMount> {
-        let run = |args: &[&str]| {
-            std::process::Command::new("mount")
-                .args(args)
-                .arg(dir)
-                .arg(dir)
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false)
-        };
-        if !run(&["--bind"]) {
-            return None;
-        }
-        let guard = ReadOnlyMount(dir.to_path_buf());
-        let ro = std::process::Command::new("mount")
-            .args(["-o", "remount,ro,bind"])
-            .arg(dir)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        ro.then_some(guard)
-    }
-}
-
-impl Drop for ReadOnlyMount {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.0)
-            .status();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_data_dir_can_still_be_read() {
     let Some(bin) = cli_bin() else { return };
@@ -215,7 +178,7 @@ async fn a_read_only_data_dir_can_still_be_read() {
     let data = root.join("data");
     let work = root.join("work");
     let ids = three_sessions(&data, &work).await;
-    let Some(_ro) = ReadOnlyMount::new(&data) else {
+    let Some(_ro) = super::Mount::read_only(&data) else {
         skip_or_fail(SUITE, "cannot make a read-only bind mount (not root?)");
         return;
     };
