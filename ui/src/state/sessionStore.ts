@@ -59,18 +59,14 @@ export const ANY = "*";
 
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
- * ~5 times a second while text streams, so a frame that took long renders once for every
+ * ~10 times a second while text streams, so a frame that took long renders once for every
  * batch that arrived meanwhile (the work stays bounded and the view never falls behind).
- * An `urgent` batch (a run or approval changed, an item finished) is drawn on the next frame:
- * the end of a run shows at once. Tests use `flushNow`.
+ * An `urgent` batch (a run or approval changed, an item finished) is drawn on the next frame
+ * instead: the end of a run shows at once, not up to MIN_FLUSH_MS later. Tests use `flushNow`.
  */
 export type Scheduler = (flush: () => void, urgent: boolean) => void;
-/**
- * Each redraw of streamed text costs the web process ~20-50 ms (script, layout, a software
- * repaint of the followed viewport, the shell's blit): at 10 a second that was most of the
- * paced stream's CPU (BENCHMARKS.md, issue 12). 5 a second still reads as a flowing stream.
- */
-export const MIN_FLUSH_MS = 200;
+/** ~10 redraws a second while text streams: still fluid to read; each costs a repaint in software. */
+export const MIN_FLUSH_MS = 100;
 
 /** A scheduler that flushes on a frame at most once per `minMs` (urgent flushes: next frame). */
 export function pacedFlush(minMs: number): Scheduler {

@@ -180,21 +180,6 @@ describe("SessionView", () => {
     await screen.findByRole("button", { name: "Remove x.png" });
   });
 
-  it("follows growing text in the flush's own frame, not a frame later", async () => {
-    const { push } = open();
-    await act(async () => {});
-    push([reset([user("r1", "go"), agent("r1", "m", "start", "running")], [run({ status: "running" })])]);
-    const log = screen.getByRole("log", { name: "Timeline" });
-    Object.defineProperty(log, "scrollHeight", { configurable: true, value: 6000 });
-    Object.defineProperty(log, "clientHeight", { configurable: true, value: 2000 });
-    log.scrollTop = 0;
-    push([{ op: "append", itemId: "r1:m", text: " more" }]);
-    // Microtasks only: no timer (and so no animation frame) has run.
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(log.scrollTop).toBe(6000);
-  });
-
   it("offers Jump to latest when scrolled up", async () => {
     const { push } = open();
     await act(async () => {});

@@ -56,32 +56,15 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
   }, [ipc, store, onError]);
 
   // Rows grow while they stream (followOutput covers new rows): keep the bottom in view.
-  // In the same frame as the flush that grew them: React commits the store's change in a
-  // microtask queued before this one, so the scroll lands before the frame is painted, and the
-  // software renderer repaints the viewport once per flush, not once for the text and again
-  // for the scroll a frame later. A frame later it is checked again (rows measured late).
   useEffect(() => {
     let frame = 0;
-    let queued = false;
-    const follow = () => {
-      const el = scrollerEl.current;
-      if (el && stick.current && el.scrollHeight - el.clientHeight - el.scrollTop > 1) el.scrollTop = el.scrollHeight;
-    };
     const unsubscribe = store.subscribe(ANY, () => {
-      if (!stick.current) return;
-      if (!queued) {
-        queued = true;
-        queueMicrotask(() => {
-          queued = false;
-          follow();
-        });
-      }
-      if (!frame) {
-        frame = requestAnimationFrame(() => {
-          frame = 0;
-          follow();
-        });
-      }
+      if (!stick.current || frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        const el = scrollerEl.current;
+        if (el && stick.current) el.scrollTop = el.scrollHeight;
+      });
     });
     return () => {
       unsubscribe();
