@@ -47,45 +47,27 @@ function isRow(item: TimelineItem): boolean {
 
 type Listener = () => void;
 
-/** Ops drawn on the next frame instead of at the streaming pace: all but streamed text. */
-function isUrgent(op: LiveOp): boolean {
-  if (op.op === "append") return false;
-  if (op.op === "upsert") return op.item.status !== "running";
-  return true;
-}
-
 /** The key woken after every flush that changed anything (the timeline follows growth with it). */
 export const ANY = "*";
 
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
- * ~10 times a second while text streams, so a frame that took long renders once for every
- * batch that arrived meanwhile (the work stays bounded and the view never falls behind).
- * An `urgent` batch (a run or approval changed, an item finished) is drawn on the next frame
- * instead: the end of a run shows at once, not up to MIN_FLUSH_MS later. Tests use `flushNow`.
+ * ~10 times a second, so a frame that took long renders once for every batch that arrived
+ * meanwhile (the work stays bounded and the view never falls behind). Tests use `flushNow`.
  */
-export type Scheduler = (flush: () => void, urgent: boolean) => void;
-/** ~10 redraws a second while text streams: still fluid to read; each costs a repaint in software. */
-export const MIN_FLUSH_MS = 100;
-
-/** A scheduler that flushes on a frame at most once per `minMs` (urgent flushes: next frame). */
-export function pacedFlush(minMs: number): Scheduler {
-  let lastFlushAt = -Infinity;
+export type Scheduler = (flush: () => void) => void;
+const MIN_FLUSH_MS = 100; // ~10 redraws a second while text streams: still fluid to read; each costs a repaint in software
+let lastFlushAt = 0;
+export const flushOnFrame: Scheduler = (flush) => {
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
-  return (flush, urgent) => {
-    let done = false;
-    const run = () => {
-      if (done) return;
-      done = true;
-      lastFlushAt = performance.now();
-      flush();
-    };
-    const wait = urgent ? 0 : lastFlushAt + minMs - performance.now();
-    if (wait > 8) setTimeout(() => frame(run), wait - 8);
-    else frame(run);
+  const run = () => {
+    lastFlushAt = performance.now();
+    flush();
   };
-}
-export const flushOnFrame: Scheduler = pacedFlush(MIN_FLUSH_MS);
+  const wait = lastFlushAt + MIN_FLUSH_MS - performance.now();
+  if (wait > 8) setTimeout(() => frame(run), wait - 8);
+  else frame(run);
+};
 export const flushNow: Scheduler = (flush) => flush();
 export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
 
@@ -103,8 +85,6 @@ export class SessionStore {
   private dirty = new Set<string>();
   private lastSeq = 0;
   private scheduled = false;
-  /** The scheduled flush was asked for as urgent (the next frame). */
-  private urgent = false;
   /** Acks of the batches applied since the last scheduled flush. */
   private shown: (() => void)[] = [];
   private readonly scheduler: Scheduler;
@@ -170,21 +150,16 @@ export class SessionStore {
     this.lastSeq = batch.seq;
     for (const op of batch.ops) this.applyOp(op);
     if (shown) this.shown.push(shown);
-    const urgent = batch.ops.some(isUrgent);
-    // A paced flush already waiting is asked again as urgent: whichever comes first flushes.
-    if (this.scheduled && (this.urgent || !urgent)) return;
+    if (this.scheduled) return;
     this.scheduled = true;
-    this.urgent = urgent;
     this.scheduler(() => {
-      if (!this.scheduled) return; // an earlier call of the same round flushed already
       this.scheduled = false;
-      this.urgent = false;
       this.flush();
       // Even a batch that changed nothing on screen is acked, or the stream would stop.
       const acks = this.shown;
       this.shown = [];
       for (const ack of acks) ack();
-    }, urgent);
+    });
   }
 
   /** Applies one op; listeners are woken by `flush` (once per batch). */
