@@ -9,6 +9,8 @@
 //!   cargo test -p agentdesk-tests --test chat_bench -- --ignored --nocapture
 //! # CHAT_BENCH_VARIANT=default (the app's WebKit settings) or webkit-defaults
 //! # (AGENTDESK_WEBKIT_ACCELERATION=1: WebKit's own): one look only
+//! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`)
+//! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
 //! ```
 //!
 //! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
@@ -170,6 +172,51 @@ impl Sampler {
     }
 }
 
+/// `CHAT_BENCH_PERF=1`: a `perf record` (flat samples, 999 Hz) of the app and of each web
+/// process during a phase, written to the variant's artifacts as `perf-<phase>-<comm>.data`
+/// (`perf report -i <file> --sort dso` / `--sort sym`), to see where the window's CPU goes.
+struct Perf(Vec<std::process::Child>);
+
+impl Perf {
+    fn start(root: u32, phase: &str, dir: &Path) -> Perf {
+        if std::env::var_os("CHAT_BENCH_PERF").is_none() {
+            return Perf(Vec::new());
+        }
+        let mut children = Vec::new();
+        for pid in tree(root) {
+            let Some((comm, _, _, _)) = proc_info(pid) else {
+                continue;
+            };
+            if !(pid == root || comm.starts_with("WebKitWebProces")) {
+                continue;
+            }
+            let out = dir.join(format!("perf-{phase}-{}.data", comm.replace('/', "_")));
+            let child = std::process::Command::new("perf")
+                .args(["record", "-q", "-F", "999", "-p", &pid.to_string(), "-o"])
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            match child {
+                Ok(c) => children.push(c),
+                Err(e) => println!("perf record not started: {e}"),
+            }
+        }
+        // perf needs a moment to attach before the phase starts.
+        std::thread::sleep(Duration::from_millis(300));
+        Perf(children)
+    }
+
+    fn stop(self) {
+        for mut c in self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-INT", &c.id().to_string()])
+                .status();
+            let _ = c.wait();
+        }
+    }
+}
+
 fn epoch_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -273,6 +320,9 @@ const SEND_AND_WAIT: &str = r#"
     const send = [...document.querySelectorAll('button')].find(
       (b) => (b.getAttribute('aria-label') || b.textContent).trim() === 'Send' && !b.disabled);
     if (!send) { done(-1); return; }
+    // The observer's wake-ups (one per task that changed the DOM) and, per kind and place,
+    // the mutations, with the timeline rows (data-index) mounted (+) and unmounted (-).
+    let wakes = 0;
     let pending = false, finished = false;
     const check = () => {
       pending = false;
@@ -285,14 +335,25 @@ const SEND_AND_WAIT: &str = r#"
         if (rows[i].textContent.includes(last)) {
           finished = true;
           observer.disconnect();
-          done(performance.now() - t0);
+          done([performance.now() - t0, wakes, JSON.stringify(where)]);
           return;
         }
       }
     };
     // A timer, not requestAnimationFrame: in accelerated compositing mode WebKit under Xvfb
     // stopped running frame callbacks during the paced stream and the wait never ended.
-    const observer = new MutationObserver(() => {
+    const where = {};
+    const name = (n) => {
+      const e = n && (n.nodeType === 1 ? n : n.parentElement);
+      return e ? (e.tagName + '.' + (e.getAttribute('class') || '') + '/' + ((e.parentElement && e.parentElement.getAttribute('class')) || '')).slice(0, 80) : '?';
+    };
+    const observer = new MutationObserver((list) => {
+      for (const m of list) {
+        const k = m.type + ' ' + name(m.target); where[k] = (where[k] || 0) + 1;
+        for (const a of m.addedNodes) { const i = a.getAttribute && a.getAttribute('data-index'); if (i) { const kk = '+' + i; where[kk] = (where[kk] || 0) + 1; } }
+        for (const a of m.removedNodes) { const i = a.getAttribute && a.getAttribute('data-index'); if (i) { const kk = '-' + i; where[kk] = (where[kk] || 0) + 1; } }
+      }
+      wakes++;
       if (!pending) { pending = true; setTimeout(check, 16); }
     });
     observer.observe(document.body, { childList: true, subtree: true, characterData: true });
@@ -331,17 +392,28 @@ async fn type_message(app: &AppSession, text: &str) -> Result<(), BoxError> {
     Ok(())
 }
 
+/// Send → shown (ms); prints how often the DOM changed meanwhile (`CHAT_BENCH_MUTATIONS=1`:
+/// where, and which timeline rows were mounted and unmounted).
 async fn send_and_wait(app: &AppSession, text: &str, last: &str) -> Result<f64, BoxError> {
     type_message(app, text).await?;
-    let ms = app
+    let got = app
         .client
         .execute_async(SEND_AND_WAIT, vec![last.into()])
         .await?;
-    let ms = ms.as_f64().ok_or("no timing")?;
-    if ms < 0.0 {
-        return Err("no Send button".into());
+    let got = got.as_array().ok_or("no Send button")?;
+    let n = |i: usize| got.get(i).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
+    println!(
+        "  \"{text}\": {:.0} ms, {} DOM-observer wake-ups",
+        n(0),
+        n(1)
+    );
+    if std::env::var_os("CHAT_BENCH_MUTATIONS").is_some() {
+        println!(
+            "  mutations: {}",
+            got.get(2).and_then(|v| v.as_str()).unwrap_or("")
+        );
     }
-    Ok(ms)
+    Ok(n(0))
 }
 
 // ---------------------------------------------------------------- scenario
@@ -350,6 +422,9 @@ struct Figures {
     cold_fcp_ms: Option<f64>,
     cold_sidebar_ms: f64,
     idle: BTreeMap<String, u64>,
+    /// CPU-seconds of app + webview over the 10 s idle (a page that works while nothing
+    /// happens would show here and in every other figure).
+    idle_cpu: f64,
     big_ms: f64,
     big_cpu_all: f64,
     big_peak_kb: u64,
@@ -402,7 +477,9 @@ async fn run_variant(
         .await?;
     let cold_fcp_ms = fcp.as_f64().map(|at| at - started * 1000.0);
 
+    let sampler = Sampler::start(pid);
     tokio::time::sleep(Duration::from_secs(10)).await;
+    let (_, _, idle_cpu, _) = sampler.finish();
     let (idle, _) = snapshot(pid);
     app.screenshot(&artifacts.join("idle.png")).await?;
 
@@ -414,18 +491,22 @@ async fn run_variant(
     let refs: Vec<&str> = answer.iter().map(String::as_str).collect();
     fake.push(Reply::text(&refs));
     app.button("New session").await?.click().await?;
+    let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
     let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
     let (big_peak_kb, big_cpu_all, _, big_cpu_by) = sampler.finish();
+    perf.stop();
     app.screenshot(&artifacts.join("big-answer.png")).await?;
 
     // A paced stream: 1,000 deltas 10 ms apart.
     fake.push(Reply::slow_text_then_end(1_000, Duration::from_millis(10)));
+    let perf = Perf::start(pid, "paced", &artifacts);
     let sampler = Sampler::start(pid);
     let wall = Instant::now();
     let paced_ms = send_and_wait(&app, "Now slowly", "chunk999").await?;
     let wall = wall.elapsed().as_secs_f64();
     let (_, _, ui_cpu, paced_cpu_by) = sampler.finish();
+    perf.stop();
     let paced_cpu_ui = ui_cpu / wall;
 
     // Opening the 50,000-item session.
@@ -442,6 +523,7 @@ async fn run_variant(
         cold_fcp_ms,
         cold_sidebar_ms,
         idle,
+        idle_cpu,
         big_ms,
         big_cpu_all,
         big_peak_kb,
@@ -552,6 +634,7 @@ async fn chat_window_figures() {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        println!("idle CPU over 10 s: {:.2} CPU-s app + webview", f.idle_cpu);
         println!(
             "20,000-delta answer: {:.0} ms send→shown ({:.2}× codex alone), {:.2} CPU-s tree, peak PSS {:.0} MB",
             f.big_ms,
