@@ -20,6 +20,8 @@ pub enum Step {
     Reasoning(Vec<String>),
     /// An assistant message streaming in these pieces.
     Text(Vec<String>),
+    /// One assistant message whose pieces go out this far apart (a paced stream).
+    PacedText(Vec<String>, Duration),
     /// `function_call` (e.g. `exec_command` with `{"cmd": ...}`).
     FunctionCall {
         call_id: String,
@@ -88,7 +90,14 @@ impl Reply {
         Self::Stream(steps)
     }
 
-    /// `n` text pieces, `every` apart, then a normal end: for overlapping turns.
+    /// One message of `n` pieces (`chunk0 chunk1 …`), `every` apart, then a normal end.
+    pub fn paced_message(n: usize, every: Duration) -> Self {
+        let pieces = (0..n).map(|i| format!("chunk{i} ")).collect();
+        Self::Stream(vec![Step::PacedText(pieces, every)])
+    }
+
+    /// `n` text pieces (each its own message), `every` apart, then a normal end: for
+    /// overlapping turns.
     pub fn slow_text_then_end(n: usize, every: Duration) -> Self {
         let mut steps = Vec::new();
         for i in 0..n {
@@ -264,6 +273,30 @@ async fn stream(tx: &SseSender, n: usize, steps: Vec<Step>) -> bool {
                         "response.output_text.delta",
                         json!({"item_id": id, "output_index": idx, "content_index": 0, "delta": p}),
                     ));
+                }
+                let full: String = pieces.concat();
+                frames.push(ev(
+                    "response.output_item.done",
+                    json!({"output_index": idx, "item": {"type": "message", "role": "assistant", "id": id,
+                        "content": [{"type": "output_text", "text": full, "annotations": []}]}}),
+                ));
+            }
+            Step::PacedText(pieces, every) => {
+                let id = format!("msg_fake_{n}_{idx}");
+                frames.push(ev(
+                    "response.output_item.added",
+                    json!({"output_index": idx, "item": {"type": "message", "role": "assistant", "id": id, "content": []}}),
+                ));
+                for p in &pieces {
+                    frames.push(ev(
+                        "response.output_text.delta",
+                        json!({"item_id": id, "output_index": idx, "content_index": 0, "delta": p}),
+                    ));
+                    flush!();
+                    tokio::select! {
+                        _ = tokio::time::sleep(every) => {}
+                        _ = tx.closed() => return false,
+                    }
                 }
                 let full: String = pieces.concat();
                 frames.push(ev(

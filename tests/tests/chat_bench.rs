@@ -499,7 +499,8 @@ async fn run_variant(
     app.screenshot(&artifacts.join("big-answer.png")).await?;
 
     // A paced stream: 1,000 deltas 10 ms apart.
-    fake.push(Reply::slow_text_then_end(1_000, Duration::from_millis(10)));
+    // One message of 1,000 deltas 10 ms apart (`slow_text_then_end` would be 1,000 messages).
+    fake.push(Reply::paced_message(1_000, Duration::from_millis(10)));
     let perf = Perf::start(pid, "paced", &artifacts);
     let sampler = Sampler::start(pid);
     let wall = Instant::now();
