@@ -287,9 +287,11 @@ fn mount(args: &[&str], dir: &Path) -> bool {
 }
 
 fn unmount(dir: &Path) {
+    // Quiet: before a mount there is usually nothing to unmount, and umount says so.
     let _ = std::process::Command::new("umount")
         .arg("-l")
         .arg(dir)
+        .stderr(std::process::Stdio::null())
         .status();
 }
 
