@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { agent, approval, item, reset, run, tool, user } from "../test/items";
-import { runKey, SessionStore } from "./sessionStore";
+import { ANY, MIN_FLUSH_MS, pacedFlush, runKey, SessionStore } from "./sessionStore";
 
 const batch = (seq: number, ops: Parameters<SessionStore["applyOp"]>[0][]) => ({ sessionId: "s1", seq, ops });
 
@@ -100,6 +100,57 @@ describe("SessionStore", () => {
     frames.shift()!();
     expect(shown).toEqual([1, 2, 3]);
     expect(frames).toHaveLength(0);
+  });
+
+  it("paces streamed text but asks for the next frame when a run or an item ends", () => {
+    const calls: { flush: () => void; urgent: boolean }[] = [];
+    const s = new SessionStore("s1", (flush, urgent) => calls.push({ flush, urgent }));
+    const onAny = vi.fn();
+    s.subscribe(ANY, onAny);
+    const shown: number[] = [];
+    s.applyBatch(batch(1, [reset([agent("r1", "m", "", "running")], [run({ status: "running" })])]));
+    expect(calls.map((c) => c.urgent)).toEqual([true]);
+    calls.shift()!.flush();
+    s.applyBatch(batch(2, [{ op: "append", itemId: "r1:m", text: "a" }]), () => shown.push(2));
+    s.applyBatch(batch(3, [{ op: "append", itemId: "r1:m", text: "b" }]), () => shown.push(3));
+    expect(calls.map((c) => c.urgent)).toEqual([false]);
+    // The item finishes while the paced flush waits: asked again, for the next frame.
+    s.applyBatch(batch(4, [{ op: "upsert", item: agent("r1", "m", "ab", "completed") }]), () => shown.push(4));
+    s.applyBatch(batch(5, [{ op: "run", run: run({ status: "completed" }) }]), () => shown.push(5));
+    expect(calls.map((c) => c.urgent)).toEqual([false, true]);
+    onAny.mockClear();
+    calls.pop()!.flush();
+    expect(shown).toEqual([2, 3, 4, 5]);
+    expect(onAny).toHaveBeenCalledTimes(1);
+    expect(s.item("r1:m")?.body).toMatchObject({ text: "ab" });
+    // The paced call of the same round comes later and finds nothing left to do.
+    calls.pop()!.flush();
+    expect(onAny).toHaveBeenCalledTimes(1);
+  });
+
+  it("flushes at most once per MIN_FLUSH_MS while streaming, urgent ones on the next frame", () => {
+    vi.useFakeTimers();
+    try {
+      const scheduler = pacedFlush(MIN_FLUSH_MS);
+      const at: number[] = [];
+      const t0 = performance.now();
+      scheduler(() => at.push(performance.now() - t0), false);
+      vi.advanceTimersByTime(20);
+      expect(at).toHaveLength(1); // the first one: a frame away
+      scheduler(() => at.push(performance.now() - t0), false);
+      vi.advanceTimersByTime(MIN_FLUSH_MS / 2);
+      expect(at).toHaveLength(1);
+      vi.advanceTimersByTime(MIN_FLUSH_MS);
+      expect(at).toHaveLength(2);
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(MIN_FLUSH_MS - 8);
+      const asked = performance.now() - t0;
+      scheduler(() => at.push(performance.now() - t0), true);
+      vi.advanceTimersByTime(20);
+      expect(at).toHaveLength(3);
+      expect(at[2]! - asked).toBeLessThan(20);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("ignores appends to unknown items safely", () => {

@@ -47,27 +47,49 @@ function isRow(item: TimelineItem): boolean {
 
 type Listener = () => void;
 
+/** Ops drawn on the next frame instead of at the streaming pace: all but streamed text. */
+function isUrgent(op: LiveOp): boolean {
+  if (op.op === "append") return false;
+  if (op.op === "upsert") return op.item.status !== "running";
+  return true;
+}
+
 /** The key woken after every flush that changed anything (the timeline follows growth with it). */
 export const ANY = "*";
 
 /**
  * When listeners hear about applied batches. In the window: on an animation frame, at most
- * ~10 times a second, so a frame that took long renders once for every batch that arrived
- * meanwhile (the work stays bounded and the view never falls behind). Tests use `flushNow`.
+ * ~5 times a second while text streams, so a frame that took long renders once for every
+ * batch that arrived meanwhile (the work stays bounded and the view never falls behind).
+ * An `urgent` batch (a run or approval changed, an item finished) is drawn on the next frame:
+ * the end of a run shows at once. Tests use `flushNow`.
  */
-export type Scheduler = (flush: () => void) => void;
-const MIN_FLUSH_MS = 100; // ~10 redraws a second while text streams: still fluid to read; each costs a repaint in software
-let lastFlushAt = 0;
-export const flushOnFrame: Scheduler = (flush) => {
+export type Scheduler = (flush: () => void, urgent: boolean) => void;
+/**
+ * Each redraw of streamed text costs the web process ~20-50 ms (script, layout, a software
+ * repaint of the followed viewport, the shell's blit): at 10 a second that was most of the
+ * paced stream's CPU (BENCHMARKS.md, issue 12). 5 a second still reads as a flowing stream.
+ */
+export const MIN_FLUSH_MS = 200;
+
+/** A scheduler that flushes on a frame at most once per `minMs` (urgent flushes: next frame). */
+export function pacedFlush(minMs: number): Scheduler {
+  let lastFlushAt = -Infinity;
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
-  const run = () => {
-    lastFlushAt = performance.now();
-    flush();
+  return (flush, urgent) => {
+    let done = false;
+    const run = () => {
+      if (done) return;
+      done = true;
+      lastFlushAt = performance.now();
+      flush();
+    };
+    const wait = urgent ? 0 : lastFlushAt + minMs - performance.now();
+    if (wait > 8) setTimeout(() => frame(run), wait - 8);
+    else frame(run);
   };
-  const wait = lastFlushAt + MIN_FLUSH_MS - performance.now();
-  if (wait > 8) setTimeout(() => frame(run), wait - 8);
-  else frame(run);
-};
+}
+export const flushOnFrame: Scheduler = pacedFlush(MIN_FLUSH_MS);
 export const flushNow: Scheduler = (flush) => flush();
 export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
 
@@ -85,6 +107,8 @@ export class SessionStore {
   private dirty = new Set<string>();
   private lastSeq = 0;
   private scheduled = false;
+  /** The scheduled flush was asked for as urgent (the next frame). */
+  private urgent = false;
   /** Acks of the batches applied since the last scheduled flush. */
   private shown: (() => void)[] = [];
   private readonly scheduler: Scheduler;
@@ -150,16 +174,21 @@ export class SessionStore {
     this.lastSeq = batch.seq;
     for (const op of batch.ops) this.applyOp(op);
     if (shown) this.shown.push(shown);
-    if (this.scheduled) return;
+    const urgent = batch.ops.some(isUrgent);
+    // A paced flush already waiting is asked again as urgent: whichever comes first flushes.
+    if (this.scheduled && (this.urgent || !urgent)) return;
     this.scheduled = true;
+    this.urgent = urgent;
     this.scheduler(() => {
+      if (!this.scheduled) return; // an earlier call of the same round flushed already
       this.scheduled = false;
+      this.urgent = false;
       this.flush();
       // Even a batch that changed nothing on screen is acked, or the stream would stop.
       const acks = this.shown;
       this.shown = [];
       for (const ack of acks) ack();
-    });
+    }, urgent);
   }
 
   /** Applies one op; listeners are woken by `flush` (once per batch). */
