@@ -7,7 +7,6 @@
 // Test support: a broken set-up or a missing event is a failed test, reported by the panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -15,8 +14,7 @@ use agentdesk_core::{Desk, EngineSettings, NewSession};
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::ids::{ApprovalId, RunId};
 use agentdesk_protocol::ui::{
-    Approval, DecidedBy, Engine, ItemBody, PermissionMode, ProfileSpec, Run, RunStatus, Session,
-    Workspace,
+    Approval, DecidedBy, Engine, ItemBody, ProfileSpec, Run, RunStatus, Session, Workspace,
 };
 use serde_json::json;
 
@@ -43,23 +41,7 @@ pub fn fresh_root(target_tmp: &str, suite: &str, name: &str) -> PathBuf {
 /// A profile named `name` for `engine` with nothing else set: asks for every approval, no
 /// endpoint, no environment, no engine options.
 pub fn profile_spec(name: &str, engine: Engine) -> ProfileSpec {
-    ProfileSpec {
-        name: name.into(),
-        engine,
-        model: None,
-        base_url: None,
-        api_key_env: None,
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env: BTreeMap::new(),
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: json!({}),
-    }
+    ProfileSpec::new(name, engine)
 }
 
 /// A desk over `data` (created) with the engine `settings`, the workspace `work` (created),

@@ -164,23 +164,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             fields,
         } => {
             let ws = workspace_for(desk, &ws.workspace, true).await?;
-            let mut spec = ProfileSpec {
-                name,
-                engine: parse_engine(&engine)?,
-                model: None,
-                base_url: None,
-                api_key_env: None,
-                permission_mode: Default::default(),
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: BTreeMap::new(),
-                secret_env: Vec::new(),
-                approval_rules: Vec::new(),
-                approval_timeout_secs: None,
-                engine_options: serde_json::Value::Null,
-            };
+            let mut spec = ProfileSpec::new(name, parse_engine(&engine)?);
             let make_default = fields.default;
             apply(&mut spec, fields)?;
             let p = desk.create_profile(&ws.id, &spec).await?;

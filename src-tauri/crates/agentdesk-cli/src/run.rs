@@ -293,21 +293,8 @@ async fn adhoc_profile(
         return Ok(p);
     }
     let spec = ProfileSpec {
-        name,
-        engine,
         model: model.map(str::to_string),
-        base_url: None,
-        api_key_env: None,
-        permission_mode: Default::default(),
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env: Default::default(),
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: serde_json::Value::Null,
+        ..ProfileSpec::new(name, engine)
     };
     Ok(desk.create_profile(workspace_id, &spec).await?)
 }

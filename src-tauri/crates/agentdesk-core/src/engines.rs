@@ -17,7 +17,7 @@ use agentdesk_engine::{
     probe_version, AgentEngine, Discovery, EngineKind, EngineOptions, EngineProgram, EngineVersion,
     Executable,
 };
-use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
+use agentdesk_protocol::ui::{Engine, ProfileSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -248,23 +248,7 @@ pub(crate) fn engine_options(
     let spec = match spec {
         Some(s) => s,
         None => {
-            default_spec = ProfileSpec {
-                name: String::new(),
-                engine,
-                model: None,
-                base_url: None,
-                api_key_env: None,
-                permission_mode: PermissionMode::Ask,
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: Default::default(),
-                secret_env: Vec::new(),
-                approval_rules: Vec::new(),
-                approval_timeout_secs: None,
-                engine_options: Value::Null,
-            };
+            default_spec = ProfileSpec::new("", engine);
             &default_spec
         }
     };
@@ -407,6 +391,7 @@ pub(crate) async fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf>
 mod tests {
     use super::*;
     use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
+    use agentdesk_protocol::ui::PermissionMode;
 
     #[test]
     fn inactivity_timeout_comes_from_the_profile_engine_options() {

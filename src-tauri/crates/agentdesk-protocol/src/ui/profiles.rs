@@ -149,6 +149,29 @@ pub struct ProfileSpec {
 }
 
 impl ProfileSpec {
+    /// A profile named `name` for `engine` with nothing else set: the engine's model, no
+    /// endpoint or environment, every write and command asked (what a run without a profile
+    /// uses too).
+    pub fn new(name: impl Into<String>, engine: Engine) -> Self {
+        Self {
+            name: name.into(),
+            engine,
+            model: None,
+            base_url: None,
+            api_key_env: None,
+            permission_mode: PermissionMode::Ask,
+            allowed_tools: Vec::new(),
+            denied_tools: Vec::new(),
+            system_prompt: None,
+            extra_dirs: Vec::new(),
+            env: BTreeMap::new(),
+            secret_env: Vec::new(),
+            approval_rules: Vec::new(),
+            approval_timeout_secs: None,
+            engine_options: Value::Null,
+        }
+    }
+
     /// True when `name` is an env var whose value is secret.
     pub fn is_secret(&self, name: &str) -> bool {
         self.secret_env.iter().any(|n| n == name)
