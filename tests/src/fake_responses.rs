@@ -242,6 +242,11 @@ async fn stream(tx: &SseSender, n: usize, steps: Vec<Step>) -> bool {
     }
     frames.push(ev("response.created", json!({"response": {"id": resp_id}})));
     for (idx, step) in steps.into_iter().enumerate() {
+        // Text is paced text without the pauses: one message, its deltas in this read.
+        let every = match &step {
+            Step::PacedText(_, every) => *every,
+            _ => Duration::ZERO,
+        };
         match step {
             Step::Reasoning(pieces) => {
                 let id = format!("rs_fake_{n}_{idx}");
@@ -262,7 +267,7 @@ async fn stream(tx: &SseSender, n: usize, steps: Vec<Step>) -> bool {
                     json!({"output_index": idx, "item": {"type": "reasoning", "id": id, "summary": [{"type": "summary_text", "text": full}]}}),
                 ));
             }
-            Step::Text(pieces) => {
+            Step::Text(pieces) | Step::PacedText(pieces, _) => {
                 let id = format!("msg_fake_{n}_{idx}");
                 frames.push(ev(
                     "response.output_item.added",
@@ -273,29 +278,12 @@ async fn stream(tx: &SseSender, n: usize, steps: Vec<Step>) -> bool {
                         "response.output_text.delta",
                         json!({"item_id": id, "output_index": idx, "content_index": 0, "delta": p}),
                     ));
-                }
-                let full: String = pieces.concat();
-                frames.push(ev(
-                    "response.output_item.done",
-                    json!({"output_index": idx, "item": {"type": "message", "role": "assistant", "id": id,
-                        "content": [{"type": "output_text", "text": full, "annotations": []}]}}),
-                ));
-            }
-            Step::PacedText(pieces, every) => {
-                let id = format!("msg_fake_{n}_{idx}");
-                frames.push(ev(
-                    "response.output_item.added",
-                    json!({"output_index": idx, "item": {"type": "message", "role": "assistant", "id": id, "content": []}}),
-                ));
-                for p in &pieces {
-                    frames.push(ev(
-                        "response.output_text.delta",
-                        json!({"item_id": id, "output_index": idx, "content_index": 0, "delta": p}),
-                    ));
-                    flush!();
-                    tokio::select! {
-                        _ = tokio::time::sleep(every) => {}
-                        _ = tx.closed() => return false,
+                    if !every.is_zero() {
+                        flush!();
+                        tokio::select! {
+                            _ = tokio::time::sleep(every) => {}
+                            _ = tx.closed() => return false,
+                        }
                     }
                 }
                 let full: String = pieces.concat();
