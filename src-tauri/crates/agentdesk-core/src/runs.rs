@@ -98,7 +98,8 @@ pub enum RunUpdate {
 /// One subscriber's queue of run updates.
 pub type RunUpdates = Subscription<RunUpdate>;
 
-/// A run this process drives.
+/// A run this process drives; `Default` is one just registered, its engine not started.
+#[derive(Default)]
 struct ActiveRun {
     /// `None` while the engine is starting.
     control: Option<RunHandle>,
@@ -426,15 +427,7 @@ impl Desk {
 
     fn spawn_run(&self, run: Run) {
         let mut active = lock(&self.runs.active);
-        active.insert(
-            run.id.clone(),
-            ActiveRun {
-                control: None,
-                pid: None,
-                interrupt_requested: false,
-                task: None,
-            },
-        );
+        active.insert(run.id.clone(), ActiveRun::default());
         let desk = self.clone();
         let run_id = run.id.clone();
         let task = tokio::spawn(async move { desk.drive(run).await });

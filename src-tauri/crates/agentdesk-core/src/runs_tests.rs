@@ -27,15 +27,7 @@ async fn wait_run_returns_when_the_run_leaves_the_active_set() {
     let run = desk.create_run(&session.id, "hi", &[]).await.unwrap();
     desk.runs.wait_tick_ms.store(3_600_000, Ordering::Relaxed);
     // Driven by this process, as while its recorder writes the last batch.
-    lock(&desk.runs.active).insert(
-        run.id.clone(),
-        ActiveRun {
-            control: None,
-            pid: None,
-            interrupt_requested: false,
-            task: None,
-        },
-    );
+    lock(&desk.runs.active).insert(run.id.clone(), ActiveRun::default());
     desk.store()
         .finish_run(
             &run.id,
