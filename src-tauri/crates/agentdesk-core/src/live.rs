@@ -43,8 +43,11 @@ pub const FRAME: Duration = Duration::from_millis(16);
 /// next anyway: an ack lost on the way, or a window that stopped painting, still gets the
 /// stream (merged) once a second.
 pub const ACK_WAIT: Duration = Duration::from_secs(1);
-/// Items in a view's first page (older ones are paged in by the window).
-const FIRST_PAGE: u32 = 200;
+/// Items in a view's first page (older ones are paged in by the window as it scrolls up):
+/// the first screenful, as `load_timeline` gives by default. A tall window shows a few dozen
+/// rows; every item more is IPC, parsing and store work between the click and the first
+/// screen (200 here made the 50,000-item open miss its 100 ms, BENCHMARKS.md).
+const FIRST_PAGE: u32 = crate::sessions::FIRST_SCREEN;
 
 struct LiveRun {
     session_id: SessionId,

@@ -425,3 +425,55 @@ async fn a_paced_view_whose_window_never_acks_still_sends_after_the_ack_wait() {
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert_eq!(replay(&[first, batch], "r1:m1").unwrap(), "late");
 }
+
+#[tokio::test]
+async fn a_long_session_opens_on_its_newest_page_and_the_rest_pages_in_behind_it() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "count", &[]).await.unwrap();
+    let stored = FIRST_PAGE as i64 * 5 / 2;
+    let items: Vec<TimelineItem> = (1..=stored)
+        .map(|seq| TimelineItem {
+            id: format!("{}:{seq}", run.id),
+            session_id: sid.clone(),
+            run_id: run.id.clone(),
+            seq,
+            status: agentdesk_protocol::ui::ItemStatus::Completed,
+            body: ItemBody::AgentMessage {
+                text: format!("item {seq}"),
+            },
+            created_at: seq,
+            updated_at: seq,
+        })
+        .collect();
+    desk.store().upsert_timeline_items(&items).await.unwrap();
+
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    let LiveOp::Reset {
+        items: first,
+        before,
+        ..
+    } = next(&mut feed).await.ops.remove(0)
+    else {
+        panic!("a view starts with a reset");
+    };
+    // Only the newest page travels with the click that opens the session...
+    assert_eq!(first.len(), FIRST_PAGE as usize);
+    assert_eq!(first.last().unwrap().id, format!("{}:{stored}", run.id));
+    // ...and the cursor pages in everything before it, nothing lost or repeated.
+    let mut seen: Vec<String> = first.iter().map(|i| i.id.clone()).collect();
+    let mut cursor = before;
+    while let Some(at) = cursor {
+        let page = desk.load_timeline(&sid, Some(at), Some(70)).await.unwrap();
+        let mut ids: Vec<String> = page.items.iter().map(|i| i.id.clone()).collect();
+        ids.append(&mut seen);
+        seen = ids;
+        cursor = page.before;
+    }
+    // The run's user message is stored with the run; every answer item comes back in order.
+    let answers: Vec<String> = seen
+        .into_iter()
+        .filter(|id| !id.ends_with(":user"))
+        .collect();
+    let expected: Vec<String> = (1..=stored).map(|s| format!("{}:{s}", run.id)).collect();
+    assert_eq!(answers, expected);
+}
