@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { agent, approval, item, reset, run, tool, user } from "../test/items";
-import { ANY, MIN_FLUSH_MS, pacedFlush, runKey, SessionStore } from "./sessionStore";
+import { ANY, BUSY_FACTOR, MIN_FLUSH_MS, pacedFlush, runKey, SessionStore } from "./sessionStore";
 
 const batch = (seq: number, ops: Parameters<SessionStore["applyOp"]>[0][]) => ({ sessionId: "s1", seq, ops });
 
@@ -148,6 +148,49 @@ describe("SessionStore", () => {
       vi.advanceTimersByTime(20);
       expect(at).toHaveLength(3);
       expect(at[2]! - asked).toBeLessThan(20);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("after a costly redraw waits three times its cost, so a stream takes at most ~1/4 of the page's time", () => {
+    vi.useFakeTimers();
+    try {
+      let clock = 0;
+      const advance = (ms: number) => {
+        for (let i = 0; i < ms; i++) {
+          clock += 1;
+          vi.advanceTimersByTime(1);
+        }
+      };
+      const scheduler = pacedFlush(MIN_FLUSH_MS, BUSY_FACTOR, () => clock);
+      const at: number[] = [];
+      // Each redraw costs 300 ms: the clock moves on while it (and the frame after it) runs.
+      const slow = () => {
+        at.push(clock);
+        clock += 300;
+      };
+      scheduler(slow, false);
+      advance(20);
+      expect(at).toEqual([expect.any(Number)]);
+      scheduler(slow, false);
+      advance(MIN_FLUSH_MS + 20);
+      expect(at).toHaveLength(1); // not at the MIN_FLUSH_MS pace
+      advance(4 * 300);
+      expect(at).toHaveLength(2);
+      expect(at[1]! - at[0]!).toBeGreaterThanOrEqual((1 + BUSY_FACTOR) * 300 - 8);
+      // An urgent redraw (a run ended) does not wait for it.
+      const asked = clock;
+      const quick = () => at.push(clock);
+      scheduler(quick, true);
+      advance(20);
+      expect(at).toHaveLength(3);
+      expect(at[2]! - asked).toBeLessThan(20);
+      // After a cheap redraw, the MIN_FLUSH_MS pace again.
+      scheduler(quick, false);
+      advance(MIN_FLUSH_MS + 20);
+      expect(at).toHaveLength(4);
+      expect(at[3]! - at[2]!).toBeLessThan(MIN_FLUSH_MS + 20);
     } finally {
       vi.useRealTimers();
     }

@@ -72,19 +72,41 @@ export type Scheduler = (flush: () => void, urgent: boolean) => void;
  */
 export const MIN_FLUSH_MS = 200;
 
-/** A scheduler that flushes on a frame at most once per `minMs` (urgent flushes: next frame). */
-export function pacedFlush(minMs: number): Scheduler {
+/**
+ * A redraw of streamed text may cost far more than that when a lot arrived at once: a
+ * 20,000-delta answer brings ~36 KB a redraw, new rows to parse, lay out and paint, and the
+ * web process's CPU then competes with the engine writing the answer on a small machine.
+ * So the gap after a redraw is also at least this many times what the redraw cost: the page
+ * spends at most about a quarter of the time redrawing a stream, and a fast stream's batches
+ * merge into fewer, larger ones (the shell sends the next batch only after the page drew the
+ * last). Urgent redraws (a run ended, an approval) never wait.
+ */
+export const BUSY_FACTOR = 3;
+
+/**
+ * A scheduler that flushes on a frame at most once per `minMs`, and no sooner than
+ * `busyFactor` times the cost of the previous flush after it ended (urgent flushes: next frame).
+ * A flush's cost runs from its start to the first task after it: React's render (a microtask)
+ * and the frame's style, layout and paint that follow the animation-frame callback.
+ */
+export function pacedFlush(minMs: number, busyFactor = BUSY_FACTOR, now: () => number = () => performance.now()): Scheduler {
   let lastFlushAt = -Infinity;
+  let lastCost = 0;
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
   return (flush, urgent) => {
     let done = false;
     const run = () => {
       if (done) return;
       done = true;
-      lastFlushAt = performance.now();
+      const start = now();
+      lastFlushAt = start;
       flush();
+      setTimeout(() => {
+        if (lastFlushAt === start) lastCost = now() - start;
+      }, 0);
     };
-    const wait = urgent ? 0 : lastFlushAt + minMs - performance.now();
+    const gap = Math.max(minMs, lastCost * (1 + busyFactor));
+    const wait = urgent ? 0 : lastFlushAt + gap - now();
     if (wait > 8) setTimeout(() => frame(run), wait - 8);
     else frame(run);
   };
