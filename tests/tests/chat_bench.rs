@@ -11,6 +11,7 @@
 //! # (AGENTDESK_WEBKIT_ACCELERATION=1: WebKit's own): one look only
 //! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`)
 //! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
+//! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
 //! ```
 //!
 //! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
@@ -119,8 +120,11 @@ type CpuByPid = HashMap<u32, (String, u64)>;
 /// used since the sampler started (a process that exits keeps its last reading).
 struct Sampler {
     stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<(u64, CpuByPid)>>,
+    handle: Option<std::thread::JoinHandle<(PssByName, CpuByPid)>>,
 }
+
+/// PSS (kB) per process name, at the sample where the tree's total peaked.
+type PssByName = BTreeMap<String, u64>;
 
 impl Sampler {
     fn start(root: u32) -> Sampler {
@@ -128,11 +132,13 @@ impl Sampler {
         let flag = stop.clone();
         let (_, base) = snapshot(root);
         let handle = std::thread::spawn(move || {
-            let mut peak = 0;
+            let mut peak = PssByName::new();
             let mut last: HashMap<u32, (String, u64)> = HashMap::new();
             loop {
                 let (pss, cpu) = snapshot(root);
-                peak = peak.max(pss.values().sum());
+                if pss.values().sum::<u64>() > peak.values().sum::<u64>() {
+                    peak = pss;
+                }
                 for (pid, (comm, ticks)) in cpu {
                     let before = base.get(&pid).map(|b| b.1).unwrap_or(0);
                     last.insert(pid, (comm, ticks.saturating_sub(before)));
@@ -151,7 +157,13 @@ impl Sampler {
 
     /// (peak PSS kB, CPU-seconds of every process, CPU-seconds without codex, CPU-seconds
     /// per process name)
-    fn finish(mut self) -> (u64, f64, f64, BTreeMap<String, f64>) {
+    fn finish(self) -> (u64, f64, f64, BTreeMap<String, f64>) {
+        let (peak, all, ui, by_name, _) = self.finish_with_peak();
+        (peak, all, ui, by_name)
+    }
+
+    /// `finish`, plus the PSS of each process at the tree's peak.
+    fn finish_with_peak(mut self) -> (u64, f64, f64, BTreeMap<String, f64>, PssByName) {
         self.stop.store(true, Ordering::Relaxed);
         let (peak, cpu) = self
             .handle
@@ -168,7 +180,8 @@ impl Sampler {
         for (comm, t) in cpu.values() {
             *by_name.entry(comm.clone()).or_insert(0.0) += *t as f64 / HZ;
         }
-        (peak, all as f64 / HZ, ui as f64 / HZ, by_name)
+        let total = peak.values().sum();
+        (total, all as f64 / HZ, ui as f64 / HZ, by_name, peak)
     }
 }
 
@@ -428,6 +441,7 @@ struct Figures {
     big_ms: f64,
     big_cpu_all: f64,
     big_peak_kb: u64,
+    big_peak_by: PssByName,
     big_cpu_by: BTreeMap<String, f64>,
     paced_ms: f64,
     paced_cpu_by: BTreeMap<String, f64>,
@@ -494,7 +508,7 @@ async fn run_variant(
     let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
     let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
-    let (big_peak_kb, big_cpu_all, _, big_cpu_by) = sampler.finish();
+    let (big_peak_kb, big_cpu_all, _, big_cpu_by, big_peak_by) = sampler.finish_with_peak();
     perf.stop();
     app.screenshot(&artifacts.join("big-answer.png")).await?;
 
@@ -528,6 +542,7 @@ async fn run_variant(
         big_ms,
         big_cpu_all,
         big_peak_kb,
+        big_peak_by,
         big_cpu_by,
         paced_ms,
         paced_cpu_by,
@@ -561,6 +576,13 @@ async fn codex_alone(cli: &Path, bin: &Path) -> Result<(f64, f64, u64), BoxError
         return Err(format!("agentdesk-cli run failed: {}", out.status).into());
     }
     Ok((secs * 1000.0, cpu, peak))
+}
+
+fn fmt_mb(by: &PssByName) -> String {
+    by.iter()
+        .map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1024.0))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn fmt_cpu(by: &BTreeMap<String, f64>) -> String {
@@ -614,7 +636,11 @@ async fn chat_window_figures() {
         if only.as_deref().is_some_and(|o| o != name) {
             continue;
         }
-        let f = run_variant(&desktop, &app_bin, &bin, name, extra)
+        // `CHAT_BENCH_ENV="K=V K2=V2"`: more environment for the app (a setting under trial).
+        let trial = std::env::var("CHAT_BENCH_ENV").unwrap_or_default();
+        let mut extra: Vec<(&str, &str)> = extra.to_vec();
+        extra.extend(trial.split_whitespace().filter_map(|kv| kv.split_once('=')));
+        let f = run_variant(&desktop, &app_bin, &bin, name, &extra)
             .await
             .unwrap();
         let idle_total: u64 = f.idle.values().sum();
@@ -629,11 +655,7 @@ async fn chat_window_figures() {
         println!(
             "idle PSS after 10 s: {:.1} MB total; {}",
             idle_total as f64 / 1024.0,
-            f.idle
-                .iter()
-                .map(|(k, v)| format!("{k} {:.1} MB", *v as f64 / 1024.0))
-                .collect::<Vec<_>>()
-                .join(", ")
+            fmt_mb(&f.idle)
         );
         println!("idle CPU over 10 s: {:.2} CPU-s app + webview", f.idle_cpu);
         println!(
@@ -644,6 +666,7 @@ async fn chat_window_figures() {
             f.big_peak_kb as f64 / 1024.0
         );
         println!("  CPU-s by process: {}", fmt_cpu(&f.big_cpu_by));
+        println!("  PSS at the peak: {}", fmt_mb(&f.big_peak_by));
         println!(
             "paced 1,000 × 10 ms: {:.0} ms, app + webview {:.3} cores",
             f.paced_ms, f.paced_cpu_ui

@@ -35,7 +35,7 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 await page.addInitScript(demo);
 await page.goto(`http://127.0.0.1:${server.address().port}/`);
-await page.getByRole("button", { name: "Dark mode for the settings page" }).click();
+await page.getByRole("button", { name: "Dark mode for the settings page", exact: true }).click();
 await page.getByText("Nothing here yet").waitFor();
 // BASELINE=1: the same stream to a closed view, to see what the producer itself costs.
 if (process.env.BASELINE) await page.getByRole("button", { name: /^Approvals/ }).click();
@@ -107,6 +107,22 @@ if (process.env.PROFILE) {
   profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)));
   for (const [id, t] of counts) { const n = byId.get(id); const k = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`; self.set(k, (self.get(k) ?? 0) + t); }
   console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, t]) => `${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join("\n"));
+  // PROFILE=total: time inside each function, callees included (each function once per stack).
+  if (process.env.PROFILE === "total") {
+    const parent = new Map();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const total = new Map();
+    const name = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
+    for (const [id, t] of counts) {
+      const seen = new Set();
+      for (let at = id; at !== undefined; at = parent.get(at)) {
+        const k = name(byId.get(at));
+        if (!seen.has(k)) { seen.add(k); total.set(k, (total.get(k) ?? 0) + t); }
+      }
+    }
+    console.log("-- total");
+    console.log([...total].sort((a, b) => b[1] - a[1]).slice(0, 45).map(([k, t]) => `${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join("\n"));
+  }
 }
 console.log(JSON.stringify({
   ...result,
