@@ -1,19 +1,17 @@
 // The markdown pipeline, built once and reused for every block (building a processor per
-// block cost more than parsing it): markdown → mdast (GFM; raw HTML kept as text) → hast →
-// sanitised (GitHub's schema, minus images and anything that loads) → highlighted (classes) →
-// URLs checked again → React elements.
+// block cost more than parsing it): markdown → hast (GFM with marked's lexer, raw HTML kept as
+// text: hast.ts) → sanitised (GitHub's schema, minus images and anything that loads) →
+// highlighted (classes) → URLs checked again → React elements.
 import { toJsxRuntime, type Components } from "hast-util-to-jsx-runtime";
 import type { ReactElement } from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import rehypeHighlight from "rehype-highlight";
 import rehypeSanitize from "rehype-sanitize";
-import remarkGfm from "remark-gfm";
-import remarkParse from "remark-parse";
-import remarkRehype from "remark-rehype";
 import { unified } from "unified";
-import { remarkHtmlAsText, safeUrl, sanitizeSchema } from "./safety";
+import { markdownToHast } from "./hast";
+import { safeUrl, sanitizeSchema } from "./safety";
 
-const base = unified().use(remarkParse).use(remarkGfm).use(remarkHtmlAsText).use(remarkRehype).use(rehypeSanitize, sanitizeSchema);
+const base = unified().use(rehypeSanitize, sanitizeSchema);
 const plain = base().freeze();
 // Highlighting runs after sanitising, so its `hljs-*` classes survive (and nothing else does).
 const highlighted = base().use(rehypeHighlight, { detect: false }).freeze();
@@ -44,7 +42,7 @@ function checkUrls(node: HastNode): void {
 /** Parses one block of markdown into React elements. */
 export function renderMarkdown(source: string, highlight: boolean, components: Partial<Components>): ReactElement {
   const processor = highlight ? highlighted : plain;
-  const tree = processor.runSync(processor.parse(source)) as HastNode;
+  const tree = processor.runSync(markdownToHast(source) as never) as HastNode;
   checkUrls(tree);
   return toJsxRuntime(tree as never, { Fragment, jsx, jsxs, components, ignoreInvalidStyle: true, passKeys: true, passNode: true });
 }

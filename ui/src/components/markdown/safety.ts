@@ -22,18 +22,3 @@ export const sanitizeSchema: SanitizeSchema = {
   protocols: { href: ["http", "https", "mailto"], src: ["http", "https"], cite: ["http", "https"] },
   tagNames: (defaultSchema.tagNames ?? []).filter((t) => !["img", "picture", "source", "video", "audio"].includes(t)),
 };
-
-interface MdNode {
-  type: string;
-  value?: string;
-  children?: MdNode[];
-}
-
-/** Remark plugin: raw HTML is shown as the text the agent wrote, never rendered or dropped. */
-export function remarkHtmlAsText() {
-  const walk = (node: MdNode) => {
-    if (node.type === "html") node.type = "text";
-    node.children?.forEach(walk);
-  };
-  return (tree: MdNode) => walk(tree);
-}
