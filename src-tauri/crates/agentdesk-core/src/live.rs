@@ -17,7 +17,8 @@
 //! needs anyway.
 //!
 //! A view may be *paced* by its window ([`SessionFeed::paced`]): after a batch it sends the
-//! next only once the window says it applied that one (or after [`ACK_WAIT`]). Meanwhile it
+//! next only once the window says it applied that one (or after [`ACK_WAIT`], or at once for
+//! a change the window draws at once: a run's status, an approval, a finished item). Meanwhile it
 //! keeps taking changes into its frame, where they merge as above: a window that is behind
 //! gets fewer, larger batches instead of a queue of small ones to evaluate.
 
@@ -202,6 +203,21 @@ struct Frame {
     /// Item id → index of the last op about it.
     last: HashMap<String, usize>,
     live: usize,
+    /// The frame holds an op the window draws at once (see [`draws_at_once`]).
+    urgent: bool,
+}
+
+/// Ops the window draws on its next frame instead of at its streaming pace (the same rule as
+/// `isUrgent` in ui/src/state/sessionStore.ts): everything but streamed text. A paced view
+/// sends these without waiting for the window's ack of the last batch, so a run's end or an
+/// approval is not held behind a redraw of text (the window acks only after its paced redraw,
+/// up to a few hundred milliseconds later).
+fn draws_at_once(op: &LiveOp) -> bool {
+    match op {
+        LiveOp::Append { .. } => false,
+        LiveOp::Upsert { item } => item.status != agentdesk_protocol::ui::ItemStatus::Running,
+        LiveOp::Reset { .. } | LiveOp::Run { .. } | LiveOp::Approval { .. } => true,
+    }
 }
 
 impl Frame {
@@ -210,6 +226,12 @@ impl Frame {
     }
 
     fn push(&mut self, op: LiveOp) {
+        let urgent = draws_at_once(&op);
+        self.push_op(op);
+        self.urgent |= urgent;
+    }
+
+    fn push_op(&mut self, op: LiveOp) {
         match op {
             LiveOp::Append { item_id, text } => self.append(item_id, text),
             LiveOp::Upsert { item } => {
@@ -487,8 +509,9 @@ impl SessionFeed {
         })
     }
 
-    /// Paced views: until the window acked the last batch (or gave no word for the ack wait),
-    /// keep taking changes into the frame. `None` when the core is gone.
+    /// Paced views: until the window acked the last batch (or gave no word for the ack wait,
+    /// or a change came that the window draws at once), keep taking changes into the frame.
+    /// `None` when the core is gone.
     async fn wait_for_ack(&mut self) -> Option<()> {
         // A copy of the receiver: this wait may be cut short (a caller's timeout), and the
         // view must stay paced after that.
@@ -513,6 +536,9 @@ impl SessionFeed {
                 incoming = self.incoming() => incoming,
             };
             self.take(incoming).await?;
+            if self.frame.urgent {
+                return Some(());
+            }
         }
     }
 

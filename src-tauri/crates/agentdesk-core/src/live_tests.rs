@@ -413,6 +413,39 @@ async fn a_paced_view_sends_nothing_more_until_the_window_acks_then_everything_m
 }
 
 #[tokio::test]
+async fn a_paced_view_sends_a_runs_end_without_waiting_for_the_windows_ack() {
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "go", &[]).await.unwrap();
+    let feed = desk.open_session_feed(&sid).await.unwrap();
+    let (mut feed, _acks) = feed.paced(Duration::from_secs(30));
+    let mut batches = vec![next(&mut feed).await];
+    desk.runs.live.start(&sid, &run.id);
+    publish(&desk, &sid, &run.id, &delta("streamed "));
+    // Not acked (the window is still drawing at its pace): text waits...
+    let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
+    assert!(quiet.is_err(), "streamed text did not wait for the ack");
+    publish(&desk, &sid, &run.id, &delta("text"));
+    // ...but the run's end goes at once, with the text that waited, in order.
+    let mut ended = run.clone();
+    ended.status = agentdesk_protocol::ui::RunStatus::Completed;
+    desk.runs.publish(RunUpdate::Status { run: ended });
+    let batch = tokio::time::timeout(Duration::from_secs(5), feed.next_batch())
+        .await
+        .expect("the run's end waited for the window's ack")
+        .unwrap();
+    assert!(
+        matches!(batch.ops.last(), Some(LiveOp::Run { run }) if run.status == agentdesk_protocol::ui::RunStatus::Completed),
+        "{:?}",
+        batch.ops
+    );
+    batches.push(batch);
+    assert_eq!(
+        replay(&batches, &format!("{}:m1", run.id)).unwrap(),
+        "streamed text"
+    );
+}
+
+#[tokio::test]
 async fn a_paced_view_whose_window_never_acks_still_sends_after_the_ack_wait() {
     let (_dir, desk, sid) = desk_with_session().await;
     let feed = desk.open_session_feed(&sid).await.unwrap();
