@@ -27,12 +27,13 @@ const COMPOSITING: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
 const DMABUF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 /// The variables set when the app renders with the CPU.
 const CPU_RENDERING: [&str; 2] = [COMPOSITING, DMABUF];
-/// JavaScriptCore sizes its heap, and how long it lets garbage pile up before collecting, by
+/// JavaScriptCore sizes its heap, and how much garbage it lets pile up before collecting, by
 /// the machine's RAM: on a 24 GiB machine the web process grew from 119 to 267 MB PSS while a
-/// 401 KB answer streamed in, with 512 MiB to 179 MB, for the same CPU (chat bench, two runs
-/// each, BENCHMARKS.md "JavaScriptCore's heap"). The page holds one session's view, never
-/// hundreds of MB of live objects, so a heap sized for half a gigabyte is plenty. Set whatever
-/// the rendering (it is about memory, not the GPU); a value the user set wins.
+/// 401 KB answer streamed in (the markdown pipeline of the time), with 512 MiB to 179 MB, for
+/// the same CPU; with today's pipeline 173-180 MB against 178-194 (chat bench, BENCHMARKS.md
+/// "… JSC's heap"). The page holds one session's view, never hundreds of MB of live objects,
+/// so a heap sized for half a gigabyte is plenty. Set whatever the rendering (it is about
+/// memory, not the GPU); a value the user set wins.
 const JSC_RAM: (&str, &str) = ("JSC_forceRAMSize", "536870912");
 
 fn accelerated(opt_out: Option<&OsStr>) -> bool {
