@@ -520,7 +520,8 @@ impl SessionFeed {
         };
         let (mut acks, give_up) = (acks.clone(), self.sent_at.map(|at| at + *wait));
         loop {
-            if *acks.borrow_and_update() >= self.seq {
+            // Checked on entry too: a wait cut short may have left such a change in the frame.
+            if *acks.borrow_and_update() >= self.seq || self.frame.urgent {
                 return Some(());
             }
             let incoming = tokio::select! {
@@ -536,9 +537,6 @@ impl SessionFeed {
                 incoming = self.incoming() => incoming,
             };
             self.take(incoming).await?;
-            if self.frame.urgent {
-                return Some(());
-            }
         }
     }
 
