@@ -89,7 +89,7 @@ const result = await page.evaluate(
         const check = () => {
           const shown = document.querySelector("[role=log]")?.textContent ?? "";
           if (shown.includes("THE-END-MARKER") || !document.querySelector("[role=log]")) {
-            requestAnimationFrame(() => done({ shownMs: performance.now() - t0, streamedMs: streamed, frames, chars: text.length, deltas: deltas.length, domChars: shown.length, parse: globalThis.__parseStats }));
+            requestAnimationFrame(() => done({ shownMs: performance.now() - t0, streamedMs: streamed, frames, chars: text.length, deltas: deltas.length, domChars: shown.length }));
           } else requestAnimationFrame(check);
         };
         check();
@@ -105,14 +105,14 @@ if (process.env.PROFILE) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const dt = profile.timeDeltas; const counts = new Map();
   profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)));
-  for (const [id, t] of counts) { const n = byId.get(id); const k = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`; self.set(k, (self.get(k) ?? 0) + t); }
+  const name = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
+  for (const [id, t] of counts) { const k = name(byId.get(id)); self.set(k, (self.get(k) ?? 0) + t); }
   console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([k, t]) => `${(t / 1000).toFixed(0).padStart(6)} ms  ${k}`).join("\n"));
   // PROFILE=total: time inside each function, callees included (each function once per stack).
   if (process.env.PROFILE === "total") {
     const parent = new Map();
     for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
     const total = new Map();
-    const name = (n) => `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").pop()}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
     for (const [id, t] of counts) {
       const seen = new Set();
       for (let at = id; at !== undefined; at = parent.get(at)) {

@@ -76,10 +76,11 @@ export const MIN_FLUSH_MS = 200;
  * A redraw of streamed text may cost far more than that when a lot arrived at once: a
  * 20,000-delta answer brings ~36 KB a redraw, new rows to parse, lay out and paint, and the
  * web process's CPU then competes with the engine writing the answer on a small machine.
- * So the gap after a redraw is also at least this many times what the redraw cost: the page
- * spends at most about a quarter of the time redrawing a stream, and a fast stream's batches
- * merge into fewer, larger ones (the shell sends the next batch only after the page drew the
- * last). Urgent redraws (a run ended, an approval) never wait.
+ * So the gap after a redraw is also at least this many times what the redraw cost (as far as
+ * the page can time it, see `pacedFlush`), and a fast stream's batches merge into fewer,
+ * larger ones (the shell sends streamed text only after the page drew the last batch).
+ * Urgent redraws (a run ended, an approval) never wait. A guard for slow machines: on the
+ * bench machine the timed cost stays under the pace and this changed no figure.
  */
 export const BUSY_FACTOR = 3;
 
@@ -87,7 +88,8 @@ export const BUSY_FACTOR = 3;
  * A scheduler that flushes on a frame at most once per `minMs`, and no sooner than
  * `busyFactor` times the cost of the previous flush after it ended (urgent flushes: next frame).
  * A flush's cost runs from its start to the first task after it: React's render (a microtask)
- * and the frame's style, layout and paint that follow the animation-frame callback.
+ * and the style and layout of the frame. WebKit's non-composited paint may come after that
+ * task, so the cost is a lower bound.
  */
 export function pacedFlush(minMs: number, busyFactor = BUSY_FACTOR, now: () => number = () => performance.now()): Scheduler {
   let lastFlushAt = -Infinity;

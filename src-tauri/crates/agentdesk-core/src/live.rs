@@ -226,12 +226,8 @@ impl Frame {
     }
 
     fn push(&mut self, op: LiveOp) {
+        // Read before the op moves; set after, as a reset starts the frame afresh.
         let urgent = draws_at_once(&op);
-        self.push_op(op);
-        self.urgent |= urgent;
-    }
-
-    fn push_op(&mut self, op: LiveOp) {
         match op {
             LiveOp::Append { item_id, text } => self.append(item_id, text),
             LiveOp::Upsert { item } => {
@@ -245,6 +241,7 @@ impl Frame {
             }
             other => self.insert(None, other),
         }
+        self.urgent |= urgent;
     }
 
     fn append(&mut self, item_id: String, text: String) {
