@@ -4,6 +4,9 @@ import { useIpc } from "../../ipc/context";
 import { DiffView } from "../session/DiffView";
 import { EngineCapabilitiesContext } from "./capabilities";
 import { outcomeText, type CardData } from "./decision";
+import { readDetail } from "./grant";
+import { GrantDetail } from "./GrantDetail";
+import { VisibleText } from "./VisibleText";
 
 const KIND_TITLE: Record<CardData["kind"], string> = {
   command: "Run this command?",
@@ -33,6 +36,10 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
   const ref = useRef<HTMLDivElement>(null);
   const pending = data.state === "pending";
   const ready = pending && data.approvalId !== null && !busy;
+  // Approving waits until the card shows everything approving grants (the queue's detail).
+  const canApprove = ready && data.detailKnown;
+  // An MCP elicitation's message is its reason: shown with the server, URL and fields.
+  const reasonInGrant = readDetail(data.detail)?.source === "codexElicitation";
 
   useEffect(() => {
     if (focused) ref.current?.focus();
@@ -40,6 +47,7 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
 
   const decide = async (decision: CardDecision) => {
     if (!ready || !data.approvalId) return;
+    if (decision.startsWith("approve") && !canApprove) return;
     setBusy(true);
     setError(null);
     try {
@@ -76,30 +84,37 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
     >
       <div className="approval-head">
         <span className="approval-title">{pending ? KIND_TITLE[data.kind] : outcomeText(data)}</span>
-        {data.tool && <span className="tag">{data.tool}</span>}
+        {data.tool && (
+          <span className="tag">
+            <VisibleText text={data.tool} />
+          </span>
+        )}
       </div>
-      {data.command !== null && (
-        <div className="approval-command">
-          <pre className="command-line">
-            <span className="prompt-sign" aria-hidden="true">$ </span>
-            {data.command}
-          </pre>
-          {data.cwd && <div className="cwd">in {data.cwd}</div>}
-        </div>
+      {data.reason && !reasonInGrant && (
+        <p className="approval-reason">
+          <VisibleText text={data.reason} />
+        </p>
       )}
-      {data.command === null && data.cwd && <div className="cwd">in {data.cwd}</div>}
+      <GrantDetail data={data} />
       {data.files.map((f) => (
         <DiffView key={f.path} path={f.path} kind={f.kind} diff={f.diff} />
       ))}
-      {data.reason && <p className="approval-reason">{data.reason}</p>}
-      {!pending && data.message && <p className="approval-message">Message: {data.message}</p>}
-      {!pending && data.rule && <p className="approval-message">Rule: {data.rule}</p>}
+      {!pending && data.message && (
+        <p className="approval-message">
+          Message: <VisibleText text={data.message} />
+        </p>
+      )}
+      {!pending && data.rule && (
+        <p className="approval-message">
+          Rule: <VisibleText text={data.rule} />
+        </p>
+      )}
       {pending && (
         <div className="approval-actions">
-          <button type="button" className="approve" disabled={!ready} title="Approve once (A)" onClick={() => decide("approve_once")}>
+          <button type="button" className="approve" disabled={!canApprove} title="Approve once (A)" onClick={() => decide("approve_once")}>
             Approve once
           </button>
-          <button type="button" disabled={!ready} title="Approve for session (S)" onClick={() => decide("approve_session")}>
+          <button type="button" disabled={!canApprove} title="Approve for session (S)" onClick={() => decide("approve_session")}>
             Approve for session
           </button>
           <span className="deny-group">

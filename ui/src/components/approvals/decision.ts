@@ -8,8 +8,16 @@ export interface CardData {
   tool: string | null;
   command: string | null;
   cwd: string | null;
+  /** The diffs still to show on the card (a tool card above may already show some). */
   files: ApprovalFile[];
+  /** Every file the request is about, listed in "What approving allows" (never trimmed). */
+  grantFiles: Pick<ApprovalFile, "path" | "kind">[];
   reason: string | null;
+  /** The engine's detail (`ApprovalRequest.detail`): what else approving grants. */
+  detail: unknown;
+  /** Whether `detail` is the queue record's: a card drawn only from its timeline item has
+   *  no detail yet, and cannot be approved until it has (it can be denied). */
+  detailKnown: boolean;
   state: ApprovalState;
   decidedBy: DecidedBy | null;
   decidedAt: number | null;
@@ -25,7 +33,10 @@ export function fromApproval(a: Approval): CardData {
     command: a.request.command,
     cwd: a.request.cwd,
     files: a.request.files,
+    grantFiles: a.request.files.map(({ path, kind }) => ({ path, kind })),
     reason: a.request.reason,
+    detail: a.request.detail ?? null,
+    detailKnown: true,
     state: a.state,
     decidedBy: a.decidedBy,
     decidedAt: a.decidedAt,
@@ -43,7 +54,10 @@ export function fromItem(item: ItemApproval, durable: Approval | undefined): Car
     command: item.command,
     cwd: item.cwd,
     files: item.files,
+    grantFiles: item.files.map(({ path, kind }) => ({ path, kind })),
     reason: item.reason,
+    detail: null,
+    detailKnown: false,
     state: item.state,
     decidedBy: item.decidedBy,
     decidedAt: null,
@@ -57,6 +71,10 @@ export function fromItem(item: ItemApproval, durable: Approval | undefined): Car
   return {
     ...base,
     tool: d.tool,
+    // The queue record is what a decision grants: its detail, and its files when it has any.
+    grantFiles: d.grantFiles.length > 0 ? d.grantFiles : base.grantFiles,
+    detail: d.detail,
+    detailKnown: true,
     state: decided.state,
     decidedBy: decided.decidedBy ?? d.decidedBy,
     decidedAt: d.decidedAt,
