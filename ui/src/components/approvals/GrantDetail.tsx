@@ -46,11 +46,13 @@ export function scopeOf(data: Pick<CardData, "kind" | "tool" | "command" | "gran
   }
   const writes = data.kind === "file_change" || (data.tool !== null && WRITE_TOOLS.includes(data.tool));
   if (writes) {
-    if (data.grantFiles.length === 0) return { once: "this change only", session: "no file was named: Agent Desk asks again next time" };
-    return {
-      once: "this change only",
-      session: `changes to ${data.grantFiles.length === 1 ? "this file" : `these ${data.grantFiles.length} files`} again in this session without asking`,
-    };
+    const files =
+      data.grantFiles.length === 0
+        ? "no file was named, so Agent Desk remembers nothing and asks again"
+        : `changes to ${data.grantFiles.length === 1 ? "this file" : `these ${data.grantFiles.length} files`} again in this session without asking`;
+    // Codex is told "for the session": it may take that as the grant root it asked for.
+    const root = detail?.source === "codexFileChange" && detail.grantRoot !== null;
+    return { once: "this change only", session: root ? `${files}; Codex may also take it as leave to write anywhere under the folder above` : files };
   }
   if (detail?.source === "claudeTool") {
     return { once: "this call only", session: "this tool with exactly this input again in this session without asking" };
@@ -236,6 +238,11 @@ export function GrantDetail({ data }: { data: CardData }) {
                 </li>
               ))}
             </ul>
+          </Row>
+        )}
+        {data.grantFiles.length === 0 && data.kind === "file_change" && (
+          <Row label="Files">
+            <span className="jv-empty">(none named: the engine sent no paths)</span>
           </Row>
         )}
         {detail && <EngineRows detail={detail} data={data} />}

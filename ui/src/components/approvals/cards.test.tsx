@@ -146,6 +146,14 @@ describe("ApprovalCard: what approving allows (issue 19 item 4)", () => {
     expect(within(g).getByText("/home/dev")).toBeTruthy();
   });
 
+  it("a Codex file change whose files were not seen says so, and what the grant root may cover", () => {
+    card(fakeIpc(), { kind: "file_change", request: request({ detail: { source: "codexFileChange", grantRoot: "/" } }) });
+    const g = grant();
+    expect(g.textContent).toContain("none named");
+    expect(within(g).getByText("/")).toBeTruthy();
+    expect(within(g).getByText("For the session").nextElementSibling?.textContent).toMatch(/anywhere under the folder above/);
+  });
+
   it("a Codex permissions request shows the permissions and what each button's scope is", () => {
     card(fakeIpc(), {
       kind: "permission",
