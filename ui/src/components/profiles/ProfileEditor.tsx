@@ -157,7 +157,16 @@ function RulesEditor({ form, dispatch, errors }: Props) {
   return (
     <div className="rows-editor" role="group" aria-label="Approval rules">
       <h3>Approval rules</h3>
-      <p className="field-hint">Decide matching requests without asking. Every filled-in part must match.</p>
+      <p className="field-hint">
+        Decide matching requests without asking. Every filled-in part must match, and a deny rule wins over an allow rule.
+        A command prefix applies to shell commands only, never to another tool&apos;s input.
+      </p>
+      <p className="field-hint rules-not-sandbox" role="note">
+        Rules are not a sandbox. A deny rule stops the commands it can read, however they are written (through env, sudo, xargs
+        or a shell inside the line); a command whose program cannot be read (eval, $(…), a variable) is asked instead of
+        approved. A program the agent runs can still start others that no rule sees: a script, a build tool, a copy under
+        another name.
+      </p>
       {form.rules.map((r, i) => {
         const field = `approvalRules.${i}`;
         const err = errors[field];

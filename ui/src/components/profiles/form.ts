@@ -257,7 +257,9 @@ export function formReducer(f: ProfileForm, a: FormAction): ProfileForm {
     case "envRemove":
       return { ...f, env: f.env.filter((r) => r.key !== a.key) };
     case "ruleAdd":
-      return { ...f, rules: [...f.rules, { key: newKey(), kind: "", tool: "", commandPrefix: "", action: "allow" }] };
+      // A new rule is about shell commands: a command prefix means nothing to another kind,
+      // and a rule of any kind would also decide tools and file changes.
+      return { ...f, rules: [...f.rules, { key: newKey(), kind: "command", tool: "", commandPrefix: "", action: "allow" }] };
     case "ruleSet":
       return { ...f, rules: f.rules.map((r) => (r.key === a.key ? { ...r, ...a.patch } : r)) };
     case "ruleRemove":

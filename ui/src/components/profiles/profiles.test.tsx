@@ -57,6 +57,12 @@ describe("profile form state", () => {
     expect(specFromForm(f).env.TOKEN).toBe("");
   });
 
+  it("adds a new rule as a rule about shell commands", () => {
+    const f = formReducer(formFromProfile(stored({ approvalRules: [] })), { type: "ruleAdd" });
+    expect(f.rules).toMatchObject([{ kind: "command", tool: "", commandPrefix: "", action: "allow" }]);
+    expect(specFromForm(f).approvalRules).toEqual([{ kind: "command", tool: null, commandPrefix: null, action: "allow" }]);
+  });
+
   it("setting sources start from the default and toggle in a stable order", () => {
     let f = formFromProfile(stored({ engine: "claude" }));
     expect(f.settingSources).toBeNull();
@@ -153,6 +159,31 @@ describe("ProfilesView", () => {
     const describedBy = url.getAttribute("aria-describedby")!;
     expect(document.getElementById(describedBy)?.textContent).toBe(message);
     expect(screen.getByRole("status").textContent).toBe("");
+  });
+
+  it("adds rules of kind Command and says that rules are not a sandbox", async () => {
+    const api = fakeApi([stored()]);
+    render(<ProfilesView workspace={workspace} api={api} />);
+    const add = await screen.findByRole("button", { name: "Add rule" });
+    await act(async () => fireEvent.click(add));
+    expect((screen.getByLabelText("Rule 2 kind") as HTMLSelectElement).value).toBe("command");
+    const rules = screen.getByRole("group", { name: "Approval rules" });
+    const note = within(rules).getByRole("note").textContent ?? "";
+    expect(note).toContain("Rules are not a sandbox.");
+    expect(note).toContain("is asked instead of approved");
+    expect(rules.textContent).toContain("A command prefix applies to shell commands only");
+    fireEvent.change(screen.getByLabelText("Rule 2 command prefix"), { target: { value: "curl" } });
+    fireEvent.change(screen.getByLabelText("Rule 2 action"), { target: { value: "deny" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    expect(api.update).toHaveBeenCalledWith(
+      "p1",
+      expect.objectContaining({
+        approvalRules: [
+          { kind: "command", tool: null, commandPrefix: "git status", action: "allow" },
+          { kind: "command", tool: null, commandPrefix: "curl", action: "deny" },
+        ],
+      }),
+    );
   });
 
   it("deletes only after a confirmation that names the profile", async () => {

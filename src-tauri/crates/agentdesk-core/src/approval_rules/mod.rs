@@ -1,16 +1,28 @@
 //! Which approvals a profile decides by itself. No clock; the only I/O is reading where paths
 //! really point (symlinks) for "inside the workspace".
 //!
-//! Order (first that speaks wins): denied tools → the profile's rules → "always for this
-//! session" grants → allowed tools → read-only tools reading inside the workspace or the
-//! profile's extra folders → the permission mode. Questions are never auto-decided.
+//! Order (first that speaks wins): denied tools → the profile's deny rules → its allow
+//! rules → "always for this session" grants → allowed tools → read-only tools reading inside
+//! the workspace or the profile's extra folders → the permission mode. Questions are never
+//! auto-decided.
 //!
 //! Nothing here is widened beyond what the user saw: a grant covers the exact command, the
 //! exact files or the exact tool input it was given for; an allow rule never matches a
 //! compound command (`git status; curl …|sh`); path checks follow symlinks.
+//!
+//! A deny rule is not dodged by how a command is written: it matches the program every
+//! simple command of the line runs, through assignments, wrappers, quoting, folders and
+//! nested shells (`true && env FOO=1 bash -c 'nice /usr/bin/cu""rl x'`); and a line whose
+//! programs cannot be told from its text (`eval`, `$(…)`, `$CMD`, `python -c`...) is asked,
+//! never approved, while the profile has a deny rule for commands. Command prefixes apply
+//! to shell commands only (Codex's command executions, Claude's `Bash`), never to a tool
+//! that happens to have a `command` field.
 
+mod interpreters;
 mod paths;
+mod programs;
 mod shell;
+mod wrappers;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -111,7 +123,13 @@ impl GrantKey {
         if kind == ApprovalKindName::Question {
             return Vec::new();
         }
-        if let Some(c) = &req.command {
+        // Only a shell command is granted by its text: another tool's `command` field is one
+        // input among others (`host`, `sudo`), granted with all of them below.
+        if let Some(c) = req
+            .command
+            .as_ref()
+            .filter(|_| kind == ApprovalKindName::Command)
+        {
             let command = shell::normalise_whitespace(c);
             if command.is_empty() {
                 return Vec::new();
@@ -212,28 +230,51 @@ fn allow_prefix_matches(prefix: &str, line: &CommandLine) -> bool {
     })
 }
 
-/// A deny prefix matches any simple command anywhere in the line, by text (no word
-/// boundary) and with the program's folder ignored: a deny is never narrowed.
+/// A deny prefix matches any simple command anywhere in the line, and any program one of
+/// them runs (through wrappers and nested shells), by text (no word boundary) and with the
+/// program's folder, case and `.exe` ignored: a deny is never narrowed.
 fn deny_prefix_matches(prefix: &str, raw: &str, line: &CommandLine) -> bool {
     let pre = shell::normalise_whitespace(prefix);
     if pre.is_empty() {
         return false;
     }
+    // The prefix as words, its program compared like the line's.
+    let words = shell::read(prefix)
+        .plain
+        .map(|c| c.words)
+        .filter(|w| !w.is_empty());
+    let bare_prefix = words.as_deref().map(bare);
     shell::normalise_whitespace(raw).starts_with(&pre)
         || line.all.iter().any(|c| {
-            let joined = c.words.join(" ");
-            let bare = match c.words.split_first() {
-                Some((first, rest)) => {
-                    let name = first.rsplit('/').next().unwrap_or(first);
-                    std::iter::once(name)
-                        .chain(rest.iter().map(String::as_str))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                }
-                None => String::new(),
-            };
-            joined.starts_with(&pre) || bare.starts_with(&pre)
+            c.words.join(" ").starts_with(&pre)
+                || bare_prefix
+                    .as_ref()
+                    .is_some_and(|p| bare(&c.words).starts_with(p.as_str()))
         })
+}
+
+/// A command's words with its program as `program_name` gives it.
+fn bare(words: &[String]) -> String {
+    match words.split_first() {
+        Some((first, rest)) => std::iter::once(programs::program_name(first))
+            .chain(rest.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => String::new(),
+    }
+}
+
+/// Whether `rule` is about requests like `req`, before looking at its command. A command
+/// prefix is about shell commands only: an MCP tool's `command` field is not a shell line
+/// (`mcp__ssh__exec {command: "git status", host: "prod", sudo: true}`).
+fn rule_applies(rule: &ApprovalRule, kind: ApprovalKindName, req: &ApprovalRequest) -> bool {
+    let any = rule.kind.is_some() || rule.tool.is_some() || rule.command_prefix.is_some();
+    let same_tool = rule
+        .tool
+        .as_ref()
+        .is_none_or(|t| req.tool.as_deref() == Some(t.as_str()));
+    let shell_only = rule.command_prefix.is_none() || kind == ApprovalKindName::Command;
+    any && rule.kind.is_none_or(|k| k == kind) && same_tool && shell_only
 }
 
 fn rule_matches(
@@ -242,12 +283,7 @@ fn rule_matches(
     req: &ApprovalRequest,
     line: Option<&CommandLine>,
 ) -> bool {
-    let any = rule.kind.is_some() || rule.tool.is_some() || rule.command_prefix.is_some();
-    let same_tool = rule
-        .tool
-        .as_ref()
-        .is_none_or(|t| req.tool.as_deref() == Some(t.as_str()));
-    if !any || rule.kind.is_some_and(|k| k != kind) || !same_tool {
+    if !rule_applies(rule, kind, req) {
         return false;
     }
     let allow = rule.action == RuleAction::Allow;
@@ -345,14 +381,49 @@ pub fn evaluate(
         return verdict(false, format!("the profile denies the tool {t}"));
     }
     let line = req.command.as_deref().map(shell::read);
-    if let Some((i, r)) = policy
+    // A deny wins over an allow, whatever their order: `env curl` must not pass as an
+    // allowed `env` when `curl` is denied.
+    let deny = |r: &&ApprovalRule| r.action == RuleAction::Deny;
+    if let Some((i, _)) = policy
         .rules
         .iter()
         .enumerate()
+        .filter(|(_, r)| deny(r))
         .find(|(_, r)| rule_matches(r, kind, req, line.as_ref()))
     {
-        let approve = r.action == RuleAction::Allow;
-        return verdict(approve, format!("profile rule {}", i + 1));
+        return verdict(false, format!("profile rule {}", i + 1));
+    }
+    let approval = decide_unless_denied(policy, kind, req, grants, line.as_ref());
+    // What the line runs cannot be read and a deny rule might have matched it: the user
+    // decides (a denial by the mode stands; an approval from any source does not).
+    let guarded = line.as_ref().is_some_and(|l| l.uncertain.is_some())
+        && policy
+            .rules
+            .iter()
+            .filter(deny)
+            .any(|r| r.command_prefix.is_some() && rule_applies(r, kind, req));
+    match approval {
+        Some(v) if v.approve && guarded => None,
+        other => other,
+    }
+}
+
+/// `evaluate` once no deny rule matched.
+fn decide_unless_denied(
+    policy: &ApprovalPolicy,
+    kind: ApprovalKindName,
+    req: &ApprovalRequest,
+    grants: &HashSet<GrantKey>,
+    line: Option<&CommandLine>,
+) -> Option<Verdict> {
+    let tool = req.tool.as_deref();
+    if let Some((i, _)) = policy
+        .rules
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.action == RuleAction::Allow && rule_matches(r, kind, req, line))
+    {
+        return verdict(true, format!("profile rule {}", i + 1));
     }
     let keys = GrantKey::for_request(policy, kind, req);
     if !keys.is_empty() && keys.iter().all(|k| grants.contains(k)) {
@@ -394,5 +465,7 @@ pub fn evaluate(
     }
 }
 
+#[cfg(test)]
+mod corpus;
 #[cfg(test)]
 mod tests;
