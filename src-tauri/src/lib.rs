@@ -4,6 +4,7 @@
 mod commands;
 mod feeds;
 mod logging;
+mod navigation;
 mod notifications;
 mod startup;
 mod state;
@@ -42,11 +43,12 @@ pub fn run() {
         .manage(tray::Tray::default())
         .manage(notifications::Clicks::default())
         .manage(feeds::Feeds::default())
+        .manage(agentdesk_core::attachments::AttachmentGrants::default())
         .setup(move |app| {
+            let window = main_window(app)?;
             tracing::debug!("start-up: window created, setup");
-            if let Some(window) = app.get_webview_window("main") {
-                webkit::tune(&window);
-            }
+            webkit::tune(&window);
+            navigation::disable_context_menu(&window);
             // Nothing here may wait for the store: the page loads only once setup returns.
             tauri::async_runtime::spawn(open_store(app.handle().clone(), data_dir, gate));
             Ok(())
@@ -54,6 +56,7 @@ pub fn run() {
         .on_window_event(move |window, event| {
             saver.on_event(window.app_handle(), event);
             tray::on_window_event(window, event);
+            commands::attachments::on_window_event(window, event);
         })
         // A command the page sends before the store is open waits for it (see `startup`).
         .invoke_handler(move |invoke| match admit.admit(invoke) {
@@ -80,6 +83,28 @@ pub fn run() {
             std::process::exit(1);
         }
     }
+}
+
+/// The main window, as `tauri.conf.json` describes it (`"create": false` there, so it is
+/// made here), kept on the app's own page (see `navigation`).
+fn main_window(app: &tauri::App<Wry>) -> tauri::Result<tauri::WebviewWindow<Wry>> {
+    let config = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == "main")
+        .cloned()
+        .unwrap_or_default();
+    // Only a dev build (no embedded UI) loads the dev server.
+    let dev_url = if cfg!(feature = "custom-protocol") {
+        None
+    } else {
+        app.config().build.dev_url.clone()
+    };
+    tauri::WebviewWindowBuilder::from_config(app.handle(), &config)?
+        .on_navigation(navigation::guard(dev_url))
+        .build()
 }
 
 /// Open the store (a store that cannot open is not fatal: the window still opens and shows
@@ -163,7 +188,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::approvals::answer_question,
         commands::approvals::list_pending_approvals,
         commands::engines::engine_capabilities,
-        commands::attachments::import_attachment_path,
+        commands::attachments::import_attachment_token,
         commands::attachments::import_attachment_bytes,
         commands::attachments::import_clipboard_image,
         commands::attachments::read_attachment,

@@ -1,27 +1,54 @@
-//! Attachments: dropped or picked files by path, pasted images by bytes, thumbnails back,
-//! and links opened outside the app.
+//! Attachments: dropped or picked files by the token their drop or pick issued, pasted
+//! images by bytes, thumbnails back, and links opened outside the app.
+//!
+//! The page never names a file by its path. The webview renders what agents write, so its
+//! script is assumed hostile: a path argument would let it read `~/.ssh/id_rsa`. Paths come
+//! only from the OS (the window's drag-and-drop event, the native picker), are kept here
+//! ([`AttachmentGrants`]) and handed to the page as single-use tokens.
 
-use std::path::PathBuf;
-
+use agentdesk_core::attachments::{AttachmentGrants, OfferedFile};
 use agentdesk_protocol::ui::Attachment;
 use tauri::ipc::{InvokeBody, Request, Response};
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, DragDropEvent, Emitter, EventTarget, Manager, State, Window, WindowEvent};
 use tauri_plugin_dialog::DialogExt;
 
 use super::{internal, invalid, CmdResult};
 use crate::state::AppState;
 
-/// A file the user dropped or picked. Refused with the reason (too big, unsupported, a
-/// symlink...) before anything is sent.
+/// The event the page hears dropped files on: `OfferedFile[]` (token, name, size).
+pub const FILES_DROPPED: &str = "attachments:dropped";
+
+/// A file the user dropped or picked, by the token the drop or the picker issued (used up
+/// here). Refused with the reason (too big, a symbolic link, a system file...) before
+/// anything is sent.
 #[tauri::command]
-pub async fn import_attachment_path(
+pub async fn import_attachment_token(
     state: State<'_, AppState>,
-    path: String,
+    grants: State<'_, AttachmentGrants>,
+    token: String,
 ) -> CmdResult<Attachment> {
-    Ok(state
-        .desk()?
-        .import_attachment(&PathBuf::from(path))
-        .await?)
+    Ok(state.desk()?.import_offered(&grants, &token).await?)
+}
+
+/// Files dropped on the window from the OS: each gets a token, and the page hears of them
+/// by token and name only.
+pub fn on_window_event(window: &Window, event: &WindowEvent) {
+    let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event else {
+        return;
+    };
+    if paths.is_empty() {
+        return;
+    }
+    let Some(grants) = window.try_state::<AttachmentGrants>() else {
+        return;
+    };
+    let offered = grants.offer(paths.iter().cloned());
+    let target = EventTarget::WebviewWindow {
+        label: window.label().to_string(),
+    };
+    if let Err(e) = window.emit_to(target, FILES_DROPPED, offered) {
+        tracing::warn!(error = %e, "cannot hand the dropped files to the window");
+    }
 }
 
 /// A pasted image: the raw bytes as the request body, its name in `x-file-name`
@@ -89,9 +116,12 @@ pub async fn read_attachment(state: State<'_, AppState>, sha256: String) -> CmdR
     Ok(Response::new(state.desk()?.read_attachment(&sha256).await?))
 }
 
-/// The native file picker (several files); empty when cancelled.
+/// The native file picker (several files), as tokens; empty when cancelled.
 #[tauri::command]
-pub async fn pick_files(app: AppHandle) -> CmdResult<Vec<String>> {
+pub async fn pick_files(
+    app: AppHandle,
+    grants: State<'_, AttachmentGrants>,
+) -> CmdResult<Vec<OfferedFile>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     app.dialog()
         .file()
@@ -102,27 +132,18 @@ pub async fn pick_files(app: AppHandle) -> CmdResult<Vec<String>> {
     let picked = rx
         .await
         .map_err(|_| internal("the file picker closed without an answer"))?;
-    Ok(picked
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|p| p.into_path().ok())
-        .map(|p| p.display().to_string())
-        .collect())
+    Ok(grants.offer(
+        picked
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.into_path().ok()),
+    ))
 }
 
 /// Open a link from the agent's text in the system browser; never in the app window.
 #[tauri::command]
 pub fn open_external(url: String) -> CmdResult<()> {
-    let lower = url.to_ascii_lowercase();
-    if !(lower.starts_with("https://")
-        || lower.starts_with("http://")
-        || lower.starts_with("mailto:"))
-        || url.chars().any(char::is_control)
-    {
-        return Err(invalid(format!(
-            "only web and mail links open outside the app: {url:?}"
-        )));
-    }
+    let url = external_link(&url)?;
     let mut cmd = opener(&url);
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -133,6 +154,55 @@ pub fn open_external(url: String) -> CmdResult<()> {
     // Reap it in the background: the opener exits as soon as it handed the link over.
     std::thread::spawn(move || child.wait());
     Ok(())
+}
+
+/// The link as it may leave the app: web links as they are, mail links reduced to an
+/// address, a subject and a body. A mail link's other fields are what a mail client acts
+/// on without asking (`attach=~/.ssh/id_rsa` in Thunderbird, `cc`/`bcc` to someone else).
+fn external_link(url: &str) -> CmdResult<String> {
+    let lower = url.to_ascii_lowercase();
+    if url.chars().any(char::is_control) {
+        return Err(invalid(format!(
+            "only web and mail links open outside the app: {url:?}"
+        )));
+    }
+    if lower.starts_with("https://") || lower.starts_with("http://") {
+        return Ok(url.to_string());
+    }
+    if lower.starts_with("mailto:") {
+        return mail_link(&url["mailto:".len()..]);
+    }
+    Err(invalid(format!(
+        "only web and mail links open outside the app: {url:?}"
+    )))
+}
+
+/// What follows `mailto:`, rebuilt with only `subject` and `body` kept.
+fn mail_link(rest: &str) -> CmdResult<String> {
+    // A fragment means nothing to a mail client.
+    let rest = rest.split('#').next().unwrap_or_default();
+    let (to, query) = rest.split_once('?').unwrap_or((rest, ""));
+    // An address that decodes to a query of its own (`a%3Fattach=...`) would smuggle fields
+    // past the filter below.
+    let decoded = percent_decode(to);
+    if decoded.contains(['?', '&', '#']) || decoded.chars().any(char::is_control) {
+        return Err(invalid(format!("not a mail address: {to:?}")));
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|field| {
+            let name = field.split('=').next().unwrap_or_default();
+            matches!(
+                percent_decode(name).to_ascii_lowercase().as_str(),
+                "subject" | "body"
+            )
+        })
+        .collect();
+    Ok(if kept.is_empty() {
+        format!("mailto:{to}")
+    } else {
+        format!("mailto:{to}?{}", kept.join("&"))
+    })
 }
 
 fn opener(url: &str) -> std::process::Command {
@@ -193,6 +263,29 @@ mod tests {
         );
         assert_eq!(percent_decode("100%"), "100%");
         assert_eq!(percent_decode("%zz"), "%zz");
+    }
+
+    #[test]
+    fn mail_links_keep_only_the_subject_and_the_body() {
+        let ok = |u: &str| external_link(u).unwrap();
+        assert_eq!(
+            ok("mailto:a@b.c?attach=~/.ssh/id_rsa&subject=Hi&body=x%20y"),
+            "mailto:a@b.c?subject=Hi&body=x%20y"
+        );
+        assert_eq!(ok("mailto:a@b.c?Attach=/etc/passwd"), "mailto:a@b.c");
+        assert_eq!(
+            ok("mailto:a@b.c?cc=x@y.z&bcc=z@y.x&to=w@v.u&SUBJECT=s"),
+            "mailto:a@b.c?SUBJECT=s"
+        );
+        // An encoded name is judged by what it decodes to.
+        assert_eq!(ok("mailto:a@b.c?%61ttach=/etc/passwd"), "mailto:a@b.c");
+        assert_eq!(ok("MAILTO:a@b.c?body=hi#frag"), "mailto:a@b.c?body=hi");
+        assert_eq!(ok("mailto:a@b.c"), "mailto:a@b.c");
+        assert_eq!(ok("mailto:?subject=x"), "mailto:?subject=x");
+        assert!(external_link("mailto:a%3Fattach=/etc/passwd@b.c").is_err());
+        assert!(external_link("mailto:a%26attach=x@b.c").is_err());
+        // Web links are left as they are.
+        assert_eq!(ok("https://x.org/?a=1&b=2"), "https://x.org/?a=1&b=2");
     }
 
     #[test]

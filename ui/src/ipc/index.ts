@@ -55,8 +55,17 @@ export type {
   Workspace,
 };
 
-/** What Tauri's webview drag-and-drop event says, reduced to what the UI needs. */
-export type FileDropEvent = { type: "enter" | "over" | "leave" } | { type: "drop"; paths: string[] };
+/**
+ * A file the OS handed over (dropped on the window, chosen in the picker). The page never
+ * learns or sends its path: it imports it by this single-use token (Rust keeps the path).
+ */
+export type OfferedFile = { token: string; name: string; size: number | null };
+
+/** OS files dragged over / dropped on the window, reduced to what the UI needs. */
+export type FileDropEvent = { type: "enter" | "over" | "leave" } | { type: "drop"; files: OfferedFile[] };
+
+/** The event Rust hands dropped files to the page on (commands/attachments.rs). */
+const FILES_DROPPED = "attachments:dropped";
 
 // The codes the UI knows. `Partial` so a code Rust adds never breaks the typecheck (it reads
 // as `internal` until listed here); a listed code that Rust removed does fail it.
@@ -158,13 +167,15 @@ export const ipc = {
     call<Approval>("decide_approval", { approvalId, decision, message }),
   answerQuestion: (approvalId: string, answers: Record<string, string[]>) =>
     call<Approval>("answer_question", { approvalId, answers }),
-  importAttachmentPath: (path: string) => call<Attachment>("import_attachment_path", { path }),
+  /** A dropped or picked file, by the token its drop or pick issued (used up). */
+  importAttachment: (token: string) => call<Attachment>("import_attachment_token", { token }),
   importAttachmentBytes: (bytes: Uint8Array, name: string) =>
     call<Attachment>("import_attachment_bytes", bytes, { headers: { "x-file-name": encodeURIComponent(name) } }),
   /** The clipboard's image, read by the shell (WebKitGTK pastes only text into the page). */
   importClipboardImage: () => call<Attachment>("import_clipboard_image"),
   readAttachment: async (sha256: string) => toBytes(await call<unknown>("read_attachment", { sha256 })),
-  pickFiles: () => call<string[]>("pick_files"),
+  /** The native picker; the chosen files as tokens (empty when cancelled). */
+  pickFiles: () => call<OfferedFile[]>("pick_files"),
   listProfiles: (workspaceId: string) => call<Profile[]>("list_profiles", { workspaceId }),
   setSessionProfile: (sessionId: string, profileId: string) =>
     call<Session>("set_session_profile", { sessionId, profileId }),
@@ -192,14 +203,22 @@ export const ipc = {
   /** The answer (stored): keep running in the tray (hides the window) or quit. */
   keepRunningInTray: (keep: boolean) => call<null>("keep_running_in_tray", { keep }),
   openExternal: (url: string) => call<null>("open_external", { url }),
-  /** OS files dragged over / dropped on the window. Resolves to an unlisten function. */
+  /**
+   * OS files dragged over / dropped on the window. The webview's own event only drives the
+   * overlay (its paths are ignored); the dropped files arrive from Rust as tokens.
+   * Resolves to an unlisten function.
+   */
   onFileDrop: async (handler: (event: FileDropEvent) => void): Promise<() => void> => {
-    const { getCurrentWebview } = await loadWebviewApi();
-    return getCurrentWebview().onDragDropEvent((e) => {
-      const p = e.payload;
-      if (p.type === "drop") handler({ type: "drop", paths: p.paths });
-      else handler({ type: p.type });
+    const [{ getCurrentWebview }, { listen }] = await Promise.all([loadWebviewApi(), import("@tauri-apps/api/event")]);
+    const offDrag = await getCurrentWebview().onDragDropEvent((e) => {
+      const type = e.payload.type;
+      handler({ type: type === "drop" ? "leave" : type });
     });
+    const offDrop = await listen<OfferedFile[]>(FILES_DROPPED, (e) => handler({ type: "drop", files: e.payload }));
+    return () => {
+      offDrag();
+      offDrop();
+    };
   },
 };
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::approval_detail::ApprovalDetail;
-use agentdesk_protocol::events::{AgentEvent, ApprovalKind, UserDecision};
+use agentdesk_protocol::events::{AgentEvent, ApprovalKind, Question, UserDecision};
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalDecisionDetail, ApprovalKindName, ApprovalRequest,
@@ -204,14 +204,41 @@ fn state_for(answer: &ApprovalAnswer) -> ApprovalState {
     }
 }
 
-fn detail_for(answer: &ApprovalAnswer) -> Option<ApprovalDecisionDetail> {
+/// What the answer to a secret question is recorded as: the same mask whatever was answered
+/// (and however many answers), so the record says nothing of the value, not even its length.
+pub const SECRET_ANSWER_MASK: &str = "••••••";
+
+/// `answers` as they may be kept: the answer to every question marked secret replaced by
+/// [`SECRET_ANSWER_MASK`]. Only the engine ever gets the real value (from memory, on the
+/// connection that asked); the store, the timeline and exports get this.
+pub fn mask_secret_answers(
+    questions: &[Question],
+    answers: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Vec<String>> {
+    answers
+        .iter()
+        .map(|(id, given)| {
+            let secret = questions.iter().any(|q| q.secret && q.id == *id);
+            let kept = if secret {
+                vec![SECRET_ANSWER_MASK.to_string()]
+            } else {
+                given.clone()
+            };
+            (id.clone(), kept)
+        })
+        .collect()
+}
+
+/// The decision's details as they are stored, secret answers masked (`questions`: what was
+/// asked).
+fn detail_for(answer: &ApprovalAnswer, questions: &[Question]) -> Option<ApprovalDecisionDetail> {
     match answer {
         ApprovalAnswer::Decision(d) => d.message.as_ref().map(|m| ApprovalDecisionDetail {
             message: Some(m.clone()),
             ..Default::default()
         }),
         ApprovalAnswer::Answers(a) => Some(ApprovalDecisionDetail {
-            answers: Some(a.clone()),
+            answers: Some(mask_secret_answers(questions, a)),
             ..Default::default()
         }),
     }
@@ -450,7 +477,15 @@ impl ApprovalQueue {
             ));
         }
         let new_state = state_for(&answer);
-        let detail = detail_for(&answer);
+        // What was asked, to know which answers are secret. Read apart from `end` (which
+        // takes the request out); a request not held here is refused by `end` anyway.
+        let questions = self
+            .lock()
+            .held
+            .get(id)
+            .map(|h| h.approval.request.questions.clone())
+            .unwrap_or_default();
+        let detail = detail_for(&answer, &questions);
         let end = ApprovalEnd {
             state: new_state,
             decided_by: Some(by),

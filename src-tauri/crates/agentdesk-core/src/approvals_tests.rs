@@ -369,6 +369,68 @@ async fn questions_take_answers_not_approvals() {
     assert_eq!(log.lock().unwrap()[0].1, answers);
 }
 
+/// A secret question's answer reaches the engine as typed, but what is stored (and so what
+/// the timeline and exports show) is one fixed mask: neither the value nor its length.
+#[tokio::test]
+async fn a_secret_answer_reaches_the_engine_and_is_stored_masked() {
+    let (_d, store) = setup().await;
+    let q = ApprovalQueue::new(store.clone());
+    let log: Log = Default::default();
+    let question = |id: &str, secret: bool| Question {
+        id: id.into(),
+        header: None,
+        question: format!("{id}?"),
+        options: Vec::new(),
+        allow_other: true,
+        secret,
+    };
+    let mut asked = ask("r0", "e1", ApprovalKindName::Question);
+    asked.request.questions = vec![question("token", true), question("name", false)];
+    let Requested::Pending(a) = q
+        .request(asked, &ask_policy(), responder(&log, "e1"))
+        .await
+        .unwrap()
+    else {
+        panic!("questions are never auto-decided")
+    };
+    let typed: BTreeMap<String, Vec<String>> = [
+        ("token".to_string(), vec!["hunter2-sk-live-123".to_string()]),
+        ("name".to_string(), vec!["Ada".to_string()]),
+    ]
+    .into();
+    let done = q
+        .decide(
+            &a.id,
+            ApprovalAnswer::Answers(typed.clone()),
+            DecidedBy::User,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        log.lock().unwrap()[0].1,
+        ApprovalAnswer::Answers(typed),
+        "the engine gets the real answer"
+    );
+    let stored = store.get_approval(&a.id).await.unwrap();
+    for approval in [&done, &stored] {
+        let answers = approval.decision.clone().unwrap().answers.unwrap();
+        assert_eq!(answers["token"], [SECRET_ANSWER_MASK]);
+        assert_eq!(answers["name"], ["Ada"], "other answers are kept");
+    }
+    let all = serde_json::to_string(&store.session_approvals(&"s".into()).await.unwrap()).unwrap();
+    assert!(!all.contains("hunter2"), "{all}");
+    // Many answers or a long one: the same mask.
+    let many = [(
+        "token".to_string(),
+        vec!["a".to_string(), "bbbbbbbbbbbbbbbbbbbb".to_string()],
+    )]
+    .into();
+    assert_eq!(
+        mask_secret_answers(&[question("token", true)], &many)["token"],
+        [SECRET_ANSWER_MASK]
+    );
+}
+
 /// "Always" on `ls` covers `ls`, never a later `curl …|sh` (the grant used to be the tool's).
 #[tokio::test]
 async fn always_on_one_command_leaves_another_pending() {

@@ -5,14 +5,21 @@
 //! The folder is private to the user (0700) and so is every blob (0600): attachments are
 //! often screenshots and logs nobody else should read. A symbolic link is refused before
 //! anything is read, naming where it points: a link dropped into the chat could otherwise
-//! import `~/.ssh/id_rsa` under an innocent name.
+//! import `~/.ssh/id_rsa` under an innocent name. Only regular files are imported, judged on
+//! the open descriptor, never kernel files (`/proc/self/environ`, anything under `/sys` or
+//! `/dev`); and the window names a file only by the token a drop or the picker issued
+//! ([`AttachmentGrants`]), never by a path.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ids::RunId;
 use agentdesk_protocol::ui::{Attachment, AttachmentKind};
 use agentdesk_store::{now_ms, Blob};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::{CoreError, Desk, Result};
@@ -161,17 +168,30 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> CoreError {
     }
 }
 
-/// Copy `src` into `dir/<sha256>` (blocking). The size is checked from the metadata first
-/// (a 2 GB file is refused without reading it), then against the sniffed kind's limit, and
-/// the copy stops if the file grows past the limit while it is read.
+/// Copy `src` into `dir/<sha256>` (blocking). The file is opened without following a link
+/// and without blocking (a FIFO swapped in after a check would otherwise hang the import while
+/// it holds the attachments lock), then everything is checked on the *open descriptor*: a
+/// regular file, not on a kernel pseudo-filesystem (`/proc`, `/sys`, `/dev`), and its size
+/// (a 2 GB file is refused without reading it) against the sniffed kind's limit. The copy
+/// stops if the file grows past the limit while it is read.
 pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<Blob> {
     let name = src.display().to_string();
-    refuse_symlink(src)?;
-    let meta = std::fs::metadata(src)
+    // Before opening: a link is named with its target, and a device or FIFO is never opened
+    // at all (opening some devices has effects of its own).
+    refuse_special(src)?;
+    let mut file = open_no_follow(src)
+        .map_err(|e| CoreError::Attachment(format!("cannot open {name}: {e}")))?;
+    // The checks that count: on what was actually opened, not on what the path named a
+    // moment ago.
+    let meta = file
+        .metadata()
         .map_err(|e| CoreError::Attachment(format!("cannot read {name}: {e}")))?;
     if !meta.is_file() {
-        return Err(CoreError::Attachment(format!("{name} is not a file")));
+        return Err(CoreError::Attachment(format!(
+            "{name} is not a file (only regular files can be attached)"
+        )));
     }
+    refuse_kernel_files(&file, src)?;
     let largest = limits.largest();
     if meta.len() > largest {
         return Err(CoreError::Attachment(format!(
@@ -180,8 +200,6 @@ pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<B
             human(largest)
         )));
     }
-    let mut file = open_no_follow(src)
-        .map_err(|e| CoreError::Attachment(format!("cannot open {name}: {e}")))?;
     let mut head = vec![0u8; SNIFF_LEN];
     let mut filled = 0;
     while filled < head.len() {
@@ -231,8 +249,9 @@ pub fn store_blob(dir: &Path, src: &Path, limits: &AttachmentLimits) -> Result<B
 }
 
 /// A symbolic link is not imported: the message names the link and where it points, so the
-/// user can attach the target itself if that is what they meant.
-fn refuse_symlink(src: &Path) -> Result<()> {
+/// user can attach the target itself if that is what they meant. Anything else that is not a
+/// regular file (a folder, a FIFO, a device, a socket) is refused before it is opened.
+fn refuse_special(src: &Path) -> Result<()> {
     let name = src.display();
     let meta = std::fs::symlink_metadata(src)
         .map_err(|e| CoreError::Attachment(format!("cannot read {name}: {e}")))?;
@@ -244,20 +263,95 @@ fn refuse_symlink(src: &Path) -> Result<()> {
             "{name} is a symbolic link to {target}; it was not attached. Attach {target} itself if that is the file you mean"
         )));
     }
+    if !meta.is_file() {
+        return Err(CoreError::Attachment(format!(
+            "{name} is not a file (only regular files can be attached)"
+        )));
+    }
     Ok(())
 }
 
-/// Open for reading without following a link swapped in after the check above.
+/// Open for reading without following a link swapped in after the check above, and without
+/// blocking: opening a FIFO for reading waits for a writer, forever if none comes.
+/// `O_NONBLOCK` changes nothing for the reads of a regular file, the only kind kept.
 fn open_no_follow(src: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW);
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     options.open(src)
 }
+
+/// Folders whose "files" are the kernel's or the machine's, never a user's document:
+/// `/proc/self/environ` is a regular file of size 0 that holds the app's environment.
+const KERNEL_DIRS: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+fn under_kernel_dir(path: &Path) -> bool {
+    KERNEL_DIRS.iter().any(|d| path.starts_with(d))
+}
+
+/// Refuse a descriptor that lives on a kernel pseudo-filesystem or under `/proc`, `/sys` or
+/// `/dev`, judged from the descriptor itself (its filesystem type and the path the kernel
+/// says it has), so no link, bind path or rename can dress one up as a document.
+fn refuse_kernel_files(file: &std::fs::File, src: &Path) -> Result<()> {
+    let name = src.display();
+    let refused = || {
+        CoreError::Attachment(format!(
+            "{name} is a system file (under /proc, /sys or /dev); it cannot be attached"
+        ))
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fd = file.as_raw_fd();
+        // SAFETY: `statfs` is plain old data, zeroed is a valid value; `fd` is open for the
+        // whole call (borrowed from `file`).
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstatfs(fd, &mut st) } == 0 {
+            #[allow(clippy::unnecessary_cast)] // `f_type`'s type differs between targets
+            let magic = (st.f_type as u64) & 0xffff_ffff;
+            if PSEUDO_FS_MAGIC.contains(&magic) {
+                return Err(refused());
+            }
+        }
+        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{fd}")) {
+            if under_kernel_dir(&real) {
+                return Err(refused());
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        if let Ok(real) = std::fs::canonicalize(src) {
+            if under_kernel_dir(&real) {
+                return Err(refused());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Linux `statfs.f_type` of the kernel's pseudo-filesystems (linux/magic.h): proc, sysfs,
+/// debugfs, tracefs, securityfs, cgroup, cgroup2, bpf, devpts, configfs, efivarfs, pstore.
+#[cfg(target_os = "linux")]
+const PSEUDO_FS_MAGIC: [u64; 12] = [
+    0x9fa0,
+    0x6265_6572,
+    0x6462_6720,
+    0x7472_6163,
+    0x7363_6673,
+    0x0027_e0eb,
+    0x6367_7270,
+    0xcafe_4a11,
+    0x1cd1,
+    0x6265_6570,
+    0xde5e_81e4,
+    0x6165_676c,
+];
 
 /// Make every file of the attachment folder private (blobs stored by builds that did not).
 pub(crate) fn tighten_dir(dir: &Path) -> std::io::Result<()> {
@@ -312,7 +406,111 @@ fn copy_hashing(
     Ok((sha, size))
 }
 
+/// How long a file offered by a drop or the picker can be imported, and how many offers are
+/// kept at most (the oldest go first): the composer imports at once, so both are generous.
+const OFFER_TTL: Duration = Duration::from_secs(10 * 60);
+const MAX_OFFERS: usize = 256;
+
+/// Files the user handed to the app through the OS (dropped on the window, chosen in the
+/// native picker), known to the page only by an opaque, single-use token. The page never
+/// names a path: a compromised page (the webview renders what agents write) can import only
+/// what the user offered, once, not `~/.ssh/id_rsa` or `/proc/self/environ`.
+pub struct AttachmentGrants {
+    offers: Mutex<HashMap<String, Offer>>,
+    ttl: Duration,
+}
+
+struct Offer {
+    path: PathBuf,
+    at: Instant,
+}
+
+/// What the page learns about an offered file: enough to show it, never where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OfferedFile {
+    pub token: String,
+    pub name: String,
+    /// The size when offered, if it is a file (only shown; the import checks it again).
+    pub size: Option<u64>,
+}
+
+impl Default for AttachmentGrants {
+    fn default() -> Self {
+        AttachmentGrants::with_ttl(OFFER_TTL)
+    }
+}
+
+impl AttachmentGrants {
+    pub fn with_ttl(ttl: Duration) -> Self {
+        AttachmentGrants {
+            offers: Mutex::new(HashMap::new()),
+            ttl,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Offer>> {
+        // Each critical section is one insert/remove/retain: a poisoned map is consistent.
+        self.offers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Offer files the OS handed over; one token each.
+    pub fn offer(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<OfferedFile> {
+        let now = Instant::now();
+        let mut offers = self.lock();
+        offers.retain(|_, o| now.duration_since(o.at) < self.ttl);
+        let offered: Vec<OfferedFile> = paths
+            .into_iter()
+            .map(|path| {
+                let token = uuid::Uuid::new_v4().simple().to_string();
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| path.display().to_string());
+                let size = std::fs::symlink_metadata(&path)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                offers.insert(token.clone(), Offer { path, at: now });
+                OfferedFile { token, name, size }
+            })
+            .collect();
+        while offers.len() > MAX_OFFERS {
+            let oldest = offers
+                .iter()
+                .min_by_key(|(_, o)| o.at)
+                .map(|(t, _)| t.clone());
+            match oldest {
+                Some(t) => offers.remove(&t),
+                None => break,
+            };
+        }
+        offered
+    }
+
+    /// The path behind a token, used up: a token imports once.
+    pub fn take(&self, token: &str) -> Result<PathBuf> {
+        let offer = self.lock().remove(token);
+        match offer {
+            Some(o) if o.at.elapsed() < self.ttl => Ok(o.path),
+            _ => Err(CoreError::InvalidInput(
+                "this file was not offered by a drop or the file picker, or the offer expired; drop or pick it again".into(),
+            )),
+        }
+    }
+}
+
 impl Desk {
+    /// Import a file the user offered (see [`AttachmentGrants`]).
+    pub async fn import_offered(
+        &self,
+        grants: &AttachmentGrants,
+        token: &str,
+    ) -> Result<Attachment> {
+        let path = grants.take(token)?;
+        self.import_attachment(&path).await
+    }
+
     /// Where blobs live.
     pub fn attachments_dir(&self) -> PathBuf {
         self.data_dir.join(DIR_NAME)

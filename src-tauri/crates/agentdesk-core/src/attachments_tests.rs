@@ -217,3 +217,228 @@ async fn a_symlink_is_refused_naming_its_target() {
     assert_eq!(stored, 0, "nothing was imported");
     desk.close().await;
 }
+
+/// Kernel files are refused even though they look like small regular files:
+/// `/proc/self/environ` is "0 bytes" and holds the app's whole environment.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn kernel_files_are_never_imported() {
+    let data = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    for path in ["/proc/self/environ", "/proc/self/status", "/dev/null"] {
+        let err = desk
+            .import_attachment(std::path::Path::new(path))
+            .await
+            .expect_err(path);
+        assert_eq!(err.code(), ErrorCode::InvalidInput, "{path}: {err}");
+    }
+    let msg = desk
+        .import_attachment(std::path::Path::new("/proc/self/environ"))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("system file"), "{msg}");
+    if std::path::Path::new("/sys/kernel/uevent_seqnum").exists() {
+        let err = desk
+            .import_attachment(std::path::Path::new("/sys/kernel/uevent_seqnum"))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("system file"), "{err}");
+    }
+    let stored = std::fs::read_dir(desk.attachments_dir())
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(stored, 0, "nothing was imported");
+    desk.close().await;
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+/// Swap two paths atomically (Linux `renameat2(RENAME_EXCHANGE)`); false where unsupported.
+#[cfg(unix)]
+fn exchange(a: &std::path::Path, b: &std::path::Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::CString::new(a.as_os_str().as_bytes()).unwrap();
+        let b = std::ffi::CString::new(b.as_os_str().as_bytes()).unwrap();
+        // SAFETY: valid NUL-terminated paths, relative to nothing (absolute).
+        unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            ) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_without_waiting_for_a_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.png");
+    mkfifo(&fifo);
+    let started = std::time::Instant::now();
+    let err = store_blob(
+        &dir.path().join("attachments"),
+        &fifo,
+        &AttachmentLimits::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("is not a file"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
+
+/// A file swapped for a FIFO between the type check and the open: the import fails at once
+/// (it never waits for a writer) and leaves the attachments lock free. A thread keeps
+/// swapping the path between a regular file and a FIFO while imports run, so some imports
+/// check one and open the other. The code before the fix hung here (its open blocks); the
+/// runtime is shut down in the background so a hung import fails the test instead of
+/// hanging it too.
+#[cfg(unix)]
+#[test]
+fn a_fifo_swapped_in_after_the_check_fails_promptly_and_frees_the_lock() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let target = folder.path().join("notes.txt");
+    std::fs::write(&target, "notes\n").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let stop = Arc::clone(&stop);
+        let dir = folder.path().to_path_buf();
+        let target = target.clone();
+        std::thread::spawn(move || {
+            let fifo = dir.join("fifo.tmp");
+            mkfifo(&fifo);
+            // One atomic exchange per turn (a few microseconds): the path flips between the
+            // file and the FIFO fast enough that many imports see both.
+            while !stop.load(Ordering::Relaxed) {
+                if !exchange(&fifo, &target) {
+                    break;
+                }
+            }
+            // Where the exchange is not supported: replace one with the other by renames.
+            let file = dir.join("file.tmp");
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::write(&file, "notes\n").unwrap();
+                std::fs::rename(&file, &target).unwrap();
+                let _ = std::fs::remove_file(&fifo);
+                mkfifo(&fifo);
+                std::fs::rename(&fifo, &target).unwrap();
+            }
+        })
+    };
+    let outcome = rt.block_on(async {
+        let desk = Desk::open(data.path()).await.unwrap();
+        let raced = tokio::time::timeout(Duration::from_secs(20), async {
+            let started = Instant::now();
+            let mut n = 0;
+            while n < 300 && started.elapsed() < Duration::from_secs(3) {
+                let _ = desk.import_attachment(&target).await;
+                n += 1;
+            }
+            n
+        })
+        .await;
+        stop.store(true, Ordering::Relaxed);
+        let other = folder.path().join("other.md");
+        std::fs::write(&other, "# other\n").unwrap();
+        let after = tokio::time::timeout(Duration::from_secs(5), desk.import_attachment(&other))
+            .await
+            .map(|r| r.map(|a| a.name));
+        (raced, after)
+    });
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    // Never wait for a hung import's thread.
+    rt.shutdown_background();
+    let (raced, after) = outcome;
+    assert!(raced.is_ok(), "an import hung on a FIFO swapped in");
+    assert_eq!(
+        after.expect("the attachments lock was still held").unwrap(),
+        "other.md"
+    );
+}
+
+#[test]
+fn offered_files_import_once_by_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shot.png");
+    std::fs::write(&file, PNG).unwrap();
+    let grants = AttachmentGrants::default();
+    let offered = grants.offer([file.clone(), dir.path().join("missing.txt")]);
+    assert_eq!(offered.len(), 2);
+    assert_eq!(offered[0].name, "shot.png");
+    assert_eq!(offered[0].size, Some(PNG.len() as u64));
+    assert_eq!(offered[1].size, None);
+    assert_ne!(offered[0].token, offered[1].token);
+    assert!(
+        !offered[0].token.contains("shot"),
+        "a token says nothing of the path"
+    );
+    assert_eq!(grants.take(&offered[0].token).unwrap(), file);
+    let again = grants.take(&offered[0].token).unwrap_err();
+    assert_eq!(again.code(), ErrorCode::InvalidInput);
+    // A path is not a token.
+    assert!(grants.take(&file.display().to_string()).is_err());
+    assert!(grants.take("").is_err());
+
+    let expired = AttachmentGrants::with_ttl(std::time::Duration::ZERO);
+    let o = expired.offer([file.clone()]);
+    assert!(expired.take(&o[0].token).is_err(), "an expired offer");
+}
+
+#[tokio::test]
+async fn an_offered_token_imports_the_file_and_only_it() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let desk = Desk::open(data.path()).await.unwrap();
+    let grants = AttachmentGrants::default();
+    let file = folder.path().join("notes.md");
+    std::fs::write(&file, "# notes\n").unwrap();
+    let offered = grants.offer([file]);
+    let a = desk
+        .import_offered(&grants, &offered[0].token)
+        .await
+        .unwrap();
+    assert_eq!(a.name, "notes.md");
+    assert!(desk
+        .import_offered(&grants, &offered[0].token)
+        .await
+        .is_err());
+    assert!(desk
+        .import_offered(&grants, "/proc/self/environ")
+        .await
+        .is_err());
+    // Even offered (a drop of a kernel file), a kernel file is refused.
+    #[cfg(target_os = "linux")]
+    {
+        let o = grants.offer([std::path::PathBuf::from("/proc/self/environ")]);
+        let err = desk.import_offered(&grants, &o[0].token).await.unwrap_err();
+        assert!(err.to_string().contains("system file"), "{err}");
+    }
+    desk.close().await;
+}

@@ -5,6 +5,9 @@ use agentdesk_protocol::ui::{
     Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
     SECRET_MASK,
 };
+use std::io::Write;
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -86,7 +89,7 @@ impl Desk {
                 });
             }
         }
-        let export = SessionExport {
+        let mut export = SessionExport {
             version: EXPORT_VERSION,
             usage: self.store.session_usage(session_id).await?,
             approvals: self.store.session_approvals(session_id).await?,
@@ -94,6 +97,7 @@ impl Desk {
             session,
             runs,
         };
+        mask_secret_answers(&mut export);
         redact(export, &secrets)
     }
 
@@ -106,6 +110,26 @@ impl Desk {
 
     pub async fn export_session_markdown(&self, session_id: &SessionId) -> Result<String> {
         Ok(render_markdown(&self.export_session(session_id).await?))
+    }
+}
+
+/// Answers to secret questions never leave in an export, even one recorded by a build that
+/// stored them in clear (or reached the timeline from the engine's echo of the answer).
+fn mask_secret_answers(export: &mut SessionExport) {
+    for a in &mut export.approvals {
+        if let Some(answers) = a.decision.as_mut().and_then(|d| d.answers.as_mut()) {
+            *answers = crate::approvals::mask_secret_answers(&a.request.questions, answers);
+        }
+    }
+    for item in export.runs.iter_mut().flat_map(|r| r.items.iter_mut()) {
+        if let ItemBody::Question {
+            questions,
+            answers: Some(answers),
+            ..
+        } = &mut item.body
+        {
+            *answers = crate::approvals::mask_secret_answers(questions, answers);
+        }
     }
 }
 
@@ -325,6 +349,67 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
             md.push_str(&format!("*Usage: {}*\n\n", usage_line(&u)));
         }
     }
+}
+
+/// Write `bytes` to `path`, replacing it, so a failed write never leaves half an export
+/// under the user's name: a sibling temporary file first, renamed over the target. The
+/// temporary file has a name nobody can guess, is created new (a file or a symbolic link
+/// planted there is never opened, let alone followed to overwrite what it points at) and is
+/// private (0600) from its first byte: an export holds the whole conversation. The error
+/// says which step failed ("write" or "replace").
+pub(crate) async fn write_replacing(
+    path: &Path,
+    bytes: Vec<u8>,
+) -> std::result::Result<(), (&'static str, std::io::Error)> {
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || write_replacing_blocking(&path, &bytes))
+        .await
+        .map_err(|e| ("write", std::io::Error::other(e.to_string())))?
+}
+
+fn write_replacing_blocking(
+    path: &Path,
+    bytes: &[u8],
+) -> std::result::Result<(), (&'static str, std::io::Error)> {
+    let name = path.file_name().ok_or((
+        "write",
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path"),
+    ))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(
+        ".{}.agentdesk-export",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let tmp = path.with_file_name(tmp_name);
+    let written = create_private_new(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = written {
+        // Only a file this call created is removed: `create_new` failed on anything else.
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return Err(("write", e));
+    }
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(("replace", e));
+    }
+    Ok(())
+}
+
+/// A new file, private, never through a symbolic link.
+pub(crate) fn create_private_new(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 #[cfg(test)]

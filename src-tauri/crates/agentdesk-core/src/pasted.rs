@@ -74,6 +74,9 @@ impl Desk {
                 "{sha256:?} is not an attachment id"
             )));
         }
+        // Only what the store recorded as imported: not any file that happens to sit in the
+        // folder under a hash-like name (a leftover, something planted there).
+        self.store.get_blob(sha256).await?;
         let path: PathBuf = self.attachments_dir().join(sha256);
         tokio::fs::read(&path)
             .await
@@ -128,6 +131,15 @@ mod tests {
         assert_eq!(a.mime, "image/png");
         assert_eq!(desk.read_attachment(&a.sha256).await.unwrap(), png);
         assert!(desk.read_attachment("../agentdesk.db").await.is_err());
+        // A hash-named file the store never recorded is not served.
+        let planted = "ab".repeat(32);
+        std::fs::write(desk.attachments_dir().join(&planted), b"planted").unwrap();
+        let err = desk.read_attachment(&planted).await.unwrap_err();
+        assert_eq!(
+            err.code(),
+            agentdesk_protocol::ui::ErrorCode::NotFound,
+            "{err}"
+        );
         assert!(desk.import_attachment_bytes("x.png", b"").await.is_err());
         // Nothing staged is left behind.
         let tmp = dir.path().join("tmp");

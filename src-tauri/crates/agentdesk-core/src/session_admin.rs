@@ -40,9 +40,9 @@ impl Desk {
         }
     }
 
-    /// Write the export to `path` (the file the save dialog returned), replacing it. The
-    /// text goes to a sibling temporary file first and is renamed over the target, so a
-    /// failed write never leaves half an export under the user's name.
+    /// Write the export to `path` (the file the save dialog returned), replacing it: see
+    /// `export::write_replacing` (a private, unguessable, no-follow temporary file renamed
+    /// over the target).
     pub async fn export_session_to(
         &self,
         session_id: &SessionId,
@@ -53,20 +53,15 @@ impl Desk {
         let io = |what: &str, e: std::io::Error| {
             CoreError::InvalidInput(format!("cannot {what} {}: {e}", path.display()))
         };
-        let name = path.file_name().ok_or_else(|| {
-            CoreError::InvalidInput(format!("{} is not a file path", path.display()))
-        })?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(".agentdesk-export");
-        let tmp = path.with_file_name(tmp_name);
-        tokio::fs::write(&tmp, text.as_bytes())
-            .await
-            .map_err(|e| io("write", e))?;
-        if let Err(e) = tokio::fs::rename(&tmp, path).await {
-            let _ = tokio::fs::remove_file(&tmp).await;
-            return Err(io("replace", e));
+        if path.file_name().is_none() {
+            return Err(CoreError::InvalidInput(format!(
+                "{} is not a file path",
+                path.display()
+            )));
         }
+        crate::export::write_replacing(path, text.into_bytes())
+            .await
+            .map_err(|(what, e)| io(what, e))?;
         tracing::info!(%session_id, ?format, path = %path.display(), "session exported");
         Ok(())
     }

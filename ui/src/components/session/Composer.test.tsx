@@ -57,13 +57,21 @@ describe("Composer", () => {
     expect((screen.getByRole("button", { name: "Send" }) as HTMLButtonElement).disabled).toBe(true);
   });
 
-  it("attaches picked files as chips with remove buttons, and sends them", async () => {
-    const { ipc, box } = setup({ pickFiles: vi.fn(async () => ["/home/me/shot.png", "/home/me/notes.txt"]) });
+  it("attaches picked files (by their tokens) as chips with remove buttons, and sends them", async () => {
+    const { ipc, box } = setup({
+      pickFiles: vi.fn(async () => [
+        { token: "t-1", name: "shot.png", size: 3 },
+        { token: "t-2", name: "notes.txt", size: 4 },
+      ]),
+      importAttachment: vi.fn(async (token: string) => attachment(token === "t-1" ? "shot.png" : "notes.txt")),
+    });
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Attach files" }));
     });
     await screen.findByRole("button", { name: "Remove shot.png" });
-    expect(ipc.importAttachmentPath).toHaveBeenCalledWith("/home/me/shot.png");
+    // The page sends the token the picker issued, never a path.
+    expect(ipc.importAttachment).toHaveBeenCalledWith("t-1");
+    expect(ipc.importAttachment).toHaveBeenCalledWith("t-2");
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Remove notes.txt" }));
     });
@@ -76,11 +84,11 @@ describe("Composer", () => {
   });
 
   it("shows the core's reason for a refused file and attaches nothing", async () => {
-    const importAttachmentPath = vi.fn(async (path: string) => {
-      if (path.endsWith(".mov")) throw new IpcFailure({ code: "invalid_input", message: "movie.mov is 212 MB; the limit is 20 MB" });
+    const importAttachment = vi.fn(async (token: string) => {
+      if (token === "t-mov") throw new IpcFailure({ code: "invalid_input", message: "movie.mov is 212 MB; the limit is 20 MB" });
       return attachment("ok.txt");
     });
-    setup({ pickFiles: vi.fn(async () => ["/x/movie.mov"]), importAttachmentPath });
+    setup({ pickFiles: vi.fn(async () => [{ token: "t-mov", name: "movie.mov", size: 212e6 }]), importAttachment });
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Attach files" }));
     });
@@ -118,8 +126,8 @@ describe("Composer", () => {
     expect(ipc.importAttachmentBytes).not.toHaveBeenCalled();
   });
 
-  it("files dropped on the window are imported by path", async () => {
-    const ipc = fakeIpc();
+  it("files dropped on the window are imported by their tokens", async () => {
+    const ipc = fakeIpc({ importAttachment: vi.fn(async () => attachment("dropped.png")) });
     const { rerender } = render(
       <IpcContext.Provider value={ipc}>
         <Composer sessionId="s1" running={null} dropped={null} />
@@ -128,11 +136,12 @@ describe("Composer", () => {
     await act(async () => {
       rerender(
         <IpcContext.Provider value={ipc}>
-          <Composer sessionId="s1" running={null} dropped={{ paths: ["/tmp/dropped.png"], at: 1 }} />
+          <Composer sessionId="s1" running={null} dropped={{ files: [{ token: "t-drop", name: "dropped.png", size: 9 }], at: 1 }} />
         </IpcContext.Provider>,
       );
     });
     await screen.findByRole("button", { name: "Remove dropped.png" });
+    expect(ipc.importAttachment).toHaveBeenCalledWith("t-drop");
   });
 
   it("Interrupt (button and Esc) stops the running run", async () => {

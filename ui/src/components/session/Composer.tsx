@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
-import { errorOf, type Attachment, type Run } from "../../ipc";
+import { errorOf, type Attachment, type OfferedFile, type Run } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { formatBytes } from "../../util/format";
 import { AttachmentThumb } from "./items/Messages";
@@ -16,14 +16,12 @@ interface Props {
   sessionId: string;
   /** The running run, if any (Interrupt / Esc stop it). */
   running: Run | null;
-  /** Files dropped on the window (paths), handed over by the session view. */
-  dropped: { paths: string[]; at: number } | null;
+  /** Files dropped on the window (as tokens), handed over by the session view. */
+  dropped: { files: OfferedFile[]; at: number } | null;
   disabled?: boolean;
   /** Put the cursor in the message box when the session opens. */
   autoFocus?: boolean;
 }
-
-const baseName = (path: string) => path.split(/[\\/]/).pop() || path;
 
 /** Where the user writes: text, attachments (picker, paste, drop), send, interrupt. */
 export function Composer({ sessionId, running, dropped, disabled = false, autoFocus = false }: Props) {
@@ -59,11 +57,11 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
     );
   };
 
-  const importPaths = (paths: string[]) =>
-    importAll(paths.map((p) => ({ name: baseName(p), run: () => ipc.importAttachmentPath(p) })));
+  const importOffered = (files: OfferedFile[]) =>
+    importAll(files.map((f) => ({ name: f.name, run: () => ipc.importAttachment(f.token) })));
 
   useEffect(() => {
-    if (dropped) void importPaths(dropped.paths);
+    if (dropped) void importOffered(dropped.files);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [dropped]);
 
@@ -81,7 +79,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
 
   const pick = async () => {
     try {
-      await importPaths(await ipc.pickFiles());
+      await importOffered(await ipc.pickFiles());
     } catch (e) {
       setError(errorOf(e).message);
     }

@@ -1,9 +1,9 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { VirtuosoMockContext } from "react-virtuoso";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Ipc, LiveBatch, LiveOp } from "../../ipc";
+import type { FileDropEvent, Ipc, LiveBatch, LiveOp } from "../../ipc";
 import { IpcContext } from "../../ipc/context";
-import { fakeIpc, session } from "../../test/fakeIpc";
+import { attachment, fakeIpc, session } from "../../test/fakeIpc";
 import { agent, approval, item, itemApproval, reset, run, tool, user } from "../../test/items";
 import { SessionView } from "./SessionView";
 import { timelineOptions } from "./Timeline";
@@ -165,19 +165,22 @@ describe("SessionView", () => {
   });
 
   it("shows a drop overlay while files are dragged over the window", async () => {
-    let handler: (e: { type: "enter" | "over" | "leave" } | { type: "drop"; paths: string[] }) => void = () => {};
-    open({
+    let handler: (e: FileDropEvent) => void = () => {};
+    const { ipc } = open({
       onFileDrop: vi.fn(async (h) => {
         handler = h;
         return () => {};
       }),
+      importAttachment: vi.fn(async () => attachment("x.png")),
     });
     await act(async () => {});
     act(() => handler({ type: "enter" }));
     expect(screen.getByText("Drop files to attach them")).toBeTruthy();
-    await act(async () => handler({ type: "drop", paths: ["/tmp/x.png"] }));
+    await act(async () => handler({ type: "leave" }));
     expect(screen.queryByText("Drop files to attach them")).toBeNull();
+    await act(async () => handler({ type: "drop", files: [{ token: "t-x", name: "x.png", size: 1 }] }));
     await screen.findByRole("button", { name: "Remove x.png" });
+    expect(ipc.importAttachment).toHaveBeenCalledWith("t-x");
   });
 
   it("offers Jump to latest when scrolled up", async () => {

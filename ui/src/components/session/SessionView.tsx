@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { errorOf, type IpcError, type Session } from "../../ipc";
+import { errorOf, type IpcError, type OfferedFile, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useActiveRuns } from "../../state/hooks";
 import { SessionStore } from "../../state/sessionStore";
@@ -26,7 +26,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
   const store = useMemo(() => new SessionStore(session.id), [session.id]);
   const [diagOpen, setDiagOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
-  const [dropped, setDropped] = useState<{ paths: string[]; at: number } | null>(null);
+  const [dropped, setDropped] = useState<{ files: OfferedFile[]; at: number } | null>(null);
   const active = useActiveRuns(store);
   const running = active.find((r) => r.status === "running") ?? null;
 
@@ -72,7 +72,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
       .onFileDrop((e) => {
         if (e.type === "enter" || e.type === "over") setDragging(true);
         else setDragging(false);
-        if (e.type === "drop" && e.paths.length) setDropped({ paths: e.paths, at: Date.now() });
+        if (e.type === "drop" && e.files.length) setDropped({ files: e.files, at: Date.now() });
       })
       .then((u) => {
         if (live) unlisten = u;
