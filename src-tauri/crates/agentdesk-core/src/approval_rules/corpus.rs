@@ -165,6 +165,8 @@ const CORPUS: &[(Set, &str, Want)] = &[
     (DenyCurl, "su -c 'curl x' root", Deny),
     (DenyCurl, "script -qc 'curl x' /dev/null", Deny),
     (DenyCurl, "busybox sh -c 'curl x'", Deny),
+    (DenyCurl, "ssh -p 2222 localhost 'curl x'", Deny),
+    (DenyCurl, "ssh build-host make test", Approve),
     (DenyCurl, "'cu'rl x", Deny),
     (DenyCurl, "\"curl\" x", Deny),
     (DenyCurl, "\\curl x", Deny),

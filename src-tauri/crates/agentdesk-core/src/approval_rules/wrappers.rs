@@ -43,6 +43,8 @@ enum Kind {
     Watch,
     Flock,
     Chroot,
+    /// `ssh HOST COMMAND…`: the words after the host are a command line for a shell there.
+    Ssh,
     /// `chrt`, `taskset`, `ionice`: `-p` works on a running process, no program.
     PidMode,
 }
@@ -139,6 +141,7 @@ const WRAPPERS: &[Wrapper] = &[
       &["interactive", "login", "no-execute", "no-config", "private", "print-rusage-self",
         "help", "version"], 0),
     w(&["csh", "tcsh"], Kind::Csh, "", "bcdefFimnqstvVxX", &[], HELP, 0),
+    w(&["ssh"], Kind::Ssh, "BbcDEeFIiJLlmOoPpQRSWw", "46AaCfGgKkMNnqsTtVvXxYy", &[], &[], 1),
     w(&["cmd"], Kind::Cmd, "", "", &[], &[], 0),
     w(&["powershell", "pwsh", "powershell_ise"], Kind::PowerShell, "", "", &[], &[], 0),
 ];
@@ -315,6 +318,9 @@ pub fn inner(w: &Wrapper, words: &[String], out: &mut Expansion) -> Inner {
             }
             None => after(1),
         },
+        Kind::Ssh if o.has(&["N", "V"]) => Inner::Nothing,
+        Kind::Ssh if !has_program => Inner::Stdin,
+        Kind::Ssh => Inner::Script(words[o.next + 1..].join(" ")),
         Kind::Chroot if !has_program => Inner::Stdin,
         Kind::Chroot => after(1),
         Kind::Cmd | Kind::PowerShell => Inner::Nothing,
