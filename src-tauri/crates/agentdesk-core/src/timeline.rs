@@ -546,10 +546,15 @@ impl RunReducer {
         let item = &mut self.items[i];
         item.status = ItemStatus::Completed;
         if let ItemBody::Question {
-            answers: a, state, ..
+            questions,
+            answers: a,
+            state,
+            ..
         } = &mut item.body
         {
-            *a = answers.cloned();
+            // The engine has the answer now; what is kept (the store, the window, exports)
+            // never holds a secret one (issue 19, item 8).
+            *a = answers.map(|x| crate::approvals::mask_secret_answers(questions, x));
             if *state == ApprovalState::Pending {
                 *state = if answers.is_some() {
                     ApprovalState::Answered

@@ -117,3 +117,41 @@ fn a_question_asked_by_a_tool_call_gets_its_own_row() {
     let q = serde_json::to_value(&r.items()[1].body).unwrap();
     assert_eq!(q["answers"]["q0"][0], "Blue", "{q}");
 }
+
+/// The answer to a secret question reaches the engine, never the timeline row (which the
+/// store keeps and the window shows): the row holds the fixed mask, an ordinary answer as
+/// given (issue 19, item 8).
+#[test]
+fn a_secret_answer_is_masked_in_the_timeline() {
+    use agentdesk_protocol::events::Question;
+    let mut r = RunReducer::with_clock(&"s".into(), &"r".into(), Box::new(|| 0));
+    let q = |id: &str, secret: bool| Question {
+        id: id.into(),
+        header: None,
+        question: format!("{id}?"),
+        options: Vec::new(),
+        allow_other: true,
+        secret,
+    };
+    r.apply(&AgentEvent::QuestionAsked {
+        request_id: "req_s".into(),
+        item_id: None,
+        questions: vec![q("token", true), q("name", false)],
+    });
+    let answers = std::collections::BTreeMap::from([
+        ("token".to_string(), vec!["sk-live-123456789".to_string()]),
+        ("name".to_string(), vec!["deploy".to_string()]),
+    ]);
+    r.apply(&AgentEvent::QuestionAnswered {
+        request_id: "req_s".into(),
+        answers: Some(answers),
+    });
+    let row = serde_json::to_string(&r.items()[0].body).unwrap();
+    assert!(!row.contains("sk-live"), "{row}");
+    let row: serde_json::Value = serde_json::from_str(&row).unwrap();
+    assert_eq!(
+        row["answers"]["token"],
+        serde_json::json!([agentdesk_core::approvals::SECRET_ANSWER_MASK])
+    );
+    assert_eq!(row["answers"]["name"][0], "deploy");
+}
