@@ -454,6 +454,29 @@ fn quoted(s: &str) -> String {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
 
+    /// Reading and deciding never panic, whatever the line (escapes, brackets, wrappers
+    /// without their arguments, non-ASCII).
+    #[test]
+    fn any_line_is_decided_without_panicking(
+        words in proptest::collection::vec(proptest::sample::select(vec![
+            "env", "-S", "-u", "sudo", "xargs", "-I{}", "{}", "find", "-exec", "\\;", "bash",
+            "-c", "'", "\"", "$(", "`", ")", "(", "{", "}", ";", "&&", "|", "$'\\c\u{e9}'",
+            "$'\\x'", "eval", "trap", "--", "time", "-p", "function", "f", "()", "curl",
+            "powershell", "-Command", "cmd", "/c", "C:\\x.exe", "python3", "-", "awk", "ssh",
+            "\u{202e}", "\\", "$((", "<(", "<<EOF", "\n",
+        ]), 0..12),
+    ) {
+        let line = words.join(" ");
+        for claude in [false, true] {
+            let _ = evaluate(
+                &profile(DenyCurl),
+                ApprovalKindName::Command,
+                &shell_request(&line, claude),
+                &HashSet::new(),
+            );
+        }
+    }
+
     /// However `curl` is spelled and whatever chain of wrappers, assignments, shells and
     /// lists it sits in, a deny rule on it denies the line.
     #[test]
