@@ -346,3 +346,81 @@ async fn opening_and_reading_work_while_another_program_holds_the_write_lock() {
     reader.close().await;
     store.close().await;
 }
+
+/// A migrator of the real migrations up to `version` (a database an older build left).
+async fn migrator_until(version: i64) -> (tempfile::TempDir, Migrator) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let v: i64 = name.split('_').next().unwrap().parse().unwrap();
+        if v <= version {
+            std::fs::copy(entry.path(), dir.path().join(&name)).unwrap();
+        }
+    }
+    let m = Migrator::new(dir.path().to_path_buf()).await.unwrap();
+    (dir, m)
+}
+
+/// Answers to secret questions an older build stored in clear (the approval's decision and
+/// the question's timeline row) are masked when the database is opened by this build; other
+/// answers stay as they were, and the clear value is gone from the file (issue 19, item 8).
+#[tokio::test]
+async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DATABASE_FILE_NAME);
+    let (_m, old) = migrator_until(3).await;
+    let store = open_with(&path, &old).await.unwrap();
+    let questions = r#"[{"id":"token","question":"Token?","options":[],"allowOther":true,"secret":true},
+        {"id":"name","question":"Name?","options":[],"allowOther":true,"secret":false}]"#;
+    let answers = r#"{"token":["sk-live-0123456789"],"name":["deploy"]}"#;
+    for sql in [
+        "INSERT INTO workspaces VALUES ('w', 'w', '/w', 1, NULL)".to_string(),
+        "INSERT INTO sessions (id, workspace_id, engine, created_at, updated_at)
+         VALUES ('s', 'w', 'claude', 1, 1)"
+            .to_string(),
+        "INSERT INTO runs (id, session_id, seq, status, prompt, created_at)
+         VALUES ('r', 's', 1, 'completed', 'p', 1)"
+            .to_string(),
+        format!(
+            "INSERT INTO approvals (id, session_id, run_id, engine_request_id, kind, request,
+             state, decision, created_at)
+             VALUES ('a', 's', 'r', '1', 'question', '{{\"questions\":{questions}}}', 'answered',
+             '{{\"answers\":{answers}}}', 1)"
+        ),
+        format!(
+            "INSERT INTO timeline_items (id, session_id, run_id, seq, kind, payload, created_at,
+             updated_at)
+             VALUES ('i', 's', 'r', 1, 'question',
+             '{{\"requestId\":\"1\",\"questions\":{questions},\"answers\":{answers},\"state\":\"answered\"}}',
+             1, 1)"
+        ),
+    ] {
+        sqlx::query(&sql).execute(&store.pool).await.unwrap();
+    }
+    store.close().await;
+
+    let store = Store::open(&path).await.unwrap();
+    let decision: String = sqlx::query_scalar("SELECT decision FROM approvals WHERE id = 'a'")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    let payload: String = sqlx::query_scalar("SELECT payload FROM timeline_items WHERE id = 'i'")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    for stored in [&decision, &payload] {
+        let v: serde_json::Value = serde_json::from_str(stored).unwrap();
+        assert_eq!(v["answers"]["token"], serde_json::json!(["••••••"]), "{stored}");
+        assert_eq!(v["answers"]["name"], serde_json::json!(["deploy"]), "{stored}");
+    }
+    store.close().await;
+    let _ = digest(&path);
+    let bytes = std::fs::read(&path).unwrap();
+    let needle = b"sk-live-0123456789";
+    assert!(
+        !bytes.windows(needle.len()).any(|w| w == needle),
+        "the clear answer is still in the database file"
+    );
+}
