@@ -412,8 +412,16 @@ async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
         .unwrap();
     for stored in [&decision, &payload] {
         let v: serde_json::Value = serde_json::from_str(stored).unwrap();
-        assert_eq!(v["answers"]["token"], serde_json::json!(["••••••"]), "{stored}");
-        assert_eq!(v["answers"]["name"], serde_json::json!(["deploy"]), "{stored}");
+        assert_eq!(
+            v["answers"]["token"],
+            serde_json::json!(["••••••"]),
+            "{stored}"
+        );
+        assert_eq!(
+            v["answers"]["name"],
+            serde_json::json!(["deploy"]),
+            "{stored}"
+        );
     }
     store.close().await;
     let _ = digest(&path);
