@@ -12,6 +12,7 @@ use zbus::zvariant::OwnedValue;
 use crate::e2e::BoxError;
 
 const PATH: &str = "/org/freedesktop/Notifications";
+const IFACE: &str = "org.freedesktop.Notifications";
 
 /// One `Notify` the server got.
 #[derive(Debug, Clone)]
@@ -32,6 +33,38 @@ pub struct Notified {
 impl Notified {
     pub fn action_keys(&self) -> Vec<&str> {
         self.actions.iter().map(|(k, _)| k.as_str()).collect()
+    }
+
+    /// The key of the button that means `meaning` (`approve`, `deny`, `option:1`): sealed
+    /// with the notification's own nonce, `<meaning>.<32 hex digits>`. Panics without one.
+    pub fn key(&self, meaning: &str) -> &str {
+        let Some((k, _)) = self
+            .actions
+            .iter()
+            .find(|(k, _)| k.rsplit_once('.').is_some_and(|(m, _)| m == meaning))
+        else {
+            panic!("no {meaning} button: {self:?}");
+        };
+        let nonce = k.rsplit_once('.').map(|(_, n)| n).unwrap_or_default();
+        assert!(
+            nonce.len() == 32 && nonce.chars().all(|c| c.is_ascii_hexdigit()),
+            "an unguessable key: {k}"
+        );
+        k
+    }
+
+    /// What the buttons mean, in order: each sealed key without its nonce (one nonce for all
+    /// of a notification's buttons), unsealed keys (the server's `default`) as they are.
+    pub fn meanings(&self) -> Vec<&str> {
+        let keys = self.action_keys();
+        let nonces: std::collections::HashSet<&str> = keys
+            .iter()
+            .filter_map(|k| k.rsplit_once('.').map(|(_, nonce)| nonce))
+            .collect();
+        assert!(nonces.len() <= 1, "one nonce per notification: {self:?}");
+        keys.into_iter()
+            .map(|k| k.rsplit_once('.').map_or(k, |(m, _)| m))
+            .collect()
     }
 }
 
@@ -146,6 +179,16 @@ impl Server {
 pub struct FakeNotifications {
     conn: zbus::Connection,
     log: Arc<Mutex<Log>>,
+}
+
+impl FakeNotifications {
+    /// The server's unique name: the owner of `org.freedesktop.Notifications`.
+    pub fn unique_name(&self) -> String {
+        self.conn
+            .unique_name()
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    }
 }
 
 impl FakeNotifications {
@@ -307,5 +350,70 @@ impl LauncherWatch {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+}
+
+/// Another program of the user on the same session bus (issue 19: a command an agent runs
+/// could be one): it emits the notification server's signals from a connection of its own,
+/// as `gdbus emit --session --object-path /org/freedesktop/Notifications --signal
+/// org.freedesktop.Notifications.ActionInvoked …` does.
+pub struct Forger {
+    conn: zbus::Connection,
+}
+
+impl Forger {
+    pub async fn connect(address: &str) -> Result<Forger, BoxError> {
+        let conn = zbus::connection::Builder::address(address)?.build().await?;
+        Ok(Forger { conn })
+    }
+
+    /// This connection's unique name (never the server's).
+    pub fn unique_name(&self) -> String {
+        self.conn
+            .unique_name()
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    }
+
+    /// A broadcast `ActionInvoked(id, action)`, and the same sent to `to` (a unique name)
+    /// directly when given.
+    pub async fn action_invoked(
+        &self,
+        to: Option<&str>,
+        id: u32,
+        action: &str,
+    ) -> Result<(), BoxError> {
+        self.conn
+            .emit_signal(to, PATH, IFACE, "ActionInvoked", &(id, action))
+            .await?;
+        Ok(())
+    }
+
+    /// A `NotificationClosed(id, reason)` (2: dismissed by the user), broadcast or sent to `to`.
+    pub async fn notification_closed(
+        &self,
+        to: Option<&str>,
+        id: u32,
+        reason: u32,
+    ) -> Result<(), BoxError> {
+        self.conn
+            .emit_signal(to, PATH, IFACE, "NotificationClosed", &(id, reason))
+            .await?;
+        Ok(())
+    }
+
+    /// The unique names of every connection on the bus but the bus itself, this one and
+    /// `except` (the app's connections, for a signal sent to them directly).
+    pub async fn peers(&self, except: &[String]) -> Result<Vec<String>, BoxError> {
+        let names = zbus::fdo::DBusProxy::new(&self.conn)
+            .await?
+            .list_names()
+            .await?;
+        let me = self.unique_name();
+        Ok(names
+            .into_iter()
+            .map(|n| n.to_string())
+            .filter(|n| n.starts_with(':') && *n != me && !except.contains(n))
+            .collect())
     }
 }

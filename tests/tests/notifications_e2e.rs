@@ -6,7 +6,9 @@
 //! a press decides it (the command runs, the card says "from a notification"), a second
 //! press changes nothing, a dismissal leaves the request pending, a decision in the window
 //! withdraws the notification, and a request a profile rule decides is never notified.
-//! Without "actions": a plain notification. Screenshots land in
+//! Without "actions": a plain notification. Issue 19 (`notifications_e2e/forged.rs`): a
+//! press forged by another connection on the bus decides nothing, and a request the bubble
+//! cannot show whole only opens its card. Screenshots land in
 //! `target/test-artifacts/notifications_*/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -25,6 +27,9 @@ use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::xwindow;
 use fantoccini::Locator;
 use serde_json::json;
+
+#[path = "notifications_e2e/forged.rs"]
+mod forged;
 
 const STREAM: Duration = Duration::from_secs(60);
 const NOTIFY: Duration = Duration::from_secs(30);
@@ -85,7 +90,7 @@ struct World {
     env: AppEnv,
     /// Another process on the same data (an `agentdesk-cli run`).
     _held: Option<Guarded>,
-    _bus: SessionBus,
+    bus: SessionBus,
     desktop: Desktop,
 }
 
@@ -152,7 +157,7 @@ async fn start_with(
         artifacts,
         env,
         _held: held,
-        _bus: bus,
+        bus,
         desktop,
     }))
 }
@@ -292,7 +297,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     w.send("Make approved.txt").await?;
     let n1 = w.notes.wait_for_notify(1, NOTIFY).await?;
     assert_names_command(&n1, "approved.txt");
-    assert_eq!(n1.action_keys(), ["default", "approve", "deny"], "{n1:?}");
+    assert_eq!(n1.meanings(), ["default", "approve", "deny"], "{n1:?}");
     assert_eq!(n1.actions[1].1, "Approve");
     assert_eq!(n1.actions[2].1, "Deny");
     assert!(!w.work.join("approved.txt").exists());
@@ -305,7 +310,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     assert!(visible);
     assert_eq!(n1.desktop_entry.as_deref(), Some(entry.as_str()), "{n1:?}");
     w.shot("01-asked.png").await?;
-    w.notes.invoke(n1.id, "approve").await?;
+    w.notes.invoke(n1.id, n1.key("approve")).await?;
     w.wait_for_file("approved.txt").await?;
     w.timeline("Done one.").await?;
     // Decided: the notification is withdrawn, the badge goes.
@@ -320,7 +325,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     w.shot("02-approved-from-notification.png").await?;
 
     // 2. A press on a request that is no longer pending changes nothing.
-    w.notes.invoke(n1.id, "deny").await?;
+    w.notes.invoke(n1.id, n1.key("deny")).await?;
     tokio::time::sleep(Duration::from_millis(800)).await;
     let cards = w.cards().await?;
     assert!(
@@ -335,7 +340,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
     w.send("Make denied.txt").await?;
     let n2 = w.notes.wait_for_notify(2, NOTIFY).await?;
     assert_names_command(&n2, "denied.txt");
-    w.notes.invoke(n2.id, "deny").await?;
+    w.notes.invoke(n2.id, n2.key("deny")).await?;
     w.timeline("Done two.").await?;
     assert!(!w.work.join("denied.txt").exists());
     let cards = w.cards().await?;
@@ -463,7 +468,7 @@ async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
     let n1 = w.notes.wait_for_notify(1, NOTIFY).await?;
     assert_names_command(&n1, "plugin.txt");
     assert_eq!(
-        n1.action_keys(),
+        n1.meanings(),
         ["open", "approve", "deny", "default"],
         "{n1:?}"
     );
@@ -477,7 +482,14 @@ async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
         "{calls:?}"
     );
     assert!(!w.work.join("plugin.txt").exists());
+    // The constant key of old decides nothing on this path either.
     w.notes.invoke(n1.id, "approve").await?;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        !w.work.join("plugin.txt").exists(),
+        "a constant key approved"
+    );
+    w.notes.invoke(n1.id, n1.key("approve")).await?;
     w.wait_for_file("plugin.txt").await?;
     w.timeline("Done one.").await?;
     // Decided: withdrawn (the plugin can on Linux).
@@ -496,7 +508,7 @@ async fn plugin_scenario(w: &World) -> Result<(), BoxError> {
     w.send("Make denied.txt").await?;
     let n2 = w.notes.wait_for_notify(2, NOTIFY).await?;
     assert_names_command(&n2, "denied.txt");
-    w.notes.invoke(n2.id, "deny").await?;
+    w.notes.invoke(n2.id, n2.key("deny")).await?;
     w.timeline("Done two.").await?;
     assert!(!w.work.join("denied.txt").exists());
     let cards = w.cards().await?;
@@ -561,14 +573,12 @@ async fn question_scenario(w: &World) -> Result<(), BoxError> {
     let n = w.notes.wait_for_notify(1, NOTIFY).await?;
     assert!(n.summary.contains("Codex asks a question"), "{n:?}");
     assert!(n.body.contains("Which colour?"), "{n:?}");
-    assert_eq!(
-        n.action_keys(),
-        ["default", "option:0", "option:1"],
-        "{n:?}"
-    );
+    assert_eq!(n.meanings(), ["default", "option:0", "option:1"], "{n:?}");
     assert_eq!(n.actions[1].1, "Red");
     assert_eq!(n.actions[2].1, "Blue");
-    w.notes.invoke(n.id, "option:1").await?;
+    // Each option's description is shown with it: the whole question is on the bubble.
+    assert!(n.body.contains("Red: warm"), "{n:?}");
+    w.notes.invoke(n.id, n.key("option:1")).await?;
     w.timeline("Blue it is.").await?;
     w.notes.wait_for_close(n.id, NOTIFY).await?;
     let cards = w.groups("Question").await?;
@@ -687,7 +697,7 @@ async fn focus_scenario(w: &World) -> Result<(), BoxError> {
     w.send("Make unfocused.txt").await?;
     let n = w.notes.wait_for_notify(1, NOTIFY).await?;
     assert_names_command(&n, "unfocused.txt");
-    w.notes.invoke(n.id, "approve").await?;
+    w.notes.invoke(n.id, n.key("approve")).await?;
     w.wait_for_file("unfocused.txt").await?;
     w.timeline("Done unfocused.").await?;
     let end = w.notes.wait_for_notify(2, NOTIFY).await?;

@@ -33,6 +33,18 @@
 //! compare-and-set refuses anything else); a dismissal or a timeout decides nothing. A click
 //! on the body brings the window up on the request's card (the UI's
 //! `watch_notification_clicks` channel).
+//!
+//! Who can press: on Linux only the notification server itself (`freedesktop.rs` takes
+//! signals from the unique name that owns `org.freedesktop.Notifications`, about ids it gave
+//! this process). And on every path a button's key is sealed with a fresh random nonce per
+//! notification (`approve.<nonce>`, [`Content::sealed`]): a press counts only with the key
+//! issued for that very notification, so a constant `approve`, a guessed id or another
+//! notification's key decides nothing. The nonce is no secret from a same-user process that
+//! eavesdrops on the session bus; it guards the plugin path (whose presses come without a
+//! sender) and a server that relays what others send.
+//!
+//! A request's notification carries the buttons that decide only when its body shows the
+//! whole request (`approval_content`); otherwise it only opens the card.
 
 /// The freedesktop sound-theme name a notification with sound asks for, on both paths.
 const FREEDESKTOP_SOUND: &str = "message-new-instant";
@@ -46,8 +58,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use agentdesk_core::notify::{
-    approval_content, run_end_content, summary_content, Folding, Key, Origin, Planner, Press,
-    PressAnswer, Step, Target,
+    approval_content, new_nonce, run_end_content, summary_content, Content, Folding, Key, Origin,
+    Planner, Press, PressAnswer, Step, Target,
 };
 use agentdesk_core::{Desk, RunUpdate};
 use agentdesk_protocol::ids::{RunId, SessionId};
@@ -174,8 +186,9 @@ type BackendError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The chosen backend; each method is the same method of the backend inside.
 enum Backend {
+    /// Boxed: it holds two message streams and the ids of the server's notifications.
     #[cfg(freedesktop)]
-    Freedesktop(freedesktop::Server),
+    Freedesktop(Box<freedesktop::Server>),
     Plugin(plugin::Server),
 }
 
@@ -184,9 +197,9 @@ impl Backend {
         tracing::info!(backend = ?choice, "notification backend");
         match choice {
             #[cfg(freedesktop)]
-            Choice::Freedesktop => Ok(Backend::Freedesktop(
+            Choice::Freedesktop => Ok(Backend::Freedesktop(Box::new(
                 freedesktop::Server::connect(product_name(app)).await?,
-            )),
+            ))),
             // `Choice::from_env` never picks it where it does not exist.
             #[cfg(not(freedesktop))]
             Choice::Freedesktop => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
@@ -202,11 +215,7 @@ impl Backend {
         }
     }
 
-    async fn show(
-        &mut self,
-        content: &agentdesk_core::notify::Content,
-        sound: bool,
-    ) -> Result<u32, BackendError> {
+    async fn show(&mut self, content: &Content, sound: bool) -> Result<u32, BackendError> {
         Ok(match self {
             #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.show(content, sound).await?,
@@ -214,7 +223,7 @@ impl Backend {
         })
     }
 
-    async fn close(&self, id: u32) -> Result<(), BackendError> {
+    async fn close(&mut self, id: u32) -> Result<(), BackendError> {
         match self {
             #[cfg(freedesktop)]
             Backend::Freedesktop(s) => s.close(id).await?,
@@ -241,14 +250,21 @@ impl Backend {
     }
 }
 
+/// A notification of a request (or a summary) on screen.
+struct Shown {
+    key: Key,
+    /// What its buttons' keys end with ([`Content::sealed`]).
+    nonce: String,
+}
+
 struct Service {
     app: AppHandle<Wry>,
     desk: Desk,
     server: Backend,
     planner: Planner,
-    /// Planner key → the server's id, and back.
+    /// Planner key → the server's id, and back (with the nonce its buttons were sealed with).
     ids: HashMap<Key, u32>,
-    keys: HashMap<u32, Key>,
+    keys: HashMap<u32, Shown>,
     /// Runs whose end was notified (a status can be published more than once).
     runs_notified: HashSet<RunId>,
 }
@@ -304,9 +320,9 @@ impl Service {
                 signal = self.server.next_signal() => match signal {
                     Some(Signal::Action { id, action }) => self.pressed(id, &action).await,
                     Some(Signal::Closed { id }) => {
-                        if let Some(key) = self.keys.remove(&id) {
-                            self.ids.remove(&key);
-                            self.planner.closed(key);
+                        if let Some(shown) = self.keys.remove(&id) {
+                            self.ids.remove(&shown.key);
+                            self.planner.closed(shown.key);
                         }
                     }
                     None => {
@@ -374,6 +390,8 @@ impl Service {
         let focused = self.window_focused();
         if let Some(content) = run_end_content(&run, &origin, &settings, focused) {
             self.runs_notified.insert(run.id.clone());
+            // No buttons, but sealed all the same: one way to show a notification.
+            let content = content.sealed(&new_nonce());
             if let Err(e) = self.server.show(&content, settings.sound).await {
                 tracing::warn!(error = %e, "cannot show a notification");
             }
@@ -408,11 +426,13 @@ impl Service {
         }
     }
 
-    async fn show(&mut self, key: Key, content: &agentdesk_core::notify::Content, sound: bool) {
-        match self.server.show(content, sound).await {
+    async fn show(&mut self, key: Key, content: &Content, sound: bool) {
+        let nonce = new_nonce();
+        let content = content.clone().sealed(&nonce);
+        match self.server.show(&content, sound).await {
             Ok(id) => {
                 self.ids.insert(key, id);
-                self.keys.insert(id, key);
+                self.keys.insert(id, Shown { key, nonce });
             }
             Err(e) => tracing::warn!(error = %e, "cannot show a notification"),
         }
@@ -445,10 +465,20 @@ impl Service {
     }
 
     async fn pressed(&mut self, id: u32, action: &str) {
-        let target = self.keys.get(&id).and_then(|k| self.planner.target(*k));
-        let press = Press::parse(action);
-        let Some(target) = target else {
+        let Some(shown) = self.keys.get(&id) else {
             // Not ours, or its request already ended (its notification is being withdrawn).
+            return;
+        };
+        let Some(target) = self.planner.target(shown.key) else {
+            return;
+        };
+        let Some(press) = Press::parse(action, &shown.nonce) else {
+            // Not a key issued for this notification: a forgery, or another notification's
+            // button. It decides nothing, and opens nothing either.
+            tracing::warn!(
+                id,
+                "ignored a press with a key not issued for that notification"
+            );
             return;
         };
         let approval_id = match &target {
@@ -465,13 +495,13 @@ impl Service {
                 .find(|p| p.id == *a)
         });
         match press {
-            Some(Press::Open) | None => {
+            Press::Open => {
                 self.focus_window();
                 if let Some(c) = self.app.try_state::<Clicks>() {
                     c.open(pending);
                 }
             }
-            Some(p) => {
+            p => {
                 let Some(approval) = pending else { return };
                 let Some(answer) = p.answer(&approval) else {
                     return;

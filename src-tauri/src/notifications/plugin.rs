@@ -7,6 +7,15 @@
 //! is told apart by the id given to the builder (the plugin reports no server id), so this
 //! backend numbers its notifications itself.
 //!
+//! The keys of a request's buttons arrive sealed with that notification's nonce (`mod.rs`):
+//! a press names its notification by id, and its key must be the one issued for that id.
+//! macOS reports some presses by the button's title; the title is mapped back to the key
+//! of that notification's own button. Presses come from the OS inside this process on macOS
+//! and Windows; on Linux the plugin (notify-rust) takes `ActionInvoked` from any sender on
+//! the session bus, so there the sealed key is the only check — one a same-user process
+//! that eavesdrops on the bus can read — and the direct path (`freedesktop.rs`, which
+//! checks the sender) is the default.
+//!
 //! What the plugin cannot do, and so this path does not either: withdraw a shown
 //! notification on macOS / Windows (`remove_active` closes it on Linux only), report a
 //! press on Windows once the toast moved to the Action Center, or report a dismissal.
@@ -156,7 +165,9 @@ fn signal_of(pressed: &str, notification: Option<i32>, buttons: &Buttons) -> Opt
 }
 
 /// The planner's name for a press: a body click or "Open" opens the card; macOS names a
-/// button by its title, which is mapped back to the button's id.
+/// button by its title, which is mapped back to that notification's button (its sealed
+/// key). Anything else reported for a notification of ours is a click on it: it opens the
+/// card and decides nothing.
 fn action_of(pressed: &str, buttons: Option<&[(String, String)]>) -> String {
     if pressed == TAP || pressed == OPEN_BUTTON {
         return ACTION_OPEN.to_string();
@@ -166,9 +177,8 @@ fn action_of(pressed: &str, buttons: Option<&[(String, String)]>) -> String {
         return pressed.to_string();
     }
     match buttons.iter().find(|(_, title)| title == pressed) {
-        Some((id, _)) if id == OPEN_BUTTON => ACTION_OPEN.to_string(),
-        Some((id, _)) => id.clone(),
-        None => pressed.to_string(),
+        Some((id, _)) if id != OPEN_BUTTON => id.clone(),
+        _ => ACTION_OPEN.to_string(),
     }
 }
 
@@ -187,11 +197,16 @@ mod tests {
         }
     }
 
+    /// A notification's buttons as `show` stores them: "Open", then the sealed keys.
     fn buttons() -> Vec<(String, String)> {
-        [("open", "Open"), ("approve", "Approve"), ("deny", "Deny")]
-            .into_iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect()
+        [
+            ("open", "Open"),
+            ("approve.n7", "Approve"),
+            ("deny.n7", "Deny"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
     }
 
     #[test]
@@ -199,13 +214,16 @@ mod tests {
         let b = buttons();
         assert_eq!(action_of("tap", Some(&b)), ACTION_OPEN);
         assert_eq!(action_of("open", Some(&b)), ACTION_OPEN);
-        assert_eq!(action_of("approve", Some(&b)), "approve");
-        // macOS reports the title.
-        assert_eq!(action_of("Deny", Some(&b)), "deny");
+        assert_eq!(action_of("approve.n7", Some(&b)), "approve.n7");
+        // macOS reports the title: that notification's own sealed key.
+        assert_eq!(action_of("Deny", Some(&b)), "deny.n7");
         assert_eq!(action_of("Open", Some(&b)), ACTION_OPEN);
         // A notification without buttons: only its body click.
         assert_eq!(action_of("tap", None), ACTION_OPEN);
-        assert_eq!(action_of("Approve", None), "Approve");
+        // Keys that are not this notification's decide nothing: they open its card.
+        assert_eq!(action_of("Approve", None), ACTION_OPEN);
+        assert_eq!(action_of("approve", Some(&b)), ACTION_OPEN);
+        assert_eq!(action_of("approve.n8", Some(&b)), ACTION_OPEN);
     }
 
     #[test]
@@ -214,7 +232,7 @@ mod tests {
         lock(&b).insert(7, buttons());
         match signal_of("Approve", Some(7), &b) {
             Some(Signal::Action { id, action }) => {
-                assert_eq!((id, action.as_str()), (7, "approve"))
+                assert_eq!((id, action.as_str()), (7, "approve.n7"))
             }
             _ => panic!("no press"),
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ids::ApprovalId;
-use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine, Run, RunStatus};
+use agentdesk_protocol::ui::{Approval, ApprovalKindName};
 use serde::{Deserialize, Serialize};
 
 use agentdesk_protocol::events::UserDecision;
@@ -196,14 +196,26 @@ pub fn tray_label(a: &Approval) -> String {
     clean_line(&what, TRAY_LABEL_CHARS).replace('&', "&&")
 }
 
-/// Action ids on the notification (the freedesktop `actions` keys).
+/// What a button means, before [`Content::sealed`] binds it to one notification. The body
+/// click ([`ACTION_OPEN`]) is the server's own key and stays as it is: it decides nothing.
 pub const ACTION_OPEN: &str = "default";
 pub const ACTION_APPROVE: &str = "approve";
 pub const ACTION_DENY: &str = "deny";
 const OPTION_PREFIX: &str = "option:";
+/// Between a button's meaning and its notification's nonce in a sealed key
+/// (`approve.<nonce>`): neither a meaning nor a nonce contains it.
+const NONCE_SEPARATOR: char = '.';
 
 /// A question gets its options as buttons only when it fits on a notification.
 pub const MAX_OPTION_BUTTONS: usize = 3;
+
+/// A fresh per-notification nonce for [`Content::sealed`]: a v4 uuid's 122 random bits from
+/// the OS generator, as hex. It makes a button's key unguessable, so a press names the very
+/// notification it was issued for; it is no secret from a session-bus peer that eavesdrops
+/// (the freedesktop backend's sender check is what keeps other connections out).
+pub fn new_nonce() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
 
 /// What a press decides (kept apart from the queue's answer type, which carries more than a
 /// notification can say).
@@ -226,9 +238,18 @@ pub enum Press {
 }
 
 impl Press {
-    pub fn parse(action: &str) -> Option<Press> {
-        match action {
-            ACTION_OPEN => Some(Press::Open),
+    /// A press reported for a notification shown sealed with `nonce`: the body click, or one
+    /// of its own buttons. A key without that exact nonce (a constant `approve`, another
+    /// notification's key, a guess) is `None`: it decides nothing.
+    pub fn parse(action: &str, nonce: &str) -> Option<Press> {
+        if action == ACTION_OPEN {
+            return Some(Press::Open);
+        }
+        let (meaning, sealed_with) = action.rsplit_once(NONCE_SEPARATOR)?;
+        if nonce.is_empty() || sealed_with != nonce {
+            return None;
+        }
+        match meaning {
             ACTION_APPROVE => Some(Press::Approve),
             ACTION_DENY => Some(Press::Deny),
             other => other
@@ -265,202 +286,11 @@ fn single_question(a: &Approval) -> Option<&agentdesk_protocol::events::Question
     }
 }
 
-/// Where a request comes from, for its notification.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    pub engine: Engine,
-    pub workspace: String,
-    pub session: String,
-}
-
-/// One notification, platform-neutral. `actions` are `(id, label)`; the body click
-/// ([`ACTION_OPEN`]) is added by the platform layer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Content {
-    pub title: String,
-    pub body: String,
-    pub actions: Vec<(String, String)>,
-}
-
-/// Longest line in a body, and longest body: notification bubbles show a few lines; the
-/// card has the rest.
-const LINE_CHARS: usize = 160;
-const BODY_LINES: usize = 6;
-const LISTED_FILES: usize = 3;
-
-fn engine_name(e: Engine) -> &'static str {
-    match e {
-        Engine::Codex => "Codex",
-        Engine::Claude => "Claude Code",
-    }
-}
-
-/// Control characters and escape sequences an agent wrote are shown, never obeyed (as on
-/// the CLI), and a line is cut to what fits.
-pub fn clean_line(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c == '\t' {
-            out.push(' ');
-        } else if c.is_control() || is_bidi_control(c) {
-            out.push_str(&c.escape_unicode().to_string());
-        } else {
-            out.push(c);
-        }
-    }
-    cut(&out, max)
-}
-
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
-}
-
-fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-/// Servers that render markup (capability `body-markup`) would read `<`, `>` and `&` as
-/// tags: escape them so a command shows as written.
-pub fn escape_markup(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// The notification for one pending request: who asks, where, and exactly what (the
-/// command and its folder, or the files, or the question) — nothing the card would not show.
-pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
-    let engine = engine_name(origin.engine);
-    let r = &a.request;
-    let title = match a.kind {
-        ApprovalKindName::Command => format!("{engine} asks to run a command"),
-        ApprovalKindName::FileChange => format!("{engine} asks to change files"),
-        ApprovalKindName::Permission => format!("{engine} asks for permission"),
-        ApprovalKindName::Tool => match &r.tool {
-            Some(t) => format!("{engine} asks to use {}", clean_line(t, 60)),
-            None => format!("{engine} asks to use a tool"),
-        },
-        ApprovalKindName::Question => format!("{engine} asks a question"),
-    };
-    let mut lines = vec![clean_line(
-        &format!("{} · {}", origin.workspace, origin.session),
-        LINE_CHARS,
-    )];
-    if let Some(c) = &r.command {
-        lines.push(clean_line(&format!("$ {c}"), LINE_CHARS));
-    }
-    if let Some(cwd) = &r.cwd {
-        lines.push(clean_line(&format!("in {cwd}"), LINE_CHARS));
-    }
-    for f in r.files.iter().take(LISTED_FILES) {
-        lines.push(clean_line(&f.path, LINE_CHARS));
-    }
-    if r.files.len() > LISTED_FILES {
-        lines.push(format!("and {} more files", r.files.len() - LISTED_FILES));
-    }
-    for q in &r.questions {
-        lines.push(clean_line(&q.question, LINE_CHARS));
-    }
-    if r.command.is_none() && r.files.is_empty() && r.questions.is_empty() {
-        if let Some(reason) = &r.reason {
-            lines.push(clean_line(reason, LINE_CHARS));
-        }
-    }
-    lines.truncate(BODY_LINES);
-    let actions = match a.kind {
-        ApprovalKindName::Question => single_question(a)
-            .map(|q| {
-                q.options
-                    .iter()
-                    .enumerate()
-                    .map(|(i, o)| (format!("{OPTION_PREFIX}{i}"), clean_line(&o.label, 40)))
-                    .collect()
-            })
-            .unwrap_or_default(),
-        _ => vec![
-            (ACTION_APPROVE.to_string(), "Approve".to_string()),
-            (ACTION_DENY.to_string(), "Deny".to_string()),
-        ],
-    };
-    Content {
-        title,
-        body: lines.join("\n"),
-        actions,
-    }
-}
-
-/// The notification standing for several requests: a burst, or (`held_elsewhere`) what the
-/// app found waiting at start, which only another process (an `agentdesk-cli run`) can still
-/// hold: that process asks for the answer, so the body says where to give it.
-pub fn summary_content(count: usize, held_elsewhere: bool) -> Content {
-    let title = if count == 1 {
-        "1 approval waiting".to_string()
-    } else {
-        format!("{count} approvals waiting")
-    };
-    Content {
-        title,
-        body: if held_elsewhere {
-            "Asked in another Agent Desk process (an agentdesk-cli run): answer it there.".into()
-        } else {
-            "Agent Desk: open the Approvals view to decide.".into()
-        },
-        actions: Vec::new(),
-    }
-}
-
-/// The notification for a run that ended, when it gets one: finished or failed (an
-/// interrupted run was stopped by the user, who knows), lasting at least the preference's
-/// minimum, while the preference allows it (`window_focused` as now).
-pub fn run_end_content(
-    run: &Run,
-    origin: &Origin,
-    settings: &NotificationSettings,
-    window_focused: bool,
-) -> Option<Content> {
-    let took = match (run.started_at, run.ended_at) {
-        (Some(start), Some(end)) => Duration::from_millis(u64::try_from(end - start).ok()?),
-        _ => return None,
-    };
-    if !settings.shows_run_end(took, window_focused) {
-        return None;
-    }
-    let engine = engine_name(origin.engine);
-    let (title, detail) = match run.status {
-        RunStatus::Completed => (format!("{engine} finished"), None),
-        RunStatus::Failed => (format!("{engine} failed"), run.error.clone()),
-        _ => return None,
-    };
-    let mut lines = vec![clean_line(
-        &format!("{} · {}", origin.workspace, origin.session),
-        LINE_CHARS,
-    )];
-    lines.push(format!("after {}", human_duration(took)));
-    if let Some(d) = detail {
-        lines.push(clean_line(&d, LINE_CHARS));
-    }
-    Some(Content {
-        title,
-        body: lines.join("\n"),
-        actions: Vec::new(),
-    })
-}
-
-fn human_duration(d: Duration) -> String {
-    let s = d.as_secs();
-    if s < 60 {
-        format!("{s} s")
-    } else if s < 3600 {
-        format!("{} min {} s", s / 60, s % 60)
-    } else {
-        format!("{} h {} min", s / 3600, (s % 3600) / 60)
-    }
-}
+#[path = "notify_content.rs"]
+mod content;
+pub use content::{
+    approval_content, clean_line, escape_markup, run_end_content, summary_content, Content, Origin,
+};
 
 /// The planner's handle for a notification it asked for (the shell maps it to the
 /// platform's id).
