@@ -3,7 +3,8 @@
 //! A user opens a workspace's profiles, sees its secret masked (and the window never gets
 //! it in clear), saves a bad base URL and reads the core's error next to the field, then
 //! changes the model and the system prompt: the next run sends exactly those to the model,
-//! and the secret is still the stored one. Then duplicate, set default and delete (with its
+//! and the secret is still the stored one. A new base URL needs the user's confirmation in a
+//! native dialog (dismissed here: not saved, from the form or from a script in the page). Then duplicate, set default and delete (with its
 //! confirmation), in the dark look. Screenshots land in `target/test-artifacts/profiles/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -94,7 +95,14 @@ async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
 
     let app = desktop.launch(&env, "light", &artifacts).await?;
     app.collect_js_errors().await?;
-    let r = light(&app, &artifacts, workspace_id.as_str(), &fake).await;
+    let r = light(
+        &app,
+        &artifacts,
+        workspace_id.as_str(),
+        &fake,
+        desktop.display_name(),
+    )
+    .await;
     app.on_error(&artifacts, r).await?;
     app.quit().await?;
 
@@ -106,6 +114,11 @@ async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
     assert_eq!(stored.len(), 1);
     assert_eq!(stored[0].spec.env["SECRET_TOKEN"], SECRET);
     assert_eq!(stored[0].spec.model.as_deref(), Some(NEW_MODEL));
+    // The endpoint change that was not confirmed in the native dialog was not saved.
+    assert_eq!(
+        stored[0].spec.base_url.as_deref(),
+        Some(fake.base_url().as_str())
+    );
 
     env.extra
         .push(("GTK_THEME".to_string(), "Adwaita:dark".to_string()));
@@ -123,6 +136,7 @@ async fn light(
     artifacts: &std::path::Path,
     workspace_id: &str,
     fake: &FakeResponses,
+    display: &str,
 ) -> Result<(), BoxError> {
     eprintln!("step: open the profiles");
     app.button("Profiles for demo").await?.click().await?;
@@ -212,7 +226,99 @@ async fn light(
         "the secret reached the model"
     );
     app.screenshot(&artifacts.join("03-run-light.png")).await?;
+
+    eprintln!("step: a new endpoint");
+    // Issue 19 item 7: another base URL (where the key variable's key would go) is saved
+    // only after the user confirms it in a native dialog, which the page cannot answer.
+    // Dismissed: not saved, and the editor says why next to the field.
+    app.button("Profiles for demo").await?.click().await?;
+    app.find("#profile-model").await?;
+    replace_text(app, "#profile-baseUrl", COLLECTOR).await?;
+    app.button("Save profile").await?.click().await?;
+    let dialog = native_window(display, CONFIRM_TITLE).await?;
+    xdotool(display, &["windowfocus", "--sync", &dialog])?;
+    xdotool(display, &["key", "--clearmodifiers", "Escape"])?;
+    app.wait_for_text_containing(
+        "[data-field-error=baseUrl]",
+        "not confirmed",
+        Duration::from_secs(20),
+    )
+    .await?;
+    app.screenshot(&artifacts.join("05-endpoint-not-confirmed-light.png"))
+        .await?;
+    // A script in the page calling the shell itself (what a compromised page would do) gets
+    // the same dialog; dismissed again, nothing is saved.
+    const START: &str = r#"
+        const [id, url] = arguments;
+        window.__update = null;
+        const t = window.__TAURI_INTERNALS__;
+        t.invoke('list_workspace_profiles', { workspaceId: id })
+          .then((ps) => {
+            const { id, workspaceId, isDefault, createdAt, updatedAt, ...spec } = ps[0];
+            return t.invoke('update_profile', { id, spec: { ...spec, baseUrl: url } });
+          })
+          .then(
+            () => { window.__update = 'SAVED'; },
+            (e) => { window.__update = 'ERROR ' + JSON.stringify(e); });
+        return true;
+    "#;
+    app.client
+        .execute(START, vec![workspace_id.into(), COLLECTOR.into()])
+        .await?;
+    let dialog = native_window(display, CONFIRM_TITLE).await?;
+    xdotool(display, &["windowfocus", "--sync", &dialog])?;
+    xdotool(display, &["key", "--clearmodifiers", "Escape"])?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let answer = loop {
+        let v = app.client.execute("return window.__update", vec![]).await?;
+        if let Some(text) = v.as_str() {
+            break text.to_string();
+        }
+        if std::time::Instant::now() > deadline {
+            return Err("update_profile did not answer".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        answer.starts_with("ERROR") && answer.contains("not confirmed"),
+        "{answer}"
+    );
+    let listed = listings(app, workspace_id).await?;
+    assert!(!listed.contains(COLLECTOR), "{listed}");
     Ok(())
+}
+
+const COLLECTOR: &str = "http://127.0.0.1:9/collector";
+/// The native confirmation's title (`src-tauri/src/commands/profiles.rs`).
+const CONFIRM_TITLE: &str = "Confirm the profile's endpoint";
+
+fn xdotool(display: &str, args: &[&str]) -> Result<String, BoxError> {
+    let out = std::process::Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(args)
+        .output()?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The id of the visible native window titled `title` (bounded wait). There is no window
+/// manager under Xvfb, so callers give it the focus explicitly.
+async fn native_window(display: &str, title: &str) -> Result<String, BoxError> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", title])?
+            .lines()
+            .filter_map(|l| l.trim().parse::<u64>().ok())
+            .next_back();
+        if let Some(id) = found {
+            // The dialog builds its widgets after it maps.
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            return Ok(id.to_string());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!("no window titled {title:?} appeared").into());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 async fn dark(app: &AppSession, artifacts: &std::path::Path) -> Result<(), BoxError> {

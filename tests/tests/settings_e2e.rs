@@ -1,6 +1,7 @@
 //! Settings, the first-run screen and the keyboard sheet (issue 13 items 4–6), end to end:
 //! the real app under Xvfb with no engine on PATH, the real pinned `codex` chosen in
-//! Settings with the native file picker (a GTK dialog driven with xdotool), and a run
+//! Settings with the native file picker (a GTK dialog driven with xdotool: the only way to
+//! choose an executable, issue 19 item 7; the page naming a path is refused), and a run
 //! against the fake Responses API on 127.0.0.1. Screenshots of every screen, light and dark,
 //! land in `target/test-artifacts/settings/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -90,6 +91,41 @@ async fn pick_in_native_dialog(display: &str, title: &str, path: &Path) -> Resul
     tokio::time::sleep(Duration::from_millis(300)).await;
     xdo(&["key", "Return"])?;
     Ok(())
+}
+
+/// Call a shell command from the page, as any script in the window could; the answer as
+/// JSON text, or `ERROR <error JSON>`. Started by one script and read by polling, so a slow
+/// answer cannot block the WebDriver session.
+async fn invoke(
+    app: &AppSession,
+    command: &str,
+    args: serde_json::Value,
+) -> Result<String, BoxError> {
+    const START: &str = r#"
+        const [cmd, args] = arguments;
+        window.__invokeAnswer = null;
+        window.__TAURI_INTERNALS__.invoke(cmd, args).then(
+          (r) => { window.__invokeAnswer = JSON.stringify(r ?? null); },
+          (e) => { window.__invokeAnswer = 'ERROR ' + JSON.stringify(e); });
+        return true;
+    "#;
+    app.client
+        .execute(START, vec![command.into(), args])
+        .await?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = app
+            .client
+            .execute("return window.__invokeAnswer", vec![])
+            .await?;
+        if let Some(text) = v.as_str() {
+            return Ok(text.to_string());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{command} did not answer").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Press one key in the page (on whatever has the focus), as the keyboard would.
@@ -204,19 +240,32 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     press(&app, '\u{e00c}').await?; // Escape
     wait_gone(&app, "[data-testid=shortcuts-sheet]").await?;
 
-    // 3. Settings (from the first-run screen): nothing found; a path to a missing file is
-    //    refused next to its field.
+    // 3. Settings (from the first-run screen): nothing found. There is no field to type a
+    //    path (issue 19 item 7): only the native picker chooses an executable, and a picked
+    //    file that is not one is refused next to the button.
     app.button("Open Settings").await?.click().await?;
     let codex = app.find("[data-testid=engine-codex]").await;
     app.on_error(&artifacts, codex).await?;
     app.wait_for_text("[data-testid=engine-codex-path]", "not found")
         .await?;
-    let field = app
-        .find("[data-testid=engine-codex] input[type=text]")
+    let typed = app
+        .client
+        .execute(
+            "return document.querySelectorAll('[data-testid=settings] input[type=text]').length",
+            vec![],
+        )
         .await?;
-    let missing = env.root.join("nowhere").join("codex");
-    field.send_keys(&missing.display().to_string()).await?;
-    app.button("Save the Codex path").await?.click().await?;
+    assert_eq!(typed.as_u64(), Some(0), "Settings has a typed path field");
+    let notes = env.root.join("notes.txt");
+    std::fs::write(&notes, "not a program\n")?;
+    let choose = app.button("Choose the Codex executable").await?;
+    choose.click().await?;
+    pick_in_native_dialog(
+        desktop.display_name(),
+        "Choose the codex executable",
+        &notes,
+    )
+    .await?;
     let error = app.find("[data-testid=engine-codex-path-error]").await;
     let error = app
         .on_error(&artifacts, error)
@@ -225,13 +274,24 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         .await?
         .unwrap_or_default();
     assert!(
-        error.contains(&format!("{} is not an executable file", missing.display())),
+        error.contains(&format!("{} is not an executable file", notes.display())),
         "{error}"
     );
     assert_eq!(
-        field.attr("aria-invalid").await?.as_deref(),
+        choose.attr("aria-invalid").await?.as_deref(),
         Some("true"),
-        "the field is marked invalid"
+        "the button is marked invalid"
+    );
+    // What a compromised page would do: name an executable itself. Refused by the shell.
+    let answer = invoke(
+        &app,
+        "set_engine_path",
+        serde_json::json!({"engine": "codex", "path": "/bin/sh"}),
+    )
+    .await?;
+    assert!(
+        answer.starts_with("ERROR") && answer.contains("file picker"),
+        "{answer}"
     );
     app.screenshot(&artifacts.join("02-settings-bad-path-light.png"))
         .await?;
@@ -351,6 +411,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     // 9. The stored choices outlive the window: theme and path are in the database.
     app.quit().await?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+    // The picked executable, never the path the page named.
     assert_eq!(desk.engine_settings().await?.codex_bin, Some(bin.clone()));
     assert_eq!(
         desk.ui_settings().await?.theme,

@@ -1,11 +1,19 @@
 //! The profiles editor: list (secrets masked), create, update, duplicate, set default,
 //! delete. A rejected spec comes back with the core's field errors (`ProfileError.fields`),
 //! so the window shows each message next to its input without validating on its own.
+//!
+//! A new endpoint (base URL, API-key variable, a proxy...) is saved only after the user
+//! confirms it in a native dialog shown from here: the window runs next to agent output, so
+//! it is not trusted to send the user's key somewhere new on its own (issue 19 item 7).
 
-use agentdesk_core::CoreError;
+use agentdesk_core::profiles::EndpointChange;
+use agentdesk_core::{CoreError, Desk};
 use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
-use agentdesk_protocol::ui::{IpcError, Profile, ProfileError, ProfileSpec};
-use tauri::State;
+use agentdesk_protocol::ui::{
+    ErrorCode, IpcError, Profile, ProfileError, ProfileFieldError, ProfileSpec,
+};
+use tauri::{AppHandle, Manager, State};
+use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
 use crate::state::AppState;
 
@@ -44,14 +52,74 @@ pub async fn list_workspace_profiles(
         .map_err(from_core)
 }
 
+/// Title of the native confirmation (the E2E tests find the dialog by it).
+pub const CONFIRM_ENDPOINT_TITLE: &str = "Confirm the profile's endpoint";
+
+/// Ask the user, in a native dialog the window cannot answer, to confirm `change`; `true`
+/// only for an explicit "Use this endpoint" (closing the dialog is a no).
+async fn user_confirms(app: &AppHandle, change: &EndpointChange) -> bool {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .message(change.describe())
+        .title(CONFIRM_ENDPOINT_TITLE)
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            "Use this endpoint".into(),
+            "Cancel".into(),
+        ));
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.parent(&window);
+    }
+    dialog.show(move |ok| {
+        let _ = tx.send(ok);
+    });
+    rx.await.unwrap_or(false)
+}
+
+/// Nothing new to confirm, or the user confirmed it (remembered); otherwise the save is
+/// refused with the changed fields, so the editor shows why next to them.
+async fn confirm_endpoint(
+    app: &AppHandle,
+    desk: &Desk,
+    change: Option<EndpointChange>,
+) -> ProfileResult<()> {
+    let Some(change) = change else {
+        return Ok(());
+    };
+    if !user_confirms(app, &change).await {
+        tracing::warn!(fields = ?change.fields, "profile endpoint change not confirmed");
+        let message = "not saved: the new endpoint was not confirmed in the dialog".to_string();
+        return Err(ProfileError {
+            code: ErrorCode::InvalidInput,
+            fields: change
+                .fields
+                .iter()
+                .map(|f| ProfileFieldError {
+                    field: f.clone(),
+                    message: message.clone(),
+                })
+                .collect(),
+            message,
+        });
+    }
+    desk.confirm_endpoint(&change).await.map_err(from_core)
+}
+
 /// Answers with the profile masked, like the list: the editor never holds a secret value.
 #[tauri::command]
 pub async fn create_profile(
+    app: AppHandle,
     state: State<'_, AppState>,
     workspace_id: WorkspaceId,
     spec: ProfileSpec,
 ) -> ProfileResult<Profile> {
     let desk = state.desk().map_err(from_ipc)?;
+    let change = desk
+        .new_profile_endpoint_check(&workspace_id, &spec)
+        .await
+        .map_err(from_core)?;
+    confirm_endpoint(&app, desk, change).await?;
     let mut p = desk
         .create_profile(&workspace_id, &spec)
         .await
@@ -63,11 +131,17 @@ pub async fn create_profile(
 /// A secret sent back as `••••` keeps its stored value (the core merges it).
 #[tauri::command]
 pub async fn update_profile(
+    app: AppHandle,
     state: State<'_, AppState>,
     id: ProfileId,
     spec: ProfileSpec,
 ) -> ProfileResult<Profile> {
     let desk = state.desk().map_err(from_ipc)?;
+    let change = desk
+        .profile_endpoint_check(&id, &spec)
+        .await
+        .map_err(from_core)?;
+    confirm_endpoint(&app, desk, change).await?;
     let mut p = desk.update_profile(&id, &spec).await.map_err(from_core)?;
     p.spec = p.spec.masked();
     Ok(p)

@@ -1,5 +1,5 @@
 //! Settings: engine health (what `agentdesk-cli doctor` shows), the engines' override paths
-//! (chosen with the native picker), the window's and the notifications' preferences, and the
+//! (chosen with the native picker only), the window's and the notifications' preferences, and the
 //! data folders.
 
 use agentdesk_protocol::ui::{DataInfo, Engine, EngineHealth, NotificationPrefs, UiSettings};
@@ -24,23 +24,36 @@ pub async fn engines_health(
         .collect())
 }
 
-/// Point an engine at an executable (`None` or empty: find it on PATH again). A path that is
-/// not an executable file is refused with the message runs would fail with.
+/// Forget the executable chosen for an engine (find it on PATH again). The window cannot
+/// name a path here (issue 19 item 7): an executable is only ever the one the user picked in
+/// the native dialog ([`pick_engine_binary`]), since a compromised window (agent output is
+/// hostile) could otherwise point the app at a program of its choosing to run with the
+/// user's keys. `path` is accepted for the old call shape and must be empty.
 #[tauri::command]
 pub async fn set_engine_path(
     state: State<'_, AppState>,
     engine: Engine,
     path: Option<String>,
 ) -> CmdResult<()> {
-    Ok(state
-        .desk()?
-        .set_engine_path(engine, path.as_deref())
-        .await?)
+    if path.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+        return Err(invalid(
+            "an engine's executable can only be chosen with “Choose…” (the system's file picker)",
+        ));
+    }
+    Ok(state.desk()?.set_engine_path(engine, None).await?)
 }
 
-/// The native file picker for an engine's executable; `None` when the user cancels.
+/// The native file picker for an engine's executable; the picked file is checked (an
+/// executable regular file, symlinks followed) and stored, and its path returned. `None`
+/// when the user cancels (nothing changes). Only what the user picks in the dialog is
+/// stored: the window never supplies the path.
 #[tauri::command]
-pub async fn pick_engine_binary(app: AppHandle, engine: Engine) -> CmdResult<Option<String>> {
+pub async fn pick_engine_binary(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    engine: Engine,
+) -> CmdResult<Option<String>> {
+    let desk = state.desk()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     let title = match engine {
         Engine::Codex => "Choose the codex executable",
@@ -55,13 +68,16 @@ pub async fn pick_engine_binary(app: AppHandle, engine: Engine) -> CmdResult<Opt
     let picked = rx
         .await
         .map_err(|_| internal("the file picker closed without an answer"))?;
-    match picked {
-        None => Ok(None),
-        Some(p) => p
-            .into_path()
-            .map(|p| Some(p.display().to_string()))
-            .map_err(|e| invalid(format!("the picked file is not a local path: {e}"))),
-    }
+    let Some(picked) = picked else {
+        return Ok(None);
+    };
+    let path = picked
+        .into_path()
+        .map_err(|e| invalid(format!("the picked file is not a local path: {e}")))?;
+    let shown = path.display().to_string();
+    // Refused with the message a run would fail with when it is not an executable file.
+    desk.set_engine_path(engine, Some(&shown)).await?;
+    Ok(Some(shown))
 }
 
 #[tauri::command]

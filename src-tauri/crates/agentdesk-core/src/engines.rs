@@ -7,9 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_engine::claude::{
-    ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile, PermissionMode as ClaudeMode,
-};
+use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
 use agentdesk_engine::codex::{
     permission_policy, CodexEngine, CodexEngineConfig, CodexOptions, CodexProfile, CustomProvider,
 };
@@ -341,13 +339,22 @@ fn claude_profile(
     opts: &Value,
 ) -> ClaudeProfile {
     let o = ClaudeOptions::from_json(opts);
+    // The permission mode and the allowed tools are not passed on: the CLI always starts in
+    // its default mode and asks, and the queue applies them (`approval_rules`), after the
+    // profile's deny rules and with a record. Denied tools are: removing a tool only narrows.
     ClaudeProfile {
         model: spec.model.clone(),
-        permission_mode: Some(ClaudeMode::for_profile(spec.permission_mode)),
-        allowed_tools: spec.allowed_tools.clone(),
         disallowed_tools: spec.denied_tools.clone(),
         append_system_prompt: spec.system_prompt.clone().filter(|s| !s.is_empty()),
-        add_dirs: spec.extra_dirs.iter().map(PathBuf::from).collect(),
+        // A profile stored before validation refused them may still name `/` or the home
+        // folder: reading all of it unasked is not what "also read" means, so it is dropped
+        // here too (reads there are then asked, and the queue decides).
+        add_dirs: spec
+            .extra_dirs
+            .iter()
+            .filter(|d| crate::profiles::extra_dir_problem(d).is_none())
+            .map(PathBuf::from)
+            .collect(),
         base_url: spec.base_url.clone(),
         api_key_env: spec.api_key_env.clone(),
         // `None`: the adapter's default, the user's own settings only (never the workspace's).
@@ -431,7 +438,6 @@ mod tests {
         else {
             panic!("not claude")
         };
-        assert_eq!(p.permission_mode, Some(ClaudeMode::AcceptEdits));
         assert_eq!(p.model.as_deref(), Some("m-1"));
         assert_eq!(p.disallowed_tools, vec!["WebFetch".to_string()]);
         assert_eq!(p.append_system_prompt.as_deref(), Some("be brief"));
@@ -441,6 +447,46 @@ mod tests {
         // The profile's own key variable is passed on; the other provider secrets are not.
         assert!(!p.env_remove.contains(&"ANTHROPIC_API_KEY".to_string()));
         assert!(p.env_remove.contains(&"OPENAI_API_KEY".to_string()));
+    }
+
+    /// Issue 19 item 2: Claude starts in its default mode whatever the profile's mode, and
+    /// is not handed the allowed tools (the CLI would run those unasked, behind the queue);
+    /// the denied tools and the extra folders (reads only) are, minus `/` and the home
+    /// folder a stored profile may still name.
+    #[test]
+    fn claude_keeps_every_decision_in_the_queue_whatever_the_mode() {
+        use agentdesk_engine::claude::SessionArg;
+        for mode in [
+            PermissionMode::Ask,
+            PermissionMode::AutoEdit,
+            PermissionMode::FullAuto,
+            PermissionMode::ReadOnly,
+        ] {
+            let mut s = spec(Engine::Claude, mode);
+            s.allowed_tools = vec!["Write".into(), "Bash".into()];
+            s.extra_dirs = vec!["/data/x".into(), "/".into(), "/data/../".into()];
+            if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+                s.extra_dirs.push(home.to_string_lossy().into_owned());
+            }
+            let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), None).unwrap()
+            else {
+                panic!("not claude")
+            };
+            assert_eq!(p.add_dirs, vec![PathBuf::from("/data/x")], "{mode:?}");
+            let args = p.args(&SessionArg::New("x".into()));
+            let modes: Vec<&String> = args
+                .iter()
+                .filter(|a| a.starts_with("--permission-mode"))
+                .collect();
+            assert_eq!(modes, ["--permission-mode=default"], "{mode:?}: {args:?}");
+            assert!(
+                !args.iter().any(|a| a.starts_with("--allowedTools")),
+                "{mode:?}: {args:?}"
+            );
+            assert!(args.contains(&"--disallowedTools=WebFetch".to_string()));
+            let dirs: Vec<&String> = args.iter().filter(|a| a.starts_with("--add-dir")).collect();
+            assert_eq!(dirs, ["--add-dir=/data/x"], "{mode:?}: {args:?}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! and the store agree on what a profile may hold; a run snapshots its profile when it
 //! starts, so an edit applies to the next run, never mid-run.
 
+mod endpoint;
 mod validate;
 
 use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
@@ -9,7 +10,8 @@ use agentdesk_protocol::ui::{
     Engine, PermissionMode, Profile, ProfileFieldError, ProfileSpec, SECRET_MASK,
 };
 
-pub use validate::{valid_env_name, validate_profile_fields};
+pub use endpoint::{EndpointChange, ProfileEndpoint, CONFIRMED_ENDPOINTS_KEY};
+pub use validate::{extra_dir_problem, valid_env_name, validate_profile_fields};
 
 use crate::{CoreError, Desk, Result};
 
@@ -57,6 +59,18 @@ fn unset_secrets(spec: &ProfileSpec) -> Result<()> {
         Ok(())
     } else {
         Err(CoreError::InvalidProfile(fields))
+    }
+}
+
+/// Secret values sent back as [`SECRET_MASK`] take the `stored` profile's values (the editor
+/// only ever saw the mask).
+fn merge_masked_secrets(spec: &mut ProfileSpec, stored: &ProfileSpec) {
+    for name in &spec.secret_env {
+        if let (Some(v), Some(old)) = (spec.env.get_mut(name), stored.env.get(name)) {
+            if v == SECRET_MASK && stored.is_secret(name) {
+                v.clone_from(old);
+            }
+        }
     }
 }
 
@@ -144,13 +158,7 @@ impl Desk {
             .any(|n| spec.env.get(n).map(String::as_str) == Some(SECRET_MASK))
         {
             let stored = self.store.get_profile(id).await?.spec;
-            for name in &spec.secret_env {
-                if let (Some(v), Some(old)) = (spec.env.get_mut(name), stored.env.get(name)) {
-                    if v == SECRET_MASK && stored.is_secret(name) {
-                        v.clone_from(old);
-                    }
-                }
-            }
+            merge_masked_secrets(&mut spec, &stored);
         }
         unset_secrets(&spec)?;
         Ok(self.store.update_profile(id, &spec).await?)

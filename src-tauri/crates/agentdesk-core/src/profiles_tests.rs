@@ -340,3 +340,51 @@ async fn the_window_gets_masked_secrets_and_duplicates_keep_them_inside_the_core
         CoreError::InvalidProfile(_)
     ));
 }
+
+/// Issue 19 item 2: an extra folder is read by Claude without asking, so `/`, the home
+/// folder and anything holding it are refused, also when reached through `..` or a symlink.
+#[cfg(unix)]
+#[test]
+fn extra_dirs_that_are_the_root_or_the_home_folder_are_refused() {
+    use super::validate::extra_dir_problem_with_home;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    let home = root.join("home").join("me");
+    let project = home.join("src").join("app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::os::unix::fs::symlink(&home, root.join("to-home")).unwrap();
+    std::os::unix::fs::symlink("/", root.join("to-root")).unwrap();
+    let p = |p: &std::path::Path| p.display().to_string();
+    let check = |d: &str| extra_dir_problem_with_home(d, Some(&home));
+    for (bad, why) in [
+        ("/".to_string(), "root of the file system"),
+        ("/tmp/..".to_string(), "root of the file system"),
+        (p(&root.join("to-root")), "root of the file system"),
+        (p(&home), "home folder"),
+        (format!("{}/", p(&home)), "home folder"),
+        (p(&project.join("../..")), "home folder"),
+        (p(&root.join("to-home")), "home folder"),
+        (p(&root.join("home")), "holds it"),
+        (p(&root.join("nowhere/../home/me")), "home folder"),
+    ] {
+        let msg = check(&bad).unwrap_or_else(|| panic!("{bad} was accepted"));
+        assert!(msg.contains(why) && msg.contains(&bad), "{bad}: {msg}");
+    }
+    for good in [
+        p(&project),
+        p(&root.join("to-home/src")),
+        "/usr/share/doc".into(),
+    ] {
+        assert_eq!(check(&good), None, "{good}");
+    }
+    // Through the validation, with the real home folder: the field says which entry.
+    if let Some(real_home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let home = real_home.to_string_lossy().into_owned();
+        let f = fields(|s| s.extra_dirs = vec!["/usr/share/doc".into(), home.clone()]);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].0, "extraDirs.1");
+        assert!(f[0].1.contains("home folder"), "{f:?}");
+    }
+    let f = fields(|s| s.extra_dirs = vec!["/".into()]);
+    assert_eq!(f[0].0, "extraDirs.0", "{f:?}");
+}

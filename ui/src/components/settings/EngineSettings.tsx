@@ -1,13 +1,15 @@
-// Settings → Engines: per engine what `agentdesk-cli doctor` shows, and the override path
-// (typed, or chosen with the native picker). A path the core refuses shows its message
-// next to the field.
-import { useEffect, useId, useState } from "react";
+// Settings → Engines: per engine what `agentdesk-cli doctor` shows, and the override path.
+// The path is only ever the file picked in the system's file picker, checked and stored by
+// the shell: the window never names a path (issue 19 item 7), so nothing shown in it (agent
+// output included) can point the app at another program. A refused file's message shows
+// next to the button.
+import { useId, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "../firstrun/health";
 import type { EngineHealth, SettingsApi } from "./api";
 
 const VIA: Record<string, string> = {
-  settings: "the path set here",
+  settings: "the file chosen here",
   environment: "the AGENTDESK_*_BIN variable",
   path: "PATH",
   install_dir: "a usual install folder",
@@ -15,38 +17,33 @@ const VIA: Record<string, string> = {
 
 function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; onChanged: () => void }) {
   const name = ENGINE_NAMES[h.engine];
-  const [path, setPath] = useState(h.overridePath ?? "");
   const [error, setError] = useState<IpcError | null>(null);
-  const [saving, setSaving] = useState(false);
-  const fieldId = useId();
+  const [busy, setBusy] = useState(false);
   const errorId = useId();
-  useEffect(() => setPath(h.overridePath ?? ""), [h.overridePath]);
+  const hintId = useId();
 
-  const save = async (value: string | null) => {
-    setSaving(true);
+  const run = async (action: () => Promise<unknown>) => {
+    setBusy(true);
     setError(null);
     try {
-      await api.setEnginePath(h.engine, value);
-      if (value === null) setPath("");
-      onChanged();
+      await action();
     } catch (e) {
       setError(errorOf(e));
     } finally {
-      setSaving(false);
+      setBusy(false);
     }
   };
 
-  const choose = async () => {
-    try {
-      const picked = await api.pickEngineBinary(h.engine);
-      if (picked) {
-        setPath(picked);
-        await save(picked);
-      }
-    } catch (e) {
-      setError(errorOf(e));
-    }
-  };
+  // The shell opens the picker, checks the file and stores it; `null` is a cancel.
+  const choose = () =>
+    run(async () => {
+      if ((await api.pickEngineBinary(h.engine)) !== null) onChanged();
+    });
+  const clear = () =>
+    run(async () => {
+      await api.clearEnginePath(h.engine);
+      onChanged();
+    });
 
   const ready = h.path !== null && h.problem === null && h.loggedIn !== false;
   return (
@@ -73,33 +70,24 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
           <code>{h.fixCommands.join("\n")}</code>
         </pre>
       )}
-      <form
-        className="settings-path"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save(path.trim() === "" ? null : path.trim());
-        }}
-      >
-        <label htmlFor={fieldId}>{name} executable path</label>
+      <div className="settings-path" role="group" aria-label={`${name} executable`}>
+        <p className="muted small" id={hintId}>
+          {h.overridePath ? "Chosen here." : "Found automatically (PATH and the usual install folders)."} Another executable
+          can only be chosen with the system&apos;s file picker.
+        </p>
         <div className="settings-path-row">
-          <input
-            id={fieldId}
-            type="text"
-            value={path}
-            placeholder="Found automatically (PATH and the usual install folders)"
-            spellCheck={false}
+          <button
+            type="button"
+            onClick={() => void choose()}
+            disabled={busy}
+            aria-label={`Choose the ${name} executable`}
+            aria-describedby={error ? `${hintId} ${errorId}` : hintId}
             aria-invalid={error ? true : undefined}
-            aria-describedby={error ? errorId : undefined}
-            onChange={(e) => setPath(e.target.value)}
-          />
-          <button type="button" onClick={() => void choose()} aria-label={`Choose the ${name} executable`}>
+          >
             Choose…
           </button>
-          <button type="submit" disabled={saving} aria-label={`Save the ${name} path`}>
-            Save
-          </button>
           {h.overridePath && (
-            <button type="button" onClick={() => void save(null)} aria-label={`Clear the ${name} path`}>
+            <button type="button" onClick={() => void clear()} disabled={busy} aria-label={`Clear the ${name} path`}>
               Clear
             </button>
           )}
@@ -109,7 +97,7 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
             {error.message}
           </p>
         )}
-      </form>
+      </div>
     </section>
   );
 }

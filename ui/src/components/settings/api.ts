@@ -20,8 +20,10 @@ async function call<T>(command: string, args?: InvokeArgs): Promise<T> {
 export const settingsApi = {
   /** Both engines as `agentdesk-cli doctor` sees them; `checkLogin` starts each once. */
   enginesHealth: (checkLogin: boolean) => call<EngineHealth[]>("engines_health", { checkLogin }),
-  /** `null` or "" clears the override (PATH discovery again). */
-  setEnginePath: (engine: Engine, path: string | null) => call<null>("set_engine_path", { engine, path }),
+  /** Forget the chosen executable (PATH discovery again). The window never names a path. */
+  clearEnginePath: (engine: Engine) => call<null>("set_engine_path", { engine }),
+  /** The system's file picker, opened by the shell, which checks and stores the picked
+   *  executable; its path, or `null` when cancelled. */
   pickEngineBinary: (engine: Engine) => call<string | null>("pick_engine_binary", { engine }),
   getUiSettings: () => call<UiSettings>("get_ui_settings"),
   setUiSettings: (settings: UiSettings) => call<null>("set_ui_settings", { settings }),

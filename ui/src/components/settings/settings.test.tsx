@@ -42,7 +42,7 @@ function state(health: EngineHealth[] | null, recheck = vi.fn(async () => {})): 
 function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
   return {
     enginesHealth: async () => [],
-    setEnginePath: async () => null,
+    clearEnginePath: async () => null,
     pickEngineBinary: async () => null,
     getUiSettings: async () => ({ theme: "system", sendKey: "enter" }),
     setUiSettings: async () => null,
@@ -100,41 +100,54 @@ describe("engine health", () => {
 });
 
 describe("settings", () => {
-  it("shows the executable, version and login, and a refused path next to its field", async () => {
-    const setEnginePath = vi.fn(async (_e: string, path: string | null) => {
-      throw new IpcFailure({ code: "engine_missing", message: `codex not found — the configured path ${path} is not an executable file` });
+  it("shows the executable, version and login, and a refused pick next to its button", async () => {
+    const pickEngineBinary = vi.fn(async () => {
+      throw new IpcFailure({ code: "engine_missing", message: "codex not found — the configured path /home/u/notes.txt is not an executable file" });
     });
     const recheck = vi.fn(async () => {});
-    render(<SettingsView engines={state([codex(), missing("claude", "npm i")], recheck)} onError={() => {}} api={fakeApi({ setEnginePath })} />);
+    render(<SettingsView engines={state([codex(), missing("claude", "npm i")], recheck)} onError={() => {}} api={fakeApi({ pickEngineBinary })} />);
     expect(screen.getByTestId("engine-codex-version").textContent).toBe("codex-cli 0.169.0");
     expect(screen.getByTestId("engine-codex-path").textContent).toContain("/usr/bin/codex");
     expect(screen.getByTestId("engine-codex-login").textContent).toBe("logged in");
     // Opening Settings asks the engines who is logged in.
     expect(recheck).toHaveBeenCalledWith(true);
-    const field = screen.getByLabelText("Codex executable path");
-    fireEvent.change(field, { target: { value: "/nowhere/codex" } });
-    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save the Codex path" })));
-    expect(setEnginePath).toHaveBeenCalledWith("codex", "/nowhere/codex");
+    recheck.mockClear();
+    const choose = screen.getByRole("button", { name: "Choose the Codex executable" });
+    await act(async () => fireEvent.click(choose));
+    expect(pickEngineBinary).toHaveBeenCalledWith("codex");
     const error = await screen.findByTestId("engine-codex-path-error");
-    expect(error.textContent).toContain("/nowhere/codex is not an executable file");
-    expect(field.getAttribute("aria-invalid")).toBe("true");
-    expect(field.getAttribute("aria-describedby")).toBe(error.id);
+    expect(error.textContent).toContain("/home/u/notes.txt is not an executable file");
+    expect(choose.getAttribute("aria-invalid")).toBe("true");
+    expect(choose.getAttribute("aria-describedby")).toContain(error.id);
+    expect(recheck).not.toHaveBeenCalled();
   });
 
-  it("the native picker's file is saved and the engines re-checked", async () => {
-    const setEnginePath = vi.fn(async () => null);
+  // Issue 19 item 7: the window never names an executable; there is no field to type one.
+  it("has no typed path: the shell's picker stores the file, then the engines are re-checked", async () => {
+    const pickEngineBinary = vi.fn(async (_e: string): Promise<string | null> => "/opt/codex/bin/codex");
+    const clearEnginePath = vi.fn(async () => null);
     const recheck = vi.fn(async () => {});
     render(
       <SettingsView
-        engines={state([missing("codex", "npm i"), missing("claude", "npm i")], recheck)}
+        engines={state([missing("codex", "npm i"), codex({ engine: "claude", foundVia: "settings", overridePath: "/opt/claude" })], recheck)}
         onError={() => {}}
-        api={fakeApi({ setEnginePath, pickEngineBinary: async () => "/opt/codex/bin/codex" })}
+        api={fakeApi({ pickEngineBinary, clearEnginePath })}
       />,
     );
+    expect(screen.queryByRole("textbox", { name: /executable path/ })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Save the Codex path" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Clear the Codex path" })).toBeNull();
     recheck.mockClear();
     await act(async () => fireEvent.click(screen.getByRole("button", { name: "Choose the Codex executable" })));
-    expect(setEnginePath).toHaveBeenCalledWith("codex", "/opt/codex/bin/codex");
-    expect((screen.getByLabelText("Codex executable path") as HTMLInputElement).value).toBe("/opt/codex/bin/codex");
+    expect(pickEngineBinary).toHaveBeenCalledWith("codex");
+    expect(recheck).toHaveBeenCalledWith(true);
+    // A cancelled pick changes nothing.
+    recheck.mockClear();
+    pickEngineBinary.mockResolvedValueOnce(null);
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Choose the Codex executable" })));
+    expect(recheck).not.toHaveBeenCalled();
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Clear the Claude Code path" })));
+    expect(clearEnginePath).toHaveBeenCalledWith("claude");
     expect(recheck).toHaveBeenCalledWith(true);
   });
 

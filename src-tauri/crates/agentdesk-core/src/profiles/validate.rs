@@ -2,7 +2,7 @@
 //! (the spec's JSON key, plus the entry for lists and maps), so the window can show each
 //! message next to its input and the CLI prints the first one — one set of rules for both.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use agentdesk_protocol::ui::{ProfileFieldError, ProfileSpec};
 use serde_json::Value;
@@ -138,11 +138,8 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
     check_tools(&mut s, &mut e);
     for (i, d) in s.extra_dirs.iter_mut().enumerate() {
         *d = d.trim().to_string();
-        if !Path::new(d.as_str()).is_absolute() {
-            e.add(
-                format!("extraDirs.{i}"),
-                format!("the extra directory {d:?} is not an absolute path; give the full path"),
-            );
+        if let Some(why) = extra_dir_problem(d) {
+            e.add(format!("extraDirs.{i}"), why);
         }
     }
     check_env(&mut s, &mut e);
@@ -171,6 +168,92 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
     } else {
         Err(e.0)
     }
+}
+
+/// Why `dir` cannot be an extra folder, if it cannot: not absolute, or — read through its
+/// symlinks and `..` — the file-system root, the home folder or a folder holding it. Claude
+/// reads an extra folder without asking, so one of those would hand the agent every file of
+/// the user's (keys, tokens, other projects) unasked and unrecorded.
+pub fn extra_dir_problem(dir: &str) -> Option<String> {
+    extra_dir_problem_with_home(dir, home_dir().as_deref())
+}
+
+/// [`extra_dir_problem`] with the home folder given (tests).
+pub(crate) fn extra_dir_problem_with_home(dir: &str, home: Option<&Path>) -> Option<String> {
+    let path = Path::new(dir);
+    if !path.is_absolute() {
+        return Some(format!(
+            "the extra directory {dir:?} is not an absolute path; give the full path"
+        ));
+    }
+    // Both readings of the path: the text with `..` applied, and the kernel's (symlinks
+    // followed first). Either being too wide is enough.
+    let homes: Vec<PathBuf> = home
+        .into_iter()
+        .flat_map(|h| [lexical(h), real(h)])
+        .collect();
+    for candidate in [lexical(path), real(path)] {
+        if candidate.parent().is_none() {
+            return Some(format!(
+                "the extra directory {dir:?} is the root of the file system: the agent would read every file without asking; choose the folder it needs"
+            ));
+        }
+        if homes.iter().any(|h| h.starts_with(&candidate)) {
+            return Some(format!(
+                "the extra directory {dir:?} is your home folder or holds it: the agent would read all your files (keys, tokens, other projects) without asking; choose the folder it needs"
+            ));
+        }
+    }
+    None
+}
+
+/// The user's home folder (`HOME`, else `USERPROFILE`), when set.
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+}
+
+/// `.` and `..` applied to the text (`..` at the root stays at the root, as the kernel does).
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Where the path really is: each existing prefix with its symlinks resolved, the part that
+/// does not exist (yet) appended as written, `..` there applied to the text.
+fn real(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    let mut exists = true;
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                out.push(other.as_os_str());
+                if exists {
+                    match std::fs::canonicalize(&out) {
+                        Ok(r) => out = r,
+                        Err(_) => exists = false,
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn check_tools(s: &mut ProfileSpec, e: &mut Errors) {

@@ -40,19 +40,8 @@ impl ClaudeOptions {
     }
 }
 
-impl PermissionMode {
-    /// The CLI's mode for a profile's permission mode. Full-auto and read-only stay in the
-    /// default mode: the CLI asks, and the queue's rules approve (full-auto) or deny
-    /// (read-only) with a record. Bypass mode would skip the record and is refused as root.
-    pub fn for_profile(mode: agentdesk_protocol::ui::PermissionMode) -> Self {
-        match mode {
-            agentdesk_protocol::ui::PermissionMode::AutoEdit => Self::AcceptEdits,
-            _ => Self::Default,
-        }
-    }
-}
-
-/// `--permission-mode`.
+/// `--permission-mode` values, for [`crate::claude::RunControl::set_permission_mode`]. A run
+/// always *starts* in [`PermissionMode::Default`] (see [`ClaudeProfile::args`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PermissionMode {
     /// Ask for everything that is not read-only.
@@ -77,17 +66,27 @@ impl PermissionMode {
 }
 
 /// What a profile says about running Claude Code.
+///
+/// There is deliberately no permission mode and no allowed-tools list here: the CLI runs
+/// whatever those cover without a `can_use_tool` request, so the app's approval queue (its
+/// deny rules, its record) would never see it. A profile's auto-edit, full-auto, read-only
+/// and allowed tools are the queue's policy instead (`agentdesk-core`'s `approval_rules`),
+/// which decides each request the CLI asks about and records the decision.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClaudeProfile {
     pub model: Option<String>,
-    pub permission_mode: Option<PermissionMode>,
-    /// Tools that run without asking (`Bash(git status:*)`, `Read`, ...).
-    pub allowed_tools: Vec<String>,
-    /// Tools removed from the model's tool list.
+    /// Tools removed from the model's tool list (`--disallowedTools`). It only narrows: a
+    /// removed tool cannot be called at all, which is also the only way to deny what the CLI
+    /// runs without asking (reads inside the workspace, read-only Bash).
     pub disallowed_tools: Vec<String>,
     /// Appended to Claude Code's own system prompt (never replaces it).
     pub append_system_prompt: Option<String>,
-    /// Extra directories the agent may read and edit (`--add-dir`).
+    /// Extra directories the agent may read (`--add-dir`). In the default permission mode
+    /// the CLI reads there without asking (Read, `cat`, `ls`) and still asks for every write
+    /// (Write, Edit, `touch`, `mkdir`, redirections, `cp`, `sed -i`: verified with 2.1.328),
+    /// so a write there reaches the queue, whose auto-edit rule only covers the workspace.
+    /// Never `/` or the home folder: the core drops those (and profile validation refuses
+    /// them).
     pub add_dirs: Vec<PathBuf>,
     /// An Anthropic-compatible endpoint instead of api.anthropic.com (`ANTHROPIC_BASE_URL`).
     pub base_url: Option<String>,
@@ -144,12 +143,15 @@ impl ClaudeProfile {
         if let Some(m) = &self.model {
             args.push(format!("--model={m}"));
         }
-        if let Some(mode) = self.permission_mode {
-            args.push(format!("--permission-mode={}", mode.as_str()));
-        }
-        if !self.allowed_tools.is_empty() {
-            args.push(format!("--allowedTools={}", self.allowed_tools.join(",")));
-        }
+        // Always the default mode, and explicitly: without the flag the user's settings
+        // (`permissions.defaultMode`) could start the CLI in acceptEdits or bypassPermissions,
+        // where edits (or everything) run without a `can_use_tool` request. In the default
+        // mode every write and every command that is not read-only is asked, so it goes
+        // through the queue. No `--allowedTools` for the same reason.
+        args.push(format!(
+            "--permission-mode={}",
+            PermissionMode::Default.as_str()
+        ));
         if !self.disallowed_tools.is_empty() {
             args.push(format!(
                 "--disallowedTools={}",
@@ -242,8 +244,6 @@ mod tests {
     fn argv_follows_the_sdk_and_never_splits_values() {
         let p = ClaudeProfile {
             model: Some("claude-sonnet-4-5".into()),
-            permission_mode: Some(PermissionMode::AcceptEdits),
-            allowed_tools: vec!["Read".into(), "Bash(git status:*)".into()],
             disallowed_tools: vec!["WebFetch".into()],
             append_system_prompt: Some("-be brief".into()),
             add_dirs: vec![PathBuf::from("/data/x")],
@@ -268,8 +268,7 @@ mod tests {
         for want in [
             "--resume=abc",
             "--model=claude-sonnet-4-5",
-            "--permission-mode=acceptEdits",
-            "--allowedTools=Read,Bash(git status:*)",
+            "--permission-mode=default",
             "--disallowedTools=WebFetch",
             "--append-system-prompt=-be brief",
             "--add-dir=/data/x",
@@ -279,10 +278,43 @@ mod tests {
             assert!(args.iter().any(|a| a == want), "{want} missing in {args:?}");
         }
         let args = ClaudeProfile::default().args(&SessionArg::New("u".into()));
-        assert_eq!(args.len(), 10);
+        assert_eq!(args.len(), 11);
         assert_eq!(args[8], "--session-id=u");
+        assert_eq!(args[9], "--permission-mode=default");
         // Workspace settings (hooks, allow rules) are never loaded unless asked for.
-        assert_eq!(args[9], "--setting-sources=user");
+        assert_eq!(args[10], "--setting-sources=user");
+    }
+
+    /// Issue 19 item 2: whatever the profile, the CLI starts in its default mode (stated, so
+    /// the user's `defaultMode` setting cannot change it) and is handed no list of tools to
+    /// run unasked: every write and command reaches `can_use_tool`, i.e. the queue.
+    #[test]
+    fn the_cli_never_runs_anything_unasked_on_the_profiles_behalf() {
+        let p = ClaudeProfile {
+            disallowed_tools: vec!["WebFetch".into()],
+            add_dirs: vec![PathBuf::from("/data/x")],
+            ..Default::default()
+        };
+        for session in [SessionArg::New("n".into()), SessionArg::Resume("r".into())] {
+            let args = p.args(&session);
+            let modes: Vec<&String> = args
+                .iter()
+                .filter(|a| a.starts_with("--permission-mode"))
+                .collect();
+            assert_eq!(modes, ["--permission-mode=default"], "{args:?}");
+            for never in [
+                "--allowedTools",
+                "--allowed-tools",
+                "--dangerously-skip-permissions",
+                "acceptEdits",
+                "bypassPermissions",
+            ] {
+                assert!(!args.iter().any(|a| a.contains(never)), "{never}: {args:?}");
+            }
+            // What only narrows (or only lets it read) stays.
+            assert!(args.contains(&"--disallowedTools=WebFetch".to_string()));
+            assert!(args.contains(&"--add-dir=/data/x".to_string()));
+        }
     }
 
     #[test]
