@@ -30,6 +30,10 @@ const SUITE: &str = "CLI suite";
 #[path = "cli/safety.rs"]
 mod safety;
 
+#[cfg(unix)]
+#[path = "cli/login_path.rs"]
+mod login_path;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

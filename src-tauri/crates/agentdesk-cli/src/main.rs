@@ -90,6 +90,12 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // Only the commands that locate or start engines need the login shell's PATH (a
+    // terminal-started CLI already has it; see agentdesk_engine::login_path): read it while
+    // the store opens rather than when the engine is first looked for.
+    if matches!(cli.command, Command::Run(_) | Command::Doctor(_)) {
+        agentdesk_engine::login_path::warm_up();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

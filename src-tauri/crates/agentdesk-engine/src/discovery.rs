@@ -1,9 +1,9 @@
 //! Finding an engine executable and probing its version.
 //!
 //! Order: explicit override (from settings) → `PATH` → the usual install dirs. A GUI app on
-//! macOS/Linux often starts with a minimal `PATH` (no shell profile ran), which is why the
-//! install dirs of npm, Homebrew, nvm/volta/mise/asdf and the native installers are searched
-//! too. All inputs are injectable for tests ([`Discovery::path_var`], [`Discovery::search_dirs`]).
+//! macOS/Linux often starts with a minimal `PATH` (no shell profile ran), which is why `PATH`
+//! here is merged with the login shell's ([`crate::login_path`]) and the install dirs of npm,
+//! Homebrew, nvm/volta/mise/asdf and the native installers are searched too. All inputs are injectable for tests ([`Discovery::path_var`], [`Discovery::search_dirs`]).
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -112,36 +112,77 @@ pub struct Executable {
     /// The file that was found.
     pub path: PathBuf,
     pub via: FoundVia,
-    /// What to spawn: `path` itself, or `cmd.exe` for a Windows `.cmd`/`.bat` shim.
+    /// What to spawn: `path` itself, or (Windows) what its `.cmd` shim would have run: `node`
+    /// or the package's native executable (see [`crate::shim`]). Never `cmd.exe`.
     pub launch_program: PathBuf,
-    /// Arguments before the engine's own (`/C <shim>` for a shim).
+    /// Arguments before the engine's own (the script, for `node`).
     pub launch_prefix_args: Vec<OsString>,
+    /// Variables the skipped shim would have set (`NODE_PATH`, codex's `CODEX_MANAGED_*`).
+    pub launch_env: Vec<(OsString, OsString)>,
+    /// Folders put first on the child's `PATH`: the engine's own (an nvm `claude` runs on
+    /// the `node` beside it), then the interpreter's.
+    pub path_first: Vec<PathBuf>,
 }
 
 impl Executable {
-    /// Wrap a path; on Windows, batch shims (what npm installs) cannot be spawned directly and
-    /// are run through `cmd /C`.
+    /// Wrap a path. On Windows a batch shim (what npm installs) is read and what it runs is
+    /// spawned instead ([`Self::resolve_shim`]); `cmd /C` is never used.
     pub fn new(path: PathBuf, via: FoundVia) -> Self {
-        let is_batch = path
-            .extension()
-            .and_then(OsStr::to_str)
-            .is_some_and(|e| e.eq_ignore_ascii_case("cmd") || e.eq_ignore_ascii_case("bat"));
-        if cfg!(windows) && is_batch {
-            let comspec = std::env::var_os("ComSpec").unwrap_or_else(|| "cmd.exe".into());
-            return Self {
-                launch_program: PathBuf::from(comspec),
-                launch_prefix_args: vec!["/C".into(), path.clone().into_os_string()],
-                path,
-                via,
-            };
+        if cfg!(windows) && is_batch(&path) {
+            let path_var = crate::login_path::effective_path();
+            return Self::resolve_shim(path, via, path_var.as_deref());
         }
+        Self::direct(path, via)
+    }
+
+    /// Spawned as it is.
+    fn direct(path: PathBuf, via: FoundVia) -> Self {
+        let path_first = path.parent().map(Path::to_path_buf).into_iter().collect();
         Self {
             launch_program: path.clone(),
             launch_prefix_args: Vec::new(),
+            launch_env: Vec::new(),
+            path_first,
             path,
             via,
         }
     }
+
+    /// For a `.cmd`/`.bat` shim: what it would run, with `node` searched in the shim's folder,
+    /// then `path_var`. A shim that cannot be read (unknown format, target or `node`
+    /// missing) is spawned itself: Rust quotes a batch file's arguments for `cmd.exe` (and
+    /// refuses those it cannot quote safely), which is still better than `cmd /C`.
+    /// Platform-neutral so it is tested everywhere; only Windows calls it.
+    pub fn resolve_shim(path: PathBuf, via: FoundVia, path_var: Option<&OsStr>) -> Self {
+        let launch = path.parent().and_then(|dir| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let target = crate::shim::parse_cmd_shim(&text, dir)?;
+            crate::shim::launch_for(&path, &target, path_var)
+        });
+        match launch {
+            Some(launch) => {
+                tracing::debug!(shim = %path.display(), program = %launch.program.display(), "engine shim resolved");
+                Self {
+                    launch_program: launch.program,
+                    launch_prefix_args: launch.prefix_args,
+                    launch_env: launch.env,
+                    path_first: launch.path_first,
+                    path,
+                    via,
+                }
+            }
+            None => {
+                tracing::warn!(shim = %path.display(), "engine shim not understood; running it through its own batch file");
+                Self::direct(path, via)
+            }
+        }
+    }
+}
+
+fn is_batch(path: &Path) -> bool {
+    path.extension()
+        .and_then(OsStr::to_str)
+        .is_some_and(|e| e.eq_ignore_ascii_case("cmd") || e.eq_ignore_ascii_case("bat"))
 }
 
 /// Searches for one engine. Defaults come from the real environment.
@@ -149,7 +190,9 @@ impl Executable {
 pub struct Discovery {
     program: EngineProgram,
     override_path: Option<PathBuf>,
-    path_var: Option<OsString>,
+    /// `None`: the process's `PATH` merged with the login shell's, read by [`Self::find`]
+    /// (so a `Discovery` that gets its own never waits for the login shell).
+    path_var: Option<Option<OsString>>,
     search_dirs: Vec<PathBuf>,
 }
 
@@ -158,7 +201,7 @@ impl Discovery {
         Self {
             program,
             override_path: None,
-            path_var: std::env::var_os("PATH"),
+            path_var: None,
             search_dirs: default_install_dirs(&HostDirs::from_env()),
         }
     }
@@ -172,7 +215,7 @@ impl Discovery {
 
     /// Replace the `PATH` value searched.
     pub fn path_var(mut self, path: Option<OsString>) -> Self {
-        self.path_var = path;
+        self.path_var = Some(path);
         self
     }
 
@@ -198,8 +241,11 @@ impl Discovery {
             });
         }
         let mut searched = Vec::new();
-        let path_dirs: Vec<PathBuf> = self
-            .path_var
+        let path_var = match &self.path_var {
+            Some(given) => given.clone(),
+            None => crate::login_path::effective_path(),
+        };
+        let path_dirs: Vec<PathBuf> = path_var
             .as_deref()
             .map(|p| std::env::split_paths(p).collect())
             .unwrap_or_default();

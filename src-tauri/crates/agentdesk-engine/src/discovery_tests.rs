@@ -194,3 +194,127 @@ fn versions_outside_the_supported_range_are_refused_with_what_to_install() {
         assert!(msg.contains("@anthropic-ai/claude-code@2.1.328"), "{msg}");
     }
 }
+
+#[cfg(unix)]
+mod engine_folder {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    use super::*;
+
+    fn executable(path: &Path, body: &str) {
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// An nvm install: `claude` is a `#!/usr/bin/env <node>` script and that node sits next
+    /// to it, on no PATH. Before the engine's folder went first on its PATH: exit 127.
+    #[tokio::test]
+    async fn an_engine_runs_on_the_interpreter_installed_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        executable(
+            &dir.path().join("agentdesk-test-beside-node"),
+            "#!/bin/sh\nexec /bin/sh \"$@\"\n",
+        );
+        let claude = dir.path().join("claude");
+        executable(
+            &claude,
+            "#!/usr/bin/env agentdesk-test-beside-node\necho '2.1.328 (Claude Code)'\n",
+        );
+        let exe = Executable::new(claude, FoundVia::InstallDir);
+        assert_eq!(exe.path_first, vec![dir.path().to_path_buf()]);
+        let v = probe_version(&exe, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(v.to_string(), "2.1.328");
+    }
+}
+
+mod windows_shims {
+    use super::*;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shims");
+
+    fn put(root: &Path, rel: &str, text: &str) -> PathBuf {
+        let path = rel.split('/').fold(root.to_path_buf(), |p, c| p.join(c));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// `%APPDATA%\npm` with npm's claude shim and the script, node on PATH.
+    #[test]
+    fn an_npm_shim_is_launched_as_node_and_its_script_never_through_cmd() {
+        let dir = tempfile::tempdir().unwrap();
+        let shim_text =
+            std::fs::read_to_string(Path::new(FIXTURES).join("npm-claude.cmd")).unwrap();
+        let shim = put(dir.path(), "npm/claude.cmd", &shim_text);
+        let script = put(
+            dir.path(),
+            "npm/node_modules/@anthropic-ai/claude-code/cli.js",
+            "",
+        );
+        let node = put(dir.path(), "nodejs/node.exe", "");
+        let path_var = std::env::join_paths([node.parent().unwrap()]).unwrap();
+        let exe = Executable::resolve_shim(shim.clone(), FoundVia::Path, Some(&path_var));
+        assert_eq!(exe.path, shim);
+        assert_eq!(exe.launch_program, node);
+        assert_eq!(exe.launch_prefix_args, vec![script.into_os_string()]);
+        assert_eq!(
+            exe.path_first,
+            vec![dir.path().join("npm"), dir.path().join("nodejs")]
+        );
+        // What the engine is then started with: no cmd.exe, the script first, then its args.
+        let spec = crate::process::ProcessSpec::for_executable(&exe).arg("-p");
+        assert_eq!(spec.program, node);
+        assert_eq!(spec.label, "claude");
+        assert_eq!(spec.args.last().unwrap(), "-p");
+        assert!(!spec.args.iter().any(|a| a == "/C"));
+        assert_eq!(spec.path_first, exe.path_first);
+    }
+
+    #[test]
+    fn codexs_shim_runs_the_native_exe_with_codex_js_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let shim_text = std::fs::read_to_string(Path::new(FIXTURES).join("npm-codex.cmd")).unwrap();
+        let shim = put(dir.path(), "npm/codex.cmd", &shim_text);
+        put(
+            dir.path(),
+            "npm/node_modules/@openai/codex/bin/codex.js",
+            "",
+        );
+        let (package, triple) = if cfg!(target_arch = "aarch64") {
+            ("codex-win32-arm64", "aarch64-pc-windows-msvc")
+        } else {
+            ("codex-win32-x64", "x86_64-pc-windows-msvc")
+        };
+        let native = put(
+            dir.path(),
+            &format!("npm/node_modules/@openai/{package}/vendor/{triple}/bin/codex.exe"),
+            "",
+        );
+        let exe = Executable::resolve_shim(shim, FoundVia::Path, None);
+        assert_eq!(exe.launch_program, native);
+        let spec = crate::process::ProcessSpec::for_executable(&exe).arg("app-server");
+        assert_eq!(spec.args, vec![std::ffi::OsString::from("app-server")]);
+        assert!(spec
+            .env
+            .iter()
+            .any(|(k, v)| k == "CODEX_MANAGED_BY_NPM" && v == "1"));
+    }
+
+    #[test]
+    fn a_shim_that_cannot_be_read_is_spawned_itself_not_through_cmd_c() {
+        let dir = tempfile::tempdir().unwrap();
+        let shim = put(dir.path(), "tools/codex.cmd", "@echo off\r\nrem custom\r\n");
+        let exe = Executable::resolve_shim(shim.clone(), FoundVia::Path, None);
+        assert_eq!(exe.launch_program, shim);
+        assert!(exe.launch_prefix_args.is_empty());
+    }
+
+    /// Off Windows a `.cmd` file is just a file: spawned as it is.
+    #[cfg(not(windows))]
+    #[test]
+    fn only_windows_reads_shims() {
+        let exe = Executable::new(PathBuf::from("/x/codex.cmd"), FoundVia::Path);
+        assert_eq!(exe.launch_program, PathBuf::from("/x/codex.cmd"));
+    }
+}

@@ -137,10 +137,12 @@ pub mod discovery;
 pub mod engine;
 pub mod error;
 pub mod limits;
+pub mod login_path;
 pub mod process;
 mod profile_options;
 pub mod redact;
 pub mod rpc;
+pub mod shim;
 pub mod transport;
 pub mod vocab;
 

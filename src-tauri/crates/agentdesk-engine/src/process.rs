@@ -204,6 +204,10 @@ pub struct ProcessSpec {
     pub env_remove: Vec<OsString>,
     /// Added last (profile variables); entries named in [`ALWAYS_REMOVED_ENV`] are ignored.
     pub env: Vec<(OsString, OsString)>,
+    /// Folders put first on the child's `PATH` (the engine's own, see
+    /// [`Executable::path_first`]). The `PATH` they go before is the profile's when it sets
+    /// one, else the app's merged with the login shell's ([`crate::login_path`]).
+    pub path_first: Vec<PathBuf>,
     pub stop: StopConfig,
     /// Stderr lines kept for error messages.
     pub stderr_tail_lines: usize,
@@ -235,6 +239,7 @@ impl ProcessSpec {
             base_env: BaseEnv::Allowlisted,
             env_remove: Vec::new(),
             env: Vec::new(),
+            path_first: Vec::new(),
             stop: StopConfig::default(),
             stderr_tail_lines: 100,
             stderr_max_line_bytes: 64 * 1024,
@@ -244,14 +249,28 @@ impl ProcessSpec {
         }
     }
 
-    /// Start from a discovered executable (on Windows a `.cmd` shim runs via `cmd /C`).
+    /// Start from a discovered executable: what it launches (on Windows a `.cmd` shim's
+    /// `node <script>` or native executable), the variables that launch needs, and the
+    /// engine's folder first on `PATH`.
     pub fn for_executable(exe: &Executable) -> Self {
         let mut spec = Self::new(exe.launch_program.clone());
         spec.args.clone_from(&exe.launch_prefix_args);
+        spec.path_first.clone_from(&exe.path_first);
         if let Some(stem) = exe.path.file_stem() {
             spec.label = stem.to_string_lossy().into_owned();
         }
+        for (key, value) in &exe.launch_env {
+            spec = spec.env(key, value);
+        }
         spec
+    }
+
+    /// [`Self::for_executable`] for an engine path from settings or discovery.
+    pub fn for_engine(program: &std::path::Path) -> Self {
+        Self::for_executable(&Executable::new(
+            program.to_path_buf(),
+            crate::discovery::FoundVia::Override,
+        ))
     }
 
     pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
@@ -328,8 +347,44 @@ impl ProcessSpec {
             }
             cmd.env(key, value);
         }
+        if let Some(path) = self.child_path() {
+            cmd.env("PATH", path);
+        }
         // Process group, PDEATHSIG, Job Object: added by `OsChild::spawn`.
         cmd
+    }
+
+    /// The child's `PATH` when it differs from what the base gives: the profile's `PATH`, else
+    /// the inherited one merged with the login shell's; then [`Self::path_first`] before it.
+    fn child_path(&self) -> Option<OsString> {
+        let is_path = |k: &OsString| {
+            k.to_str().is_some_and(|k| {
+                if cfg!(windows) {
+                    k.eq_ignore_ascii_case("PATH")
+                } else {
+                    k == "PATH"
+                }
+            })
+        };
+        let profile = self
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| is_path(k))
+            .map(|(_, v)| v.clone());
+        let removed = self.env_remove.iter().any(is_path);
+        let inherited = match self.base_env {
+            BaseEnv::Empty => None,
+            BaseEnv::Allowlisted | BaseEnv::Inherit if !removed => {
+                crate::login_path::effective_path()
+            }
+            BaseEnv::Allowlisted | BaseEnv::Inherit => None,
+        };
+        let path = profile.or(inherited)?;
+        if self.path_first.is_empty() {
+            return Some(path);
+        }
+        Some(crate::login_path::prepend(&self.path_first, Some(&path)))
     }
 }
 

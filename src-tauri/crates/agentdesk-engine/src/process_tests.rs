@@ -221,3 +221,28 @@ fn alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks for existence.
     unsafe { libc::kill(pid, 0) == 0 }
 }
+
+#[tokio::test]
+async fn the_engines_folder_goes_first_on_the_childs_path() {
+    let mut spec = sh("echo \"$PATH\"");
+    spec.path_first = vec![PathBuf::from("/engine/bin")];
+    let path = env_of(spec.clone()).await;
+    let entries: Vec<&str> = path.split(':').collect();
+    assert_eq!(entries[0], "/engine/bin", "{path}");
+    // The rest is the app's PATH (merged with the login shell's): it still holds /bin.
+    assert!(
+        entries.contains(&"/bin") || entries.contains(&"/usr/bin"),
+        "{path}"
+    );
+    // A profile's own PATH replaces the inherited one; the engine's folder still leads, once.
+    let profile = spec.env("PATH", "/engine/bin:/custom/bin:/usr/bin:/bin");
+    assert_eq!(
+        env_of(profile).await,
+        "/engine/bin:/custom/bin:/usr/bin:/bin"
+    );
+    // Nothing inherited: nothing added.
+    let mut empty = ProcessSpec::new("/usr/bin/env");
+    empty.base_env = BaseEnv::Empty;
+    empty.path_first = vec![PathBuf::from("/engine/bin")];
+    assert_eq!(env_of(empty).await, "");
+}

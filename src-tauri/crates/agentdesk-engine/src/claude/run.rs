@@ -58,7 +58,7 @@ impl Session {
         session: &SessionArg,
     ) -> Result<Self, EngineError> {
         let (tx, stderr) = mpsc::unbounded_channel();
-        let mut spec = ProcessSpec::new(&config.program)
+        let mut spec = ProcessSpec::for_engine(&config.program)
             .args(profile.args(session))
             .cwd(cwd)
             .stop_config(config.stop)

@@ -178,7 +178,7 @@ impl Server {
         EngineError,
     > {
         let (diag_tx, diag_rx) = mpsc::unbounded_channel();
-        let mut spec = ProcessSpec::new(&self.config.program)
+        let mut spec = ProcessSpec::for_engine(&self.config.program)
             .args(self.key.args.iter().cloned())
             .stop_config(self.config.stop)
             .diagnostics(diag_tx);
