@@ -51,6 +51,11 @@ export AGENTDESK_APP_BIN="$ROOT/target/debug/agentdesk"
 # built by `cargo test` of the tests crate.
 cargo build -p agentdesk-cli
 
+step "Rust: the Tauri shell's unit tests"
+# Not a default member (it builds webkit), so `cargo test` at the root skips it: its tests
+# (the notification listener against a real dbus-daemon, the navigation guard, ...) run here.
+cargo test -p agentdesk --lib
+
 step "Rust: all suites"
 cargo test --no-fail-fast
 step ""
