@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use agentdesk_protocol::ui::{ApprovalRule, ErrorCode, RuleAction};
+use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRule, ErrorCode, RuleAction};
 
 use super::*;
 
@@ -85,6 +85,13 @@ fn each_mistake_gets_a_clear_error() {
     assert!(err(|s| s.denied_tools.push("Read".into())).contains("both allowed and denied"));
     assert!(err(|s| s.approval_timeout_secs = Some(0)).contains("approval timeout"));
     assert!(err(|s| s.approval_rules[0].tool = None).contains("matches nothing"));
+    // A command prefix is read on shell requests only: with another kind it would match
+    // nothing (issue 19, item 5).
+    assert!(err(|s| {
+        s.approval_rules[0].kind = Some(ApprovalKindName::Tool);
+        s.approval_rules[0].command_prefix = Some("git status".into());
+    })
+    .contains("applies to shell commands only"));
     assert!(err(|s| s.engine_options = serde_json::json!([1])).contains("JSON object"));
     assert!(parse_engine("gemini")
         .unwrap_err()

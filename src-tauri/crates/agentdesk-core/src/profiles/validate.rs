@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use agentdesk_protocol::ui::{ProfileFieldError, ProfileSpec};
+use agentdesk_protocol::ui::{ApprovalKindName, ProfileFieldError, ProfileSpec};
 use serde_json::Value;
 
 const MAX_NAME: usize = 64;
@@ -149,6 +149,17 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
                 format!("approvalRules.{i}"),
                 format!(
                     "approval rule {} matches nothing: give a kind, a tool or a command prefix",
+                    i + 1
+                ),
+            );
+        }
+        // A command prefix is read only on shell requests (approval_rules), so with another
+        // kind the rule would silently match nothing.
+        if r.command_prefix.is_some() && r.kind.is_some_and(|k| k != ApprovalKindName::Command) {
+            e.add(
+                format!("approvalRules.{i}"),
+                format!(
+                    "approval rule {}: a command prefix applies to shell commands only; set its kind to Command",
                     i + 1
                 ),
             );
