@@ -319,10 +319,16 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
       before: null,
     } : { items: [], before: null },
     read_attachment: () => demoPng(),
-    pick_files: () => ["/home/dev/Pictures/layout-bug.png", "/home/dev/notes/trace.txt", "/home/dev/Videos/screen-recording.mov"],
-    import_attachment_path: ({ path }) => {
-      const name = path.split("/").pop();
-      if (name.endsWith(".mov")) throw { code: "invalid_input", message: "screen-recording.mov is 212.4 MB; attachments are limited to 20 MB" };
+    // The shell hands the page tokens for the files the user picked, never paths.
+    pick_files: () => [
+      { token: "t-layout", name: "layout-bug.png", size: 48213 },
+      { token: "t-trace", name: "trace.txt", size: 1893 },
+      { token: "t-video", name: "screen-recording.mov", size: 222_717_542 },
+    ],
+    import_attachment_token: ({ token }) => {
+      const name = { "t-layout": "layout-bug.png", "t-trace": "trace.txt", "t-video": "screen-recording.mov" }[token];
+      if (name === "screen-recording.mov") throw { code: "invalid_input", message: "screen-recording.mov is 212.4 MB; attachments are limited to 20 MB" };
+      if (!name) throw { code: "invalid_input", message: "that file was not offered by a drop or the file picker (or its offer ran out)" };
       return attachment(name);
     },
     import_attachment_bytes: () => attachment("pasted-image.png"),
