@@ -145,6 +145,8 @@ pub mod rpc;
 pub mod shim;
 pub mod transport;
 pub mod vocab;
+#[cfg(unix)]
+pub mod watchdog;
 
 pub use control::RunHandle;
 pub use diagnostic::{Diagnostic, DiagnosticKind, DiagnosticSource};

@@ -10,9 +10,11 @@
 //!   the child exits, so spawn from a long-lived thread (a runtime worker or the main thread),
 //!   never from `spawn_blocking` (those threads are reaped when idle).
 //! - **macOS**: there is no PDEATHSIG. Both engines exit on EOF of stdin (codex in 30–60 ms),
-//!   and the kernel closes our end of the stdin pipe when the app dies, so the pipe is the
-//!   watchdog for the engine itself; a kqueue `NOTE_EXIT` watcher in the child would be needed to
-//!   also cover grandchildren (not implemented).
+//!   and the kernel closes our end of the stdin pipe when the app dies.
+//! - **Unix, both**: every group is registered with the orphan watchdog (`watchdog.rs`), a
+//!   forked process that SIGKILLs the registered groups when the app is gone: on macOS the
+//!   engine and everything it started, on Linux what PDEATHSIG does not reach (the agent's
+//!   commands and MCP servers, which the engine's death only reparents).
 //! - **Windows**: the child runs in a Job Object with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`
 //!   (process-wrap's `JobObject`, assigned while the child is still suspended), so its whole
 //!   tree is in the job. The ladder's kill terminates the job, and closing the job handle,
@@ -208,6 +210,9 @@ pub struct ProcessSpec {
     /// [`Executable::path_first`]). The `PATH` they go before is the profile's when it sets
     /// one, else the app's merged with the login shell's ([`crate::login_path`]).
     pub path_first: Vec<PathBuf>,
+    /// Linux: `PR_SET_PDEATHSIG(SIGKILL)` on the child (default). Off only in tests that
+    /// check the orphan watchdog alone (what macOS has).
+    pub parent_death_signal: bool,
     pub stop: StopConfig,
     /// Stderr lines kept for error messages.
     pub stderr_tail_lines: usize,
@@ -240,6 +245,7 @@ impl ProcessSpec {
             env_remove: Vec::new(),
             env: Vec::new(),
             path_first: Vec::new(),
+            parent_death_signal: true,
             stop: StopConfig::default(),
             stderr_tail_lines: 100,
             stderr_max_line_bytes: 64 * 1024,
@@ -511,23 +517,29 @@ impl ChildProcess {
     /// Spawn the child with piped stdio. Must be called inside a tokio runtime, from a
     /// long-lived thread (see the Linux note in the module docs).
     pub fn spawn(spec: ProcessSpec) -> Result<Self, EngineError> {
-        let mut child = OsChild::spawn(spec.command()).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                EngineError::NotFound {
-                    program: spec.program.display().to_string(),
-                    hint: "the executable does not exist (check the engine path in Settings)"
-                        .to_owned(),
-                    searched: vec![spec.program.clone()],
+        let mut child =
+            OsChild::spawn(spec.command(), spec.parent_death_signal).map_err(|source| {
+                if source.kind() == std::io::ErrorKind::NotFound {
+                    EngineError::NotFound {
+                        program: spec.program.display().to_string(),
+                        hint: "the executable does not exist (check the engine path in Settings)"
+                            .to_owned(),
+                        searched: vec![spec.program.clone()],
+                    }
+                } else {
+                    EngineError::Spawn {
+                        program: spec.program.clone(),
+                        source,
+                    }
                 }
-            } else {
-                EngineError::Spawn {
-                    program: spec.program.clone(),
-                    source,
-                }
-            }
-        })?;
+            })?;
         let pid = child.id();
         tracing::debug!(engine = %spec.label, ?pid, program = %spec.program.display(), "spawned");
+        // The group dies with the app even when no destructor runs (crash, SIGKILL).
+        #[cfg(unix)]
+        if let Some(pid) = pid {
+            crate::watchdog::register(pid);
+        }
         let ring = Arc::new(StderrRing {
             lines: Mutex::new(VecDeque::new()),
             max_lines: spec.stderr_tail_lines,
@@ -548,6 +560,7 @@ impl ChildProcess {
         let (kill_tx, kill_rx) = mpsc::unbounded_channel();
         tokio::spawn(wait_loop(
             child,
+            pid,
             stderr_task,
             Arc::clone(&ring),
             exit_tx,
@@ -655,6 +668,7 @@ impl Drop for ChildProcess {
 
 async fn wait_loop(
     mut child: OsChild,
+    pid: Option<u32>,
     stderr_task: Option<JoinHandle<()>>,
     ring: Arc<StderrRing>,
     exit_tx: watch::Sender<Option<ChildExit>>,
@@ -696,6 +710,14 @@ async fn wait_loop(
         let _ = child.start_kill();
     }
     drop(child);
+    // The group was SIGKILLed by the ladder's last rung: the watchdog forgets it, so a later
+    // group that gets the same id is not killed at the app's exit.
+    #[cfg(unix)]
+    if let Some(pid) = pid {
+        crate::watchdog::unregister(pid);
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
 }
 
 async fn stderr_loop<R: AsyncRead + Unpin>(

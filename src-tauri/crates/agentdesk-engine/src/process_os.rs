@@ -44,11 +44,14 @@ pub(super) struct Pipes {
 impl OsChild {
     /// Spawn `cmd` contained as the module docs say.
     #[cfg(not(windows))]
-    pub(super) fn spawn(mut cmd: Command) -> io::Result<Self> {
+    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+    pub(super) fn spawn(mut cmd: Command, parent_death_signal: bool) -> io::Result<Self> {
         #[cfg(unix)]
         cmd.process_group(0);
         #[cfg(target_os = "linux")]
-        set_parent_death_signal(&mut cmd);
+        if parent_death_signal {
+            set_parent_death_signal(&mut cmd);
+        }
         Ok(Self {
             child: cmd.spawn()?,
         })
@@ -56,7 +59,7 @@ impl OsChild {
 
     /// Spawn `cmd` in a kill-on-close Job Object (see the module docs).
     #[cfg(windows)]
-    pub(super) fn spawn(cmd: Command) -> io::Result<Self> {
+    pub(super) fn spawn(cmd: Command, _parent_death_signal: bool) -> io::Result<Self> {
         use process_wrap::tokio::{CommandWrap, CreationFlags, JobObject, KillOnDrop};
         use windows::Win32::System::Threading::CREATE_NO_WINDOW;
         let mut wrapped = CommandWrap::from(cmd);
