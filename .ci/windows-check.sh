@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Type-check the Rust crates for Windows from Linux (`cargo check`, no linking, nothing runs).
-# Not part of CI (CI must not depend on it): run it by hand after touching cfg(windows) code,
-# e.g. the Job Object in agentdesk-engine/src/process_os.rs.
+# CI runs it (.ci/run: `--install --clippy`, i.e. clippy -D warnings of the crates, the CLI and
+# the tests crate) so that a Linux-only change (a Unix-only import, a helper only Unix tests
+# use) cannot turn the Windows leg of .github/workflows/ci.yml red. Run it by hand after
+# touching cfg(windows) code, e.g. the Job Object in agentdesk-engine/src/process_os.rs.
+# It only type-checks: tests that would fail at run time on Windows are not found here.
 #
 # Why not `rustup target add x86_64-pc-windows-gnu`: rustup's dist server may be unreachable
 # (it is on the development machine). Debian bookworm-security ships a newer compiler with its
@@ -10,10 +13,11 @@
 # (std's raw-dylib imports) and the C compiler the bundled SQLite needs.
 #
 #   .ci/windows-check.sh [--install] [--clippy] [cargo args...]
-#     --install  apt-get install the toolchain first (root, Debian bookworm)
+#     --install  apt-get install the toolchain first (root or sudo, Debian bookworm); skipped
+#                when it is present and consistent
 #     --clippy   `cargo clippy ... -- -D warnings` instead of `cargo check` (Debian's clippy 1.96,
 #                newer than the project's: it may know lints the Linux CI does not run yet)
-#     default crates: the app's libraries and the CLI, all targets (the Tauri shell is not
+#     default crates: the app's libraries, the CLI and the tests crate, all targets (the Tauri shell is not
 #     checked: webkit2gtk and friends are Linux-only and its Windows deps are many)
 #   WINDOWS_CHECK_TARGET=x86_64-pc-windows-msvc also works for crates without C code
 #   (agentdesk-engine); the store's bundled SQLite needs the MinGW compiler of the gnu target.
@@ -23,10 +27,35 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+# The toolchain is present and consistent: compiler, std sources of the same version, clippy,
+# MinGW's dlltool.
+toolchain_ready() {
+  local f
+  for f in /usr/bin/rustc /usr/bin/cargo /usr/lib/rustlib/src/rust/library/std /usr/bin/cargo-clippy \
+    /usr/bin/clippy-driver /usr/bin/x86_64-w64-mingw32-dlltool; do
+    [ -e "$f" ] || return 1
+  done
+  local v; v=$(/usr/bin/rustc --version | awk '{print $2}')
+  case "$(dpkg-query -W -f '${Version}' rust-web-src 2>/dev/null || true)" in
+    "$v"+*) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
 if [ "${1:-}" = "--install" ]; then
   shift
-  apt-get install -y -t bookworm-security rustc-web cargo-web rust-web-src rust-web-clippy
-  apt-get install -y gcc-mingw-w64-x86-64-win32
+  if toolchain_ready; then
+    echo "windows-check: toolchain present ($(/usr/bin/rustc --version))" >&2
+  else
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    echo "windows-check: installing the toolchain (Debian bookworm-security rust-web, MinGW)" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-security \
+      rustc-web cargo-web rust-web-src rust-web-clippy
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+      gcc-mingw-w64-x86-64-win32
+  fi
 fi
 MODE=check
 if [ "${1:-}" = "--clippy" ]; then
@@ -62,7 +91,7 @@ unset RUSTC_WRAPPER
 
 if [ "$#" -eq 0 ]; then
   set -- -p agentdesk-protocol -p agentdesk-engine -p agentdesk-core -p agentdesk-store \
-    -p agentdesk-cli --all-targets
+    -p agentdesk-cli -p agentdesk-tests --all-targets
   [ "$MODE" = clippy ] && set -- "$@" -- -D warnings
 fi
 echo "windows-check: $MODE with $("$RUSTC" --version), target $TARGET, $*" >&2

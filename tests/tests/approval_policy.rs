@@ -27,7 +27,10 @@ async fn world(engine: Engine, name: &str, bin: &Path, mode: PermissionMode) -> 
     let outside = root.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     let w = World::new(root, engine, bin, None, |p| p.permission_mode = mode).await;
-    (w, std::fs::canonicalize(&outside).unwrap())
+    (
+        w,
+        agentdesk_store::canonical::canonicalize(&outside).unwrap(),
+    )
 }
 
 /// Whether `a` asks about a file whose path ends with `name`.
@@ -146,7 +149,11 @@ async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
 /// `link` points outside (it used to: the check was on the text of the path).
 async fn symlinked_write_is_asked(engine: Engine, bin: PathBuf) {
     let (w, outside) = world(engine, "symlink", &bin, PermissionMode::AutoEdit).await;
+    #[cfg(unix)]
     std::os::unix::fs::symlink(&outside, w.work.join("link")).unwrap();
+    // Needs the symlink privilege (an administrator, or Developer Mode), as CI runners have.
+    #[cfg(windows)]
+    std::os::windows::fs::symlink_dir(&outside, w.work.join("link")).unwrap();
     let Fake::Codex(fake) = &w.fake else {
         unreachable!("codex only: claude's acceptEdits decides edits itself")
     };

@@ -7,6 +7,10 @@
 //! - the window's per-session feed (`open_session_feed`) whose consumer sleeps per batch.
 //!
 //! The CLI (`agentdesk-cli run` with a slow stdout reader, and `--json`'s ids): `live_fanout/cli.rs`.
+//!
+//! Unix only: the codex fake runs behind a `#!/bin/sh` wrapper that answers `--version`
+//! (`world::version_wrapper`), and CI runs the tests crate on Linux only.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;

@@ -79,7 +79,7 @@ pub fn print_json<T: Serialize>(v: &T) -> CliResult<()> {
 /// The workspace for a folder, added when `create` (run, profile add) and refused otherwise,
 /// so a typo in a read-only command does not create anything.
 pub async fn workspace_for(desk: &Desk, dir: &Path, create: bool) -> CliResult<Workspace> {
-    let canonical = std::fs::canonicalize(dir)
+    let canonical = agentdesk_store::canonical::canonicalize(dir)
         .map_err(|e| CliError::invalid(format!("the workspace folder {}: {e}", dir.display())))?;
     let path = canonical.to_string_lossy().into_owned();
     if let Some(w) = desk

@@ -13,7 +13,9 @@ impl Desk {
     }
 
     /// Add a folder as a workspace. The path must exist and be a directory; it is stored in
-    /// canonical form so the same folder cannot be added twice under two spellings.
+    /// canonical form so the same folder cannot be added twice under two spellings — on
+    /// Windows the plain one (`C:\work`, not `\\?\C:\work`: it becomes the engines' cwd,
+    /// which `cmd.exe` refuses in the verbatim form).
     pub async fn add_workspace(&self, path: &str, name: Option<&str>) -> Result<Workspace> {
         let path = validate_folder(path)?;
         let path_str = path
@@ -67,7 +69,7 @@ fn validate_folder(raw: &str) -> Result<PathBuf> {
             "{trimmed} is not a folder"
         )));
     }
-    let path = std::fs::canonicalize(&expanded)
+    let path = agentdesk_store::canonical::canonicalize(&expanded)
         .map_err(|e| CoreError::InvalidInput(format!("cannot resolve {trimmed}: {e}")))?;
     refuse_too_wide(&path, trimmed)?;
     Ok(path)
@@ -83,7 +85,7 @@ fn refuse_too_wide(path: &Path, shown: &str) -> Result<()> {
     }
     let home = std::env::var_os("HOME")
         .or_else(|| std::env::var_os("USERPROFILE"))
-        .and_then(|h| std::fs::canonicalize(h).ok());
+        .and_then(|h| agentdesk_store::canonical::canonicalize(h).ok());
     if home.as_deref() == Some(path) {
         return Err(CoreError::InvalidInput(format!(
             "{shown} is your home folder; choose a project folder inside it (an agent working there could read your keys and change your shell settings)"
@@ -126,7 +128,7 @@ mod tests {
             .add_workspace(folder.path().to_str().unwrap(), None)
             .await
             .unwrap();
-        let canonical = std::fs::canonicalize(folder.path()).unwrap();
+        let canonical = agentdesk_store::canonical::canonicalize(folder.path()).unwrap();
         assert_eq!(w.path, canonical.to_str().unwrap());
         assert_eq!(w.name, canonical.file_name().unwrap().to_str().unwrap());
         assert_eq!(desk.list_workspaces().await.unwrap(), vec![w.clone()]);
@@ -174,11 +176,22 @@ mod tests {
     async fn refuses_the_root_and_the_home_folder() {
         let data = tempfile::tempdir().unwrap();
         let desk = Desk::open(data.path()).await.unwrap();
-        let err = desk.add_workspace("/", None).await.unwrap_err();
+        // `/`, or `C:\` on Windows (where `/` is not an absolute path).
+        let tmp = std::env::temp_dir();
+        let root = tmp.ancestors().last().unwrap();
+        let err = desk
+            .add_workspace(root.to_str().unwrap(), None)
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidInput);
         assert!(err.to_string().contains("root of the file system"), "{err}");
-        // Spelled another way, it is still the root.
-        let err = desk.add_workspace("/tmp/..", None).await.unwrap_err();
+        // Spelled another way (`/tmp/..`), it is still the root.
+        let top = tmp.ancestors().find(|a| a.parent() == Some(root)).unwrap();
+        let spelled = top.join("..");
+        let err = desk
+            .add_workspace(spelled.to_str().unwrap(), None)
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("root of the file system"), "{err}");
         if let Some(home) = std::env::var_os("HOME").filter(|h| std::path::Path::new(h).is_dir()) {
             let home = home.to_str().unwrap().to_string();

@@ -6,6 +6,7 @@
 
 pub mod approvals;
 pub mod attachments;
+pub mod canonical;
 mod error;
 mod message_index;
 mod open;

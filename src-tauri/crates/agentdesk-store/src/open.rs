@@ -348,7 +348,32 @@ fn cannot_write(e: &StoreError) -> bool {
     }
 }
 
+/// Pauses between tries at putting the previous database back after a failed migration.
+/// On Windows a file another process holds open (another Agent Desk, agentdesk-cli, a
+/// sqlite3 shell, an antivirus scan) can be neither replaced nor deleted: a sharing violation
+/// that usually ends within a moment. About 1.5 s in all.
+const RESTORE_RETRY_DELAYS: [Duration; 5] = [
+    Duration::from_millis(50),
+    Duration::from_millis(100),
+    Duration::from_millis(200),
+    Duration::from_millis(400),
+    Duration::from_millis(800),
+];
+
 pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store> {
+    open_with_restore(path, migrator, &RESTORE_RETRY_DELAYS, &restore_once).await
+}
+
+/// One try at putting the previous database back: `(database, backup)`. A seam, so a test can
+/// make it fail as Windows does while another process holds the file.
+pub(crate) type RestoreStep<'a> = dyn Fn(&Path, Option<&Path>) -> std::io::Result<()> + Sync + 'a;
+
+pub(crate) async fn open_with_restore(
+    path: &Path,
+    migrator: &Migrator,
+    retry_delays: &[Duration],
+    restore_step: &RestoreStep<'_>,
+) -> Result<Store> {
     let (pool, read_only) = connect(path).await?;
     let registration = Registration::new(path);
     // A file that is not a database only shows itself on the first read.
@@ -402,7 +427,7 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
 
     if let Err(e) = migrator.run(&pool).await {
         pool.close().await;
-        restore(path, backup.as_deref())?;
+        let restored = restore(path, backup.as_deref(), retry_delays, restore_step).await;
         let failed = match &e {
             sqlx::migrate::MigrateError::ExecuteMigration(_, v) => {
                 pending.iter().find(|m| m.version == *v).copied()
@@ -410,6 +435,15 @@ pub(crate) async fn open_with(path: &Path, migrator: &Migrator) -> Result<Store>
             _ => None,
         }
         .or_else(|| pending.first().copied());
+        if let Err(io) = restored {
+            return Err(not_restored(
+                path,
+                backup.as_deref(),
+                failed.map(|m| m.version).unwrap_or(0),
+                &migrate_error_detail(&e),
+                io,
+            ));
+        }
         return Err(StoreError::MigrationFailed {
             version: failed.map(|m| m.version).unwrap_or(0),
             description: failed
@@ -464,24 +498,70 @@ async fn backup(pool: &SqlitePool, path: &Path) -> Result<PathBuf> {
     Ok(backup)
 }
 
-fn restore(path: &Path, backup: Option<&Path>) -> Result<()> {
-    for suffix in ["-wal", "-shm"] {
-        match std::fs::remove_file(side_file(path, suffix)) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
+/// Put the previous database back, trying again (after each of `delays`) while it fails.
+/// The backup is only ever renamed into place, never deleted, so a failure leaves it whole.
+async fn restore(
+    path: &Path,
+    backup: Option<&Path>,
+    delays: &[Duration],
+    step: &RestoreStep<'_>,
+) -> std::io::Result<()> {
+    let mut delays = delays.iter();
+    loop {
+        match step(path, backup) {
+            Ok(()) => return Ok(()),
+            Err(e) => match delays.next() {
+                Some(pause) => {
+                    tracing::warn!(path = %path.display(), error = %e, "cannot restore the database yet; trying again");
+                    tokio::time::sleep(*pause).await;
+                }
+                None => return Err(e),
+            },
         }
     }
-    match backup {
-        Some(b) => std::fs::rename(b, path)?,
-        // A brand-new file that failed its first migration holds nothing worth keeping.
-        None => match std::fs::remove_file(path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e.into()),
-        },
+}
+
+/// One try: the failed migration's `-wal`/`-shm` go first (replayed onto the restored file
+/// they would damage it, so the backup is not moved while they remain), then the backup
+/// replaces the file. Each part can be done again after a failure.
+fn restore_once(path: &Path, backup: Option<&Path>) -> std::io::Result<()> {
+    for suffix in ["-wal", "-shm"] {
+        remove_if_present(&side_file(path, suffix))?;
     }
-    Ok(())
+    match backup {
+        Some(b) => std::fs::rename(b, path),
+        // A brand-new file that failed its first migration holds nothing worth keeping.
+        None => remove_if_present(path),
+    }
+}
+
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// A migration failed and the previous database could not be put back: say where it is
+/// kept and how to put it back by hand.
+fn not_restored(
+    path: &Path,
+    backup: Option<&Path>,
+    version: i64,
+    detail: &str,
+    io: std::io::Error,
+) -> StoreError {
+    let db = path.display();
+    let message = match backup {
+        Some(b) => format!(
+            "migration {version} failed ({detail}), and the previous database could not be put back in place ({io}; another program may hold {db}: another Agent Desk window, agentdesk-cli, a sqlite3 shell). It is kept, untouched, at {}. To restore it: quit every Agent Desk window and agentdesk-cli, delete {db}-wal and {db}-shm if present, then replace {db} with that file",
+            b.display()
+        ),
+        None => format!(
+            "migration {version} failed ({detail}) on a new database, which could not be removed ({io}; another program may hold {db}). Quit every Agent Desk window and agentdesk-cli, then delete {db}"
+        ),
+    };
+    StoreError::Io(std::io::Error::new(io.kind(), message))
 }
 
 #[cfg(test)]

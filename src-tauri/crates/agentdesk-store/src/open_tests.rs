@@ -432,3 +432,169 @@ async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
         "the clear answer is still in the database file"
     );
 }
+
+/// A migrator whose last migration fails after an earlier one succeeded (the failed-migration
+/// tests below).
+async fn broken_migrator() -> (tempfile::TempDir, Migrator) {
+    migrator_with(&[
+        (9_998, "fine", "DELETE FROM workspaces;"),
+        (9_999, "broken", "CREATE TABLE workspaces (duplicate);"),
+    ])
+    .await
+}
+
+/// A database holding one workspace, "keep".
+async fn database_with_one_workspace(dir: &Path) -> PathBuf {
+    let path = dir.join(DATABASE_FILE_NAME);
+    let store = Store::open(&path).await.unwrap();
+    store.insert_workspace(&ws("keep", "/keep")).await.unwrap();
+    store.close().await;
+    path
+}
+
+/// On Windows the previous database cannot be put back while another process holds the file
+/// (a sharing violation): the restore is tried again, and succeeds once the file is let go.
+#[tokio::test]
+async fn a_restore_blocked_for_a_moment_is_tried_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = database_with_one_workspace(dir.path()).await;
+    let (_d, broken) = broken_migrator().await;
+    let tries = std::sync::atomic::AtomicUsize::new(0);
+    let held_twice = |p: &Path, b: Option<&Path>| {
+        if tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 2 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "The process cannot access the file because it is being used by another process. (os error 32)",
+            ));
+        }
+        restore_once(p, b)
+    };
+    let delays = [Duration::from_millis(1); 5];
+    let err = open_with_restore(&path, &broken, &delays, &held_twice)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::MigrationFailed { version: 9_999, .. }),
+        "{err:?}"
+    );
+    assert_eq!(tries.load(std::sync::atomic::Ordering::SeqCst), 3);
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(
+        store.list_workspaces().await.unwrap(),
+        vec![ws("keep", "/keep")]
+    );
+    let leftovers = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".bak"))
+        .count();
+    assert_eq!(leftovers, 0);
+}
+
+/// When the file stays held, the error says where the previous database is kept and how to
+/// put it back; the backup is whole, and doing what the message says brings the data back.
+#[tokio::test]
+async fn a_restore_that_keeps_failing_says_where_the_previous_database_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = database_with_one_workspace(dir.path()).await;
+    let (_d, broken) = broken_migrator().await;
+    let tries = std::sync::atomic::AtomicUsize::new(0);
+    let always_held = |_: &Path, _: Option<&Path>| {
+        tries.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "being used by another process (os error 32)",
+        ))
+    };
+    let delays = [Duration::from_millis(1); 3];
+    let err = open_with_restore(&path, &broken, &delays, &always_held)
+        .await
+        .unwrap_err();
+    assert_eq!(tries.load(std::sync::atomic::Ordering::SeqCst), 4);
+    let StoreError::Io(io) = &err else {
+        panic!("unexpected {err:?}")
+    };
+    assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+    let message = err.to_string();
+    let backups: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".pre-migration-"))
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let backup = &backups[0];
+    for needed in [
+        "migration 9999 failed",
+        "already exists",
+        "could not be put back",
+        "being used by another process",
+        &format!("kept, untouched, at {}", backup.display()),
+        &format!("replace {}", path.display()),
+    ] {
+        assert!(
+            message.contains(needed),
+            "{needed:?} missing from: {message}"
+        );
+    }
+
+    // What the message says to do.
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(side_file(&path, suffix));
+    }
+    std::fs::rename(backup, &path).unwrap();
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(
+        store.list_workspaces().await.unwrap(),
+        vec![ws("keep", "/keep")]
+    );
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+}
+
+/// Workspace folders an older build stored in Windows' verbatim form (`\\?\C:\work`) are
+/// rewritten to the plain form by migration 5 with the rule new builds store them by
+/// (`canonical::plain_form`, same corpus), and other paths are left alone (issue 20, item 2).
+#[tokio::test]
+async fn verbatim_workspace_paths_stored_by_an_older_build_are_made_plain_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DATABASE_FILE_NAME);
+    let (_m, old) = migrator_until(4).await;
+    let store = open_with(&path, &old).await.unwrap();
+    let mut rows: Vec<(String, String)> = crate::canonical::CORPUS
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (format!("c{i}"), (*p).to_string()))
+        .collect();
+    // A folder stored in both spellings (UNIQUE allows it): the plain row stays, and so does
+    // the verbatim one, rather than failing the migration.
+    rows.push(("dup".into(), r"\\?\C:\dup".into()));
+    rows.push(("dup-plain".into(), r"C:\dup".into()));
+    for (id, p) in &rows {
+        store.insert_workspace(&ws(id, p)).await.unwrap();
+    }
+    store.close().await;
+
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(store.schema_version().await.unwrap(), 5);
+    let stored: std::collections::HashMap<String, String> = store
+        .list_workspaces()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|w| (w.id.to_string(), w.path))
+        .collect();
+    for (i, (verbatim, plain)) in crate::canonical::CORPUS.iter().enumerate() {
+        assert_eq!(
+            stored[&format!("c{i}")],
+            plain.unwrap_or(verbatim),
+            "{verbatim}"
+        );
+    }
+    assert_eq!(stored["dup"], r"\\?\C:\dup");
+    assert_eq!(stored["dup-plain"], r"C:\dup");
+    // A temporary table of the migration's does not outlive it.
+    let temp: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sqlite_temp_master")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(temp, 0);
+}

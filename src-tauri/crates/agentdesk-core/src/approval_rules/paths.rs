@@ -69,7 +69,7 @@ fn walk(abs: &Path) -> Option<PathBuf> {
             Component::Normal(name) => {
                 out.push(name);
                 if exists {
-                    match std::fs::canonicalize(&out) {
+                    match agentdesk_store::canonical::canonicalize(&out) {
                         Ok(real) => out = real,
                         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                             let is_link = std::fs::symlink_metadata(&out)

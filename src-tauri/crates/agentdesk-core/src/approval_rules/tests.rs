@@ -9,10 +9,20 @@ use serde_json::json;
 
 use super::*;
 
+/// An absolute path on every platform: `/work/repo` is not one on Windows (no drive), where
+/// it is read as `C:/work/repo` (`/` separates there too).
+fn abs(unix: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{unix}")
+    } else {
+        unix.to_string()
+    }
+}
+
 fn policy(mode: PermissionMode) -> ApprovalPolicy {
     ApprovalPolicy {
         permission_mode: mode,
-        workspace_root: "/work/repo".into(),
+        workspace_root: abs("/work/repo").into(),
         ..Default::default()
     }
 }
@@ -27,7 +37,7 @@ fn files(paths: &[&str]) -> ApprovalRequest {
                 diff: String::new(),
             })
             .collect(),
-        cwd: Some("/work/repo/src".into()),
+        cwd: Some(abs("/work/repo/src")),
         ..Default::default()
     }
 }
@@ -53,7 +63,10 @@ fn modes() {
     let none = HashSet::new();
     let fc = ApprovalKindName::FileChange;
     let ask = policy(PermissionMode::Ask);
-    assert_eq!(evaluate(&ask, fc, &files(&["/work/repo/a"]), &none), None);
+    assert_eq!(
+        evaluate(&ask, fc, &files(&[&abs("/work/repo/a")]), &none),
+        None
+    );
     assert!(
         evaluate(&ask, ApprovalKindName::Tool, &tool("Grep"), &none)
             .unwrap()
@@ -61,12 +74,12 @@ fn modes() {
     );
     let edit = policy(PermissionMode::AutoEdit);
     assert!(
-        evaluate(&edit, fc, &files(&["/work/repo/a", "b.rs"]), &none)
+        evaluate(&edit, fc, &files(&[&abs("/work/repo/a"), "b.rs"]), &none)
             .unwrap()
             .approve
     );
     assert_eq!(
-        evaluate(&edit, fc, &files(&["/work/repo/../x"]), &none),
+        evaluate(&edit, fc, &files(&[&abs("/work/repo/../x")]), &none),
         None
     );
     assert_eq!(
@@ -74,11 +87,11 @@ fn modes() {
         None
     );
     assert_eq!(
-        evaluate(&edit, fc, &files(&["/work/repository/a"]), &none),
+        evaluate(&edit, fc, &files(&[&abs("/work/repository/a")]), &none),
         None
     );
     let mut write = tool("Write");
-    write.detail = claude_tool("Write", json!({"file_path": "/work/repo/n.txt"}));
+    write.detail = claude_tool("Write", json!({"file_path": abs("/work/repo/n.txt")}));
     assert!(
         evaluate(&edit, ApprovalKindName::Tool, &write, &none)
             .unwrap()
@@ -300,15 +313,20 @@ fn a_deny_prefix_matches_any_part() {
 
 /// A temporary workspace with real symlinks:
 /// `work/link` → `outside`, `work/dangling` → `outside/none.txt`, `work/inner` → `work/sub`,
-/// `work/deep` → `work/sub/a/b`.
+/// `work/deep` → `work/sub/a/b`. Unix only, like the tests using it (and so the helpers
+/// below): a symlink on Windows needs a privilege, and their `/etc/...` paths are not absolute
+/// there.
+#[cfg(unix)]
 struct Tree {
     _dir: tempfile::TempDir,
     work: PathBuf,
     outside: PathBuf,
 }
 
+#[cfg(unix)]
 impl Tree {
     fn new() -> Tree {
+        use std::os::unix::fs::symlink;
         let dir = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(dir.path()).unwrap();
         let work = base.join("work");
@@ -318,14 +336,10 @@ impl Tree {
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(work.join("src/a.rs"), "fn main() {}").unwrap();
         std::fs::write(outside.join("secret"), "s").unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::symlink;
-            symlink(&outside, work.join("link")).unwrap();
-            symlink(outside.join("none.txt"), work.join("dangling")).unwrap();
-            symlink(work.join("sub"), work.join("inner")).unwrap();
-            symlink(work.join("sub/a/b"), work.join("deep")).unwrap();
-        }
+        symlink(&outside, work.join("link")).unwrap();
+        symlink(outside.join("none.txt"), work.join("dangling")).unwrap();
+        symlink(work.join("sub"), work.join("inner")).unwrap();
+        symlink(work.join("sub/a/b"), work.join("deep")).unwrap();
         Tree {
             _dir: dir,
             work,
@@ -346,6 +360,7 @@ impl Tree {
     }
 }
 
+#[cfg(unix)]
 fn write_tool(path: &str) -> ApprovalRequest {
     ApprovalRequest {
         tool: Some("Write".into()),
@@ -391,6 +406,7 @@ fn writes_inside_the_workspace_follow_symlinks() {
     }
 }
 
+#[cfg(unix)]
 fn files_at(paths: &[&str], cwd: Option<&str>) -> ApprovalRequest {
     let mut r = files(paths);
     r.cwd = cwd.map(str::to_string);
@@ -425,6 +441,7 @@ fn a_root_or_home_workspace_never_auto_approves_by_path() {
     }
 }
 
+#[cfg(unix)]
 fn read(path: &str) -> ApprovalRequest {
     tool_input("Read", json!({"file_path": path}))
 }
