@@ -1,6 +1,7 @@
 //! The Tauri shell: commands, dialogs, notifications, logging. No domain logic lives here;
 //! every command is a thin call into [`agentdesk_core::Desk`].
 
+mod cli_path;
 mod commands;
 mod feeds;
 mod logging;
@@ -35,7 +36,22 @@ pub fn run() {
     let saver = window_state::WindowStateSaver::default();
     let gate = Arc::new(Gate::default());
     let admit = Arc::clone(&gate);
-    let app = tauri::Builder::default()
+    let mut builder = tauri::Builder::default();
+    // First of all plugins: a second start must hand over before anything else is set up.
+    if single_instance(std::env::var_os(agentdesk_core::paths::DATA_DIR_ENV).as_deref()) {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
+            // What the second start was given is not acted on beyond this: any local
+            // program can start the app with any arguments (SECURITY.md), so a forwarded
+            // start never decides a request — it only brings the window up. Presses reach
+            // this process from the OS notification service only (`notifications`).
+            tracing::info!(
+                args = args.len(),
+                "a second start handed over; window shown"
+            );
+            tray::show_window(app);
+        }));
+    }
+    let app = builder
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
@@ -66,8 +82,8 @@ pub fn run() {
         .build(tauri::generate_context!());
 
     match app {
-        Ok(app) => app.run(|handle, event| {
-            if let tauri::RunEvent::Exit = event {
+        Ok(app) => app.run(|handle, event| match event {
+            tauri::RunEvent::Exit => {
                 if let Some(feeds) = handle.try_state::<feeds::Feeds>() {
                     feeds.close_all();
                 }
@@ -76,6 +92,18 @@ pub fn run() {
                 }
                 tracing::info!("Agent Desk stopped");
             }
+            // A Dock click. Once "keep running in the tray" hid the window nothing is
+            // visible, and without this the click would do nothing.
+            #[cfg(target_os = "macos")]
+            tauri::RunEvent::Reopen {
+                has_visible_windows,
+                ..
+            } => {
+                if reopen_shows_window(has_visible_windows) {
+                    tray::show_window(handle);
+                }
+            }
+            _ => {}
         }),
         Err(e) => {
             tracing::error!(error = %e, "cannot start the window");
@@ -83,6 +111,22 @@ pub fn run() {
             std::process::exit(1);
         }
     }
+}
+
+/// Whether this process takes part in "one Agent Desk at a time" (tauri-plugin-single-instance:
+/// a D-Bus name on Linux, a named mutex on Windows, a socket in /tmp on macOS, all named
+/// after the app's identifier). Only with the default data dir: the plugin's lock is one per
+/// user, not one per database, and a process given its own `AGENTDESK_DATA_DIR` (the tests'
+/// parallel instances, a second profile) shares nothing with the default one. Two
+/// processes on one data dir are still kept apart by the store's owner lock.
+fn single_instance(data_dir_override: Option<&std::ffi::OsStr>) -> bool {
+    data_dir_override.is_none_or(|d| d.is_empty())
+}
+
+/// macOS `Reopen` (a Dock click): bring the window up unless one is already on screen.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn reopen_shows_window(has_visible_windows: bool) -> bool {
+    !has_visible_windows
 }
 
 /// The main window, as `tauri.conf.json` describes it (`"create": false` there, so it is
@@ -208,4 +252,22 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::open_data_folder,
         startup::window_painted,
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_default_data_dir_is_single_instance() {
+        assert!(single_instance(None));
+        assert!(single_instance(Some(std::ffi::OsStr::new(""))));
+        assert!(!single_instance(Some(std::ffi::OsStr::new("/tmp/e2e-1"))));
+    }
+
+    #[test]
+    fn a_dock_click_shows_the_hidden_window() {
+        assert!(reopen_shows_window(false));
+        assert!(!reopen_shows_window(true));
+    }
 }

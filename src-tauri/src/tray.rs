@@ -29,6 +29,8 @@ use crate::state::AppState;
 const MENU_OPEN: &str = "tray-open";
 const MENU_QUIT: &str = "tray-quit";
 const MENU_NONE: &str = "tray-none";
+/// "Install command-line tool" (macOS and Windows: see `cli_path`).
+const MENU_INSTALL_CLI: &str = "tray-install-cli";
 const MENU_APPROVAL: &str = "tray-approval:";
 /// Longest list in the menu: more than this many requests end with "N more…" (the
 /// Approvals view has them all).
@@ -74,6 +76,13 @@ pub fn start(app: &AppHandle<Wry>, desk: Option<Desk>, keep_running: Option<bool
             .tooltip("Agent Desk")
             .menu(&menu)
             .show_menu_on_left_click(true);
+        // The macOS menu bar draws a template image in the bar's own colour (light or dark,
+        // highlighted when open); the coloured app icon would be a blob there.
+        #[cfg(target_os = "macos")]
+        {
+            builder = builder.icon(template_icon()).icon_as_template(true);
+        }
+        #[cfg(not(target_os = "macos"))]
         if let Some(icon) = app.default_window_icon() {
             builder = builder.icon(icon.clone());
         }
@@ -110,10 +119,21 @@ fn menu(app: &AppHandle<Wry>, pending: &[Approval]) -> tauri::Result<Menu<Wry>> 
             format!("{} more…", pending.len() - LISTED),
         );
     }
-    b.separator()
-        .text(MENU_OPEN, "Open Agent Desk")
-        .text(MENU_QUIT, "Quit Agent Desk")
-        .build()
+    b = b.separator().text(MENU_OPEN, "Open Agent Desk");
+    // Linux packages put `agentdesk-cli` in /usr/bin already; the macOS app bundle and the
+    // Windows install folder are not on PATH.
+    if crate::cli_path::OFFERED {
+        b = b.text(MENU_INSTALL_CLI, "Install command-line tool…");
+    }
+    b.text(MENU_QUIT, "Quit Agent Desk").build()
+}
+
+/// The menu-bar icon of macOS: black and transparent only, as a template image must be
+/// (`icons/tray-template.png`, made from the app icon with ImageMagick: its light panes
+/// and tick kept as black, the rest transparent).
+#[cfg(any(target_os = "macos", test))]
+fn template_icon() -> tauri::image::Image<'static> {
+    tauri::include_image!("../icons/tray-template.png")
 }
 
 /// Rebuild the menu whenever the pending set changes.
@@ -141,7 +161,9 @@ fn follow(app: AppHandle<Wry>, desk: Desk) {
     });
 }
 
-fn show_window(app: &AppHandle<Wry>) {
+/// Bring the main window back: from the tray, a Dock click (macOS `Reopen`) or a second
+/// start of the app (single-instance).
+pub(crate) fn show_window(app: &AppHandle<Wry>) {
     if let Some(w) = app.get_webview_window("main") {
         let _ = w.unminimize();
         let _ = w.show();
@@ -153,6 +175,8 @@ fn on_menu(app: &AppHandle<Wry>, desk: Option<&Desk>, event: MenuEvent) {
     let id = event.id().as_ref();
     if id == MENU_OPEN {
         show_window(app);
+    } else if id == MENU_INSTALL_CLI {
+        crate::cli_path::install_from_menu(app);
     } else if id == MENU_QUIT {
         if let Some(t) = app.try_state::<Tray>() {
             t.quitting.store(true, Ordering::SeqCst);
@@ -243,4 +267,21 @@ pub async fn keep_running_in_tray(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_icon;
+
+    /// A template image is drawn from its alpha alone: every pixel must be black, and the
+    /// shape must be there (some opaque, some transparent pixels).
+    #[test]
+    fn the_menu_bar_icon_is_a_template_image() {
+        let icon = template_icon();
+        assert_eq!((icon.width(), icon.height()), (44, 44));
+        let pixels: Vec<&[u8]> = icon.rgba().chunks(4).collect();
+        assert!(pixels.iter().all(|p| p[0] == 0 && p[1] == 0 && p[2] == 0));
+        assert!(pixels.iter().any(|p| p[3] == 255));
+        assert!(pixels.iter().any(|p| p[3] == 0));
+    }
 }

@@ -9,12 +9,15 @@
 //!   a request gets Approve / Deny buttons (a question with at most 3 options: the options)
 //!   and `ActionInvoked` decides it; without, a plain notification. A decision made
 //!   anywhere else withdraws it with `CloseNotification`.
-//! - **macOS / Windows** (`plugin.rs`): tauri-plugin-notification, the same buttons carried
-//!   as one of the plugin's action types (an "Open" button first); a press comes back
-//!   through its `on_action`. It cannot withdraw a notification there, nor report a dismissal.
-//!   Linux takes this path too when `AGENTDESK_NOTIFICATIONS=plugin` is set: a fallback
-//!   for a desktop where the direct path misbehaves (the plugin speaks to the same service,
-//!   without reading its capabilities), and how this path is tested.
+//! - **macOS / Windows** (`plugin.rs`): notify-rust, the library tauri-plugin-notification
+//!   uses there, called directly: the same buttons (an "Open" button first), each
+//!   notification's press waited for on a thread of its own, at most `MAX_WAITING` at once;
+//!   a request on Windows is a reminder toast that stays on screen. Neither can withdraw a
+//!   notification nor report a dismissal.
+//!   Linux takes this path through tauri-plugin-notification when
+//!   `AGENTDESK_NOTIFICATIONS=plugin` is set: a fallback for a desktop where the direct path
+//!   misbehaves (the plugin speaks to the same service, without reading its capabilities),
+//!   and how the press mapping of this path is tested.
 //!
 //! The backend is chosen when the app starts ([`Choice`]); both are compiled wherever the
 //! freedesktop one can be, so the plugin backend is type-checked and tested on Linux.
@@ -215,11 +218,22 @@ impl Backend {
         }
     }
 
-    async fn show(&mut self, content: &Content, sound: bool) -> Result<u32, BackendError> {
+    /// `persistent`: a request or a summary of requests, kept on screen until acted on where
+    /// only the backend decides (Windows reminder toasts); a freedesktop server keeps every
+    /// notification with actions anyway.
+    async fn show(
+        &mut self,
+        content: &Content,
+        sound: bool,
+        persistent: bool,
+    ) -> Result<u32, BackendError> {
         Ok(match self {
             #[cfg(freedesktop)]
-            Backend::Freedesktop(s) => s.show(content, sound).await?,
-            Backend::Plugin(s) => s.show(content, sound).await?,
+            Backend::Freedesktop(s) => {
+                let _ = persistent;
+                s.show(content, sound).await?
+            }
+            Backend::Plugin(s) => s.show(content, sound, persistent).await?,
         })
     }
 
@@ -392,7 +406,7 @@ impl Service {
             self.runs_notified.insert(run.id.clone());
             // No buttons, but sealed all the same: one way to show a notification.
             let content = content.sealed(&new_nonce());
-            if let Err(e) = self.server.show(&content, settings.sound).await {
+            if let Err(e) = self.server.show(&content, settings.sound, false).await {
                 tracing::warn!(error = %e, "cannot show a notification");
             }
         }
@@ -429,7 +443,7 @@ impl Service {
     async fn show(&mut self, key: Key, content: &Content, sound: bool) {
         let nonce = new_nonce();
         let content = content.clone().sealed(&nonce);
-        match self.server.show(&content, sound).await {
+        match self.server.show(&content, sound, true).await {
             Ok(id) => {
                 self.ids.insert(key, id);
                 self.keys.insert(id, Shown { key, nonce });

@@ -1,11 +1,12 @@
-//! Through tauri-plugin-notification: the path of macOS and Windows, and on Linux the
-//! fallback `AGENTDESK_NOTIFICATIONS=plugin` selects (see `mod.rs`).
+//! Through tauri-plugin-notification on Linux (the fallback `AGENTDESK_NOTIFICATIONS=plugin`
+//! selects, see `mod.rs`), and through notify-rust directly on macOS and Windows — the
+//! library the plugin itself uses there, called without the plugin so that this module
+//! owns what the plugin hides: the toast's scenario, the waiting threads and the sound name.
 //!
-//! The plugin carries a request's buttons as the actions of an action type (a notification
-//! category on macOS, toast actions on Windows, `Notify` actions on Linux) and reports a
-//! press to an `on_action` handler with the notification it came from. That notification
-//! is told apart by the id given to the builder (the plugin reports no server id), so this
-//! backend numbers its notifications itself.
+//! A request's buttons are the actions of an action type on Linux (`Notify` actions), and
+//! notify-rust actions on macOS (NSUserNotification: "Options" menu) and Windows (toast
+//! buttons). A press is reported with the id this backend gave the notification (no path
+//! reports a server id), so this backend numbers its notifications itself.
 //!
 //! The keys of a request's buttons arrive sealed with that notification's nonce (`mod.rs`):
 //! a press names its notification by id, and its key must be the one issued for that id.
@@ -16,16 +17,36 @@
 //! that eavesdrops on the bus can read — and the direct path (`freedesktop.rs`, which
 //! checks the sender) is the default.
 //!
-//! What the plugin cannot do, and so this path does not either: withdraw a shown
-//! notification on macOS / Windows (`remove_active` closes it on Linux only), report a
-//! press on Windows once the toast moved to the Action Center, or report a dismissal.
+//! Per platform (issue 20, items 6 and 7):
+//! - **Windows**: a request is a *reminder* toast (`Scenario::Reminder`, long duration —
+//!   what notify-rust makes of `Urgency::Critical` / `Timeout::Never`; the plugin passes
+//!   neither): it stays on screen until acted on or dismissed instead of leaving after 5–7 s
+//!   for the Action Center, where a press does not reach a running unpackaged app (no COM
+//!   activator: Windows starts the executable again, which single-instance turns into
+//!   "show the window", see `lib.rs`). Withdrawing is not possible: tauri-winrt-notification
+//!   0.8 shows a toast without a tag or group and offers no `ToastNotificationHistory`
+//!   call, and notify-rust's handle has no close on Windows.
+//! - **macOS**: the sound is `NSUserNotificationDefaultSoundName`, the one name
+//!   mac-notification-sys turns into the system's default sound (`"Default"` is taken as a
+//!   sound file name, and nothing plays). A notification whose press is reported holds a
+//!   thread blocked in mac-notification-sys until it is acted on, dismissed or cleared from
+//!   the Notification Center; at most [`MAX_WAITING`] are outstanding (see [`Waiting`]),
+//!   beyond that a notification is shown without buttons and without a thread (the window,
+//!   the tray menu and the Dock badge still list every request). Withdrawing is not
+//!   possible: mac-notification-sys 0.6 gives the caller no identifier of the delivered
+//!   `NSUserNotification` and no removal call (it removes one itself only once acted on).
+//! - Neither reports a dismissal to the planner; a press on a request decided meanwhile
+//!   changes nothing (`mod.rs` decides only what is still pending).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agentdesk_core::notify::{Content, ACTION_OPEN};
 use tauri::{AppHandle, Manager, Wry};
-use tauri_plugin_notification::{Action, ActionPerformed, ActionType, NotificationExt};
+#[cfg(not(any(target_os = "macos", windows)))]
+use tauri_plugin_notification::{Action, ActionType};
+use tauri_plugin_notification::{ActionPerformed, NotificationExt};
 use tokio::sync::mpsc;
 
 use super::{lock, Signal};
@@ -33,7 +54,8 @@ use super::{lock, Signal};
 /// The one action type requests are shown with. It is registered again, with that
 /// notification's buttons, right before each one is shown: the plugin copies the type's
 /// actions when `show()` is called, and question options differ from one request to the
-/// next.
+/// next. (Linux only: macOS and Windows do not go through the plugin.)
+#[cfg(not(any(target_os = "macos", windows)))]
 const ACTION_TYPE: &str = "agentdesk-request";
 /// The first button: "Open". macOS puts two or more actions in an "Options" menu and a
 /// click on the menu button itself reports the first action, which must never be Approve.
@@ -41,6 +63,12 @@ const ACTION_TYPE: &str = "agentdesk-request";
 const OPEN_BUTTON: &str = "open";
 /// The plugin's name for a click on the notification's body.
 const TAP: &str = "tap";
+
+/// Most notifications whose presses are waited for at once on macOS and Windows (a
+/// blocked thread each). Enough for every request of a busy session; past it, requests go on
+/// arriving as plain notifications.
+#[cfg_attr(freedesktop, allow(dead_code))]
+const MAX_WAITING: usize = 8;
 
 /// Each notification shown with buttons, by this backend's id: its buttons (id, title).
 type Buttons = Arc<Mutex<HashMap<u32, Vec<(String, String)>>>>;
@@ -50,6 +78,53 @@ pub struct Server {
     next_id: u32,
     buttons: Buttons,
     signals: mpsc::UnboundedReceiver<Signal>,
+    /// Where the threads of the macOS / Windows path report presses.
+    #[cfg_attr(freedesktop, allow(dead_code))]
+    presses: mpsc::UnboundedSender<Signal>,
+    #[cfg_attr(freedesktop, allow(dead_code))]
+    waiting: Waiting,
+}
+
+/// Counts the threads waiting for a press, up to a cap: a slot is taken before a thread is
+/// started and given back when the thread ends (the [`Slot`] is dropped).
+#[derive(Clone)]
+#[cfg_attr(freedesktop, allow(dead_code))]
+struct Waiting {
+    live: Arc<AtomicUsize>,
+    cap: usize,
+}
+
+#[cfg_attr(freedesktop, allow(dead_code))]
+struct Slot(Arc<AtomicUsize>);
+
+#[cfg_attr(freedesktop, allow(dead_code))]
+impl Waiting {
+    fn new(cap: usize) -> Waiting {
+        Waiting {
+            live: Arc::default(),
+            cap,
+        }
+    }
+
+    /// A slot, or `None` when `cap` threads are waiting already.
+    fn take(&self) -> Option<Slot> {
+        self.live
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < self.cap).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot(Arc::clone(&self.live)))
+    }
+
+    fn live(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Server {
@@ -59,6 +134,7 @@ impl Server {
         let (tx, signals) = mpsc::unbounded_channel();
         let buttons = Buttons::default();
         let seen = Arc::clone(&buttons);
+        let presses = tx.clone();
         app.notification().on_action(move |p: &ActionPerformed| {
             let id = p.notification().map(|n| n.id());
             if let Some(signal) = signal_of(p.action_id(), id, &seen) {
@@ -71,6 +147,8 @@ impl Server {
             next_id: 0,
             buttons,
             signals,
+            presses,
+            waiting: Waiting::new(MAX_WAITING),
         })
     }
 
@@ -79,15 +157,32 @@ impl Server {
     }
 
     /// Show `content`; returns this backend's id for it. With `sound`, the system's default
-    /// notification sound ([`sound_name`]); without, none is asked for.
+    /// notification sound ([`sound_name`]); without, none is asked for. `persistent`: a
+    /// request (or a summary of requests), which should stay until acted on where the
+    /// platform allows it (Windows).
     pub async fn show(
         &mut self,
         content: &Content,
         sound: bool,
+        persistent: bool,
     ) -> Result<u32, tauri_plugin_notification::Error> {
         // Positive i32 ids only: that is what the plugin's notification id holds.
         self.next_id = self.next_id % (i32::MAX as u32) + 1;
         let id = self.next_id;
+        self.deliver(id, content, sound, persistent)?;
+        Ok(id)
+    }
+
+    /// Linux: through the plugin. A freedesktop notification stays until acted on or
+    /// closed anyway, so `persistent` changes nothing.
+    #[cfg(not(any(target_os = "macos", windows)))]
+    fn deliver(
+        &mut self,
+        id: u32,
+        content: &Content,
+        sound: bool,
+        _persistent: bool,
+    ) -> Result<(), tauri_plugin_notification::Error> {
         let mut builder = self
             .app
             .notification()
@@ -98,9 +193,8 @@ impl Server {
         if let Some(name) = sound_name(sound) {
             builder = builder.sound(name);
         }
-        if !content.actions.is_empty() {
-            let mut buttons = vec![(OPEN_BUTTON.to_string(), "Open".to_string())];
-            buttons.extend(content.actions.iter().cloned());
+        let buttons = buttons_of(content, false);
+        if !buttons.is_empty() {
             let actions = buttons
                 .iter()
                 .map(|(id, title)| Action::builder(id, title).build())
@@ -117,11 +211,104 @@ impl Server {
             lock(&self.buttons).remove(&id);
             return Err(e);
         }
-        Ok(id)
+        Ok(())
     }
 
-    /// Withdraw notification `id` (Linux; the plugin cannot on macOS and Windows). Its
-    /// buttons are forgotten either way: a later press on it is not ours any more.
+    /// macOS and Windows: notify-rust on a thread of its own that waits for the press (both
+    /// block until the user acts: mac-notification-sys on its run-loop callbacks, the toast
+    /// on its activation channel), while a [`Waiting`] slot is free; otherwise shown
+    /// without buttons and forgotten.
+    #[cfg(any(target_os = "macos", windows))]
+    fn deliver(
+        &mut self,
+        id: u32,
+        content: &Content,
+        sound: bool,
+        persistent: bool,
+    ) -> Result<(), tauri_plugin_notification::Error> {
+        let mut n = notify_rust::Notification::new();
+        n.summary(&content.title).body(&content.body);
+        if let Some(name) = sound_name(sound) {
+            n.sound_name(name);
+        }
+        #[cfg(target_os = "macos")]
+        mac_application(&self.app);
+        #[cfg(windows)]
+        if installed_exe() {
+            // The toast is the app's (name, icon, Start-menu shortcut) only for an installed
+            // app; a dev build shows as PowerShell, as the plugin does.
+            n.app_id(&self.app.config().identifier);
+        }
+        let slot = self.waiting.take();
+        if slot.is_none() {
+            tracing::info!(
+                waiting = self.waiting.live(),
+                "notification shown without buttons: too many are waiting for a press"
+            );
+        }
+        let buttons = if slot.is_some() {
+            buttons_of(content, persistent)
+        } else {
+            Vec::new()
+        };
+        for (key, title) in &buttons {
+            n.action(key, title);
+        }
+        #[cfg(windows)]
+        if persistent && !buttons.is_empty() {
+            // notify-rust maps these to `Scenario::Reminder` and `Duration::Long`; Windows
+            // keeps a reminder on screen only when it has a button.
+            n.urgency(notify_rust::Urgency::Critical);
+            n.timeout(notify_rust::Timeout::Never);
+        }
+        let waits = slot.is_some();
+        if waits {
+            lock(&self.buttons).insert(id, buttons);
+        }
+        let seen = Arc::clone(&self.buttons);
+        let tx = self.presses.clone();
+        let spawned = std::thread::Builder::new()
+            .name("notification".into())
+            .spawn(move || {
+                // Held until the wait ends: the slot counts this thread.
+                let _slot = slot;
+                let handle = match n.show() {
+                    Ok(h) => h,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "cannot show a notification");
+                        lock(&seen).remove(&id);
+                        return;
+                    }
+                };
+                if !waits {
+                    // Dropping the handle sends it without waiting (macOS); the toast is
+                    // already up (Windows).
+                    drop(handle);
+                    return;
+                }
+                let _ = handle.wait_for_response(|r: &notify_rust::NotificationResponse| {
+                    let pressed = match r {
+                        notify_rust::NotificationResponse::Default => TAP,
+                        notify_rust::NotificationResponse::Action(a) => a.as_str(),
+                        _ => return,
+                    };
+                    if let Some(signal) = signal_of(pressed, Some(id as i32), &seen) {
+                        let _ = tx.send(signal);
+                    }
+                });
+                // Acted on or gone: a later press cannot come from it.
+                lock(&seen).remove(&id);
+            });
+        if let Err(e) = spawned {
+            lock(&self.buttons).remove(&id);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    /// Withdraw notification `id` (Linux; nothing can on macOS and Windows, see the module
+    /// comment). Its buttons are forgotten either way: a later press on it is not ours any
+    /// more.
     pub async fn close(&self, id: u32) -> Result<(), tauri_plugin_notification::Error> {
         lock(&self.buttons).remove(&id);
         self.app.notification().remove_active(vec![id as i32])
@@ -142,19 +329,89 @@ impl Server {
     }
 }
 
-/// The sound name the plugin passes on (notify-rust): "Default" is the system's default
-/// sound for macOS (`mac-notification-sys`) and Windows (`winrt-notification`, where no name
-/// means a silent toast); elsewhere it is a freedesktop sound-theme name, the one the direct
-/// D-Bus path asks for too. `None` when the user turned sounds off.
+/// The notification stacks the sound names are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Desktop {
+    Freedesktop,
+    MacOs,
+    Windows,
+}
+
+impl Desktop {
+    const HERE: Desktop = if cfg!(target_os = "macos") {
+        Desktop::MacOs
+    } else if cfg!(windows) {
+        Desktop::Windows
+    } else {
+        Desktop::Freedesktop
+    };
+}
+
+/// The sound name notify-rust passes on. `None` when the user turned sounds off.
 fn sound_name(sound: bool) -> Option<&'static str> {
+    sound_name_on(Desktop::HERE, sound)
+}
+
+fn sound_name_on(desktop: Desktop, sound: bool) -> Option<&'static str> {
     if !sound {
         return None;
     }
-    Some(if cfg!(freedesktop) {
-        super::FREEDESKTOP_SOUND
-    } else {
-        "Default"
+    Some(match desktop {
+        // A freedesktop sound-theme name, the one the direct D-Bus path asks for too.
+        Desktop::Freedesktop => super::FREEDESKTOP_SOUND,
+        // mac-notification-sys plays the default sound only for this exact name; any other
+        // is looked up as a sound file ("Default" finds none: silence).
+        Desktop::MacOs => "NSUserNotificationDefaultSoundName",
+        // tauri-winrt-notification's `Sound::Default` (no name is a silent toast).
+        Desktop::Windows => "Default",
     })
+}
+
+/// The buttons a notification gets: "Open" first, then the sealed keys; none for a
+/// notification without keys unless `always` (a Windows reminder needs a button, and on
+/// macOS a request's notification offers "Open" even when it cannot offer Approve).
+fn buttons_of(content: &Content, always: bool) -> Vec<(String, String)> {
+    if content.actions.is_empty() && !always {
+        return Vec::new();
+    }
+    let mut buttons = vec![(OPEN_BUTTON.to_string(), "Open".to_string())];
+    buttons.extend(content.actions.iter().cloned());
+    buttons
+}
+
+/// Windows: whether `exe_dir` is an installed app's folder, not cargo's `target/debug` or
+/// `target/release` (the same test the plugin makes before giving a toast the app's id).
+#[cfg_attr(not(windows), allow(dead_code))]
+fn installed_dir(exe_dir: &str, sep: char) -> bool {
+    !["debug", "release"]
+        .iter()
+        .any(|p| exe_dir.ends_with(&format!("{sep}target{sep}{p}")))
+}
+
+#[cfg(windows)]
+fn installed_exe() -> bool {
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.display().to_string()))
+        .is_some_and(|d| installed_dir(&d, std::path::MAIN_SEPARATOR))
+}
+
+/// macOS: name the app whose notifications these are, once (mac-notification-sys allows it
+/// once, before the first notification). A dev build is not a registered bundle: it shows as
+/// Terminal, as the plugin does.
+#[cfg(target_os = "macos")]
+fn mac_application(app: &AppHandle<Wry>) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let id = if tauri::is_dev() {
+            "com.apple.Terminal".to_string()
+        } else {
+            app.config().identifier.clone()
+        };
+        if let Err(e) = notify_rust::set_application(&id) {
+            tracing::warn!(error = %e, "notifications: cannot name the application");
+        }
+    });
 }
 
 /// What a press the plugin reported means: `None` when it names no notification of ours.
@@ -189,12 +446,65 @@ mod tests {
     #[test]
     fn the_sound_setting_reaches_the_plugin() {
         assert_eq!(sound_name(false), None);
-        let name = sound_name(true);
-        if cfg!(freedesktop) {
-            assert_eq!(name, Some("message-new-instant"));
-        } else {
-            assert_eq!(name, Some("Default"));
-        }
+        assert_eq!(Desktop::HERE, Desktop::Freedesktop);
+        assert_eq!(sound_name(true), Some("message-new-instant"));
+        // The names each platform's library turns into the system's default sound.
+        assert_eq!(
+            sound_name_on(Desktop::MacOs, true),
+            Some("NSUserNotificationDefaultSoundName")
+        );
+        assert_eq!(sound_name_on(Desktop::Windows, true), Some("Default"));
+        assert_eq!(sound_name_on(Desktop::MacOs, false), None);
+    }
+
+    #[test]
+    fn the_waiting_threads_are_capped() {
+        let w = Waiting::new(MAX_WAITING);
+        let mut slots: Vec<Slot> = (0..MAX_WAITING).filter_map(|_| w.take()).collect();
+        assert_eq!(slots.len(), MAX_WAITING);
+        assert_eq!(w.live(), MAX_WAITING);
+        // Full: the next notification gets no thread (and so no buttons).
+        assert!(w.take().is_none());
+        assert_eq!(w.live(), MAX_WAITING);
+        // A thread that ends (acted on, dismissed) frees its slot.
+        slots.pop();
+        assert_eq!(w.live(), MAX_WAITING - 1);
+        assert!(w.take().is_some_and(|s| {
+            drop(s);
+            true
+        }));
+        drop(slots);
+        assert_eq!(w.live(), 0);
+        // From several threads at once, never more than the cap.
+        let taken: Vec<Option<Slot>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..32).map(|_| s.spawn(|| w.take())).collect();
+            hs.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        assert_eq!(taken.iter().filter(|t| t.is_some()).count(), MAX_WAITING);
+    }
+
+    #[test]
+    fn a_request_gets_open_first_and_a_reminder_always_has_a_button() {
+        let with_keys = Content {
+            title: "t".into(),
+            body: "b".into(),
+            actions: vec![("approve.n7".into(), "Approve".into())],
+        };
+        let open_only = Content {
+            actions: Vec::new(),
+            ..with_keys.clone()
+        };
+        let ids = |b: Vec<(String, String)>| b.into_iter().map(|(id, _)| id).collect::<Vec<_>>();
+        assert_eq!(ids(buttons_of(&with_keys, false)), ["open", "approve.n7"]);
+        assert_eq!(ids(buttons_of(&open_only, false)), Vec::<String>::new());
+        assert_eq!(ids(buttons_of(&open_only, true)), ["open"]);
+    }
+
+    #[test]
+    fn only_an_installed_windows_app_names_its_toasts() {
+        assert!(installed_dir(r"C:\Program Files\Agent Desk", '\\'));
+        assert!(!installed_dir(r"C:\src\agentdesk\target\debug", '\\'));
+        assert!(!installed_dir(r"C:\src\agentdesk\target\release", '\\'));
     }
 
     /// A notification's buttons as `show` stores them: "Open", then the sealed keys.
