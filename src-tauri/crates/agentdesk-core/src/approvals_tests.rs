@@ -77,7 +77,9 @@ fn ask(run: &str, req: &str, kind: ApprovalKindName) -> ApprovalAsk {
 fn ask_policy() -> ApprovalPolicy {
     ApprovalPolicy {
         permission_mode: PermissionMode::Ask,
-        workspace_root: "/w".into(),
+        // An absolute path on every platform (`/w` has no drive on Windows): a root that is
+        // not absolute resolves to nothing, and no read would be auto-approved there.
+        workspace_root: if cfg!(windows) { "C:/w" } else { "/w" }.into(),
         ..Default::default()
     }
 }
