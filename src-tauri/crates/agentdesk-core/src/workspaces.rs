@@ -176,8 +176,9 @@ mod tests {
     async fn refuses_the_root_and_the_home_folder() {
         let data = tempfile::tempdir().unwrap();
         let desk = Desk::open(data.path()).await.unwrap();
-        // `/`, or `C:\` on Windows (where `/` is not an absolute path).
-        let tmp = std::env::temp_dir();
+        // `/`, or `C:\` on Windows (where `/` is not an absolute path). Resolved first: on
+        // macOS `/tmp` and `/var` are symlinks into `/private`, so `/tmp/..` is `/private`.
+        let tmp = agentdesk_store::canonical::canonicalize(std::env::temp_dir()).unwrap();
         let root = tmp.ancestors().last().unwrap();
         let err = desk
             .add_workspace(root.to_str().unwrap(), None)
@@ -185,7 +186,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidInput);
         assert!(err.to_string().contains("root of the file system"), "{err}");
-        // Spelled another way (`/tmp/..`), it is still the root.
+        // Spelled another way (`/tmp/..`, `C:\Users\..`), it is still the root.
         let top = tmp.ancestors().find(|a| a.parent() == Some(root)).unwrap();
         let spelled = top.join("..");
         let err = desk
