@@ -37,16 +37,26 @@
 //!            -- Send, holdable for minutes; dropped unanswered => error -32603 is sent
 //! process    ProcessSpec::new(program) | ProcessSpec::for_executable(&exe); .arg/.args/.cwd/.env/.env_remove/
 //!            .stop_config(StopConfig{stdin_grace, term_grace, kill_wait})/.diagnostics(UnboundedSender<Diagnostic>)
-//!            ChildProcess::spawn(spec)?  (own process group + PDEATHSIG on Linux, kill-on-close Job
-//!            Object on Windows; env built from the allow-list in child_env,
-//!            BaseEnv::Allowlisted by default; CLAUDECODE always removed)
+//!            ProcessSpec::for_engine(&path) (= for_executable(&Executable::new(path, Override)));
+//!            .path_first (the engine's folder first on the child's PATH)
+//!            ChildProcess::spawn(spec)?  (own process group + PDEATHSIG on Linux + the orphan
+//!            watchdog on Unix, kill-on-close Job Object on Windows; env built from the
+//!            allow-list in child_env, BaseEnv::Allowlisted by default; CLAUDECODE always
+//!            removed; PATH = the app's merged with the login shell's, see login_path)
 //!            child.transport(&cfg)? -> Transport (the ladder closes stdin through its writer) | take_stdio()
 //!            child.pid(), exit_watch() -> ExitWatch (get(), wait().await), try_exit(), stderr_tail(),
 //!            stop().await -> Option<ChildExit>; Drop runs the ladder in the background
 //!            ChildExit { status: ExitStatusInfo{code, signal}, stderr_tail }.to_error()
 //! discovery  EngineProgram::{CODEX, CLAUDE}; Discovery::new(program).override_path(Option<PathBuf>)
 //!            .path_var(..).search_dirs(..).find() -> Result<Executable, EngineError::NotFound>
-//!            Executable { path, via: FoundVia, launch_program, launch_prefix_args }  (.cmd → cmd /C)
+//!            Executable { path, via: FoundVia, launch_program, launch_prefix_args, launch_env,
+//!            path_first }  (Windows .cmd shim → `node <script>` or the native exe, see shim;
+//!            never cmd /C)
+//! login_path login_path() / effective_path() / warm_up(): the login shell's PATH, probed once
+//!            per process (`$SHELL -i -l -c`, 5 s, never on Windows), merged for children and
+//!            discovery when the process's PATH lacks its entries (a desktop launch)
+//! shim       parse_cmd_shim(text, dir) -> ShimTarget; launch_for(shim, &target, PATH) -> ShimLaunch
+//! watchdog   (Unix) the forked process that SIGKILLs registered engine groups when the app dies
 //!            probe_version(&exe, timeout).await -> EngineVersion { raw, major, minor, patch }
 //!            default_install_dirs(&HostDirs::from_env())
 //! ```

@@ -517,6 +517,9 @@ impl ChildProcess {
     /// Spawn the child with piped stdio. Must be called inside a tokio runtime, from a
     /// long-lived thread (see the Linux note in the module docs).
     pub fn spawn(spec: ProcessSpec) -> Result<Self, EngineError> {
+        if cfg!(windows) {
+            os::check_command_line(&spec.program, &spec.args)?;
+        }
         let mut child =
             OsChild::spawn(spec.command(), spec.parent_death_signal).map_err(|source| {
                 if source.kind() == std::io::ErrorKind::NotFound {

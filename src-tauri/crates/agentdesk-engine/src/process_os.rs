@@ -17,12 +17,14 @@
 //!   takes effect when the runtime next runs the task, or when the runtime is dropped (which
 //!   drops the child and so closes the job), not synchronously as the Unix killpg does.
 
+use std::ffi::OsString;
 use std::io;
 use std::process::ExitStatus;
 
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::Sig;
+use crate::error::EngineError;
 
 /// The spawned child, as the wait task owns it.
 #[derive(Debug)]
@@ -128,6 +130,43 @@ pub(super) fn signal_group(pid: u32, sig: Sig) {
             libc::kill(-pid, signo);
         }
     }
+}
+
+/// CreateProcess takes at most 32,767 UTF-16 units of command line, quoting included.
+pub(super) const WINDOWS_MAX_COMMAND_LINE: usize = 32_767;
+
+/// An upper bound of the command line Windows builds from `program` and `args` (each quoted,
+/// quotes and backslashes escaped, separated by a space), in UTF-16 units.
+pub(super) fn windows_command_line_len(program: &std::path::Path, args: &[OsString]) -> usize {
+    std::iter::once(program.as_os_str())
+        .chain(args.iter().map(OsString::as_os_str))
+        .map(|a| {
+            let text = a.to_string_lossy();
+            let escapes = text.chars().filter(|c| matches!(c, '"' | '\\')).count();
+            text.encode_utf16().count() + escapes + 3
+        })
+        .sum()
+}
+
+/// Refuse, with what to do, a command line Windows would refuse with a bare error code (a
+/// long system prompt passed as an argument: the adapter should pass it through a file).
+pub(super) fn check_command_line(
+    program: &std::path::Path,
+    args: &[OsString],
+) -> Result<(), EngineError> {
+    let len = windows_command_line_len(program, args);
+    if len <= WINDOWS_MAX_COMMAND_LINE {
+        return Ok(());
+    }
+    Err(EngineError::Spawn {
+        program: program.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "the command line would be {len} characters; Windows allows {WINDOWS_MAX_COMMAND_LINE} (shorten the profile's system prompt or other long settings)"
+            ),
+        ),
+    })
 }
 
 #[cfg(target_os = "linux")]

@@ -246,3 +246,20 @@ async fn the_engines_folder_goes_first_on_the_childs_path() {
     empty.path_first = vec![PathBuf::from("/engine/bin")];
     assert_eq!(env_of(empty).await, "");
 }
+
+#[test]
+fn windows_command_lines_are_measured_with_their_quoting() {
+    use super::os::{check_command_line, windows_command_line_len, WINDOWS_MAX_COMMAND_LINE};
+    let program = std::path::Path::new(r"C:\Program Files\nodejs\node.exe");
+    let base = windows_command_line_len(program, &[]);
+    let len = |arg: &str| windows_command_line_len(program, &[OsString::from(arg)]) - base;
+    assert_eq!(len("-p"), 2 + 3);
+    // Quotes and backslashes are escaped; UTF-16 units, not bytes.
+    assert_eq!(len("a\"b\\"), 4 + 2 + 3);
+    assert_eq!(len("ü"), 1 + 3);
+    let prompt = OsString::from("x".repeat(WINDOWS_MAX_COMMAND_LINE));
+    let args = [OsString::from("--append-system-prompt"), prompt];
+    let err = check_command_line(program, &args).unwrap_err();
+    assert!(err.to_string().contains("Windows allows 32767"), "{err}");
+    assert!(check_command_line(program, &[OsString::from("-p")]).is_ok());
+}
