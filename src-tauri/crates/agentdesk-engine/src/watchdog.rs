@@ -141,8 +141,9 @@ mod unix {
         // SAFETY: getrlimit writes into the struct we pass.
         let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
         let cur = if ok { lim.rlim_cur } else { 1024 };
-        // RLIM_INFINITY or a huge limit: the first 64 Ki descriptors are what is realistic.
-        libc::c_int::try_from(cur.min(65_536)).unwrap_or(65_536)
+        // RLIM_INFINITY or a huge limit: the first Mi descriptors are what is realistic (and
+        // Linux closes all of them with close_range anyway).
+        libc::c_int::try_from(cur.min(1 << 20)).unwrap_or(1 << 20)
     }
 
     fn cloexec(fd: libc::c_int) {
@@ -244,9 +245,15 @@ mod unix {
                 libc::dup2(null, std_fd);
             }
         }
-        for other in 3..max_fd {
-            if other != fd {
-                libc::close(other);
+        // Every other descriptor closed: a copy of an engine's stdin pipe kept here would hide
+        // the EOF the stop ladder sends it. Ours moves to 3, then everything above goes.
+        let moved = fd == 3 || libc::dup2(fd, 3) == 3;
+        let fd = if moved { 3 } else { fd };
+        if !(moved && close_above(3)) {
+            for other in 3..max_fd {
+                if other != fd {
+                    libc::close(other);
+                }
             }
         }
         let mut groups = [0i32; MAX_GROUPS];
@@ -273,6 +280,19 @@ mod unix {
             }
         }
         libc::_exit(0)
+    }
+
+    /// close_range(2) (Linux ≥ 5.9): every descriptor above `fd`, whatever the limit says.
+    #[cfg(target_os = "linux")]
+    unsafe fn close_above(fd: libc::c_int) -> bool {
+        let first = libc::c_uint::try_from(fd + 1).unwrap_or(4);
+        libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, 0) == 0
+    }
+
+    /// Elsewhere the caller closes up to the descriptor limit one by one.
+    #[cfg(not(target_os = "linux"))]
+    unsafe fn close_above(_fd: libc::c_int) -> bool {
+        false
     }
 
     #[cfg(any(target_os = "linux", target_os = "android"))]

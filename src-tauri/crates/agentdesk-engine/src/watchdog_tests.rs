@@ -114,3 +114,36 @@ fn closing_the_apps_end_kills_the_registered_groups() {
     spared.kill().unwrap();
     spared.wait().unwrap();
 }
+
+/// The watchdog keeps no copy of the app's other descriptors: an engine's stdin pipe still
+/// reads EOF when the app closes its end (the stop ladder's first rung).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_watchdog_holds_no_copy_of_an_engine_pipe() {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`; close-on-exec keeps other tests'
+    // spawns from inheriting the write end.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    let (read, write) = (fds[0], fds[1]);
+    let channel = unix::start().unwrap();
+    // SAFETY: closing our own write end; then poll/read on our own read end.
+    let n = unsafe {
+        libc::close(write);
+        let mut pfd = libc::pollfd {
+            fd: read,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        assert_eq!(
+            libc::poll(&mut pfd, 1, 5_000),
+            1,
+            "no EOF: the watchdog kept the pipe"
+        );
+        let mut byte = 0u8;
+        let n = libc::read(read, std::ptr::addr_of_mut!(byte).cast(), 1);
+        libc::close(read);
+        n
+    };
+    assert_eq!(n, 0);
+    drop(channel);
+}
