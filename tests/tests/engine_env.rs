@@ -63,6 +63,13 @@ fn proc_environ(pid: u32) -> String {
     String::from_utf8_lossy(&raw).replace('\0', "\n")
 }
 
+/// The value of `PATH` in `NAME=value` lines.
+fn path_of(env: &str) -> &str {
+    env.lines()
+        .find_map(|l| l.strip_prefix("PATH="))
+        .unwrap_or_default()
+}
+
 /// None of [`LEAKS`] (nor the extra names) appear in `env`; every name in `present` does.
 fn check_env(what: &str, env: &str, absent: &[&str], present: &[&str]) {
     let names: Vec<&str> = env
@@ -178,6 +185,17 @@ async fn real_claude_and_its_commands_see_only_the_built_environment() {
             &["OPENAI_API_KEY"],
             &["PATH", "HOME", "PROFILE_PASSED"],
         );
+        // The engine's own folder leads its PATH (an npm/nvm claude runs on the node beside
+        // it), and the commands it runs inherit that.
+        let engine_dir = s(bin.parent().unwrap());
+        for (what, env) in [("claude process", &own), ("claude's Bash", &file)] {
+            let path = path_of(env);
+            assert_eq!(
+                path.split(':').next(),
+                Some(engine_dir.as_str()),
+                "{what}: PATH={path}"
+            );
+        }
     })
     .await
     .expect("test timed out");
