@@ -411,6 +411,15 @@ mod tests {
         assert_eq!(inactivity_timeout(Some(&s)), Some(Duration::ZERO));
     }
 
+    /// An absolute extra folder, and the file-system root, on this platform (`/data/x` is
+    /// not absolute on Windows, where validation would drop it).
+    const DATA_X: &str = if cfg!(windows) {
+        "C:/data/x"
+    } else {
+        "/data/x"
+    };
+    const ROOT: &str = if cfg!(windows) { "C:/" } else { "/" };
+
     fn spec(engine: Engine, mode: PermissionMode) -> ProfileSpec {
         ProfileSpec {
             name: "p".into(),
@@ -422,7 +431,7 @@ mod tests {
             allowed_tools: vec!["Read".into()],
             denied_tools: vec!["WebFetch".into()],
             system_prompt: Some("be brief".into()),
-            extra_dirs: vec!["/data/x".into()],
+            extra_dirs: vec![DATA_X.into()],
             env: [("A".to_string(), "1".to_string())].into(),
             secret_env: Vec::new(),
             approval_rules: Vec::new(),
@@ -441,7 +450,7 @@ mod tests {
         assert_eq!(p.model.as_deref(), Some("m-1"));
         assert_eq!(p.disallowed_tools, vec!["WebFetch".to_string()]);
         assert_eq!(p.append_system_prompt.as_deref(), Some("be brief"));
-        assert_eq!(p.add_dirs, vec![PathBuf::from("/data/x")]);
+        assert_eq!(p.add_dirs, vec![PathBuf::from(DATA_X)]);
         assert_eq!(p.max_turns, Some(3));
         assert_eq!(p.env, vec![("A".to_string(), "1".to_string())]);
         // The profile's own key variable is passed on; the other provider secrets are not.
@@ -464,7 +473,7 @@ mod tests {
         ] {
             let mut s = spec(Engine::Claude, mode);
             s.allowed_tools = vec!["Write".into(), "Bash".into()];
-            s.extra_dirs = vec!["/data/x".into(), "/".into(), "/data/../".into()];
+            s.extra_dirs = vec![DATA_X.into(), ROOT.into(), format!("{ROOT}data/../")];
             if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
                 s.extra_dirs.push(home.to_string_lossy().into_owned());
             }
@@ -472,7 +481,7 @@ mod tests {
             else {
                 panic!("not claude")
             };
-            assert_eq!(p.add_dirs, vec![PathBuf::from("/data/x")], "{mode:?}");
+            assert_eq!(p.add_dirs, vec![PathBuf::from(DATA_X)], "{mode:?}");
             let args = p.args(&SessionArg::New("x".into()));
             let modes: Vec<&String> = args
                 .iter()
