@@ -297,8 +297,24 @@ fn is_executable(path: &Path) -> bool {
     }
     #[cfg(not(unix))]
     {
-        true
+        // Windows runs a file by its extension: only what `PATHEXT` lists is a program
+        // (a `.txt` picked in Settings would otherwise pass and fail at every run).
+        runs_by_extension(path, std::env::var("PATHEXT").ok().as_deref())
     }
+}
+
+/// `PATHEXT`'s answer for `path`: its extension is one of the listed ones (compared without
+/// case), or of Windows' default list when the variable is unset or empty.
+#[cfg_attr(unix, allow(dead_code))]
+pub(crate) fn runs_by_extension(path: &Path, pathext: Option<&str>) -> bool {
+    const DEFAULT: &str = ".COM;.EXE;.BAT;.CMD";
+    let list = pathext.filter(|v| !v.trim().is_empty()).unwrap_or(DEFAULT);
+    let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
+        return false;
+    };
+    list.split(';')
+        .map(|e| e.trim().trim_start_matches('.'))
+        .any(|e| !e.is_empty() && e.eq_ignore_ascii_case(ext))
 }
 
 /// The environment the default install dirs are derived from (injectable for tests).

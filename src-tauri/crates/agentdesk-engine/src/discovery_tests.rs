@@ -318,3 +318,23 @@ mod windows_shims {
         assert_eq!(exe.launch_program, PathBuf::from("/x/codex.cmd"));
     }
 }
+
+/// Issue 20 item 10: on Windows a file is a program by its extension, as `PATHEXT` lists them
+/// (case-insensitive, with or without the dot), Windows' own default list when it is unset.
+#[test]
+fn windows_programs_are_told_by_pathext() {
+    let p = |s: &str| PathBuf::from(s);
+    let listed = Some(".COM;.EXE;.BAT;.CMD;.VBS;.JS;.PS1");
+    assert!(runs_by_extension(&p("C:/x/codex.exe"), listed));
+    assert!(runs_by_extension(&p("C:/x/codex.CMD"), listed));
+    assert!(runs_by_extension(&p("C:/x/claude.Exe"), None));
+    assert!(runs_by_extension(&p("C:/x/claude.bat"), Some("")));
+    assert!(!runs_by_extension(&p("C:/x/notes.txt"), listed));
+    assert!(!runs_by_extension(&p("C:/x/codex"), listed));
+    assert!(!runs_by_extension(&p("C:/x/run.ps1"), None));
+    assert!(runs_by_extension(&p("C:/x/run.ps1"), Some("exe;ps1")));
+    assert!(
+        !runs_by_extension(&p("C:/x/.exe"), listed),
+        "a dot file has no extension"
+    );
+}
