@@ -18,7 +18,9 @@
 //!
 //! The decisions (which folder, what the new PATH is) are plain functions, tested on Linux.
 
-use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::path::Path;
+use std::path::PathBuf;
 
 use tauri::{AppHandle, Wry};
 

@@ -71,7 +71,9 @@ use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
 use tokio::sync::broadcast::error::RecvError;
 
-/// What the notification service reported.
+/// What the notification service reported. (`Closed`: only the freedesktop path hears a
+/// dismissal.)
+#[cfg_attr(not(freedesktop), allow(dead_code))]
 pub enum Signal {
     Action { id: u32, action: String },
     Closed { id: u32 },
