@@ -191,10 +191,10 @@ type BackendError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The chosen backend; each method is the same method of the backend inside.
 enum Backend {
-    /// Boxed: it holds two message streams and the ids of the server's notifications.
+    /// Boxed (both): each holds message streams and tables of its notifications.
     #[cfg(freedesktop)]
     Freedesktop(Box<freedesktop::Server>),
-    Plugin(plugin::Server),
+    Plugin(Box<plugin::Server>),
 }
 
 impl Backend {
@@ -207,8 +207,12 @@ impl Backend {
             ))),
             // `Choice::from_env` never picks it where it does not exist.
             #[cfg(not(freedesktop))]
-            Choice::Freedesktop => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
-            Choice::Plugin => Ok(Backend::Plugin(plugin::Server::connect(app.clone()).await?)),
+            Choice::Freedesktop => Ok(Backend::Plugin(Box::new(
+                plugin::Server::connect(app.clone()).await?,
+            ))),
+            Choice::Plugin => Ok(Backend::Plugin(Box::new(
+                plugin::Server::connect(app.clone()).await?,
+            ))),
         }
     }
 

@@ -32,9 +32,13 @@
 //!   thread blocked in mac-notification-sys until it is acted on, dismissed or cleared from
 //!   the Notification Center; at most [`MAX_WAITING`] are outstanding (see [`Waiting`]),
 //!   beyond that a notification is shown without buttons and without a thread (the window,
-//!   the tray menu and the Dock badge still list every request). Withdrawing is not
-//!   possible: mac-notification-sys 0.6 gives the caller no identifier of the delivered
-//!   `NSUserNotification` and no removal call (it removes one itself only once acted on).
+//!   the tray menu and the Dock badge still list every request). A request decided
+//!   elsewhere has its notification withdrawn from the Notification Center
+//!   (`removeDeliveredNotification`), which also ends its waiting thread (mac-notification-sys
+//!   polls for it and takes its disappearance as a dismissal). mac-notification-sys 0.6 gives
+//!   the caller no identifier of what it delivered, so the notification is found by its title
+//!   and body, and only while no other notification of ours on screen has the same text
+//!   ([`Texts`]): two identical ones cannot be told apart, and both stay.
 //! - Neither reports a dismissal to the planner; a press on a request decided meanwhile
 //!   changes nothing (`mod.rs` decides only what is still pending).
 
@@ -83,6 +87,28 @@ pub struct Server {
     presses: mpsc::UnboundedSender<Signal>,
     #[cfg_attr(freedesktop, allow(dead_code))]
     waiting: Waiting,
+    /// macOS: the text of each request's notification, to withdraw it by.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    texts: Texts,
+}
+
+/// The (title, body) of each request's notification shown, by this backend's id (macOS).
+#[derive(Default)]
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+struct Texts(HashMap<u32, (String, String)>);
+
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+impl Texts {
+    fn shown(&mut self, id: u32, title: &str, body: &str) {
+        self.0.insert(id, (title.to_string(), body.to_string()));
+    }
+
+    /// Forget notification `id`; its text, when nothing else of ours shows that same text
+    /// (then it can be withdrawn by its text without taking another request's along).
+    fn withdrawable(&mut self, id: u32) -> Option<(String, String)> {
+        let text = self.0.remove(&id)?;
+        (!self.0.values().any(|t| *t == text)).then_some(text)
+    }
 }
 
 /// Counts the threads waiting for a press, up to a cap: a slot is taken before a thread is
@@ -149,6 +175,7 @@ impl Server {
             signals,
             presses,
             waiting: Waiting::new(MAX_WAITING),
+            texts: Texts::default(),
         })
     }
 
@@ -265,6 +292,10 @@ impl Server {
         if waits {
             lock(&self.buttons).insert(id, buttons);
         }
+        #[cfg(target_os = "macos")]
+        if persistent {
+            self.texts.shown(id, &content.title, &content.body);
+        }
         let seen = Arc::clone(&self.buttons);
         let tx = self.presses.clone();
         let spawned = std::thread::Builder::new()
@@ -306,11 +337,15 @@ impl Server {
         Ok(())
     }
 
-    /// Withdraw notification `id` (Linux; nothing can on macOS and Windows, see the module
-    /// comment). Its buttons are forgotten either way: a later press on it is not ours any
-    /// more.
-    pub async fn close(&self, id: u32) -> Result<(), tauri_plugin_notification::Error> {
+    /// Withdraw notification `id` (Linux through the plugin, macOS by its text; nothing can
+    /// on Windows, see the module comment). Its buttons are forgotten either way: a later
+    /// press on it is not ours any more.
+    pub async fn close(&mut self, id: u32) -> Result<(), tauri_plugin_notification::Error> {
         lock(&self.buttons).remove(&id);
+        #[cfg(target_os = "macos")]
+        if let Some((title, body)) = self.texts.withdrawable(id) {
+            withdraw_delivered(&self.app, title, body);
+        }
         self.app.notification().remove_active(vec![id as i32])
     }
 
@@ -414,6 +449,28 @@ fn mac_application(app: &AppHandle<Wry>) {
     });
 }
 
+/// macOS: remove this app's delivered notifications with this title and body from the
+/// Notification Center, on the main thread (AppKit's). The NSUserNotification API is
+/// deprecated, but it is the one mac-notification-sys delivers them with.
+#[cfg(target_os = "macos")]
+#[allow(deprecated)]
+fn withdraw_delivered(app: &AppHandle<Wry>, title: String, body: String) {
+    let queued = app.run_on_main_thread(move || {
+        use objc2_foundation::NSUserNotificationCenter;
+        let center = NSUserNotificationCenter::defaultUserNotificationCenter();
+        for n in center.deliveredNotifications().to_vec() {
+            let same = n.title().is_some_and(|t| t.to_string() == title)
+                && n.informativeText().is_some_and(|b| b.to_string() == body);
+            if same {
+                center.removeDeliveredNotification(&n);
+            }
+        }
+    });
+    if let Err(e) = queued {
+        tracing::debug!(error = %e, "cannot withdraw a notification");
+    }
+}
+
 /// What a press the plugin reported means: `None` when it names no notification of ours.
 fn signal_of(pressed: &str, notification: Option<i32>, buttons: &Buttons) -> Option<Signal> {
     let id = u32::try_from(notification?).ok()?;
@@ -498,6 +555,27 @@ mod tests {
         assert_eq!(ids(buttons_of(&with_keys, false)), ["open", "approve.n7"]);
         assert_eq!(ids(buttons_of(&open_only, false)), Vec::<String>::new());
         assert_eq!(ids(buttons_of(&open_only, true)), ["open"]);
+    }
+
+    #[test]
+    fn a_notification_is_withdrawn_by_its_text_only_when_no_other_shows_it() {
+        let mut t = Texts::default();
+        t.shown(1, "Run: ls", "in ~/a");
+        t.shown(2, "Run: ls", "in ~/a");
+        t.shown(3, "Run: rm x", "in ~/a");
+        // Another notification of ours has the same text: it cannot be told apart, none goes.
+        assert_eq!(t.withdrawable(1), None);
+        // Now it is the only one with that text.
+        assert_eq!(
+            t.withdrawable(2),
+            Some(("Run: ls".to_string(), "in ~/a".to_string()))
+        );
+        assert_eq!(
+            t.withdrawable(3),
+            Some(("Run: rm x".to_string(), "in ~/a".to_string()))
+        );
+        // Forgotten: closing it again withdraws nothing.
+        assert_eq!(t.withdrawable(3), None);
     }
 
     #[test]
