@@ -266,8 +266,14 @@ impl Server {
             // app; a dev build shows as PowerShell, as the plugin does.
             n.app_id(&self.app.config().identifier);
         }
-        let slot = self.waiting.take();
-        if slot.is_none() {
+        // Only a request's (or summary's) press leads anywhere (`mod.rs` knows no other
+        // notification): a run's end is shown and forgotten, holding no thread.
+        let slot = if persistent {
+            self.waiting.take()
+        } else {
+            None
+        };
+        if persistent && slot.is_none() {
             tracing::info!(
                 waiting = self.waiting.live(),
                 "notification shown without buttons: too many are waiting for a press"
