@@ -32,6 +32,9 @@ pub fn run() {
             .map(|d| agentdesk_core::paths::log_dir(d)),
     );
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
+    // Started from the Dock or a desktop launcher, the app has a bare PATH: the login shell's
+    // is read now, on a thread of its own, so it is there when the first engine is located.
+    agentdesk_core::engines::warm_up_login_path();
 
     let saver = window_state::WindowStateSaver::default();
     let gate = Arc::new(Gate::default());
