@@ -780,3 +780,69 @@ real_test!(
         assert!(started, "the opted-in MCP server did not start");
     }
 );
+
+// Issue 20 item 3: the profile's system-prompt addition reaches the model whole however long
+// it is and whatever it holds (Windows caps a command line at 32,767 characters and a batch
+// shim reads `%VAR%`, `&`, `|`, `^`, newlines): it is handed over as a file, which is gone
+// once the run ended, and never appears on the command line.
+real_test!(
+    a_long_system_prompt_reaches_the_model_through_a_file,
+    |bin| {
+        let mut env = Env::new("prompt", &bin).await;
+        let line = "Answer in haiku. %PATH% & echo pwned | more ^ \"quoted\" 'single' $HOME\n";
+        let prompt = format!("{}END-OF-PROMPT", line.repeat(40_000 / line.len() + 1));
+        assert!(prompt.len() > 40_000);
+        env.profile.append_system_prompt = Some(prompt.clone());
+        let before = prompt_files();
+        env.fake.push(Reply::text(&["ok"]));
+        let mut run = env.run("Say ok", None).await;
+        // Not on the command line (where Windows would cut or a shim would read it).
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", run.pid.unwrap())).unwrap();
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        assert!(
+            !cmdline.contains("END-OF-PROMPT"),
+            "the prompt is an argument"
+        );
+        assert!(
+            cmdline.contains("--append-system-prompt-file="),
+            "{cmdline}"
+        );
+        let ev = until_end(&mut run).await;
+        assert!(
+            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+            "{ev:#?}"
+        );
+        let req = &env.fake.model_requests()[0];
+        let system = req.body["system"].to_string();
+        assert!(
+            system.contains("END-OF-PROMPT") && system.contains("%PATH% & echo pwned | more ^"),
+            "the prompt did not reach the model whole"
+        );
+        drop(run);
+        // The run's task lets go of its session (and so of the file) as it ends: a bounded
+        // wait.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let left = loop {
+            let left: Vec<_> = prompt_files().difference(&before).cloned().collect();
+            if left.is_empty() || std::time::Instant::now() > deadline {
+                break left;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert!(left.is_empty(), "prompt files left behind: {left:?}");
+    }
+);
+
+/// The run prompt files in the temp folder now.
+fn prompt_files() -> std::collections::BTreeSet<PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("agentdesk-claude-prompt-"))
+        })
+        .collect()
+}

@@ -20,6 +20,7 @@
 
 mod diff;
 pub mod options;
+mod prompt_file;
 mod run;
 mod run_loop;
 pub mod translate;

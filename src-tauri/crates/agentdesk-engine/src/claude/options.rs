@@ -158,13 +158,8 @@ impl ClaudeProfile {
                 self.disallowed_tools.join(",")
             ));
         }
-        if let Some(p) = self
-            .append_system_prompt
-            .as_deref()
-            .filter(|p| !p.is_empty())
-        {
-            args.push(format!("--append-system-prompt={p}"));
-        }
+        // The system-prompt addition is not an argument: the run hands it over as a file
+        // (`prompt_file.rs`, `--append-system-prompt-file`; see [`Self::system_prompt`]).
         for d in &self.add_dirs {
             args.push(format!("--add-dir={}", d.display()));
         }
@@ -180,6 +175,14 @@ impl ClaudeProfile {
             args.push(format!("--max-turns={n}"));
         }
         args
+    }
+
+    /// The system-prompt addition, if any: written to a file for the run
+    /// (`--append-system-prompt-file`), never put on the command line.
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.append_system_prompt
+            .as_deref()
+            .filter(|p| !p.is_empty())
     }
 
     /// Environment additions on top of the allow-listed basics
@@ -252,6 +255,9 @@ mod tests {
             ..Default::default()
         };
         let args = p.args(&SessionArg::Resume("abc".into()));
+        // The prompt goes to the run as a file, never on the command line (issue 20 item 3).
+        assert!(!args.iter().any(|a| a.contains("be brief")), "{args:?}");
+        assert_eq!(p.system_prompt(), Some("-be brief"));
         assert_eq!(
             &args[..8],
             [
@@ -270,7 +276,6 @@ mod tests {
             "--model=claude-sonnet-4-5",
             "--permission-mode=default",
             "--disallowedTools=WebFetch",
-            "--append-system-prompt=-be brief",
             "--add-dir=/data/x",
             "--setting-sources=",
             "--max-turns=3",

@@ -24,6 +24,7 @@ use tokio::time::Instant;
 
 use super::diff::{planned_change_async, read_before};
 use super::options::{ClaudeProfile, SessionArg};
+use super::prompt_file::PromptFile;
 use super::translate::{tool_kind, ClaudeTranslator};
 use super::wire::{ClaudeLine, ClaudeLines};
 use super::ClaudeEngineConfig;
@@ -48,6 +49,8 @@ pub(crate) struct Session {
     next_id: u64,
     /// Read during the handshake, replayed by the run task.
     pub(super) backlog: Vec<ClaudeLine>,
+    /// The system prompt the CLI read at start; removed with the session.
+    _prompt_file: Option<PromptFile>,
 }
 
 impl Session {
@@ -58,8 +61,19 @@ impl Session {
         session: &SessionArg,
     ) -> Result<Self, EngineError> {
         let (tx, stderr) = mpsc::unbounded_channel();
+        let prompt_file =
+            match profile.system_prompt() {
+                Some(p) => Some(PromptFile::create_in(&std::env::temp_dir(), p).map_err(
+                    |source| EngineError::Spawn {
+                        program: config.program.clone(),
+                        source,
+                    },
+                )?),
+                None => None,
+            };
         let mut spec = ProcessSpec::for_engine(&config.program)
             .args(profile.args(session))
+            .args(prompt_file.iter().flat_map(PromptFile::args))
             .cwd(cwd)
             .stop_config(config.stop)
             .diagnostics(tx);
@@ -82,6 +96,7 @@ impl Session {
             stderr,
             next_id: 0,
             backlog: Vec::new(),
+            _prompt_file: prompt_file,
         })
     }
 
