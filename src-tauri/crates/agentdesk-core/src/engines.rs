@@ -394,7 +394,6 @@ pub(crate) async fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf>
     Ok(typed)
 }
 
-
 /// Read the user's login-shell `PATH` in the background (issue 20 item 1): an app started
 /// from the Dock, Finder or a desktop launcher has only `/usr/bin:/bin:…`, where npm- and
 /// Homebrew-installed engines (and the tools their commands run) cannot start. The engine
