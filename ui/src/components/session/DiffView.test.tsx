@@ -1,6 +1,6 @@
 import { cleanup, render } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { DiffView, normaliseDiff } from "./DiffView";
+import { DiffView, normaliseDiff, revealHidden } from "./DiffView";
 
 afterEach(cleanup);
 
@@ -35,5 +35,23 @@ describe("diffs", () => {
   it("falls back to the raw text when it is not a diff", () => {
     const { container } = render(<DiffView path="a" kind="update" diff="not a diff at all" />);
     expect(container.querySelector("pre")?.textContent).toBe("not a diff at all");
+  });
+
+  // Trojan Source: a bidi override or a zero-width character would make the diff read one
+  // way and run another; they are drawn, indentation is not touched.
+  it("draws bidi and invisible characters in a diff and its path, keeping indentation", () => {
+    const evil = "+    if (isAdmin\u202e /* begin admins only */ \u2066) {\u200b\n";
+    const { container } = render(
+      <DiffView path={"src/\u202eexe.png"} kind="update" diff={"@@ -1 +1 @@\n-    if (isAdmin) {\n" + evil} />,
+    );
+    const inserted = container.querySelector(".diff-code-insert")?.textContent ?? "";
+    expect(inserted).toContain("    if (isAdmin<U+202E> /* begin admins only */ <U+2066>) {<U+200B>");
+    expect(container.textContent).not.toMatch(/[\u202e\u2066\u200b]/u);
+    expect(container.querySelector('[aria-label="U+202E right-to-left override"]')).not.toBeNull();
+    const raw = render(<DiffView path="a" kind="update" diff={"plain \u202e text"} />).container;
+    expect(raw.querySelector("pre")?.textContent).toBe("plain <U+202E> text");
+    expect(revealHidden("\tindent  two\n")).toBe("\tindent  two\n");
+    const crlf = render(<DiffView path="w.txt" kind="update" diff={"@@ -1 +1 @@\r\n-a\r\n+b\r\n"} />).container;
+    expect(crlf.textContent).not.toContain("U+000D");
   });
 });

@@ -1,6 +1,7 @@
 import { memo, useMemo } from "react";
 import { Diff, Hunk, parseDiff, type FileData } from "react-diff-view/esm";
 import type { ApprovalFile } from "../../ipc";
+import { VisibleText } from "../approvals/VisibleText";
 
 type Kind = ApprovalFile["kind"];
 
@@ -29,8 +30,22 @@ export function normaliseDiff(diff: string, path: string, kind: Kind): string | 
   return null;
 }
 
+// Characters that reorder or hide code without being seen (bidi overrides and isolates,
+// zero-width and other format characters, controls but tab and line feed, line/paragraph
+// separators, odd spaces): a "Trojan Source" diff would read one way and do another. Code's
+// indentation (runs of spaces, tabs) is left as it is.
+const HIDDEN =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\u2800\u{e0100}-\u{e01ef}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}]/gu;
+
+/** `text` with every hidden character drawn as `<U+XXXX>` (the agent's diff is shown, never obeyed). */
+export function revealHidden(text: string): string {
+  return text.replace(HIDDEN, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
 function parse(diff: string, path: string, kind: Kind): FileData[] | null {
-  const text = normaliseDiff(diff, path, kind);
+  const normalised = normaliseDiff(diff, path, kind);
+  // After normalising: CRLF line ends are line ends, not hidden characters.
+  const text = normalised && revealHidden(normalised);
   if (!text) return null;
   try {
     const files = parseDiff(text, { nearbySequences: "zip" });
@@ -49,7 +64,9 @@ export const DiffView = memo(function DiffView({ path, kind, diff }: { path: str
     <div className="file-diff">
       <div className="file-diff-head">
         <span className={`change-kind change-${kind}`}>{KIND_LABEL[kind]}</span>
-        <span className="file-path">{path}</span>
+        <span className="file-path">
+          <VisibleText text={path} />
+        </span>
       </div>
       {files ? (
         <div className="diff-scroll">
@@ -60,7 +77,7 @@ export const DiffView = memo(function DiffView({ path, kind, diff }: { path: str
           ))}
         </div>
       ) : diff ? (
-        <pre className="output">{diff}</pre>
+        <pre className="output">{revealHidden(diff.replace(/\r\n/g, "\n"))}</pre>
       ) : (
         <p className="muted small">No diff available.</p>
       )}
