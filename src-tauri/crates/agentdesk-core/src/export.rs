@@ -382,7 +382,9 @@ fn write_replacing_blocking(
         uuid::Uuid::new_v4().simple()
     ));
     let tmp = path.with_file_name(tmp_name);
-    let written = create_private_new(&tmp).and_then(|mut f| {
+    // `create_new` (O_CREAT | O_EXCL) refuses any existing name, a symbolic link included,
+    // whatever it points at: nothing is written through a link planted there.
+    let written = agentdesk_store::private::create_new_file(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
         f.sync_all()
     });
@@ -398,18 +400,6 @@ fn write_replacing_blocking(
         return Err(("replace", e));
     }
     Ok(())
-}
-
-/// A new file, private, never through a symbolic link.
-pub(crate) fn create_private_new(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
-    }
-    options.open(path)
 }
 
 #[cfg(test)]

@@ -253,7 +253,7 @@ async fn the_export_is_private_and_never_written_through_a_planted_link() {
     // The low-level step: a planted link (or file) is refused, not followed or truncated.
     let planted = out.join("planted");
     std::os::unix::fs::symlink(&victim, &planted).unwrap();
-    let err = crate::export::create_private_new(&planted).unwrap_err();
+    let err = agentdesk_store::private::create_new_file(&planted).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
 }
