@@ -162,10 +162,18 @@ fn file_stem(path: &str) -> Option<String> {
 
 const SHIM_DIR_PREFIXES: &[&str] = &["%dp0%", "%~dp0"];
 
+/// What follows the shim-folder variable (`%dp0%`, `%~dp0`, any case) at `text`'s start.
+/// `get` and not a byte slice: a path that starts with a non-ASCII letter must not panic.
+fn after_shim_dir(text: &str) -> Option<&str> {
+    SHIM_DIR_PREFIXES.iter().find_map(|p| {
+        text.get(..p.len())
+            .filter(|head| head.eq_ignore_ascii_case(p))
+            .map(|_| &text[p.len()..])
+    })
+}
+
 fn is_relative_to_shim(text: &str) -> bool {
-    SHIM_DIR_PREFIXES
-        .iter()
-        .any(|p| text.len() >= p.len() && text[..p.len()].eq_ignore_ascii_case(p))
+    after_shim_dir(text).is_some()
 }
 
 /// `C:\…`, `C:/…` or `\\server\…`.
@@ -178,12 +186,9 @@ fn is_absolute(text: &str) -> bool {
 /// A target relative to the shim (`%dp0%\node_modules\…`) joined component by component, so
 /// it is the same path on the test machine as on Windows; an absolute one as written.
 fn resolve(text: &str, shim_dir: &Path) -> Option<PathBuf> {
-    if let Some(prefix) = SHIM_DIR_PREFIXES
-        .iter()
-        .find(|p| text.len() >= p.len() && text[..p.len()].eq_ignore_ascii_case(p))
-    {
+    if let Some(rest) = after_shim_dir(text) {
         let mut path = shim_dir.to_path_buf();
-        for part in text[prefix.len()..].split(['\\', '/']) {
+        for part in rest.split(['\\', '/']) {
             match part {
                 "" | "." => {}
                 ".." => {

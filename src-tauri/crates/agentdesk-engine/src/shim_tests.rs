@@ -331,3 +331,18 @@ fn a_shim_around_a_batch_file_is_not_resolved() {
     assert_eq!(target.interpreter.as_deref(), Some("cmd"));
     assert_eq!(launch_for(&shim, &target, None), None);
 }
+
+/// A target whose first letters are not ASCII (`C:\Jö…`, `öffnen\…`) is read, never a
+/// panic on a cut inside a character; the shim-folder variable is matched in any case.
+#[test]
+fn non_ascii_targets_and_any_case_shim_folder() {
+    assert_eq!(after_shim_dir("Jö\\x.js"), None);
+    assert_eq!(after_shim_dir("öff\\x.js"), None);
+    assert_eq!(after_shim_dir("é"), None);
+    // Byte 5 (`%dp0%`) and byte 6 (`%~dp0`) fall inside `ö`.
+    assert_eq!(after_shim_dir("abcdö.js"), None);
+    assert_eq!(after_shim_dir("abcdeö.js"), None);
+    assert_eq!(after_shim_dir("%DP0%\\x.js"), Some("\\x.js"));
+    assert_eq!(after_shim_dir("%~dp0\\ö.js"), Some("\\ö.js"));
+    assert!(!is_relative_to_shim("C:\\Jöhn\\x.js"));
+}
