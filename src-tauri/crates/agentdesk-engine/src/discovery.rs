@@ -180,9 +180,7 @@ impl Executable {
 }
 
 fn is_batch(path: &Path) -> bool {
-    path.extension()
-        .and_then(OsStr::to_str)
-        .is_some_and(|e| e.eq_ignore_ascii_case("cmd") || e.eq_ignore_ascii_case("bat"))
+    crate::shim::has_ext(path, &["cmd", "bat"])
 }
 
 /// Searches for one engine. Defaults come from the real environment.

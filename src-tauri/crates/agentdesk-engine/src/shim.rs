@@ -312,7 +312,7 @@ pub fn launch_for(
     })
 }
 
-fn has_ext(path: &Path, exts: &[&str]) -> bool {
+pub(crate) fn has_ext(path: &Path, exts: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
