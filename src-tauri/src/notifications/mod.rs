@@ -410,8 +410,7 @@ impl Service {
         let focused = self.window_focused();
         if let Some(content) = run_end_content(&run, &origin, &settings, focused) {
             self.runs_notified.insert(run.id.clone());
-            // No buttons, but sealed all the same: one way to show a notification.
-            let content = content.sealed(&new_nonce());
+            // No buttons (`run_end_content` gives none), so nothing to seal.
             if let Err(e) = self.server.show(&content, settings.sound, false).await {
                 tracing::warn!(error = %e, "cannot show a notification");
             }
@@ -424,14 +423,14 @@ impl Service {
             match step {
                 Step::Show { key, approval } => {
                     let content = approval_content(&approval, &self.origin(&approval).await);
-                    self.show(key, &content, settings.sound).await;
+                    self.show(key, content, settings.sound).await;
                 }
                 Step::Summary {
                     key,
                     count,
                     held_elsewhere,
                 } => {
-                    self.show(key, &summary_content(count, held_elsewhere), settings.sound)
+                    self.show(key, summary_content(count, held_elsewhere), settings.sound)
                         .await;
                 }
                 Step::Close { key } => {
@@ -446,9 +445,9 @@ impl Service {
         }
     }
 
-    async fn show(&mut self, key: Key, content: &Content, sound: bool) {
+    async fn show(&mut self, key: Key, content: Content, sound: bool) {
         let nonce = new_nonce();
-        let content = content.clone().sealed(&nonce);
+        let content = content.sealed(&nonce);
         match self.server.show(&content, sound, true).await {
             Ok(id) => {
                 self.ids.insert(key, id);
@@ -516,7 +515,7 @@ impl Service {
         });
         match press {
             Press::Open => {
-                self.focus_window();
+                crate::tray::show_window(&self.app);
                 if let Some(c) = self.app.try_state::<Clicks>() {
                     c.open(pending);
                 }
@@ -547,14 +546,6 @@ impl Service {
                     }
                 }
             }
-        }
-    }
-
-    fn focus_window(&self) {
-        if let Some(w) = self.app.get_webview_window("main") {
-            let _ = w.unminimize();
-            let _ = w.show();
-            let _ = w.set_focus();
         }
     }
 }
