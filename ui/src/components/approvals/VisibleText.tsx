@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { HIDDEN_CLASS, hexOf } from "../../util/hidden";
 
 /**
  * Agent-supplied text shown so that nothing in it can hide or reorder the rest: runs of
@@ -13,8 +14,7 @@ import type { ReactNode } from "react";
 // tags), line/paragraph separators, every space that is not U+0020, private-use and
 // unassigned code points, lone surrogates, and the blank "letters" (Hangul fillers, braille
 // blank) and variation selectors used to smuggle text.
-const SPECIAL =
-  /\n(?:[ \t]*\n){2,}| {2,}|[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\u2800\u{e0100}-\u{e01ef}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+const SPECIAL = new RegExp(`\n(?:[ \t]*\n){2,}| {2,}|[\\u0000-\\u0009${HIDDEN_CLASS}\\p{Cn}]`, "gu");
 
 const NAMES: Record<number, string> = {
   0x00: "null",
@@ -48,8 +48,6 @@ const NAMES: Record<number, string> = {
   0x2069: "pop directional isolate",
   0xfeff: "zero-width no-break space",
 };
-
-const hexOf = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 
 export interface Mark {
   /** What the mark shows. */

@@ -1,6 +1,7 @@
 import { memo, useMemo } from "react";
 import { Diff, Hunk, parseDiff, type FileData } from "react-diff-view/esm";
 import type { ApprovalFile } from "../../ipc";
+import { HIDDEN_CLASS, hexOf } from "../../util/hidden";
 import { VisibleText } from "../approvals/VisibleText";
 
 type Kind = ApprovalFile["kind"];
@@ -34,12 +35,11 @@ export function normaliseDiff(diff: string, path: string, kind: Kind): string | 
 // zero-width and other format characters, controls but tab and line feed, line/paragraph
 // separators, odd spaces): a "Trojan Source" diff would read one way and do another. Code's
 // indentation (runs of spaces, tabs) is left as it is.
-const HIDDEN =
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u1160\u3164\uffa0\u2800\u{e0100}-\u{e01ef}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}]/gu;
+const HIDDEN = new RegExp(`[\\u0000-\\u0008${HIDDEN_CLASS}]`, "gu");
 
 /** `text` with every hidden character drawn as `<U+XXXX>` (the agent's diff is shown, never obeyed). */
 export function revealHidden(text: string): string {
-  return text.replace(HIDDEN, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
+  return text.replace(HIDDEN, (c) => `<${hexOf(c.codePointAt(0) ?? 0)}>`);
 }
 
 function parse(diff: string, path: string, kind: Kind): FileData[] | null {
