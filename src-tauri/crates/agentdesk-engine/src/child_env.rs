@@ -126,7 +126,7 @@ pub const CLAUDE_CLOUD_AUTH: &[(&str, &[&str])] = &[
 ];
 
 /// Environment variable names compare case-insensitively on Windows.
-fn same_name(a: &str, b: &str) -> bool {
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
     if cfg!(windows) {
         a.eq_ignore_ascii_case(b)
     } else {

@@ -364,13 +364,8 @@ impl ProcessSpec {
     /// the inherited one merged with the login shell's; then [`Self::path_first`] before it.
     fn child_path(&self) -> Option<OsString> {
         let is_path = |k: &OsString| {
-            k.to_str().is_some_and(|k| {
-                if cfg!(windows) {
-                    k.eq_ignore_ascii_case("PATH")
-                } else {
-                    k == "PATH"
-                }
-            })
+            k.to_str()
+                .is_some_and(|k| crate::child_env::same_name(k, "PATH"))
         };
         let profile = self
             .env

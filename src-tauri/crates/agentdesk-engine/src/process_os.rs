@@ -148,8 +148,9 @@ pub(super) fn windows_command_line_len(program: &std::path::Path, args: &[OsStri
         .sum()
 }
 
-/// Refuse, with what to do, a command line Windows would refuse with a bare error code (a
-/// long system prompt passed as an argument: the adapter should pass it through a file).
+/// Refuse, with what to do, a command line Windows would refuse with a bare error code (the
+/// system prompt already goes through a file: what is left is long settings such as many
+/// extra folders or tool names).
 pub(super) fn check_command_line(
     program: &std::path::Path,
     args: &[OsString],
@@ -163,7 +164,7 @@ pub(super) fn check_command_line(
         source: std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(
-                "the command line would be {len} characters; Windows allows {WINDOWS_MAX_COMMAND_LINE} (shorten the profile's system prompt or other long settings)"
+                "the command line would be {len} characters; Windows allows {WINDOWS_MAX_COMMAND_LINE} (shorten the profile's long settings: extra folders, tool lists, engine options)"
             ),
         ),
     })
