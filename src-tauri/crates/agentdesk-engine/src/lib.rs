@@ -136,6 +136,7 @@
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod acp;
 pub mod batched;
 pub mod child_env;
 pub mod claude;
@@ -149,9 +150,11 @@ pub mod error;
 pub mod limits;
 pub mod login_path;
 pub mod process;
-mod profile_options;
+pub mod profile_options;
 pub mod redact;
+pub mod registry;
 pub mod rpc;
+pub mod settings;
 pub mod shim;
 pub mod transport;
 pub mod vocab;
@@ -174,4 +177,5 @@ pub use rpc::{
 pub use transport::{
     AbortOnDrop, Decode, Inbound, InboundRx, JsonLines, LineWriter, Transport, TransportConfig,
 };
-pub use vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};
+pub use registry::{EngineDescriptor, EngineSettings, ProgramSettings};
+pub use vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};
