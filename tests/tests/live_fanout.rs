@@ -55,7 +55,10 @@ async fn session(engine: Engine, name: &str) -> (Desk, SessionId) {
     let mut spec = profile_spec(name, engine);
     match engine {
         Engine::Claude => {
-            settings.set_bin("claude", Some(env!("CARGO_BIN_EXE_fake-claude-stream").into()));
+            settings.set_bin(
+                "claude",
+                Some(env!("CARGO_BIN_EXE_fake-claude-stream").into()),
+            );
             spec.env
                 .insert("FAKE_STREAM_DELTAS".into(), DELTAS.to_string());
         }

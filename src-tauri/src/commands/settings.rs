@@ -56,7 +56,9 @@ pub async fn pick_engine_binary(
     let desk = state.desk()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     if !agentdesk_core::engines::is_program(&program) {
-        return Err(invalid(format!("no engine has a program named {program:?}")));
+        return Err(invalid(format!(
+            "no engine has a program named {program:?}"
+        )));
     }
     let title = format!("Choose the {program} executable");
     app.dialog()

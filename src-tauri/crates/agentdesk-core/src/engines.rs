@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_engine::registry::{self, EngineDescriptor};
-use agentdesk_engine::{probe_version, AgentEngine, EngineOptions, EngineProgram, EngineVersion};
 use agentdesk_engine::Executable;
+use agentdesk_engine::{probe_version, AgentEngine, EngineOptions, EngineProgram, EngineVersion};
 pub use agentdesk_engine::{EngineSettings, ProgramSettings};
 use agentdesk_protocol::ui::{Engine, EngineInfo, ProfileSpec};
 use tokio::sync::Mutex;
@@ -34,7 +34,10 @@ pub(crate) struct Engines {
 impl Default for Engines {
     fn default() -> Self {
         Self {
-            slots: Engine::ALL.into_iter().map(|e| (e, Mutex::new(None))).collect(),
+            slots: Engine::ALL
+                .into_iter()
+                .map(|e| (e, Mutex::new(None)))
+                .collect(),
             created: std::sync::Mutex::default(),
         }
     }
@@ -210,7 +213,9 @@ pub(crate) fn engine_options(
     spec: Option<&ProfileSpec>,
     settings: &EngineSettings,
 ) -> Result<EngineOptions> {
-    let mut spec = spec.cloned().unwrap_or_else(|| ProfileSpec::new("", engine));
+    let mut spec = spec
+        .cloned()
+        .unwrap_or_else(|| ProfileSpec::new("", engine));
     if spec.engine != engine {
         return Err(CoreError::InvalidInput(format!(
             "the profile {:?} is for {}, but the session runs on {}",
@@ -328,7 +333,8 @@ mod tests {
     #[test]
     fn claude_options_follow_the_profile_and_keep_only_the_named_secret() {
         let s = spec(Engine::Claude, PermissionMode::AutoEdit);
-        let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
+        let EngineOptions::Claude(p) =
+            engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
         else {
             panic!("not claude")
         };
@@ -362,7 +368,8 @@ mod tests {
             if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
                 s.extra_dirs.push(home.to_string_lossy().into_owned());
             }
-            let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
+            let EngineOptions::Claude(p) =
+                engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
             else {
                 panic!("not claude")
             };
@@ -431,7 +438,12 @@ mod tests {
     fn workspace_settings_are_opt_in_and_the_profile_warns() {
         use agentdesk_engine::claude::SessionArg;
         let mut s = spec(Engine::Claude, PermissionMode::ReadOnly);
-        let claude = |s: &ProfileSpec| match engine_options(Engine::Claude, Some(s), &EngineSettings::default()).unwrap()
+        let claude = |s: &ProfileSpec| match engine_options(
+            Engine::Claude,
+            Some(s),
+            &EngineSettings::default(),
+        )
+        .unwrap()
         {
             EngineOptions::Claude(p) => p,
             _ => panic!("not claude"),
@@ -456,7 +468,13 @@ mod tests {
         );
         // Codex: the workspace's `.codex/config.toml` likewise, only when asked for.
         let mut codex = spec(Engine::Codex, PermissionMode::Ask);
-        let trusts = |s: &ProfileSpec| match engine_options(Engine::Codex, Some(s), &EngineSettings::default()).unwrap() {
+        let trusts = |s: &ProfileSpec| match engine_options(
+            Engine::Codex,
+            Some(s),
+            &EngineSettings::default(),
+        )
+        .unwrap()
+        {
             EngineOptions::Codex { profile, .. } => profile.trust_project_config,
             _ => panic!("not codex"),
         };

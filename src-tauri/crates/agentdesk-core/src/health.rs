@@ -37,11 +37,7 @@ fn found_via(via: FoundVia, from_settings: bool) -> &'static str {
 impl Desk {
     /// Check one program of an engine: locate it, probe its version, and (when
     /// `check_login`) start it once to ask who is logged in.
-    pub async fn check_program_health(
-        &self,
-        name: &str,
-        check_login: bool,
-    ) -> Result<EngineCheck> {
+    pub async fn check_program_health(&self, name: &str, check_login: bool) -> Result<EngineCheck> {
         let settings = self.engine_settings().await.unwrap_or_default();
         let (engine, program) = registry::program(name).ok_or_else(|| unknown_program(name))?;
         let override_path = settings.program(name).bin;
@@ -93,7 +89,8 @@ impl Desk {
             });
         }
         if check_login {
-            self.check_login(engine, &exe.path, &settings, &mut health).await;
+            self.check_login(engine, &exe.path, &settings, &mut health)
+                .await;
         }
         Ok(EngineCheck {
             health,
@@ -113,8 +110,8 @@ impl Desk {
         let probe = d.login_state(exe, self.data_dir(), settings);
         match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
             Ok(Ok(logged_in)) => {
-                health.logged_in = Some(logged_in);
-                if !logged_in {
+                health.logged_in = logged_in;
+                if logged_in == Some(false) {
                     health.fix_commands =
                         d.login_commands().iter().map(|c| c.to_string()).collect();
                 }
@@ -148,7 +145,8 @@ impl Desk {
     /// Every program of every engine, checked at the same time (each login probe starts an
     /// engine).
     pub async fn engines_health(&self, check_login: bool) -> Vec<EngineCheck> {
-        let checks = registry::programs().map(|(_, p)| self.check_program_health(p.name, check_login));
+        let checks =
+            registry::programs().map(|(_, p)| self.check_program_health(p.name, check_login));
         futures_util::future::join_all(checks)
             .await
             .into_iter()

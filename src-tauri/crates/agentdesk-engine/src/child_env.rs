@@ -183,6 +183,9 @@ pub fn engine_env(
 ) -> Vec<(String, String)> {
     let (prefixes, vars): (Vec<&str>, &[&str]) = match engine {
         Engine::Codex => (CODEX_PREFIXES.to_vec(), &[]),
+        // An ACP agent could be anything: nothing of the app's beyond the common part; its
+        // profile's `env` (a preset's asking environment included) is added by the adapter.
+        Engine::Acp => (Vec::new(), &[]),
         Engine::Claude => {
             let mut prefixes = CLAUDE_PREFIXES.to_vec();
             for (switch, cloud) in CLAUDE_CLOUD_AUTH {
@@ -192,8 +195,6 @@ pub fn engine_env(
             }
             (prefixes, CLAUDE_VARS)
         }
-        // An ACP agent's own variables are whatever the profile (or its preset) sets.
-        Engine::Acp => (Vec::new(), &[]),
     };
     parent
         .iter()

@@ -18,7 +18,7 @@ use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::AgentEvent;
 use tokio::sync::mpsc;
 
-use crate::acp::{AcpEngine, AcpProfile};
+use crate::acp::{AcpEngine, AcpProfile, AcpRunRequest};
 use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
 use crate::codex::{CodexEngine, CodexProfile, RunRequest};
 pub use crate::control::RunHandle;
@@ -127,6 +127,32 @@ impl AgentEngine {
                 let run = engine
                     .start_run_with(
                         ClaudeRunRequest {
+                            cwd: req.cwd,
+                            profile,
+                            resume_session_id: req.resume_session_id,
+                            input: req.input,
+                        },
+                        limits,
+                    )
+                    .await?;
+                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
+                let (control, events) = run.into_parts();
+                Ok(AgentRun {
+                    session_id,
+                    resumed,
+                    pid,
+                    events,
+                    control,
+                })
+            }
+            (Self::Acp(engine), EngineOptions::Acp(profile)) => {
+                let limits = engine
+                    .config()
+                    .limits
+                    .with_inactivity_timeout(req.inactivity_timeout);
+                let run = engine
+                    .start_run_with(
+                        AcpRunRequest {
                             cwd: req.cwd,
                             profile,
                             resume_session_id: req.resume_session_id,

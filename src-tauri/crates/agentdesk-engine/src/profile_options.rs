@@ -69,7 +69,11 @@ pub(crate) fn check_common(
 }
 
 /// A count or a number of seconds: a whole number that fits the engines' u32.
-pub(crate) fn check_count(map: &serde_json::Map<String, Value>, key: &str, out: &mut OptionProblems) {
+pub(crate) fn check_count(
+    map: &serde_json::Map<String, Value>,
+    key: &str,
+    out: &mut OptionProblems,
+) {
     if let Some(v) = map.get(key) {
         if v.as_u64().filter(|n| u32::try_from(*n).is_ok()).is_none() {
             out.push((
@@ -80,7 +84,11 @@ pub(crate) fn check_count(map: &serde_json::Map<String, Value>, key: &str, out: 
     }
 }
 
-pub(crate) fn check_bool(map: &serde_json::Map<String, Value>, key: &str, out: &mut OptionProblems) {
+pub(crate) fn check_bool(
+    map: &serde_json::Map<String, Value>,
+    key: &str,
+    out: &mut OptionProblems,
+) {
     if map.get(key).is_some_and(|v| !v.is_boolean()) {
         out.push((key.to_owned(), format!("{key} must be true or false")));
     }

@@ -10,8 +10,8 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
-use agentdesk_protocol::ui::{EngineInfo, EngineProgramInfo, ProfileSpec};
 pub use agentdesk_protocol::ui::Engine;
+use agentdesk_protocol::ui::{EngineInfo, EngineProgramInfo, ProfileSpec};
 use serde_json::Value;
 
 use crate::discovery::{Discovery, EngineProgram, Executable};
@@ -58,14 +58,14 @@ pub trait EngineDescriptor: Sync {
         spec: &ProfileSpec,
         settings: &EngineSettings,
     ) -> Result<EngineOptions, EngineError>;
-    /// Start the engine once and ask whether it is logged in (`Ok(true)` when it needs no
-    /// login).
+    /// Start the engine once and ask whether it is logged in (`Some(true)` when it needs no
+    /// login, `None` when the engine cannot tell before a run fails).
     fn login_state<'a>(
         &'a self,
         exe: &'a Path,
         cwd: &'a Path,
         settings: &'a EngineSettings,
-    ) -> BoxFuture<'a, Result<bool, EngineError>>;
+    ) -> BoxFuture<'a, Result<Option<bool>, EngineError>>;
 }
 
 /// The descriptor of an engine: the one registration line per engine.

@@ -634,8 +634,14 @@ async fn engines_are_not_listed_in_the_schema_after_migration_6() {
     store.close().await;
 
     let store = Store::open(&path).await.unwrap();
-    assert_eq!(store.schema_version().await.unwrap(), Store::known_schema_version());
-    assert_eq!(store.get_session(&kept.id).await.unwrap().engine, Engine::Codex);
+    assert_eq!(
+        store.schema_version().await.unwrap(),
+        Store::known_schema_version()
+    );
+    assert_eq!(
+        store.get_session(&kept.id).await.unwrap().engine,
+        Engine::Codex
+    );
     // More inserts than the pool has connections, at once: none may hold the old schema.
     let new: Vec<Session> = (0..8).map(|_| session(Engine::Acp)).collect();
     let inserts = new.iter().map(|s| store.insert_session(s));
@@ -645,11 +651,12 @@ async fn engines_are_not_listed_in_the_schema_after_migration_6() {
     for s in &new {
         assert_eq!(store.get_session(&s.id).await.unwrap().engine, Engine::Acp);
     }
-    let (schema,): (String,) =
-        sqlx::query_as("SELECT group_concat(sql, ' ') FROM sqlite_schema WHERE name IN ('sessions', 'profiles')")
-            .fetch_one(&store.pool)
-            .await
-            .unwrap();
+    let (schema,): (String,) = sqlx::query_as(
+        "SELECT group_concat(sql, ' ') FROM sqlite_schema WHERE name IN ('sessions', 'profiles')",
+    )
+    .fetch_one(&store.pool)
+    .await
+    .unwrap();
     assert!(!schema.contains("'claude'"), "{schema}");
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
     store.close().await;

@@ -116,11 +116,11 @@ impl EngineDescriptor for ClaudeDescriptor {
         exe: &'a Path,
         cwd: &'a Path,
         _settings: &'a EngineSettings,
-    ) -> BoxFuture<'a, Result<bool, EngineError>> {
+    ) -> BoxFuture<'a, Result<Option<bool>, EngineError>> {
         Box::pin(async move {
             let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
             let status = claude.status(cwd, &ClaudeProfile::default()).await?;
-            Ok(status.logged_in)
+            Ok(Some(status.logged_in))
         })
     }
 }

@@ -134,7 +134,7 @@ impl EngineDescriptor for CodexDescriptor {
         exe: &'a Path,
         _cwd: &'a Path,
         settings: &'a EngineSettings,
-    ) -> BoxFuture<'a, Result<bool, EngineError>> {
+    ) -> BoxFuture<'a, Result<Option<bool>, EngineError>> {
         Box::pin(async move {
             let codex = CodexEngine::new(CodexEngineConfig::new(exe));
             let home = self.home(&CodexOptions::default(), settings);
@@ -142,7 +142,9 @@ impl EngineDescriptor for CodexDescriptor {
             // The app-server is resident; stop it before returning (no orphans).
             codex.shutdown().await;
             let account = account?;
-            Ok(account.account.is_some() || !account.requires_openai_auth)
+            Ok(Some(
+                account.account.is_some() || !account.requires_openai_auth,
+            ))
         })
     }
 }
