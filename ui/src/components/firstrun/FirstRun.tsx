@@ -1,7 +1,7 @@
 // Shown instead of an empty window when no engine can run: for each engine, what is wrong
 // and the exact commands that fix it, with Re-check. It appears on its own, so it does not
 // take the keyboard focus.
-import type { EngineHealth } from "../settings/api";
+import type { EngineHealth } from "../../ipc/settings";
 import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "./health";
 import "./firstrun.css";
 

@@ -2,7 +2,7 @@
 // first-run screen and Settings show the same result.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
-import type { EngineHealth, SettingsApi } from "../settings/api";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 
 /** Found, a supported version, and not known to be logged out: runs can start. */
 export function usable(h: EngineHealth): boolean {

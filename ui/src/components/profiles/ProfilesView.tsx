@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { Profile, Workspace } from "../../ipc";
 import type { ProfileError } from "../../generated/ProfileError";
-import { profilesApi, toProfileError, type ProfilesApi } from "./api";
+import { profilesApi, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { emptyForm, errorsByField, formFromProfile, formReducer, specFromForm } from "./form";
 import { ProfileEditor } from "./ProfileEditor";
 import "./profiles.css";

@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testi
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Profile } from "../../ipc";
 import { profile } from "../../test/fakeIpc";
-import { ProfileFailure, toProfileError, type ProfilesApi } from "./api";
+import { ProfileFailure, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { errorsByField, fieldKey, formFromProfile, formReducer, SECRET_MASK, specFromForm } from "./form";
 import { ProfilesView } from "./ProfilesView";
 

@@ -6,7 +6,7 @@
 import { useId, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "../firstrun/health";
-import type { EngineHealth, SettingsApi } from "./api";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 
 const VIA: Record<string, string> = {
   settings: "the file chosen here",

@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { IpcFailure } from "../../ipc";
 import { FirstRun } from "../firstrun/FirstRun";
 import { needsSetup, usable, type EngineHealthState } from "../firstrun/health";
-import { isEngineSetupError, OPEN_SETTINGS_EVENT, SettingsLink } from "../firstrun/SettingsLink";
-import type { EngineHealth, SettingsApi } from "./api";
+import { NavigationContext } from "../../app/navigation";
+import { Navigator } from "../../app/route";
+import { isEngineSetupError, SettingsLink } from "../firstrun/SettingsLink";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 import { applyTheme, isSendKey, setUiSettingsLocal, uiSettings } from "./prefs";
 import { SettingsView } from "./SettingsView";
 
@@ -210,11 +212,13 @@ describe("preferences", () => {
   it("engine errors link to Settings", () => {
     expect(isEngineSetupError("engine_not_logged_in")).toBe(true);
     expect(isEngineSetupError("engine_failed")).toBe(false);
-    const opened = vi.fn();
-    window.addEventListener(OPEN_SETTINGS_EVENT, opened);
-    render(<SettingsLink code="engine_missing" />);
+    const nav = new Navigator();
+    render(
+      <NavigationContext.Provider value={nav}>
+        <SettingsLink code="engine_missing" />
+      </NavigationContext.Provider>,
+    );
     fireEvent.click(screen.getByRole("button", { name: "Open Settings" }));
-    expect(opened).toHaveBeenCalled();
-    window.removeEventListener(OPEN_SETTINGS_EVENT, opened);
+    expect(nav.get()).toEqual({ kind: "settings" });
   });
 });
