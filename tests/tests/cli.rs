@@ -338,6 +338,132 @@ async fn doctor_reports_data_dir_database_and_engines() {
     );
 }
 
+/// Issue 21: an ACP profile names its agent by preset or command (the registry's check, with
+/// the field named), the ACP flags are refused for an engine that runs its own executable, and
+/// `doctor` lists each ACP agent's program as it does codex and claude.
+#[tokio::test]
+async fn acp_profiles_and_doctor_rows() {
+    let Some(bin) = cli_bin() else { return };
+    let mut env = Env::new(bin, "acp-profiles");
+    let ws = env.ws();
+    let w = ws.as_str();
+    let add = |name: &'static str, extra: &[&'static str]| {
+        let mut args = vec!["profile", "add", "--workspace", w, name];
+        args.extend_from_slice(extra);
+        args
+    };
+    let nameless = env.call(&add("none", &["--engine", "acp"])).await;
+    assert_eq!(nameless.status.code(), Some(4));
+    let err = stderr(&nameless);
+    assert!(
+        err.contains("choose a preset (opencode, gemini) or give its command"),
+        "{err}"
+    );
+    let codex = env
+        .call(&add("c", &["--engine", "codex", "--command", "/opt/x"]))
+        .await;
+    assert_eq!(codex.status.code(), Some(4));
+    assert!(
+        stderr(&codex).contains("Codex runs its own executable"),
+        "{}",
+        stderr(&codex)
+    );
+    let preset = env
+        .call(&add("bad", &["--engine", "acp", "--preset", "nope"]))
+        .await;
+    assert_eq!(preset.status.code(), Some(4));
+    assert!(stderr(&preset).contains("preset must be one of opencode, gemini"));
+
+    env.ok(&add(
+        "oc",
+        &[
+            "--engine",
+            "acp",
+            "--preset",
+            "opencode",
+            "--arg",
+            "--print-logs",
+            "--env",
+            "K=V",
+        ],
+    ))
+    .await;
+    env.ok(&add(
+        "custom",
+        &[
+            "--engine",
+            "acp",
+            "--command",
+            "/opt/agent",
+            "--arg",
+            "--acp",
+        ],
+    ))
+    .await;
+    let list: Value = serde_json::from_str(
+        &env.ok(&["profile", "list", "--workspace", w, "--json"])
+            .await,
+    )
+    .unwrap();
+    let oc = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "oc")
+        .unwrap();
+    assert_eq!(oc["engine"], "acp");
+    assert_eq!(
+        oc["engineOptions"],
+        serde_json::json!({"preset": "opencode", "args": ["--print-logs"]})
+    );
+    assert_eq!(oc["env"], serde_json::json!({"K": "V"}));
+    // A custom agent cannot be made to ask: the profile says so.
+    let shown = env
+        .ok(&["profile", "show", "--workspace", w, "custom"])
+        .await;
+    assert!(
+        shown.contains("cannot make it ask before acting"),
+        "{shown}"
+    );
+
+    env.vars
+        .push(("AGENTDESK_OPENCODE_BIN".into(), "/bin/true".into()));
+    env.vars.push((
+        "AGENTDESK_GEMINI_BIN".into(),
+        s(&env.root.join("no-such-gemini")),
+    ));
+    let json: Value =
+        serde_json::from_str(&env.ok(&["doctor", "--no-login", "--json"]).await).unwrap();
+    let rows = json["engines"].as_array().unwrap();
+    let programs: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["engine"].as_str().unwrap(),
+                r["program"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        programs,
+        [
+            ("codex", "codex"),
+            ("claude", "claude"),
+            ("acp", "opencode"),
+            ("acp", "gemini")
+        ]
+    );
+    assert_eq!(rows[2]["path"], "/bin/true");
+    assert!(
+        rows[3]["path"].is_null() && rows[3]["problem"].is_string(),
+        "{}",
+        rows[3]
+    );
+    let text = env.ok(&["doctor", "--no-login"]).await;
+    assert!(text.contains("opencode   found at /bin/true"), "{text}");
+    assert!(text.contains("gemini     not found"), "{text}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn doctor_probes_the_real_engines() {
     let Some((mut env, _fake)) = engine_env("codex", "doctor").await else {

@@ -49,19 +49,21 @@ pub(crate) fn string_map_key(opts: &Value, key: &str) -> Vec<(String, String)> {
 pub(crate) type OptionProblems = Vec<(String, String)>;
 
 /// The keys every engine reads (`inactivityTimeoutSecs`), plus the object shape itself:
-/// `Err` when the options are not an object (with its problem unless they are absent), so
-/// the engine checks nothing else.
+/// absent options read as an empty object; `Err` (with its problem) when they are not an
+/// object, so the engine checks nothing else.
 pub(crate) fn check_common(
     opts: &Value,
 ) -> Result<(&serde_json::Map<String, Value>, OptionProblems), OptionProblems> {
-    let Some(map) = opts.as_object() else {
-        if opts.is_null() {
-            return Err(Vec::new());
+    static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
+    let map = match opts {
+        Value::Object(map) => map,
+        Value::Null => EMPTY.get_or_init(serde_json::Map::new),
+        _ => {
+            return Err(vec![(
+                String::new(),
+                "engine options must be a JSON object".to_owned(),
+            )])
         }
-        return Err(vec![(
-            String::new(),
-            "engine options must be a JSON object".to_owned(),
-        )]);
     };
     let mut problems = Vec::new();
     check_count(map, "inactivityTimeoutSecs", &mut problems);
