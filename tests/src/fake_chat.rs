@@ -255,6 +255,9 @@ impl FakeChat {
                 "name": "Fake",
                 "options": {"baseURL": self.base_url(), "apiKey": "dummy-key"},
                 "models": {FAKE_MODEL: {"name": "Fake Model", "tool_call": true,
+                    // Without these opencode replaces an image with "this model does not
+                    // support image input".
+                    "attachment": true, "modalities": {"input": ["text", "image"], "output": ["text"]},
                     "limit": {"context": 128000, "output": 4096}}}
             }}
         })
