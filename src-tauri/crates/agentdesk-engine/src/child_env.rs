@@ -183,6 +183,9 @@ pub fn engine_env(
 ) -> Vec<(String, String)> {
     let (prefixes, vars): (Vec<&str>, &[&str]) = match engine {
         EngineKind::Codex => (CODEX_PREFIXES.to_vec(), &[]),
+        // An ACP agent could be anything: nothing of the app's beyond the common part; its
+        // profile's `env` (a preset's asking environment included) is added by the adapter.
+        EngineKind::Acp => (Vec::new(), &[]),
         EngineKind::Claude => {
             let mut prefixes = CLAUDE_PREFIXES.to_vec();
             for (switch, cloud) in CLAUDE_CLOUD_AUTH {

@@ -18,6 +18,7 @@ use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::AgentEvent;
 use tokio::sync::mpsc;
 
+use crate::acp::{AcpEngine, AcpProfile, AcpRunRequest};
 use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
 use crate::codex::{CodexEngine, CodexProfile, RunRequest};
 pub use crate::control::RunHandle;
@@ -33,6 +34,7 @@ pub enum EngineOptions {
         profile: CodexProfile,
     },
     Claude(ClaudeProfile),
+    Acp(AcpProfile),
 }
 
 /// One message of a session, engine-neutral.
@@ -53,6 +55,7 @@ pub struct NeutralRunRequest {
 pub enum AgentEngine {
     Codex(CodexEngine),
     Claude(ClaudeEngine),
+    Acp(AcpEngine),
 }
 
 impl AgentEngine {
@@ -60,6 +63,7 @@ impl AgentEngine {
         match self {
             Self::Codex(_) => EngineKind::Codex,
             Self::Claude(_) => EngineKind::Claude,
+            Self::Acp(_) => EngineKind::Acp,
         }
     }
 
@@ -123,6 +127,32 @@ impl AgentEngine {
                 let run = engine
                     .start_run_with(
                         ClaudeRunRequest {
+                            cwd: req.cwd,
+                            profile,
+                            resume_session_id: req.resume_session_id,
+                            input: req.input,
+                        },
+                        limits,
+                    )
+                    .await?;
+                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
+                let (control, events) = run.into_parts();
+                Ok(AgentRun {
+                    session_id,
+                    resumed,
+                    pid,
+                    events,
+                    control,
+                })
+            }
+            (Self::Acp(engine), EngineOptions::Acp(profile)) => {
+                let limits = engine
+                    .config()
+                    .limits
+                    .with_inactivity_timeout(req.inactivity_timeout);
+                let run = engine
+                    .start_run_with(
+                        AcpRunRequest {
                             cwd: req.cwd,
                             profile,
                             resume_session_id: req.resume_session_id,

@@ -80,12 +80,12 @@
 //! ```text
 //! vocab      InputPart::{Text, LocalImage}; ApprovalDecision { decision: UserDecision, updated_input,
 //!            message, stop } (From<UserDecision>; allow_edited(v) / deny(msg) / deny_and_stop(msg));
-//!            EngineKind::{Codex, Claude}.capabilities() -> EngineCapabilities { edited_input,
+//!            EngineKind::{Codex, Claude, Acp}.capabilities() -> EngineCapabilities { edited_input,
 //!            deny_message, deny_and_stop, questions, cost, session_grants, resident_server,
 //!            mid_run_settings } (agentdesk_protocol::capabilities, a ts-rs type);
 //!            decision.check(kind)   -- a leaf: imports no adapter
-//! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine)}.start_run(NeutralRunRequest{cwd,
-//!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..)}})
+//! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine), Acp(AcpEngine)}.start_run(NeutralRunRequest{cwd,
+//!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..), Acp(..)}})
 //!            -> AgentRun { session_id, resumed, pid, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
 //!            .capabilities()
 //! control    RunHandle (Clone, one type for both engines): interrupt() / resolve_approval(id,
@@ -102,6 +102,16 @@
 //!            (Deref<Target = RunHandle>, plus set_permission_mode / set_model)
 //!            .status(cwd, profile) -> ClaudeStatus { version, account, logged_in, initialize }
 //!            ClaudeTranslator (pure: SdkMessage -> AgentEvent), planned_change/unified_diff (edit-tool diffs)
+//! acp        AcpEngine::new(AcpEngineConfig{init_timeout, session_timeout, interrupt_grace, stop, limits, ..})
+//!            .start_run(AcpRunRequest{cwd, profile: AcpProfile, resume_session_id, input}) -> AcpRun
+//!            { session_id, resumed, pid, agent_info } .next_event() / .control() / .into_parts()
+//!            AcpProfile { command, args, env, env_remove, model, permission_mode, extra_dirs, preset }
+//!            ::from_options(&AcpOptions{preset, command, args}, command_path) (preset args + asking env)
+//!            PresetSpec::of(AcpPreset::{Opencode, Gemini}) { program: EngineProgram (OPENCODE, GEMINI),
+//!            default_args, ask_env, load_session, allow_always }; asks_before_acting(&AcpOptions)
+//!            AcpTranslator (pure: SessionUpdate -> AgentEvent), choose_option (decision -> offered
+//!            option by kind), workspace::Workspace (the fs/* boundary); wire types in
+//!            agentdesk_protocol::acp (hand-written, forward compatible)
 //! ```
 //!
 //! # How to add an engine
@@ -136,6 +146,7 @@
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod acp;
 pub mod batched;
 pub mod child_env;
 pub mod claude;

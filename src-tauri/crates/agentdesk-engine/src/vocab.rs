@@ -78,6 +78,8 @@ impl From<UserDecision> for ApprovalDecision {
 pub enum EngineKind {
     Codex,
     Claude,
+    /// Any agent speaking the Agent Client Protocol (opencode, Gemini CLI, custom).
+    Acp,
 }
 
 impl EngineKind {
@@ -111,6 +113,23 @@ impl EngineKind {
                 resident_server: false,
                 mid_run_settings: true,
             },
+            Self::Acp => EngineCapabilities {
+                // A permission answer is one of the agent's options: no edited input and no
+                // message reach the agent.
+                edited_input: false,
+                deny_message: false,
+                // The rejection, then `session/cancel` (two wire steps, done by the adapter).
+                deny_and_stop: true,
+                questions: false,
+                // Some agents report a cost (opencode's `usage_update`), the protocol does not
+                // promise one.
+                cost: false,
+                // `allow_always` is offered per request by some agents only (and refused by
+                // Gemini CLI for edits): Agent Desk's queue answers exact repeats instead.
+                session_grants: false,
+                resident_server: false,
+                mid_run_settings: false,
+            },
         }
     }
 }
@@ -138,6 +157,7 @@ impl EngineKind {
         match self {
             Self::Codex => "Codex",
             Self::Claude => "Claude Code",
+            Self::Acp => "ACP agent",
         }
     }
 }
