@@ -453,6 +453,76 @@ async fn shell_command(bin: PathBuf) {
     );
 }
 
+/// A write outside the workspace. opencode's own permission comes first and is the gate that
+/// holds: denying it leaves no file. (Approved, the adapter asks again when the agent calls
+/// `fs/write_text_file` outside the workspace — see [`outside_workspace_fs_denial`].)
+async fn write_outside_workspace_denied(bin: PathBuf) {
+    let env = Env::new("outside-no", &bin).await;
+    let outside = env.work.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let file = outside.join("x.txt");
+    let path = file.to_string_lossy().into_owned();
+    env.fake.push(Reply::write("call_o1", &path, "out\n"));
+    env.fake.push(Reply::text(&["Not used."]));
+    let mut run = env.run("Please write outside", None).await;
+    let ask = until(&mut run, is_approval).await;
+    let AgentEvent::ApprovalRequested { kind, files, .. } = &ask else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::FileChange, "{ask:?}");
+    assert_eq!(files[0].path, path, "{ask:?}");
+    run.control()
+        .resolve_approval(&approval_id(&ask), ApprovalDecision::deny("Not there."))
+        .await
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    assert!(
+        !ev.iter().any(is_approval),
+        "asked again after a denial: {ev:#?}"
+    );
+    assert_completed(&ev);
+    assert!(!file.exists(), "written although denied");
+}
+
+/// Approving opencode's permission for a write outside the workspace, then denying the
+/// adapter's own ask for the `fs/write_text_file` that follows: the write must not happen.
+/// opencode 1.18.33 falls back to writing the file itself when the client refuses
+/// ("RequestError: the user did not allow access", then "Wrote file successfully."), so
+/// this fails until the adapter gates such writes at the permission step (reported).
+async fn outside_workspace_fs_denial(bin: PathBuf) {
+    let env = Env::new("outside-fs", &bin).await;
+    let outside = env.work.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let file = outside.join("y.txt");
+    env.fake
+        .push(Reply::write("call_o2", &file.to_string_lossy(), "out\n"));
+    env.fake.push(Reply::text(&["Done."]));
+    let mut run = env.run("Please write outside", None).await;
+    let first = until(&mut run, is_approval).await;
+    run.control()
+        .resolve_approval(&approval_id(&first), UserDecision::ApproveOnce)
+        .await
+        .unwrap();
+    let second = until(&mut run, is_approval).await;
+    let AgentEvent::ApprovalRequested { reason, .. } = &second else {
+        unreachable!()
+    };
+    assert!(
+        reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("outside the workspace"),
+        "{second:?}"
+    );
+    run.control()
+        .resolve_approval(&approval_id(&second), ApprovalDecision::deny("Not there."))
+        .await
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    assert!(matches!(ev.last(), Some(e) if e.is_terminal()), "{ev:#?}");
+    assert!(!file.exists(), "written although the user denied the write");
+}
+
 /// Cancel mid-stream: `session/cancel`, `run.interrupted`, the partial answer kept, the
 /// model stream abandoned, and the agent (and anything in its process group) gone.
 async fn cancel_mid_stream(bin: PathBuf) {
@@ -628,5 +698,18 @@ mod opencode {
         cancel_mid_stream,
         resume_in_new_process,
         two_runs_at_once,
+        write_outside_workspace_denied,
     );
+
+    /// Known defect (see the scenario): run with `--ignored` to check a fix.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "opencode 1.18.33 writes the file itself when the client refuses fs/write_text_file"]
+    async fn outside_workspace_fs_denial() {
+        let Some(bin) = engine_bin(OPENCODE_BIN, SUITE) else {
+            return;
+        };
+        tokio::time::timeout(TEST, super::outside_workspace_fs_denial(bin))
+            .await
+            .expect("scenario timed out");
+    }
 }
