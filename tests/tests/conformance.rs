@@ -36,7 +36,7 @@ use agentdesk_engine::acp::{AcpEngine, AcpEngineConfig, AcpOptions, AcpPreset, A
 use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CustomProvider};
 use agentdesk_engine::{
-    AgentEngine, AgentRun, ApprovalDecision, EngineKind, EngineOptions, InputPart,
+    AgentEngine, AgentRun, ApprovalDecision, Engine, EngineOptions, InputPart,
     NeutralRunRequest,
 };
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
@@ -356,7 +356,7 @@ fn approval_id(e: &AgentEvent) -> String {
     }
 }
 
-fn kind_of(h: &impl Harness) -> EngineKind {
+fn kind_of(h: &impl Harness) -> Engine {
     h.engine().kind()
 }
 
@@ -394,11 +394,11 @@ async fn text<H: Harness>(bin: PathBuf) {
         }
         _ => None,
     });
-    // Differs on purpose: only Claude prices a run.
+    // Differs on purpose: only Claude prices a run (opencode says 0 for an unpriced model).
     match kind_of(&h) {
-        EngineKind::Claude => assert!(matches!(cost, Some(Some(c)) if c > 0.0), "{cost:?}"),
-        EngineKind::Codex => assert_eq!(cost, Some(None)),
-        EngineKind::Acp => assert_eq!(cost, Some(Some(0.0))),
+        Engine::Claude => assert!(matches!(cost, Some(Some(c)) if c > 0.0), "{cost:?}"),
+        Engine::Codex => assert_eq!(cost, Some(None)),
+        Engine::Acp => assert_eq!(cost, Some(Some(0.0))),
     }
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
@@ -460,7 +460,7 @@ async fn approval<H: Harness>(bin: PathBuf, accept: bool) {
         .any(|e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Done."));
     match kind_of(&h) {
         // opencode ends the turn after a rejected permission: no final answer.
-        EngineKind::Acp if !accept => assert!(!answered, "{ev:#?}"),
+        Engine::Acp if !accept => assert!(!answered, "{ev:#?}"),
         // Declined or not, the turn goes on to the model's final answer.
         _ => assert!(answered, "{ev:#?}"),
     }
