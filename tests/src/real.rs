@@ -86,9 +86,10 @@ pub async fn cli_output(
 /// The `#[tokio::test]`s of a real-engine suite whose scenarios are each an
 /// `async fn name(engine: Engine, bin: PathBuf)`: those listed under `both` run with each
 /// engine, the others with theirs only, in modules `codex` and `claude` (`codex::text`,
-/// `claude::text`), each bounded by the suite's `TEST`. The engine binaries are named by
-/// `CODEX_BIN` and `CLAUDE_BIN` ([`engine_bin`]). The suite defines `SUITE` (its name in a
-/// skip) and `TEST` (a `Duration`).
+/// `claude::text`), each bounded by the suite's `TEST`. An optional `acp` list runs those
+/// scenarios on the ACP agent opencode too (module `acp`). The engine binaries are named by
+/// `CODEX_BIN`, `CLAUDE_BIN` and `OPENCODE_BIN` ([`engine_bin`]). The suite defines `SUITE`
+/// (its name in a skip) and `TEST` (a `Duration`).
 #[macro_export]
 macro_rules! scenarios {
     (
@@ -98,6 +99,15 @@ macro_rules! scenarios {
     ) => {
         $crate::scenarios!(@engine codex, Codex, "CODEX_BIN", [$($both,)* $($codex,)*]);
         $crate::scenarios!(@engine claude, Claude, "CLAUDE_BIN", [$($both,)* $($claude,)*]);
+    };
+    (
+        both: [$($both:ident),* $(,)?],
+        codex: [$($codex:ident),* $(,)?],
+        claude: [$($claude:ident),* $(,)?],
+        acp: [$($acp:ident),* $(,)?] $(,)?
+    ) => {
+        $crate::scenarios!(both: [$($both),*], codex: [$($codex),*], claude: [$($claude),*]);
+        $crate::scenarios!(@engine acp, Acp, "OPENCODE_BIN", [$($acp,)*]);
     };
     (@engine $module:ident, $engine:ident, $var:literal, [$($scenario:ident,)*]) => {
         mod $module {

@@ -60,6 +60,7 @@ fn image_sent(w: &World) -> Option<String> {
             let images = reqs.first()?.blocks_of("image");
             Some(images.first()?["source"]["data"].as_str()?.to_owned())
         }
+        Fake::Chat(f) => f.image_sent(),
     }
 }
 
@@ -362,6 +363,7 @@ async fn file_attachment(engine: Engine, bin: PathBuf) {
     let seen = match &w.fake {
         Fake::Codex(f) => f.requests().first().unwrap().body["input"].to_string(),
         Fake::Claude(f) => f.model_requests().first().unwrap().transcript(),
+        Fake::Chat(f) => f.model_requests().first().unwrap().transcript(),
     };
     assert!(seen.contains("Summarise the attached notes"), "{seen}");
     assert!(seen.contains("notes.md"), "the file is named: {seen}");
