@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run every test: lint, UI typecheck + unit tests, Rust unit/integration suites (with the real
-# codex and claude binaries against fake model servers), and the app E2E tests (the real app
+# codex, claude and opencode binaries against fake model servers), and the app E2E tests (the real app
 # under Xvfb through tauri-driver + WebKitWebDriver). Installs what is missing first.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,8 +8,12 @@ cd "$ROOT"
 bash src-tauri/scripts/setup-linux.sh --test
 [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
 
-export CODEX_BIN="${CODEX_BIN:-$ROOT/target/engines/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex}"
-export CLAUDE_BIN="${CLAUDE_BIN:-$ROOT/target/engines/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude}"
+# Where setup-linux.sh put the pinned engines (AGENTDESK_ENGINES_DIR overrides it there too).
+ENGINES="${AGENTDESK_ENGINES_DIR:-$ROOT/target/engines}"
+export CODEX_BIN="${CODEX_BIN:-$ENGINES/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex}"
+export CLAUDE_BIN="${CLAUDE_BIN:-$ENGINES/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude}"
+# The ACP agent (opencode) of tests/tests/acp_real.rs and the conformance suite.
+export OPENCODE_BIN="${OPENCODE_BIN:-$ENGINES/opencode/node_modules/opencode-linux-x64/bin/opencode}"
 # Test output (screenshots, logs) lands here.
 export AGENTDESK_TEST_ARTIFACTS="${AGENTDESK_TEST_ARTIFACTS:-$ROOT/target/test-artifacts}"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything Agent Desk needs on Debian/Ubuntu: system packages, Node
 # packages for the UI and, with --test, the test tools (tauri-driver, WebKitWebDriver, Xvfb)
-# and the pinned engine binaries (codex, claude) under target/engines/.
+# and the pinned engine binaries (codex, claude, opencode) under target/engines/
+# (AGENTDESK_ENGINES_DIR overrides that folder, e.g. to share one install between checkouts).
 # Safe to run again: whatever is present is skipped.
 set -euo pipefail
 
@@ -12,6 +13,9 @@ WITH_TESTS=0
 # Pinned engine versions the real-engine suites are written against.
 CODEX_NPM="@openai/codex@0.169.0"
 CLAUDE_NPM="@anthropic-ai/claude-code-linux-x64@2.1.328"
+# The ACP agent of the ACP suites (tests/tests/acp_real.rs, the conformance suite).
+OPENCODE_VERSION="1.18.33"
+OPENCODE_NPM="opencode-ai@$OPENCODE_VERSION"
 
 log() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
@@ -84,7 +88,7 @@ else
   log "cargo-machete present"
 fi
 
-ENGINES="$ROOT/target/engines"
+ENGINES="${AGENTDESK_ENGINES_DIR:-$ROOT/target/engines}"
 CODEX_BIN="$ENGINES/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
 CLAUDE_BIN="$ENGINES/claude/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
 if [ ! -x "$CODEX_BIN" ]; then
@@ -98,4 +102,29 @@ if [ ! -x "$CLAUDE_BIN" ]; then
   npm install --no-save --no-audit --no-fund --ignore-scripts --prefix "$ENGINES/claude" "$CLAUDE_NPM"
 else
   log "claude present: $("$CLAUDE_BIN" --version)"
+fi
+
+# opencode: one self-contained binary in a per-platform package (npm may skip the wrapper's
+# postinstall; the binary does not need it). Reinstalled when the version differs from the pin.
+# Its --version runs with a throw-away HOME and XDG dirs: opencode writes into its config and
+# data folders at start and must not touch the user's.
+OPENCODE_BIN="$ENGINES/opencode/node_modules/opencode-linux-x64/bin/opencode"
+opencode_version() {
+  local home rc=0
+  home="$(mktemp -d)"
+  env HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" \
+    XDG_CACHE_HOME="$home/cache" XDG_STATE_HOME="$home/state" OPENCODE_DISABLE_AUTOUPDATE=true \
+    OPENCODE_DISABLE_MODELS_FETCH=true timeout 60 "$OPENCODE_BIN" --version || rc=$?
+  rm -rf "$home"
+  return "$rc"
+}
+if [ -x "$OPENCODE_BIN" ] && [ "$(opencode_version 2>/dev/null)" = "$OPENCODE_VERSION" ]; then
+  log "opencode present: $OPENCODE_VERSION"
+else
+  log "installing $OPENCODE_NPM"
+  rm -rf "$ENGINES/opencode"
+  npm install --no-save --no-audit --no-fund --prefix "$ENGINES/opencode" "$OPENCODE_NPM"
+  got="$(opencode_version)" || { echo "[setup] $OPENCODE_BIN does not run" >&2; exit 1; }
+  [ "$got" = "$OPENCODE_VERSION" ] || { echo "[setup] opencode reports $got, want $OPENCODE_VERSION" >&2; exit 1; }
+  log "opencode installed: $got"
 fi

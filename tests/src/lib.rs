@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod e2e;
 pub mod events;
+pub mod fake_chat;
 pub mod fake_messages;
 pub mod fake_notifications;
 pub mod fake_responses;

@@ -1,7 +1,8 @@
 //! What the real-engine suites share: finding the pinned engine binaries (or saying loudly
-//! that a suite did not run), and a test image.
+//! that a suite did not run), a test image, and an isolated environment for opencode (the ACP
+//! agent the ACP suites run).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A 2×2 pure red PNG. Its image data is a zlib "stored" (uncompressed) block, so the test
 /// below can read its pixels straight from the bytes. (The bytes used before were a 2×2 blue
@@ -85,9 +86,10 @@ pub async fn cli_output(
 /// The `#[tokio::test]`s of a real-engine suite whose scenarios are each an
 /// `async fn name(engine: Engine, bin: PathBuf)`: those listed under `both` run with each
 /// engine, the others with theirs only, in modules `codex` and `claude` (`codex::text`,
-/// `claude::text`), each bounded by the suite's `TEST`. The engine binaries are named by
-/// `CODEX_BIN` and `CLAUDE_BIN` ([`engine_bin`]). The suite defines `SUITE` (its name in a
-/// skip) and `TEST` (a `Duration`).
+/// `claude::text`), each bounded by the suite's `TEST`. An optional `acp` list runs those
+/// scenarios on the ACP agent opencode too (module `acp`). The engine binaries are named by
+/// `CODEX_BIN`, `CLAUDE_BIN` and `OPENCODE_BIN` ([`engine_bin`]). The suite defines `SUITE`
+/// (its name in a skip) and `TEST` (a `Duration`).
 #[macro_export]
 macro_rules! scenarios {
     (
@@ -97,6 +99,15 @@ macro_rules! scenarios {
     ) => {
         $crate::scenarios!(@engine codex, Codex, "CODEX_BIN", [$($both,)* $($codex,)*]);
         $crate::scenarios!(@engine claude, Claude, "CLAUDE_BIN", [$($both,)* $($claude,)*]);
+    };
+    (
+        both: [$($both:ident),* $(,)?],
+        codex: [$($codex:ident),* $(,)?],
+        claude: [$($claude:ident),* $(,)?],
+        acp: [$($acp:ident),* $(,)?] $(,)?
+    ) => {
+        $crate::scenarios!(both: [$($both),*], codex: [$($codex),*], claude: [$($claude),*]);
+        $crate::scenarios!(@engine acp, Acp, "OPENCODE_BIN", [$($acp,)*]);
     };
     (@engine $module:ident, $engine:ident, $var:literal, [$($scenario:ident,)*]) => {
         mod $module {
@@ -116,9 +127,126 @@ macro_rules! scenarios {
     };
 }
 
+/// The env var naming the pinned opencode binary (`tests/run-all.sh` sets it).
+pub const OPENCODE_BIN: &str = "OPENCODE_BIN";
+
+/// Switches that keep opencode off the network and out of the user's tools: no self-update,
+/// no models.dev catalogue, no share links, no LSP downloads, no default plugins, no reading
+/// of Claude Code's files, no external skills.
+const OPENCODE_DISABLE: [&str; 7] = [
+    "OPENCODE_DISABLE_AUTOUPDATE",
+    "OPENCODE_DISABLE_MODELS_FETCH",
+    "OPENCODE_DISABLE_SHARE",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+    "OPENCODE_DISABLE_CLAUDE_CODE",
+    "OPENCODE_DISABLE_EXTERNAL_SKILLS",
+];
+
+/// Credentials a developer's shell may carry that must not reach the agent (it talks to the
+/// fake model server only).
+pub const OPENCODE_ENV_REMOVE: [&str; 4] = [
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GEMINI_API_KEY",
+];
+
+/// An opencode that reads and writes only under one folder of the test.
+#[derive(Debug, Clone)]
+pub struct OpencodeEnv {
+    /// `HOME`, the XDG folders and the config file live under it.
+    pub root: PathBuf,
+    /// For `AcpProfile.env`.
+    pub env: Vec<(String, String)>,
+    /// For `AcpProfile.env_remove`: [`OPENCODE_ENV_REMOVE`].
+    pub env_remove: Vec<String>,
+}
+
+/// Creates `root/{home,config,data,cache,state}` and `root/opencode.json` holding `config`
+/// (the fake model server's provider: `FakeChat::opencode_config`), and returns the
+/// environment that confines opencode to them. Without every one of these it reads and
+/// writes the user's real folders. `OPENCODE_PERMISSION` makes edits and shell commands ask
+/// (opencode allows everything by default, and then no `session/request_permission` is sent).
+/// Two agents sharing a `root` share their sessions (what a resume in a new process needs).
+pub fn opencode_env(root: &Path, config: &serde_json::Value) -> std::io::Result<OpencodeEnv> {
+    let dir = |name: &str| -> std::io::Result<String> {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d)?;
+        Ok(d.to_string_lossy().into_owned())
+    };
+    std::fs::create_dir_all(root)?;
+    let config_file = root.join("opencode.json");
+    std::fs::write(&config_file, config.to_string())?;
+    let mut env = vec![
+        ("HOME".to_owned(), dir("home")?),
+        ("XDG_CONFIG_HOME".to_owned(), dir("config")?),
+        ("XDG_DATA_HOME".to_owned(), dir("data")?),
+        ("XDG_CACHE_HOME".to_owned(), dir("cache")?),
+        ("XDG_STATE_HOME".to_owned(), dir("state")?),
+        (
+            "OPENCODE_CONFIG".to_owned(),
+            config_file.to_string_lossy().into_owned(),
+        ),
+        (
+            "OPENCODE_PERMISSION".to_owned(),
+            r#"{"edit":"ask","bash":"ask"}"#.to_owned(),
+        ),
+        ("NO_PROXY".to_owned(), "127.0.0.1,localhost".to_owned()),
+        ("no_proxy".to_owned(), "127.0.0.1,localhost".to_owned()),
+    ];
+    env.extend(
+        OPENCODE_DISABLE
+            .iter()
+            .map(|k| ((*k).to_owned(), "true".to_owned())),
+    );
+    Ok(OpencodeEnv {
+        root: root.to_path_buf(),
+        env,
+        env_remove: OPENCODE_ENV_REMOVE
+            .iter()
+            .map(|k| (*k).to_owned())
+            .collect(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_opencode_env_confines_it_to_its_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = serde_json::json!({"model": "fake/fake-model"});
+        let oc = opencode_env(tmp.path(), &cfg).unwrap();
+        let get = |k: &str| {
+            oc.env
+                .iter()
+                .find(|(name, _)| name == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| panic!("{k} not set"))
+        };
+        for k in [
+            "HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+        ] {
+            let d = PathBuf::from(get(k));
+            assert!(d.starts_with(tmp.path()) && d.is_dir(), "{k}={d:?}");
+        }
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(get("OPENCODE_CONFIG")).unwrap())
+                .unwrap();
+        assert_eq!(written, cfg);
+        let perm: serde_json::Value = serde_json::from_str(&get("OPENCODE_PERMISSION")).unwrap();
+        assert_eq!(perm, serde_json::json!({"edit": "ask", "bash": "ask"}));
+        for k in OPENCODE_DISABLE {
+            assert_eq!(get(k), "true");
+        }
+        assert!(oc.env_remove.contains(&"OPENAI_API_KEY".to_owned()));
+    }
 
     /// Every pixel of [`RED_PNG`] is (255, 0, 0): read from its IDAT chunk, which holds a
     /// zlib header (2 bytes), one stored block's header (5 bytes), then the scanlines.

@@ -19,7 +19,7 @@ use agentdesk_protocol::ui::{
 use serde_json::json;
 
 use crate::process::exited;
-use crate::{fake_messages, fake_responses};
+use crate::{fake_chat, fake_messages, fake_responses};
 
 /// The longest wait for one step of a scenario (a pending approval, a run's end, shutdown).
 pub const STEP: Duration = Duration::from_secs(40);
@@ -89,6 +89,8 @@ pub fn version_wrapper(dir: &Path, name: &str, version: &str, exe: &str) -> Path
 pub enum Fake {
     Codex(fake_responses::FakeResponses),
     Claude(fake_messages::FakeMessages),
+    /// An ACP agent's (opencode's) OpenAI-compatible Chat Completions server.
+    Chat(fake_chat::FakeChat),
 }
 
 /// A desk over a fresh data dir, one workspace `work`, one profile for a real engine pointed
@@ -162,9 +164,23 @@ impl World {
                 spec.api_key_env = Some("AGENTDESK_TEST_ANTHROPIC_KEY".into());
                 Fake::Claude(fake)
             }
-            // The ACP agents' world (opencode against its fake chat server) comes with the
-            // ACP suite; a core test asking for it before then fails loudly here.
-            Engine::Acp => panic!("World::new has no ACP agent set up yet"),
+            Engine::Acp => {
+                // opencode (the preset: `acp`, asking before edits and commands), its
+                // HOME, XDG dirs and config under `root/oc` (`real::opencode_env`), its
+                // only provider the fake.
+                let fake = fake_chat::FakeChat::start().await.unwrap();
+                settings.set_bin("opencode", Some(bin.to_path_buf()));
+                let oc =
+                    crate::real::opencode_env(&root.join("oc"), &fake.opencode_config()).unwrap();
+                spec.env.extend(oc.env);
+                spec.model = Some(format!(
+                    "{}/{}",
+                    fake_chat::FAKE_PROVIDER,
+                    fake_chat::FAKE_MODEL
+                ));
+                spec.engine_options = json!({"preset": "opencode", "command": s(bin)});
+                Fake::Chat(fake)
+            }
         };
         customise(&mut spec);
         let (desk, ws, session) = desk_with_session(&data, &work, &settings, &spec).await;
@@ -182,14 +198,17 @@ impl World {
         match &self.fake {
             Fake::Codex(f) => f.push(fake_responses::Reply::text(pieces)),
             Fake::Claude(f) => f.push(fake_messages::Reply::text(pieces)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::text(pieces)),
         }
     }
 
-    /// The next model reply: run the shell command `cmd` (Codex's exec_command, Claude's Bash).
+    /// The next model reply: run the shell command `cmd` (Codex's exec_command, Claude's Bash,
+    /// opencode's bash).
     pub fn push_command(&self, call_id: &str, cmd: &str) {
         match &self.fake {
             Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(call_id, cmd)),
             Fake::Claude(f) => f.push(fake_messages::Reply::bash(call_id, cmd)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::bash(call_id, cmd)),
         }
     }
 
@@ -199,6 +218,7 @@ impl World {
         match &self.fake {
             Fake::Codex(f) => f.push(fake_responses::Reply::slow_text(n, every)),
             Fake::Claude(f) => f.push(fake_messages::Reply::slow_text(n, every)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::slow_text(n, every)),
         }
     }
 
@@ -207,6 +227,7 @@ impl World {
         match &self.fake {
             Fake::Codex(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
             Fake::Claude(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
+            Fake::Chat(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
         }
     }
 
@@ -215,6 +236,7 @@ impl World {
         match &self.fake {
             Fake::Codex(f) => f.disconnects(),
             Fake::Claude(f) => f.disconnects(),
+            Fake::Chat(f) => f.disconnects(),
         }
     }
 

@@ -111,6 +111,11 @@ async fn file_always_is_exact(engine: Engine, bin: PathBuf) {
             "Write",
             json!({"file_path": w.work.join(name), "content": format!("{text}\n")}),
         )),
+        Fake::Chat(f) => f.push(agentdesk_tests::fake_chat::Reply::write(
+            id,
+            &w.work.join(name).to_string_lossy(),
+            &format!("{text}\n"),
+        )),
     };
     write("call_pol_fa1", "a.txt", "first");
     write("call_pol_fa2", "a.txt", "second");
@@ -206,6 +211,7 @@ async fn read_outside_is_asked(engine: Engine, bin: PathBuf) {
     w.completed(&run_id).await;
     let transcript: String = match &w.fake {
         Fake::Claude(f) => f.requests().iter().map(|r| r.transcript()).collect(),
+        Fake::Chat(f) => f.requests().iter().map(|r| r.transcript()).collect(),
         Fake::Codex(_) => String::new(),
     };
     assert!(

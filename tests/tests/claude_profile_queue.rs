@@ -41,7 +41,7 @@ async fn world(name: &str, bin: &Path, customise: impl FnOnce(&mut ProfileSpec, 
 fn fake(w: &World) -> &agentdesk_tests::fake_messages::FakeMessages {
     match &w.fake {
         Fake::Claude(f) => f,
-        Fake::Codex(_) => unreachable!("claude only"),
+        Fake::Codex(_) | Fake::Chat(_) => unreachable!("claude only"),
     }
 }
 

@@ -1,8 +1,9 @@
-//! One conformance suite for both engines: each scenario is written once against the
+//! One conformance suite for every engine: each scenario is written once against the
 //! engine-neutral interface (`AgentEngine` → `AgentRun` { canonical events, `RunHandle` }) and
-//! instantiated for the real Codex (`CODEX_BIN`) and the real Claude Code (`CLAUDE_BIN`), each
-//! against its fake model server on 127.0.0.1. A missing binary is a loud SKIP (a failure
-//! under `CI=true`). Every wait is bounded.
+//! instantiated for the real Codex (`CODEX_BIN`), the real Claude Code (`CLAUDE_BIN`) and an
+//! ACP agent, the real opencode (`OPENCODE_BIN`), each against its fake model server on
+//! 127.0.0.1 (Responses, Messages, Chat Completions). A missing binary is a loud SKIP (a
+//! failure under `CI=true`). Every wait is bounded.
 //!
 //! Where the engines differ on purpose (asserted per engine, not papered over):
 //! - Cost: Claude reports `costUsd` per run (from `model_usage_since_last_result`); Codex has
@@ -16,12 +17,22 @@
 //! - Resume: Codex resumes a thread inside the running app-server (`thread/resume`); Claude
 //!   starts a new process with `--resume=<id>`. Both report `resumed: true` and the same id.
 //! - Approval modes: Codex asks for a command only under `approval_policy: untrusted`; Claude
-//!   asks for any non-read-only Bash command in its default permission mode.
+//!   asks for any non-read-only Bash command in its default permission mode; opencode asks
+//!   for every edit and shell command when started with `OPENCODE_PERMISSION` asking (the
+//!   preset's environment; it allows everything by default).
+//! - ACP (opencode):
+//!   - Cost: opencode reports a cost per session (`usage_update.cost`), 0 for a model it has
+//!     no price for (the fake): `costUsd` is `Some(0.0)`.
+//!   - A declined command ends the turn at once (opencode stops after a rejected
+//!     permission): no final answer from the model, one model call in the turn.
+//!   - Processes: one agent per run (like Claude); resume is `session/load` in a new process,
+//!     whose replayed history is dropped by the adapter.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use agentdesk_engine::acp::{AcpEngine, AcpEngineConfig, AcpOptions, AcpPreset, AcpProfile};
 use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CustomProvider};
 use agentdesk_engine::{
@@ -33,8 +44,8 @@ use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalOutcome, ToolKind, ToolStatus, UserDecision,
 };
 use agentdesk_tests::events::{until, until_end};
-use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
-use agentdesk_tests::{fake_messages, fake_responses};
+use agentdesk_tests::real::{engine_bin, opencode_env, RED_PNG, RED_PNG_B64};
+use agentdesk_tests::{fake_chat, fake_messages, fake_responses};
 
 const SUITE: &str = "conformance suite";
 
@@ -270,6 +281,70 @@ impl Harness for Claude {
     }
 }
 
+struct Acp {
+    fake: fake_chat::FakeChat,
+    work: PathBuf,
+    engine: AgentEngine,
+    profile: AcpProfile,
+}
+
+impl Harness for Acp {
+    const BIN_VAR: &'static str = "OPENCODE_BIN";
+
+    async fn new(name: &str, bin: &Path) -> Self {
+        let fake = fake_chat::FakeChat::start().await.unwrap();
+        let root = test_root("acp", name);
+        let work = root.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        let oc = opencode_env(&root.join("oc"), &fake.opencode_config()).unwrap();
+        let options = AcpOptions {
+            preset: Some(AcpPreset::Opencode),
+            ..AcpOptions::default()
+        };
+        let mut profile = AcpProfile::from_options(&options, bin.to_path_buf());
+        profile.env.extend(oc.env);
+        profile.env_remove.extend(oc.env_remove);
+        let engine = AgentEngine::Acp(AcpEngine::new(AcpEngineConfig::default()));
+        Self {
+            fake,
+            work,
+            engine,
+            profile,
+        }
+    }
+    fn engine(&self) -> &AgentEngine {
+        &self.engine
+    }
+    fn options(&self) -> EngineOptions {
+        EngineOptions::Acp(self.profile.clone())
+    }
+    fn cwd(&self) -> &Path {
+        &self.work
+    }
+    fn push_text(&self, pieces: &[&str]) {
+        self.fake.push(fake_chat::Reply::text(pieces));
+    }
+    fn push_command(&self, call_id: &str, cmd: &str) {
+        self.fake.push(fake_chat::Reply::bash(call_id, cmd));
+    }
+    fn push_slow_text(&self) {
+        self.fake
+            .push(fake_chat::Reply::slow_text(200, Duration::from_millis(100)));
+    }
+    fn disconnects(&self) -> usize {
+        self.fake.disconnects()
+    }
+    fn last_request(&self) -> String {
+        self.fake
+            .last_request()
+            .map(|r| r.body.to_string())
+            .unwrap_or_default()
+    }
+    fn image_sent(&self) -> Option<String> {
+        self.fake.image_sent()
+    }
+}
+
 fn is_approval(e: &AgentEvent) -> bool {
     matches!(e, AgentEvent::ApprovalRequested { .. })
 }
@@ -319,10 +394,11 @@ async fn text<H: Harness>(bin: PathBuf) {
         }
         _ => None,
     });
-    // Differs on purpose: only Claude prices a run.
+    // Differs on purpose: only Claude prices a run (opencode says 0 for an unpriced model).
     match kind_of(&h) {
         Engine::Claude => assert!(matches!(cost, Some(Some(c)) if c > 0.0), "{cost:?}"),
-        _ => assert_eq!(cost, Some(None)),
+        Engine::Codex => assert_eq!(cost, Some(None)),
+        Engine::Acp => assert_eq!(cost, Some(Some(0.0))),
     }
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
@@ -379,12 +455,15 @@ async fn approval<H: Harness>(bin: PathBuf, accept: bool) {
         ev.iter().any(|e| matches!(e, AgentEvent::ToolCompleted { kind: ToolKind::Command, status: s, .. } if *s == status)),
         "{ev:#?}"
     );
-    // Declined or not, the turn goes on to the model's final answer.
-    assert!(
-        ev.iter()
-            .any(|e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Done.")),
-        "{ev:#?}"
-    );
+    let answered = ev
+        .iter()
+        .any(|e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Done."));
+    match kind_of(&h) {
+        // opencode ends the turn after a rejected permission: no final answer.
+        Engine::Acp if !accept => assert!(!answered, "{ev:#?}"),
+        // Declined or not, the turn goes on to the model's final answer.
+        _ => assert!(answered, "{ev:#?}"),
+    }
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
         "{ev:#?}"
@@ -551,6 +630,19 @@ instantiate!(
 instantiate!(
     claude,
     Claude,
+    [
+        text,
+        approval_accept,
+        approval_decline,
+        interrupt,
+        image,
+        resume,
+        engine_crash
+    ]
+);
+instantiate!(
+    acp,
+    Acp,
     [
         text,
         approval_accept,

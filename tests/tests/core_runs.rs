@@ -1,6 +1,6 @@
 //! The run orchestration of `agentdesk-core` (`Desk::send_message` and friends) with the REAL
-//! engines (`CODEX_BIN`, `CLAUDE_BIN`) against the fake model servers on 127.0.0.1: each
-//! scenario is written once and run on both. A missing binary is a loud SKIP (a failure under
+//! engines (`CODEX_BIN`, `CLAUDE_BIN`, and the ACP agent opencode, `OPENCODE_BIN`) against the
+//! fake model servers on 127.0.0.1: each scenario is written once and run on each. A missing binary is a loud SKIP (a failure under
 //! `CI=true`). Every wait is bounded; each scenario ends with `Desk::shutdown` and checks that
 //! no engine process is left.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -60,6 +60,7 @@ fn image_sent(w: &World) -> Option<String> {
             let images = reqs.first()?.blocks_of("image");
             Some(images.first()?["source"]["data"].as_str()?.to_owned())
         }
+        Fake::Chat(f) => f.image_sent(),
     }
 }
 
@@ -362,6 +363,7 @@ async fn file_attachment(engine: Engine, bin: PathBuf) {
     let seen = match &w.fake {
         Fake::Codex(f) => f.requests().first().unwrap().body["input"].to_string(),
         Fake::Claude(f) => f.model_requests().first().unwrap().transcript(),
+        Fake::Chat(f) => f.model_requests().first().unwrap().transcript(),
     };
     assert!(seen.contains("Summarise the attached notes"), "{seen}");
     assert!(seen.contains("notes.md"), "the file is named: {seen}");
@@ -582,4 +584,20 @@ scenarios! {
     ],
     codex: [],
     claude: [question_answered],
+    acp: [
+        text,
+        approval,
+        deny_and_stop,
+        edited_input,
+        queued,
+        interrupt,
+        engine_killed,
+        image,
+        file_attachment,
+        rule_auto_approves,
+        parallel_sessions,
+        stale_resume,
+        deadline_denies,
+        shutdown_mid_run,
+    ],
 }

@@ -75,6 +75,11 @@ fn push_padded_stream(w: &World, n: usize, end: bool, pad: usize) {
             }
             f.push(fake_messages::Reply::Stream(steps));
         }
+        Fake::Chat(f) => f.push(if end {
+            agentdesk_tests::fake_chat::Reply::slow_text_then_end(n, EVERY)
+        } else {
+            agentdesk_tests::fake_chat::Reply::slow_text(n, EVERY)
+        }),
     }
 }
 
