@@ -2,6 +2,11 @@
 //! discovery) plus one adapter per engine that turns engine-native messages into the
 //! canonical events of the timeline.
 //!
+//! What the rest of the app uses is the [`registry`] of engine descriptors and the run API
+//! ([`AgentEngine`] → [`AgentRun`] { events, [`RunHandle`] }). The plumbing below (`process`,
+//! `transport`, `rpc`) is private; the `internals` feature makes it public for the tests
+//! crate and the benchmarks.
+//!
 //! # Engine-neutral API (what the adapters build on)
 //!
 //! ```text
@@ -164,14 +169,26 @@ pub mod engine;
 pub mod error;
 pub mod limits;
 pub mod login_path;
+#[cfg(feature = "internals")]
 pub mod process;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)] // parts only the tests crate uses (with `internals`)
+mod process;
 pub mod profile_options;
 pub mod redact;
 pub mod registry;
+#[cfg(feature = "internals")]
 pub mod rpc;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)] // parts only the tests crate uses (with `internals`)
+mod rpc;
 pub mod settings;
 pub mod shim;
+#[cfg(feature = "internals")]
 pub mod transport;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code)] // parts only the tests crate uses (with `internals`)
+mod transport;
 pub mod vocab;
 #[cfg(unix)]
 pub mod watchdog;
@@ -182,13 +199,18 @@ pub use discovery::{probe_version, Discovery, EngineProgram, EngineVersion, Exec
 pub use engine::{AgentEngine, AgentRun, EngineOptions, NeutralRunRequest};
 pub use error::EngineError;
 pub use limits::RunLimits;
+// The plumbing (process, transport, RPC peer) is the adapters' business: public only with
+// the `internals` feature, for the tests crate and this crate's benchmarks.
+#[cfg(feature = "internals")]
 pub use process::{
     BaseEnv, ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig,
 };
+#[cfg(feature = "internals")]
 pub use rpc::{
     Dispatch, ForwardAll, ForwardMethods, InboundRequest, Notification, PeerEvent, PeerEvents,
     RequestHandler, RequestId, RpcConfig, RpcLine, RpcPeer,
 };
+#[cfg(feature = "internals")]
 pub use transport::{
     AbortOnDrop, Decode, Inbound, InboundRx, JsonLines, LineWriter, Transport, TransportConfig,
 };
