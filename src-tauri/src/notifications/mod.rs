@@ -474,10 +474,7 @@ impl Service {
             None => String::new(),
         };
         Origin {
-            engine: session
-                .as_ref()
-                .map(|s| s.engine)
-                .unwrap_or(agentdesk_protocol::ui::Engine::Codex),
+            engine: session.as_ref().map(|s| s.engine),
             workspace,
             session: session.map(|s| s.title).unwrap_or_default(),
         }

@@ -15,7 +15,8 @@ use super::{
 /// Where a request comes from, for its notification.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
-    pub engine: Engine,
+    /// `None` when the session is gone (its name is then "The agent").
+    pub engine: Option<Engine>,
     pub workspace: String,
     pub session: String,
 }
@@ -50,8 +51,8 @@ const LISTED_FILES: usize = 3;
 const OPTION_CHARS: usize = 40;
 const TOOL_NAME_CHARS: usize = 60;
 
-fn engine_name(e: Engine) -> &'static str {
-    crate::engines::descriptor(e).display_name()
+fn engine_name(e: Option<Engine>) -> &'static str {
+    e.map_or("The agent", |e| crate::engines::descriptor(e).display_name())
 }
 
 /// Control characters and escape sequences an agent wrote are shown, never obeyed (as on

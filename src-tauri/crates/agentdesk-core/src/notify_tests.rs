@@ -61,7 +61,7 @@ fn question(id: &str, options: &[&str]) -> Approval {
 
 fn origin() -> Origin {
     Origin {
-        engine: Engine::Codex,
+        engine: Some(Engine::Codex),
         workspace: "demo".into(),
         session: "Fix the build".into(),
     }
