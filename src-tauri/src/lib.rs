@@ -257,9 +257,9 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::attachments::read_attachment,
         commands::attachments::pick_files,
         commands::attachments::open_external,
-        notifications::watch_notification_clicks,
-        tray::watch_close_requests,
-        tray::keep_running_in_tray,
+        commands::window::watch_notification_clicks,
+        commands::window::watch_close_requests,
+        commands::window::keep_running_in_tray,
         commands::settings::engines_health,
         commands::settings::set_engine_path,
         commands::settings::pick_engine_binary,
@@ -269,7 +269,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::set_notification_prefs,
         commands::settings::data_info,
         commands::settings::open_data_folder,
-        startup::window_painted,
+        commands::window::window_painted,
     ]
 }
 

@@ -103,7 +103,6 @@ pub struct Started(pub SystemTime);
 /// The page reports when it was painted (`performance.timeOrigin` and the first contentful
 /// paint, both on the wall clock in ms): logged against the process's start, so every start
 /// leaves its cold-start figure in the log.
-#[tauri::command]
 pub fn window_painted(
     started: tauri::State<'_, Started>,
     navigation_start: f64,

@@ -239,13 +239,11 @@ pub fn on_window_event(window: &Window<Wry>, event: &WindowEvent) {
 }
 
 /// The window listens for "ask whether to keep running in the tray".
-#[tauri::command]
 pub fn watch_close_requests(tray: tauri::State<'_, Tray>, on_ask: Channel<()>) {
     *lock(&tray.asks) = Some(on_ask);
 }
 
 /// The user's answer: stored, then carried out (hide in the tray, or close and quit).
-#[tauri::command]
 pub async fn keep_running_in_tray(
     app: AppHandle<Wry>,
     state: tauri::State<'_, AppState>,

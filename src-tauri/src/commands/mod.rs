@@ -15,6 +15,7 @@ pub mod search;
 pub mod session_admin;
 pub mod sessions;
 pub mod settings;
+pub mod window;
 pub mod workspaces;
 
 use std::str::FromStr;

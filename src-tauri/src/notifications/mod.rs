@@ -554,7 +554,6 @@ async fn sleep_until(due: Option<Instant>) {
 }
 
 /// The window listens for "open this card" (a notification body was clicked).
-#[tauri::command]
 pub fn watch_notification_clicks(
     clicks: tauri::State<'_, Clicks>,
     on_open: Channel<Option<Approval>>,

@@ -2,6 +2,7 @@
 // command table) behind one object, `ipc`, that components reach through `IpcContext` (tests
 // hand them a fake). What a command needs beyond its call lives here: the live channels, the
 // batch acknowledgements, bytes, file drops. Errors come back as `IpcFailure` (`client.ts`).
+// Adding or changing a command: src-tauri/crates/agentdesk-protocol/src/ipc.rs (module doc).
 import { Channel } from "@tauri-apps/api/core";
 import * as commands from "./commands.generated";
 import type { OfferedFile } from "./commands.generated";

@@ -21,7 +21,29 @@
 //!
 //! Live feeds take a [`Channel<T>`] argument: `Channel<LiveBatch>` in TypeScript (the
 //! `@tauri-apps/api` class), the channel's id on the wire; the shell turns it into a
-//! `tauri::ipc::Channel<T>` of the same `T`.
+//! `tauri::ipc::Channel<T>` of the same `T` (`args.channel(&args.on_batch)?`).
+//!
+//! # Adding or changing a command
+//!
+//! 1. Here, in `define_rpc!` below: `name(NameArgs { field: Type, ... }) -> Result<Answer,
+//!    Error>;` (`Error` is `IpcError`, or `ProfileError` when the window shows field errors;
+//!    `, Raw` after it for a binary body whose string arguments travel as headers). Fields
+//!    are snake_case here and camelCase on the wire and in TypeScript. A `u64`/`i64` field
+//!    needs `#[ts(type = "number")]` (ts-rs would say `bigint`, which `invoke` never sends).
+//!    Every type named must be exported to `ui/src/generated/` (`tests/bindings.rs`), or
+//!    declared in this module and listed in [`typescript`]'s `local`.
+//! 2. `UPDATE_BINDINGS=1 cargo test -p agentdesk-protocol --test ipc_commands` rewrites
+//!    `ui/src/ipc/commands.generated.ts` (one function, `nameInCamelCase(field, ...)`).
+//! 3. In the shell, `src-tauri/src/commands/<resource>.rs`: `#[tauri::command] pub async fn
+//!    name(state: State<'_, AppState>, args: Args<NameArgs>) -> Reply<NameArgs>` (no `args`
+//!    parameter when there are no fields), registered in `src-tauri/src/lib.rs`'s
+//!    `table_handler!`. The build fails until the two agree: a renamed or removed entry is
+//!    an unknown type in the shell, a changed field or answer a type error, a command
+//!    registered but not in the table (or the reverse) a failed compile-time assertion.
+//! 4. In the window, call the generated function, or put it behind the `ipc` object
+//!    (`ui/src/ipc/index.ts`) or a feature module (`ui/src/ipc/{profiles,library,settings}.ts`)
+//!    when components take it as an injectable dependency; `npm --prefix ui run typecheck`
+//!    shows every call site a changed signature breaks.
 
 use std::collections::BTreeMap;
 use std::fmt;
