@@ -286,7 +286,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     let answer = invoke(
         &app,
         "set_engine_path",
-        serde_json::json!({"engine": "codex", "path": "/bin/sh"}),
+        serde_json::json!({"program": "codex", "path": "/bin/sh"}),
     )
     .await?;
     assert!(
