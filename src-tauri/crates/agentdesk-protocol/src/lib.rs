@@ -5,6 +5,8 @@
 //! - [`ids`]: one type per kind of stored id (session, run, approval, workspace, profile),
 //!   plain strings on every wire, so one kind cannot be passed where another is expected.
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
+//! - [`sync::lock`]: the one poison-tolerant mutex lock, here because every crate depends on
+//!   this one.
 
 pub mod approval_detail;
 pub mod capabilities;
@@ -13,4 +15,5 @@ pub mod codex;
 pub mod events;
 pub mod ids;
 mod stored;
+pub mod sync;
 pub mod ui;

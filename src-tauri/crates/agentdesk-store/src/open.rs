@@ -2,8 +2,10 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use agentdesk_protocol::sync::lock;
 
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -27,7 +29,7 @@ static OPEN_PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The one database file open in this process, if there is exactly one.
 pub(crate) fn sole_open_path() -> Option<PathBuf> {
-    let open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+    let open = lock(&OPEN_PATHS);
     let first = open.first()?;
     open.iter().all(|p| p == first).then(|| first.clone())
 }
@@ -38,17 +40,14 @@ struct Registration(PathBuf);
 
 impl Registration {
     fn new(path: &Path) -> Arc<Registration> {
-        OPEN_PATHS
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(path.to_path_buf());
+        lock(&OPEN_PATHS).push(path.to_path_buf());
         Arc::new(Registration(path.to_path_buf()))
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut open = lock(&OPEN_PATHS);
         if let Some(i) = open.iter().position(|p| p == &self.0) {
             open.swap_remove(i);
         }
