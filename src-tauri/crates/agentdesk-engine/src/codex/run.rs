@@ -13,14 +13,15 @@ use agentdesk_protocol::approval_detail::{
 };
 use agentdesk_protocol::codex::requests::TurnInterrupt;
 use agentdesk_protocol::codex::{
-    ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
-    PermissionGrantScope, PermissionsRequestApprovalResponse, ServerRequest,
-    ToolRequestUserInputAnswer, ToolRequestUserInputResponse, TurnInterruptParams,
+    ApprovalDecision, CommandExecutionRequestApprovalResponse, FileChangeRequestApprovalResponse,
+    McpServerElicitationAction, McpServerElicitationRequestResponse, PermissionGrantScope,
+    PermissionsRequestApprovalResponse, ServerRequest, ToolRequestUserInputAnswer,
+    ToolRequestUserInputResponse, TurnInterruptParams,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, DiagnosticSource, FailureCode, Question, QuestionOption, UserDecision,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::server::{Route, RunMsg, Server};
@@ -359,46 +360,67 @@ fn resolve(
     out: &mut Vec<AgentEvent>,
 ) -> Result<(), EngineError> {
     let Pending { kind, req } = pending.take_approval(request_id)?;
-    let decision = d.decision;
+    req.respond_json(&approval_response(kind, d.decision)?)?;
+    out.push(resolved(request_id, d.decision));
+    Ok(())
+}
+
+/// The `result` answering a held approval: codex's own response type for each request, each
+/// serialised bare (untagged), so the wire is exactly that type's JSON.
+#[derive(Debug, PartialEq, serde::Serialize)]
+#[serde(untagged)]
+enum ApprovalResponse {
+    Command(CommandExecutionRequestApprovalResponse),
+    FileChange(FileChangeRequestApprovalResponse),
+    Permissions(PermissionsRequestApprovalResponse),
+    Elicitation(McpServerElicitationRequestResponse),
+}
+
+fn approval_response(
+    kind: PendingKind,
+    decision: UserDecision,
+) -> Result<ApprovalResponse, EngineError> {
     let wire = match decision {
         UserDecision::ApproveOnce => ApprovalDecision::Accept,
         UserDecision::ApproveForSession => ApprovalDecision::AcceptForSession,
         // `decline`, never `cancel`: a plain "no" must let the turn go on.
         UserDecision::Deny => ApprovalDecision::Decline,
     };
-    let result = match kind {
-        PendingKind::Command | PendingKind::FileChange => json!({ "decision": wire }),
+    Ok(match kind {
+        PendingKind::Command => {
+            ApprovalResponse::Command(CommandExecutionRequestApprovalResponse { decision: wire })
+        }
+        PendingKind::FileChange => {
+            ApprovalResponse::FileChange(FileChangeRequestApprovalResponse { decision: wire })
+        }
         PendingKind::Permissions(asked) => {
             let (permissions, scope) = match decision {
                 UserDecision::ApproveOnce => (asked, PermissionGrantScope::Turn),
                 UserDecision::ApproveForSession => (asked, PermissionGrantScope::Session),
-                UserDecision::Deny => (json!({}), PermissionGrantScope::Turn),
+                // Granting nothing is how codex is told no.
+                UserDecision::Deny => (
+                    Value::Object(Default::default()),
+                    PermissionGrantScope::Turn,
+                ),
             };
-            encode(&PermissionsRequestApprovalResponse { permissions, scope })?
+            ApprovalResponse::Permissions(PermissionsRequestApprovalResponse { permissions, scope })
         }
         PendingKind::Elicitation => {
             let action = match decision {
                 UserDecision::Deny => McpServerElicitationAction::Decline,
                 _ => McpServerElicitationAction::Accept,
             };
-            encode(&McpServerElicitationRequestResponse {
+            ApprovalResponse::Elicitation(McpServerElicitationRequestResponse {
                 action,
                 content: None,
-            })?
+            })
         }
         // Held as a question: `take_approval` never hands one out.
-        PendingKind::Question => Value::Null,
-    };
-    req.respond(result)?;
-    out.push(resolved(request_id, decision));
-    Ok(())
-}
-
-/// A response as JSON; a failure is an error, never a `null` sent to codex.
-fn encode<T: serde::Serialize>(response: &T) -> Result<Value, EngineError> {
-    serde_json::to_value(response).map_err(|source| EngineError::Encode {
-        context: "approval response".into(),
-        source,
+        PendingKind::Question => {
+            return Err(EngineError::Unsupported(
+                "this request is a question: answer it instead".into(),
+            ))
+        }
     })
 }
 
@@ -421,4 +443,55 @@ fn answer(
         answers: Some(answers),
     });
     Ok(())
+}
+
+#[cfg(test)]
+mod response_tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn wire(kind: PendingKind, decision: UserDecision) -> Value {
+        serde_json::to_value(approval_response(kind, decision).unwrap()).unwrap()
+    }
+
+    /// The typed responses send exactly what the adapter sent when it built them with
+    /// `json!` (the literals below are those), for every kind and decision.
+    #[test]
+    fn typed_answers_keep_the_wire() {
+        use UserDecision::{ApproveForSession, ApproveOnce, Deny};
+        let kinds: [fn() -> PendingKind; 2] = [|| PendingKind::Command, || PendingKind::FileChange];
+        for kind in kinds {
+            assert_eq!(wire(kind(), ApproveOnce), json!({ "decision": "accept" }));
+            assert_eq!(
+                wire(kind(), ApproveForSession),
+                json!({ "decision": "acceptForSession" })
+            );
+            assert_eq!(wire(kind(), Deny), json!({ "decision": "decline" }));
+        }
+        let asked =
+            json!({ "fileSystem": { "write": ["/tmp/x"] }, "network": { "enabled": true } });
+        let perms = || PendingKind::Permissions(asked.clone());
+        assert_eq!(
+            wire(perms(), ApproveOnce),
+            json!({ "permissions": asked, "scope": "turn" })
+        );
+        assert_eq!(
+            wire(perms(), ApproveForSession),
+            json!({ "permissions": asked, "scope": "session" })
+        );
+        assert_eq!(
+            wire(perms(), Deny),
+            json!({ "permissions": {}, "scope": "turn" })
+        );
+        let elicit = || PendingKind::Elicitation;
+        assert_eq!(wire(elicit(), ApproveOnce), json!({ "action": "accept" }));
+        assert_eq!(
+            wire(elicit(), ApproveForSession),
+            json!({ "action": "accept" })
+        );
+        assert_eq!(wire(elicit(), Deny), json!({ "action": "decline" }));
+        assert!(approval_response(PendingKind::Question, ApproveOnce).is_err());
+    }
 }
