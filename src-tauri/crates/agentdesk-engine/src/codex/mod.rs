@@ -17,6 +17,7 @@
 //! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
 //! ```
 
+mod held;
 pub mod options;
 mod run;
 mod server;
