@@ -9,7 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use agentdesk_protocol::codex::{
     CommandExecutionStatus, ErrorNotification, FileUpdateChange, PatchChangeKind,
     ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ServerNotification,
-    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnStatus,
+    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnError, TurnStatus,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
@@ -234,11 +234,7 @@ impl TurnTranslator {
                 None,
             ));
         } else {
-            let code = e
-                .error
-                .http_status()
-                .map(|s| format!("http_{s}"))
-                .or_else(|| e.error.code());
+            let code = failure_code(&e.error);
             self.last_error = Some((e.error.message, code));
         }
     }
@@ -257,10 +253,7 @@ impl TurnTranslator {
             TurnStatus::Failed | TurnStatus::InProgress | TurnStatus::Unknown(_) => {
                 let (msg, code) = match (c.turn.error, self.last_error.take()) {
                     (Some(e), _) => {
-                        let code = e
-                            .http_status()
-                            .map(|s| format!("http_{s}"))
-                            .or_else(|| e.code());
+                        let code = failure_code(&e);
                         (e.message, code)
                     }
                     (None, Some(last)) => last,
@@ -531,6 +524,14 @@ impl TurnTranslator {
             _ => (None, ToolStatus::Completed, None),
         }
     }
+}
+
+/// The `run.failed` code of a codex error: `http_<status>` when the model's server answered
+/// with one, else codex's own error code.
+fn failure_code(e: &TurnError) -> Option<String> {
+    e.http_status()
+        .map(|s| format!("http_{s}"))
+        .or_else(|| e.code())
 }
 
 /// A notification this build does not know (or cannot read), kept as a diagnostic.
