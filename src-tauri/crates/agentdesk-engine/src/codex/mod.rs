@@ -17,6 +17,7 @@
 //! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
 //! ```
 
+pub mod descriptor;
 mod held;
 pub mod options;
 mod run;
@@ -48,7 +49,7 @@ use crate::control::{Command, CommandSink};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use crate::vocab::EngineKind;
+use crate::vocab::Engine;
 use run::RunTask;
 use server::{RunMsg, Server};
 
@@ -292,7 +293,7 @@ impl CodexEngine {
             turn_id,
             resumed: was_resumed,
             events,
-            control: RunControl::new(EngineKind::Codex, tx),
+            control: RunControl::new(Engine::Codex, tx),
         })
     }
 
