@@ -7,10 +7,11 @@
 //! batches (merged in the core meanwhile) rather than a backlog of small ones to evaluate.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 use agentdesk_core::{ActivityWatch, FeedAcks, SessionFeed, ACK_WAIT};
 use agentdesk_protocol::ids::SessionId;
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{LiveBatch, SessionActivity};
 use tauri::ipc::Channel;
 use tokio::task::AbortHandle;
@@ -28,11 +29,6 @@ struct View {
 pub struct Feeds {
     sessions: Mutex<HashMap<SessionId, View>>,
     activity: Mutex<Option<AbortHandle>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is one map operation: a poisoned lock is still consistent.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Feeds {

@@ -16,6 +16,7 @@ use std::sync::Mutex;
 
 use agentdesk_core::notify::{close_action, tray_label, CloseAction, TraySettings};
 use agentdesk_core::Desk;
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{Approval, IpcError};
 use tauri::ipc::Channel;
 use tauri::menu::{Menu, MenuBuilder, MenuEvent};
@@ -46,11 +47,6 @@ pub struct Tray {
     /// Set once the user chose to quit: the close that follows is let through.
     quitting: AtomicBool,
     icon: Mutex<Option<TrayIcon<Wry>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // Each critical section is one assignment or read: a poisoned lock is still consistent.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Put the icon in the tray and keep its menu in step with the pending requests. Called on the

@@ -57,7 +57,7 @@ mod freedesktop;
 mod plugin;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use agentdesk_core::notify::{
@@ -66,6 +66,7 @@ use agentdesk_core::notify::{
 };
 use agentdesk_core::{Desk, RunUpdate};
 use agentdesk_protocol::ids::{RunId, SessionId};
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{Approval, ApprovalChange, DecidedBy, Run};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, Wry};
@@ -86,11 +87,6 @@ pub struct Clicks {
     channel: Mutex<Option<Channel<Option<Approval>>>>,
     /// A click that came before the window listened (it was still loading).
     waiting: Mutex<Option<Option<Approval>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // One assignment per critical section: a poisoned lock is still consistent.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Clicks {

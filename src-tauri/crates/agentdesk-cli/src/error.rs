@@ -102,7 +102,7 @@ mod tests {
             "timed_out" => 1,
             _ => 7,
         };
-        for c in ErrorCode::ALL {
+        for &c in ErrorCode::ALL {
             assert_eq!(exit_code(c), expect(c), "{c:?}");
         }
         let e = CliError::from(CoreError::Engine(agentdesk_engine::EngineError::NotFound {

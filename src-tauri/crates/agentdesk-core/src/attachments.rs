@@ -13,10 +13,11 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ids::RunId;
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{Attachment, AttachmentKind};
 use agentdesk_store::{now_ms, Blob};
 use serde::Serialize;
@@ -449,15 +450,10 @@ impl AttachmentGrants {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Offer>> {
-        // Each critical section is one insert/remove/retain: a poisoned map is consistent.
-        self.offers.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Offer files the OS handed over; one token each.
     pub fn offer(&self, paths: impl IntoIterator<Item = PathBuf>) -> Vec<OfferedFile> {
         let now = Instant::now();
-        let mut offers = self.lock();
+        let mut offers = lock(&self.offers);
         offers.retain(|_, o| now.duration_since(o.at) < self.ttl);
         let offered: Vec<OfferedFile> = paths
             .into_iter()
@@ -490,7 +486,7 @@ impl AttachmentGrants {
 
     /// The path behind a token, used up: a token imports once.
     pub fn take(&self, token: &str) -> Result<PathBuf> {
-        let offer = self.lock().remove(token);
+        let offer = lock(&self.offers).remove(token);
         match offer {
             Some(o) if o.at.elapsed() < self.ttl => Ok(o.path),
             _ => Err(CoreError::InvalidInput(

@@ -11,11 +11,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_engine::AgentRun;
 use agentdesk_protocol::ids::RunId;
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{ApprovalState, ItemStatus, Run, RunStatus};
 use agentdesk_store::{now_ms, RunEnd, Store, StoreError};
 
@@ -59,11 +60,6 @@ impl Default for StorageFaults {
             unrecorded: Mutex::default(),
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // One map operation per critical section: a poisoned lock is still consistent.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl StorageFaults {

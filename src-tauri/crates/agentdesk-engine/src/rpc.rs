@@ -21,11 +21,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_protocol::codex::requests::Request;
 use agentdesk_protocol::codex::ServerNotification;
+use agentdesk_protocol::sync::lock;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -358,12 +359,6 @@ struct Shared {
     closed_tx: watch::Sender<bool>,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
 fn exit_error(exit: Option<&ChildExit>) -> EngineError {
     match exit {
         Some(exit) => exit.to_error(),
@@ -404,7 +399,7 @@ struct PendingGuard<'a> {
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        self.shared.lock().pending.remove(&self.id);
+        lock(&self.shared.state).pending.remove(&self.id);
     }
 }
 
@@ -489,7 +484,7 @@ impl RpcPeer {
         {
             // Checked under the same lock the close path takes: a request registered after the
             // close drained the map would otherwise wait forever.
-            let mut state = shared.lock();
+            let mut state = lock(&shared.state);
             if let Some(exit) = &state.closed {
                 return Err(exit_error(exit.as_ref()));
             }
@@ -516,7 +511,7 @@ impl RpcPeer {
 
     /// Send a notification (no answer expected).
     pub fn notify(&self, method: &str, params: Value) -> Result<(), EngineError> {
-        if let Some(exit) = &self.inner.shared.lock().closed {
+        if let Some(exit) = &lock(&self.inner.shared.state).closed {
             return Err(exit_error(exit.as_ref()));
         }
         self.inner
@@ -531,14 +526,14 @@ impl RpcPeer {
 
     /// True once the stream closed (pending requests have failed).
     pub fn is_closed(&self) -> bool {
-        self.inner.shared.lock().closed.is_some()
+        lock(&self.inner.shared.state).closed.is_some()
     }
 
     /// Wait until the connection is closed; returns the child's exit when known.
     pub async fn closed(&self) -> Option<ChildExit> {
         let mut rx = self.inner.shared.closed_tx.subscribe();
         let _ = rx.wait_for(|closed| *closed).await;
-        self.inner.shared.lock().closed.clone().flatten()
+        lock(&self.inner.shared.state).closed.clone().flatten()
     }
 
     /// Close our side: flush and close the writer (for a child: EOF on stdin).
@@ -626,7 +621,7 @@ impl Reader {
             }
         }
         let pending = {
-            let mut state = self.shared.lock();
+            let mut state = lock(&self.shared.state);
             state.closed = Some(exit_seen.clone());
             std::mem::take(&mut state.pending)
         };
@@ -740,7 +735,7 @@ impl Reader {
         self.flush();
         let pending = id
             .as_i64()
-            .and_then(|id| self.shared.lock().pending.remove(&id));
+            .and_then(|id| lock(&self.shared.state).pending.remove(&id));
         let Some(pending) = pending else {
             let detail = format!("response to unknown or expired request id {id}");
             self.diag(

@@ -135,7 +135,7 @@ async fn timeout_removes_pending_and_late_reply_is_a_diagnostic() {
         PeerEvent::Diagnostic(d) => assert_eq!(d.kind, DiagnosticKind::UnmatchedResponse),
         other => panic!("{other:?}"),
     }
-    assert!(peer.inner.shared.lock().pending.is_empty());
+    assert!(lock(&peer.inner.shared.state).pending.is_empty());
 }
 
 #[tokio::test]
@@ -296,7 +296,7 @@ async fn cancelled_request_future_leaves_no_pending_entry() {
     let (peer, _events, _far) = pair(RpcConfig::codex(), ForwardAll, None);
     let fut = peer.request_with_timeout("x", json!({}), None);
     let _ = tokio::time::timeout(Duration::from_millis(20), fut).await;
-    assert!(peer.inner.shared.lock().pending.is_empty());
+    assert!(lock(&peer.inner.shared.state).pending.is_empty());
 }
 
 /// One read of stdout full of notifications is one hand-over: after the first event the rest

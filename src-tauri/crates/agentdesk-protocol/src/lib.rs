@@ -7,6 +7,8 @@
 //! - [`ids`]: one type per kind of stored id (session, run, approval, workspace, profile),
 //!   plain strings on every wire, so one kind cannot be passed where another is expected.
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
+//! - [`sync::lock`]: the one poison-tolerant mutex lock, here because every crate depends on
+//!   this one.
 
 pub mod acp;
 pub mod approval_detail;
@@ -20,4 +22,5 @@ pub mod ids;
 pub mod ipc_macro;
 pub mod ipc;
 mod stored;
+pub mod sync;
 pub mod ui;

@@ -25,4 +25,40 @@ stored_names!(
     crate::ui::ApprovalKindName,
     crate::ui::ApprovalState,
     crate::ui::DecidedBy,
+    crate::ui::AttachmentKind,
 );
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde::Serialize;
+    use strum::VariantArray;
+
+    use crate::ui::{
+        ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, ItemStatus, RunStatus,
+    };
+
+    /// Every stored name is the serde name (the store writes `as_str`, the UI reads serde), and
+    /// parses back; an unknown name is `None`.
+    fn names_agree<T>(as_str: fn(T) -> &'static str, parse: fn(&str) -> Option<T>)
+    where
+        T: VariantArray + Serialize + Copy + PartialEq + std::fmt::Debug,
+    {
+        for &v in T::VARIANTS {
+            assert_eq!(serde_json::to_value(v).unwrap(), as_str(v), "{v:?}");
+            assert_eq!(parse(as_str(v)), Some(v));
+        }
+        assert_eq!(parse("no_such_name"), None);
+    }
+
+    #[test]
+    fn every_stored_name_is_its_serde_name() {
+        names_agree(ApprovalKindName::as_str, ApprovalKindName::parse);
+        names_agree(ApprovalState::as_str, ApprovalState::parse);
+        names_agree(DecidedBy::as_str, DecidedBy::parse);
+        names_agree(RunStatus::as_str, RunStatus::parse);
+        names_agree(ItemStatus::as_str, ItemStatus::parse);
+        names_agree(AttachmentKind::as_str, AttachmentKind::parse);
+        assert_eq!(AttachmentKind::Image.as_str(), "image");
+    }
+}

@@ -46,8 +46,21 @@ pub struct IpcError {
 
 /// Stable error codes; the UI may branch on them. Each names something the user can act on
 /// differently (install an engine, log in, close the other program, free disk space...).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ErrorCode {
     /// The input was rejected (e.g. a path that does not exist).
     InvalidInput,
@@ -84,43 +97,11 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for exhaustive tables and tests.
-    pub const ALL: [ErrorCode; 15] = [
-        ErrorCode::InvalidInput,
-        ErrorCode::NotFound,
-        ErrorCode::Conflict,
-        ErrorCode::EngineMissing,
-        ErrorCode::EngineNotLoggedIn,
-        ErrorCode::EngineVersionUnsupported,
-        ErrorCode::EngineFailed,
-        ErrorCode::TimedOut,
-        ErrorCode::ShuttingDown,
-        ErrorCode::Busy,
-        ErrorCode::StorageCorrupt,
-        ErrorCode::StorageFull,
-        ErrorCode::StorageReadOnly,
-        ErrorCode::Storage,
-        ErrorCode::Internal,
-    ];
+    pub const ALL: &'static [ErrorCode] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The wire name (`engine_missing`...), as the CLI prints it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidInput => "invalid_input",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::Conflict => "conflict",
-            ErrorCode::EngineMissing => "engine_missing",
-            ErrorCode::EngineNotLoggedIn => "engine_not_logged_in",
-            ErrorCode::EngineVersionUnsupported => "engine_version_unsupported",
-            ErrorCode::EngineFailed => "engine_failed",
-            ErrorCode::TimedOut => "timed_out",
-            ErrorCode::ShuttingDown => "shutting_down",
-            ErrorCode::Busy => "busy",
-            ErrorCode::StorageCorrupt => "storage_corrupt",
-            ErrorCode::StorageFull => "storage_full",
-            ErrorCode::StorageReadOnly => "storage_read_only",
-            ErrorCode::Storage => "storage",
-            ErrorCode::Internal => "internal",
-        }
+        self.into()
     }
 }
 
@@ -155,7 +136,7 @@ mod tests {
 
     #[test]
     fn error_code_names_match_the_wire() {
-        for code in ErrorCode::ALL {
+        for &code in ErrorCode::ALL {
             let v = serde_json::to_value(code).unwrap();
             assert_eq!(v, serde_json::json!(code.as_str()));
         }

@@ -3,10 +3,8 @@
 
 use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::AttachmentKind;
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
-use crate::{Result, Store, StoreError};
+use crate::{stored_name, Result, Store, StoreError};
 
 /// A stored blob's metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,16 +25,49 @@ pub struct RunAttachment {
     pub name: String,
 }
 
-fn blob_from_row(row: &SqliteRow) -> Result<Blob> {
-    let kind: String = row.try_get("kind")?;
-    Ok(Blob {
-        sha256: row.try_get("sha256")?,
-        mime: row.try_get("mime")?,
-        kind: AttachmentKind::parse(&kind)
-            .ok_or_else(|| StoreError::Schema(format!("unknown attachment kind {kind:?}")))?,
-        size: row.try_get("size")?,
-        created_at: row.try_get("created_at")?,
-    })
+/// An `attachments` row; the kind is checked when it becomes a [`Blob`].
+#[derive(sqlx::FromRow)]
+struct BlobRow {
+    sha256: String,
+    mime: String,
+    kind: String,
+    size: i64,
+    created_at: i64,
+}
+
+impl TryFrom<BlobRow> for Blob {
+    type Error = StoreError;
+
+    fn try_from(r: BlobRow) -> Result<Self> {
+        Ok(Blob {
+            kind: stored_name("attachment kind", &r.kind, AttachmentKind::parse)?,
+            sha256: r.sha256,
+            mime: r.mime,
+            size: r.size,
+            created_at: r.created_at,
+        })
+    }
+}
+
+/// A blob joined with its link to a run.
+#[derive(sqlx::FromRow)]
+struct RunAttachmentRow {
+    #[sqlx(flatten)]
+    blob: BlobRow,
+    position: i64,
+    name: String,
+}
+
+impl TryFrom<RunAttachmentRow> for RunAttachment {
+    type Error = StoreError;
+
+    fn try_from(r: RunAttachmentRow) -> Result<Self> {
+        Ok(RunAttachment {
+            blob: r.blob.try_into()?,
+            position: r.position,
+            name: r.name,
+        })
+    }
 }
 
 impl Store {
@@ -59,7 +90,7 @@ impl Store {
     }
 
     pub async fn get_blob(&self, sha256: &str) -> Result<Blob> {
-        let row = sqlx::query(
+        let row: BlobRow = sqlx::query_as(
             "SELECT sha256, mime, kind, size, created_at FROM attachments WHERE sha256 = ?",
         )
         .bind(sha256)
@@ -68,7 +99,7 @@ impl Store {
         .ok_or_else(|| StoreError::NotFound {
             what: format!("attachment {sha256}"),
         })?;
-        blob_from_row(&row)
+        row.try_into()
     }
 
     /// Attach blobs to a run, in order, in one transaction.
@@ -99,7 +130,7 @@ impl Store {
     }
 
     pub async fn run_attachments(&self, run_id: &RunId) -> Result<Vec<RunAttachment>> {
-        let rows = sqlx::query(
+        let rows: Vec<RunAttachmentRow> = sqlx::query_as(
             "SELECT a.sha256, a.mime, a.kind, a.size, a.created_at, r.position, r.name
              FROM run_attachments r JOIN attachments a ON a.sha256 = r.sha256
              WHERE r.run_id = ? ORDER BY r.position",
@@ -107,15 +138,7 @@ impl Store {
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(RunAttachment {
-                    blob: blob_from_row(row)?,
-                    position: row.try_get("position")?,
-                    name: row.try_get("name")?,
-                })
-            })
-            .collect()
+        rows.into_iter().map(RunAttachment::try_from).collect()
     }
 
     /// The blobs a session's runs carry (to collect them once the session is deleted).

@@ -35,5 +35,17 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// A stored enum name read back: one this build does not know (a newer build wrote it, or
+/// the file was edited) is a clear `Schema` error naming `what`, never a panic.
+pub(crate) fn stored_name<T>(
+    what: &str,
+    name: &str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> Result<T> {
+    parse(name).ok_or_else(|| StoreError::Schema(format!("unknown {what} {name:?}")))
+}
+
 #[cfg(test)]
 mod ids_tests;
+#[cfg(test)]
+mod rows_tests;

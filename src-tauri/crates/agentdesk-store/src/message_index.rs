@@ -3,15 +3,22 @@
 
 use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::{SearchHit, SnippetPart};
-use sqlx::Row;
 
-use crate::search::hit_from_row;
+use crate::search::HitRow;
 use crate::{Result, Store};
 
 /// How many queued messages a search scans when the queue cannot be drained (newest first).
 const SCAN_LIMIT: i64 = 2_000;
 /// Bytes of context on each side of a match in a scanned message's snippet.
 const SCAN_CONTEXT: usize = 80;
+
+/// A queued message as the scan reads it: the hit and the text it searches.
+#[derive(sqlx::FromRow)]
+struct PendingRow {
+    #[sqlx(flatten)]
+    hit: HitRow,
+    text: String,
+}
 
 /// Messages indexed per write transaction: a transaction holds the write lock, and one
 /// message can be megabytes of text, so a drain is many short transactions, not one long one.
@@ -82,7 +89,7 @@ impl Store {
         let Some(first) = words.first() else {
             return Ok(Vec::new());
         };
-        let rows = sqlx::query(
+        let rows: Vec<PendingRow> = sqlx::query_as(
             "SELECT t.id, t.session_id, t.run_id, t.kind, t.created_at, t.text, s.title,
                     s.workspace_id
              FROM fts_pending p
@@ -96,8 +103,7 @@ impl Store {
         .fetch_all(&self.pool)
         .await?;
         let mut hits = Vec::new();
-        for row in rows {
-            let text: String = row.try_get("text")?;
+        for PendingRow { hit, text } in rows {
             let lower = text.to_ascii_lowercase();
             if !words.iter().all(|w| lower.contains(w.as_str())) {
                 continue;
@@ -106,11 +112,7 @@ impl Store {
                 continue;
             };
             // Unranked (0.0); the caller puts these ahead of the index's hits.
-            hits.push(hit_from_row(
-                &row,
-                snippet_around(&text, at, first.len()),
-                0.0,
-            )?);
+            hits.push(hit.into_hit(snippet_around(&text, at, first.len()), 0.0));
             if hits.len() >= limit as usize {
                 break;
             }

@@ -2,10 +2,12 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sqlx::migrate::Migrator;
+use agentdesk_protocol::sync::lock;
+
+use sqlx::migrate::{Migration, Migrator};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
 
@@ -27,7 +29,7 @@ static OPEN_PATHS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The one database file open in this process, if there is exactly one.
 pub(crate) fn sole_open_path() -> Option<PathBuf> {
-    let open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+    let open = lock(&OPEN_PATHS);
     let first = open.first()?;
     open.iter().all(|p| p == first).then(|| first.clone())
 }
@@ -38,17 +40,14 @@ struct Registration(PathBuf);
 
 impl Registration {
     fn new(path: &Path) -> Arc<Registration> {
-        OPEN_PATHS
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(path.to_path_buf());
+        lock(&OPEN_PATHS).push(path.to_path_buf());
         Arc::new(Registration(path.to_path_buf()))
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut open = OPEN_PATHS.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut open = lock(&OPEN_PATHS);
         if let Some(i) = open.iter().position(|p| p == &self.0) {
             open.swap_remove(i);
         }
@@ -385,15 +384,9 @@ pub(crate) async fn open_with_restore(
         }
     };
 
-    let known: HashSet<i64> = migrator.iter().map(|m| m.version).collect();
-    if let Some(&found) = applied.iter().filter(|v| !known.contains(v)).max() {
+    if let Some(newer) = newer_schema(path, migrator, &applied) {
         pool.close().await;
-        let known = known.iter().copied().max().unwrap_or(0);
-        return Err(StoreError::NewerSchema {
-            path: path.to_path_buf(),
-            found,
-            known,
-        });
+        return Err(newer);
     }
 
     let pending: Vec<_> = migrator
@@ -428,29 +421,13 @@ pub(crate) async fn open_with_restore(
     if let Err(e) = migrator.run(&pool).await {
         pool.close().await;
         let restored = restore(path, backup.as_deref(), retry_delays, restore_step).await;
-        let failed = match &e {
-            sqlx::migrate::MigrateError::ExecuteMigration(_, v) => {
-                pending.iter().find(|m| m.version == *v).copied()
-            }
-            _ => None,
-        }
-        .or_else(|| pending.first().copied());
-        if let Err(io) = restored {
-            return Err(not_restored(
-                path,
-                backup.as_deref(),
-                failed.map(|m| m.version).unwrap_or(0),
-                &migrate_error_detail(&e),
-                io,
-            ));
-        }
-        return Err(StoreError::MigrationFailed {
-            version: failed.map(|m| m.version).unwrap_or(0),
-            description: failed
-                .map(|m| m.description.to_string())
-                .unwrap_or_default(),
-            detail: migrate_error_detail(&e),
-        });
+        return Err(migration_failed(
+            path,
+            &e,
+            &pending,
+            backup.as_deref(),
+            restored,
+        ));
     }
     if let Some(b) = backup {
         // The migrated file is now the truth; the copy has done its job.
@@ -467,6 +444,46 @@ pub(crate) async fn open_with_restore(
         read_only,
         _registration: registration,
     })
+}
+
+/// A database some newer build migrated past what `migrator` knows: never touched.
+fn newer_schema(path: &Path, migrator: &Migrator, applied: &HashSet<i64>) -> Option<StoreError> {
+    let known: HashSet<i64> = migrator.iter().map(|m| m.version).collect();
+    let found = *applied.iter().filter(|v| !known.contains(v)).max()?;
+    Some(StoreError::NewerSchema {
+        path: path.to_path_buf(),
+        found,
+        known: known.iter().copied().max().unwrap_or(0),
+    })
+}
+
+/// The error for a failed migration run: which migration failed and why, or, when the
+/// previous file could not be put back (`restored`), where the user finds it.
+fn migration_failed(
+    path: &Path,
+    e: &sqlx::migrate::MigrateError,
+    pending: &[&Migration],
+    backup: Option<&Path>,
+    restored: std::io::Result<()>,
+) -> StoreError {
+    let failed = match e {
+        sqlx::migrate::MigrateError::ExecuteMigration(_, v) => {
+            pending.iter().find(|m| m.version == *v).copied()
+        }
+        _ => None,
+    }
+    .or_else(|| pending.first().copied());
+    let version = failed.map(|m| m.version).unwrap_or(0);
+    if let Err(io) = restored {
+        return not_restored(path, backup, version, &migrate_error_detail(e), io);
+    }
+    StoreError::MigrationFailed {
+        version,
+        description: failed
+            .map(|m| m.description.to_string())
+            .unwrap_or_default(),
+        detail: migrate_error_detail(e),
+    }
 }
 
 fn migrate_error_detail(e: &sqlx::migrate::MigrateError) -> String {

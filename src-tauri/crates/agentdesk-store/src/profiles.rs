@@ -3,49 +3,72 @@
 
 use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec};
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
-use crate::{now_ms, Result, Store, StoreError};
+use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, name, is_default, engine, model, base_url, api_key_env,
     permission_mode, allowed_tools, denied_tools, system_prompt, extra_dirs, env, approval_rules,
     approval_timeout_secs, engine_options, created_at, updated_at, secret_env";
 
-fn from_row(row: &SqliteRow) -> Result<Profile> {
-    let engine: String = row.try_get("engine")?;
-    let mode: String = row.try_get("permission_mode")?;
-    let json = |col: &str| -> Result<serde_json::Value> {
-        let s: String = row.try_get(col)?;
-        Ok(serde_json::from_str(&s)?)
-    };
-    let timeout: Option<i64> = row.try_get("approval_timeout_secs")?;
-    Ok(Profile {
-        id: row.try_get("id")?,
-        workspace_id: row.try_get("workspace_id")?,
-        is_default: row.try_get::<i64, _>("is_default")? == 1,
-        spec: ProfileSpec {
-            name: row.try_get("name")?,
-            engine: Engine::parse(&engine)
-                .ok_or_else(|| StoreError::Schema(format!("unknown engine {engine:?}")))?,
-            model: row.try_get("model")?,
-            base_url: row.try_get("base_url")?,
-            api_key_env: row.try_get("api_key_env")?,
-            permission_mode: PermissionMode::parse(&mode)
-                .ok_or_else(|| StoreError::Schema(format!("unknown permission mode {mode:?}")))?,
-            allowed_tools: serde_json::from_value(json("allowed_tools")?)?,
-            denied_tools: serde_json::from_value(json("denied_tools")?)?,
-            system_prompt: row.try_get("system_prompt")?,
-            extra_dirs: serde_json::from_value(json("extra_dirs")?)?,
-            env: serde_json::from_value(json("env")?)?,
-            secret_env: serde_json::from_value(json("secret_env")?)?,
-            approval_rules: serde_json::from_value(json("approval_rules")?)?,
-            approval_timeout_secs: timeout.and_then(|t| u32::try_from(t).ok()),
-            engine_options: json("engine_options")?,
-        },
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    })
+/// A `profiles` row ([`COLUMNS`]): names and JSON columns are checked when it becomes a
+/// [`Profile`].
+#[derive(sqlx::FromRow)]
+struct ProfileRow {
+    id: ProfileId,
+    workspace_id: WorkspaceId,
+    name: String,
+    is_default: i64,
+    engine: String,
+    model: Option<String>,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    permission_mode: String,
+    allowed_tools: String,
+    denied_tools: String,
+    system_prompt: Option<String>,
+    extra_dirs: String,
+    env: String,
+    approval_rules: String,
+    approval_timeout_secs: Option<i64>,
+    engine_options: String,
+    created_at: i64,
+    updated_at: i64,
+    secret_env: String,
+}
+
+impl TryFrom<ProfileRow> for Profile {
+    type Error = StoreError;
+
+    fn try_from(r: ProfileRow) -> Result<Self> {
+        Ok(Profile {
+            id: r.id,
+            workspace_id: r.workspace_id,
+            is_default: r.is_default == 1,
+            spec: ProfileSpec {
+                name: r.name,
+                engine: stored_name("engine", &r.engine, Engine::parse)?,
+                model: r.model,
+                base_url: r.base_url,
+                api_key_env: r.api_key_env,
+                permission_mode: stored_name(
+                    "permission mode",
+                    &r.permission_mode,
+                    PermissionMode::parse,
+                )?,
+                allowed_tools: serde_json::from_str(&r.allowed_tools)?,
+                denied_tools: serde_json::from_str(&r.denied_tools)?,
+                system_prompt: r.system_prompt,
+                extra_dirs: serde_json::from_str(&r.extra_dirs)?,
+                env: serde_json::from_str(&r.env)?,
+                secret_env: serde_json::from_str(&r.secret_env)?,
+                approval_rules: serde_json::from_str(&r.approval_rules)?,
+                approval_timeout_secs: r.approval_timeout_secs.and_then(|t| u32::try_from(t).ok()),
+                engine_options: serde_json::from_str(&r.engine_options)?,
+            },
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
 }
 
 fn name_conflict(e: sqlx::Error, name: &str) -> StoreError {
@@ -144,34 +167,35 @@ impl Store {
     }
 
     pub async fn get_profile(&self, id: &ProfileId) -> Result<Profile> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM profiles WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| not_found(id))?;
-        from_row(&row)
+        let row: ProfileRow =
+            sqlx::query_as(&format!("SELECT {COLUMNS} FROM profiles WHERE id = ?"))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| not_found(id))?;
+        row.try_into()
     }
 
     /// A workspace's profiles, the default first, then by name.
     pub async fn list_profiles(&self, workspace_id: &WorkspaceId) -> Result<Vec<Profile>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ProfileRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ?
              ORDER BY is_default DESC, name COLLATE NOCASE, created_at"
         ))
         .bind(workspace_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Profile::try_from).collect()
     }
 
     pub async fn default_profile(&self, workspace_id: &WorkspaceId) -> Result<Option<Profile>> {
-        let row = sqlx::query(&format!(
+        let row: Option<ProfileRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ? AND is_default = 1"
         ))
         .bind(workspace_id)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(from_row).transpose()
+        row.map(Profile::try_from).transpose()
     }
 
     pub async fn find_profile_by_name(
@@ -179,14 +203,14 @@ impl Store {
         workspace_id: &WorkspaceId,
         name: &str,
     ) -> Result<Option<Profile>> {
-        let row = sqlx::query(&format!(
+        let row: Option<ProfileRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ? AND name = ?"
         ))
         .bind(workspace_id)
         .bind(name)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(from_row).transpose()
+        row.map(Profile::try_from).transpose()
     }
 
     /// Make `id` its workspace's default, in one transaction (never zero or two defaults).

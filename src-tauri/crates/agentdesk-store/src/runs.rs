@@ -4,10 +4,8 @@
 
 use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
 use agentdesk_protocol::ui::{Run, RunStatus};
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
-use crate::{Result, Store, StoreError};
+use crate::{stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, session_id, seq, status, prompt, profile_id, model, stop_reason, error,
     created_at, started_at, ended_at";
@@ -35,23 +33,42 @@ pub struct RunEnd<'a> {
     pub at: i64,
 }
 
-fn from_row(row: &SqliteRow) -> Result<Run> {
-    let status: String = row.try_get("status")?;
-    Ok(Run {
-        id: row.try_get("id")?,
-        session_id: row.try_get("session_id")?,
-        seq: row.try_get("seq")?,
-        status: RunStatus::parse(&status)
-            .ok_or_else(|| StoreError::Schema(format!("unknown run status {status:?}")))?,
-        prompt: row.try_get("prompt")?,
-        profile_id: row.try_get("profile_id")?,
-        model: row.try_get("model")?,
-        stop_reason: row.try_get("stop_reason")?,
-        error: row.try_get("error")?,
-        created_at: row.try_get("created_at")?,
-        started_at: row.try_get("started_at")?,
-        ended_at: row.try_get("ended_at")?,
-    })
+/// A `runs` row ([`COLUMNS`]); the status is checked when it becomes a [`Run`].
+#[derive(sqlx::FromRow)]
+struct RunRow {
+    id: RunId,
+    session_id: SessionId,
+    seq: i64,
+    status: String,
+    prompt: String,
+    profile_id: Option<ProfileId>,
+    model: Option<String>,
+    stop_reason: Option<String>,
+    error: Option<String>,
+    created_at: i64,
+    started_at: Option<i64>,
+    ended_at: Option<i64>,
+}
+
+impl TryFrom<RunRow> for Run {
+    type Error = StoreError;
+
+    fn try_from(r: RunRow) -> Result<Self> {
+        Ok(Run {
+            status: stored_name("run status", &r.status, RunStatus::parse)?,
+            id: r.id,
+            session_id: r.session_id,
+            seq: r.seq,
+            prompt: r.prompt,
+            profile_id: r.profile_id,
+            model: r.model,
+            stop_reason: r.stop_reason,
+            error: r.error,
+            created_at: r.created_at,
+            started_at: r.started_at,
+            ended_at: r.ended_at,
+        })
+    }
 }
 
 fn not_found(id: &RunId) -> StoreError {
@@ -106,28 +123,28 @@ impl Store {
     }
 
     pub async fn get_run(&self, id: &RunId) -> Result<Run> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM runs WHERE id = ?"))
+        let row: RunRow = sqlx::query_as(&format!("SELECT {COLUMNS} FROM runs WHERE id = ?"))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or_else(|| not_found(id))?;
-        from_row(&row)
+        row.try_into()
     }
 
     /// A session's runs in order.
     pub async fn list_runs(&self, session_id: &SessionId) -> Result<Vec<Run>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<RunRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM runs WHERE session_id = ? ORDER BY seq"
         ))
         .bind(session_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Run::try_from).collect()
     }
 
     /// `queued → running`. Refused for any other current status.
     pub async fn start_run(&self, id: &RunId, model: Option<&str>, at: i64) -> Result<Run> {
-        let row = sqlx::query(&format!(
+        let row: Option<RunRow> = sqlx::query_as(&format!(
             "UPDATE runs SET status = 'running', started_at = ?, model = COALESCE(?, model)
              WHERE id = ? AND status = 'queued' RETURNING {COLUMNS}"
         ))
@@ -141,7 +158,7 @@ impl Store {
         .into_iter()
         .next();
         match row {
-            Some(row) => from_row(&row),
+            Some(row) => row.try_into(),
             None => Err(self.refused(id, "start").await),
         }
     }
@@ -168,7 +185,7 @@ impl Store {
                 end.status.as_str()
             )));
         }
-        let row = sqlx::query(&format!(
+        let row: Option<RunRow> = sqlx::query_as(&format!(
             "UPDATE runs SET status = ?, stop_reason = ?, error = ?, ended_at = ?
              WHERE id = ? AND status IN ('queued', 'running') RETURNING {COLUMNS}"
         ))
@@ -184,7 +201,7 @@ impl Store {
         .into_iter()
         .next();
         match row {
-            Some(row) => from_row(&row),
+            Some(row) => row.try_into(),
             None => Err(self.refused(id, "end").await),
         }
     }
@@ -192,7 +209,7 @@ impl Store {
     /// Runs a previous process left queued or running end as interrupted (at start-up: no
     /// engine is attached to them any more). Returns the runs changed.
     pub async fn interrupt_leftover_runs(&self, at: i64) -> Result<Vec<Run>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<RunRow> = sqlx::query_as(&format!(
             "UPDATE runs SET status = 'interrupted', ended_at = ?,
                 error = COALESCE(error, 'Agent Desk stopped while this run was active')
              WHERE status IN ('queued', 'running') RETURNING {COLUMNS}"
@@ -200,17 +217,17 @@ impl Store {
         .bind(at)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Run::try_from).collect()
     }
 
     /// Runs that are queued or running, oldest first.
     pub async fn active_runs(&self) -> Result<Vec<Run>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<RunRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, seq"
         ))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Run::try_from).collect()
     }
 
     async fn refused(&self, id: &RunId, what: &str) -> StoreError {

@@ -1,9 +1,7 @@
 //! Full-text search over message text (FTS5, bm25-ranked, with snippets).
 
-use agentdesk_protocol::ids::{SessionId, WorkspaceId};
+use agentdesk_protocol::ids::{RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{SearchHit, SnippetPart};
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
 use crate::{Result, Store};
 
@@ -57,24 +55,43 @@ fn snippet_parts(raw: &str) -> Vec<SnippetPart> {
     parts
 }
 
-/// A hit from a row with the message's `id, session_id, run_id, kind, created_at` and its
-/// session's `title, workspace_id` (the index's query and the scan of queued messages).
-pub(crate) fn hit_from_row(
-    row: &SqliteRow,
-    snippet: Vec<SnippetPart>,
+/// A message with its session, as a hit needs it: the message's `id, session_id, run_id,
+/// kind, created_at` and its session's `title, workspace_id` (selected by the index's query
+/// and by the scan of queued messages, which add their own columns next to it).
+#[derive(sqlx::FromRow)]
+pub(crate) struct HitRow {
+    id: String,
+    session_id: SessionId,
+    run_id: RunId,
+    kind: String,
+    created_at: i64,
+    title: String,
+    workspace_id: WorkspaceId,
+}
+
+impl HitRow {
+    pub(crate) fn into_hit(self, snippet: Vec<SnippetPart>, rank: f64) -> SearchHit {
+        SearchHit {
+            item_id: self.id,
+            session_id: self.session_id,
+            session_title: self.title,
+            workspace_id: self.workspace_id,
+            run_id: self.run_id,
+            kind: self.kind,
+            snippet,
+            rank,
+            created_at: self.created_at,
+        }
+    }
+}
+
+/// A row of the index's query: the hit, its raw snippet (with markers) and bm25 rank.
+#[derive(sqlx::FromRow)]
+struct RankedRow {
+    #[sqlx(flatten)]
+    hit: HitRow,
+    snip: String,
     rank: f64,
-) -> Result<SearchHit> {
-    Ok(SearchHit {
-        item_id: row.try_get("id")?,
-        session_id: row.try_get("session_id")?,
-        session_title: row.try_get("title")?,
-        workspace_id: row.try_get("workspace_id")?,
-        run_id: row.try_get("run_id")?,
-        kind: row.try_get("kind")?,
-        snippet,
-        rank,
-        created_at: row.try_get("created_at")?,
-    })
 }
 
 /// How many of the most recent matches are ranked. bm25 has to score every row it orders,
@@ -144,7 +161,7 @@ impl Store {
         // table once more, from the oldest of the best onwards, as the outer loop (CROSS
         // JOIN): joined the other way, FTS5 would re-run the MATCH once per hit, and a
         // prefix query (the last word typed) rebuilds its whole doclist each time.
-        let rows = sqlx::query(
+        let rows: Vec<RankedRow> = sqlx::query_as(
             "WITH recent AS (
                  SELECT message_fts.rowid AS pk, bm25(message_fts) AS rank
                  FROM message_fts
@@ -172,13 +189,10 @@ impl Store {
         .bind(SNIPPET_TOKENS)
         .fetch_all(&self.pool)
         .await?;
-        let indexed = rows
-            .iter()
-            .map(|row| {
-                let snip: String = row.try_get("snip")?;
-                hit_from_row(row, snippet_parts(&snip), row.try_get("rank")?)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let indexed: Vec<SearchHit> = rows
+            .into_iter()
+            .map(|r| r.hit.into_hit(snippet_parts(&r.snip), r.rank))
+            .collect();
         // Queued messages are the newest: ahead of the ranked ones, ranked just above them.
         let best = indexed.first().map_or(0.0, |h| h.rank.min(0.0));
         let mut hits: Vec<SearchHit> = unindexed

@@ -2,28 +2,42 @@
 
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, Session};
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
-use crate::{now_ms, Result, Store, StoreError};
+use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_session_id,
     created_at, updated_at, archived_at";
 
-fn from_row(row: &SqliteRow) -> Result<Session> {
-    let engine: String = row.try_get("engine")?;
-    Ok(Session {
-        id: row.try_get("id")?,
-        workspace_id: row.try_get("workspace_id")?,
-        profile_id: row.try_get("profile_id")?,
-        title: row.try_get("title")?,
-        engine: Engine::parse(&engine)
-            .ok_or_else(|| StoreError::Schema(format!("unknown engine {engine:?}")))?,
-        engine_session_id: row.try_get("engine_session_id")?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-        archived_at: row.try_get("archived_at")?,
-    })
+/// A `sessions` row ([`COLUMNS`]); the engine is checked when it becomes a [`Session`].
+#[derive(sqlx::FromRow)]
+struct SessionRow {
+    id: SessionId,
+    workspace_id: WorkspaceId,
+    profile_id: Option<ProfileId>,
+    title: String,
+    engine: String,
+    engine_session_id: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    archived_at: Option<i64>,
+}
+
+impl TryFrom<SessionRow> for Session {
+    type Error = StoreError;
+
+    fn try_from(r: SessionRow) -> Result<Self> {
+        Ok(Session {
+            engine: stored_name("engine", &r.engine, Engine::parse)?,
+            id: r.id,
+            workspace_id: r.workspace_id,
+            profile_id: r.profile_id,
+            title: r.title,
+            engine_session_id: r.engine_session_id,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+            archived_at: r.archived_at,
+        })
+    }
 }
 
 fn not_found(id: &SessionId) -> StoreError {
@@ -59,12 +73,13 @@ impl Store {
     }
 
     pub async fn get_session(&self, id: &SessionId) -> Result<Session> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM sessions WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| not_found(id))?;
-        from_row(&row)
+        let row: SessionRow =
+            sqlx::query_as(&format!("SELECT {COLUMNS} FROM sessions WHERE id = ?"))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| not_found(id))?;
+        row.try_into()
     }
 
     /// A workspace's sessions, most recently active first.
@@ -73,7 +88,7 @@ impl Store {
         workspace_id: &WorkspaceId,
         include_archived: bool,
     ) -> Result<Vec<Session>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<SessionRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM sessions
              WHERE workspace_id = ? AND (? OR archived_at IS NULL)
              ORDER BY updated_at DESC, id DESC"
@@ -82,19 +97,19 @@ impl Store {
         .bind(include_archived)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Session::try_from).collect()
     }
 
     /// Every session of every workspace, most recent first (the CLI's `sessions`).
     pub async fn list_all_sessions(&self, include_archived: bool) -> Result<Vec<Session>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<SessionRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM sessions WHERE (? OR archived_at IS NULL)
              ORDER BY updated_at DESC, id DESC"
         ))
         .bind(include_archived)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        rows.into_iter().map(Session::try_from).collect()
     }
 
     pub async fn rename_session(&self, id: &SessionId, title: &str) -> Result<()> {

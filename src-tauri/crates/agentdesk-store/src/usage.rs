@@ -2,20 +2,31 @@
 
 use agentdesk_protocol::ids::{RunId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::Usage;
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
 
 use crate::{Result, Store};
 
-fn sum_from_row(row: &SqliteRow) -> Result<Usage> {
-    Ok(Usage {
-        input: row.try_get("input")?,
-        cached: row.try_get("cached")?,
-        output: row.try_get("output")?,
-        reasoning: row.try_get("reasoning")?,
-        cost_usd: row.try_get("cost")?,
-        runs: row.try_get("runs")?,
-    })
+/// The columns [`SUMS`] selects.
+#[derive(sqlx::FromRow)]
+struct SumRow {
+    input: i64,
+    cached: i64,
+    output: i64,
+    reasoning: i64,
+    cost: Option<f64>,
+    runs: i64,
+}
+
+impl From<SumRow> for Usage {
+    fn from(r: SumRow) -> Self {
+        Usage {
+            input: r.input,
+            cached: r.cached,
+            output: r.output,
+            reasoning: r.reasoning,
+            cost_usd: r.cost,
+            runs: r.runs,
+        }
+    }
 }
 
 const SUMS: &str = "COALESCE(SUM(u.input_tokens), 0) AS input,
@@ -46,33 +57,33 @@ impl Store {
     }
 
     pub async fn run_usage(&self, run_id: &RunId) -> Result<Option<Usage>> {
-        let row = sqlx::query(&format!(
+        let row: Option<SumRow> = sqlx::query_as(&format!(
             "SELECT {SUMS} FROM usage u WHERE u.run_id = ? HAVING COUNT(u.run_id) > 0"
         ))
         .bind(run_id)
         .fetch_optional(&self.pool)
         .await?;
-        row.as_ref().map(sum_from_row).transpose()
+        Ok(row.map(Usage::from))
     }
 
     pub async fn session_usage(&self, session_id: &SessionId) -> Result<Usage> {
-        let row = sqlx::query(&format!(
+        let row: SumRow = sqlx::query_as(&format!(
             "SELECT {SUMS} FROM usage u JOIN runs r ON r.id = u.run_id WHERE r.session_id = ?"
         ))
         .bind(session_id)
         .fetch_one(&self.pool)
         .await?;
-        sum_from_row(&row)
+        Ok(row.into())
     }
 
     pub async fn workspace_usage(&self, workspace_id: &WorkspaceId) -> Result<Usage> {
-        let row = sqlx::query(&format!(
+        let row: SumRow = sqlx::query_as(&format!(
             "SELECT {SUMS} FROM usage u JOIN runs r ON r.id = u.run_id
              JOIN sessions s ON s.id = r.session_id WHERE s.workspace_id = ?"
         ))
         .bind(workspace_id)
         .fetch_one(&self.pool)
         .await?;
-        sum_from_row(&row)
+        Ok(row.into())
     }
 }

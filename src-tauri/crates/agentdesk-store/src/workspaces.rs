@@ -2,48 +2,60 @@
 
 use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::ui::Workspace;
-use sqlx::Row;
 
 use crate::{Result, Store, StoreError};
 
-fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Workspace> {
-    Ok(Workspace {
-        id: row.try_get("id")?,
-        name: row.try_get("name")?,
-        path: row.try_get("path")?,
-        created_at: row.try_get("created_at")?,
-    })
+/// A `workspaces` row as selected here.
+#[derive(sqlx::FromRow)]
+struct WorkspaceRow {
+    id: WorkspaceId,
+    name: String,
+    path: String,
+    created_at: i64,
+}
+
+impl From<WorkspaceRow> for Workspace {
+    fn from(r: WorkspaceRow) -> Self {
+        Workspace {
+            id: r.id,
+            name: r.name,
+            path: r.path,
+            created_at: r.created_at,
+        }
+    }
 }
 
 impl Store {
     /// All workspaces that are not archived, by name.
     pub async fn list_workspaces(&self) -> Result<Vec<Workspace>> {
-        let rows = sqlx::query(
+        let rows: Vec<WorkspaceRow> = sqlx::query_as(
             "SELECT id, name, path, created_at FROM workspaces
              WHERE archived_at IS NULL ORDER BY name COLLATE NOCASE, created_at",
         )
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        Ok(rows.into_iter().map(Workspace::from).collect())
     }
 
     pub async fn get_workspace(&self, id: &WorkspaceId) -> Result<Workspace> {
-        let row = sqlx::query("SELECT id, name, path, created_at FROM workspaces WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::NotFound {
-                what: format!("workspace {id}"),
-            })?;
-        from_row(&row)
+        let row: WorkspaceRow =
+            sqlx::query_as("SELECT id, name, path, created_at FROM workspaces WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| StoreError::NotFound {
+                    what: format!("workspace {id}"),
+                })?;
+        Ok(row.into())
     }
 
     pub async fn find_workspace_by_path(&self, path: &str) -> Result<Option<Workspace>> {
-        let row = sqlx::query("SELECT id, name, path, created_at FROM workspaces WHERE path = ?")
-            .bind(path)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(from_row).transpose()
+        let row: Option<WorkspaceRow> =
+            sqlx::query_as("SELECT id, name, path, created_at FROM workspaces WHERE path = ?")
+                .bind(path)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(Workspace::from))
     }
 
     /// Insert a workspace; a folder already added is a `Conflict`.

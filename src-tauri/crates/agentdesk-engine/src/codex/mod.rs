@@ -18,6 +18,7 @@
 //! ```
 
 pub mod descriptor;
+mod held;
 pub mod options;
 mod run;
 mod server;
@@ -26,7 +27,7 @@ mod wire;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_protocol::codex::requests::{
@@ -37,6 +38,7 @@ use agentdesk_protocol::codex::{
     ThreadStartParams, ThreadStartResponse, TurnStartParams, UserInput,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
+use agentdesk_protocol::sync::lock;
 use tokio::sync::mpsc;
 
 pub use options::{permission_policy, CodexOptions, CodexProfile, CustomProvider, ServerKey};
@@ -163,7 +165,7 @@ impl CodexEngine {
     }
 
     fn server(&self, key: ServerKey) -> Arc<Server> {
-        let mut servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut servers = lock(&self.servers);
         Arc::clone(
             servers
                 .entry(key.clone())
@@ -173,7 +175,7 @@ impl CodexEngine {
 
     /// The app-server pid(s) serving this Codex home (for diagnostics and crash tests).
     pub fn app_server_pids(&self, codex_home: Option<&std::path::Path>) -> Vec<u32> {
-        let servers = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+        let servers = lock(&self.servers);
         servers
             .values()
             .filter(|s| s.key().codex_home.as_deref() == codex_home)
@@ -298,7 +300,7 @@ impl CodexEngine {
     /// Stop every app-server (app exit). Runs in flight fail.
     pub async fn shutdown(&self) {
         let servers: Vec<Arc<Server>> = {
-            let mut map = self.servers.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut map = lock(&self.servers);
             map.drain().map(|(_, s)| s).collect()
         };
         for s in servers {

@@ -3,53 +3,24 @@
 //! server requests, the server's death, user commands), so there are no locks and no races
 //! between e.g. a decision and the app-server dying.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentdesk_protocol::approval_detail::{
-    ApprovalDetail, CodexCommandDetail, CodexElicitationDetail, CodexFileChangeDetail,
-    CodexPermissionsDetail,
-};
 use agentdesk_protocol::codex::requests::TurnInterrupt;
-use agentdesk_protocol::codex::{
-    ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
-    PermissionGrantScope, PermissionsRequestApprovalResponse, ServerRequest,
-    ToolRequestUserInputAnswer, ToolRequestUserInputResponse, TurnInterruptParams,
-};
-use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, DiagnosticSource, FailureCode, Question, QuestionOption, UserDecision,
-};
-use serde_json::{json, Value};
+use agentdesk_protocol::codex::TurnInterruptParams;
+use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, FailureCode, UserDecision};
+use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
+use super::held::{answer, hold, resolve, Held};
 use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
 use crate::coalesce::coalesce_deltas;
-use crate::control::{crash_message, resolved, sleep_until, Command, PendingRequests};
+use crate::control::{crash_message, sleep_until, Command};
 use crate::diagnostic::DiagnosticSource as RawSource;
-use crate::error::EngineError;
 use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
-use crate::rpc::{InboundRequest, RpcPeer};
-use crate::vocab::ApprovalDecision as Decision;
-
-#[derive(Debug)]
-enum PendingKind {
-    Command,
-    FileChange,
-    /// The permissions asked for, granted back as-is on approval.
-    Permissions(Value),
-    Question,
-    Elicitation,
-}
-
-/// A held server request: answered on the connection that asked.
-struct Pending {
-    kind: PendingKind,
-    req: InboundRequest,
-}
-
-type Held = PendingRequests<Pending>;
+use crate::rpc::RpcPeer;
 
 pub(crate) struct RunTask {
     pub server: Arc<Server>,
@@ -75,140 +46,171 @@ enum Wake {
     Abandoned,
 }
 
+/// What the run loop keeps between messages.
+struct Turn {
+    pending: Held,
+    /// Set by the interrupt: the run ends by then even if codex never confirms it.
+    interrupt_deadline: Option<Instant>,
+    watchdog: Watchdog,
+    budget: DiagnosticBudget,
+    /// Events not sent yet (kept while codex is ahead, so deltas merge).
+    out: Vec<AgentEvent>,
+}
+
 impl RunTask {
     pub(crate) async fn run(mut self, mut rx: mpsc::UnboundedReceiver<RunMsg>) {
-        let mut pending = Held::default();
-        let mut interrupt_deadline: Option<tokio::time::Instant> = None;
-        let mut watchdog = Watchdog::new(self.limits.inactivity_timeout);
-        let mut budget = DiagnosticBudget::new(self.limits.max_diagnostics);
-        let mut out = Vec::new();
+        let mut t = Turn {
+            pending: Held::default(),
+            interrupt_deadline: None,
+            watchdog: Watchdog::new(self.limits.inactivity_timeout),
+            budget: DiagnosticBudget::new(self.limits.max_diagnostics),
+            out: Vec::new(),
+        };
         loop {
-            // An interrupt has its own (shorter) bound; a pending request pauses the clock.
-            let silence = match interrupt_deadline {
-                Some(_) => None,
-                None => watchdog.deadline(!pending.is_empty()),
-            };
-            let wake = tokio::select! {
-                msg = rx.recv() => Wake::Msg(msg),
-                _ = sleep_until(interrupt_deadline) => Wake::InterruptTimeout,
-                _ = sleep_until(silence) => Wake::Silent,
-                _ = self.events.closed() => Wake::Abandoned,
-            };
-            let msg = match wake {
+            let msg = match self.next_wake(&mut rx, &t).await {
                 Wake::Msg(msg) => msg,
                 Wake::InterruptTimeout => {
                     // Codex did not confirm the interrupt in time: end the run anyway.
-                    out.push(diagnostic(
+                    t.out.push(diagnostic(
                         DiagnosticSource::Notice,
                         "Codex did not confirm the interrupt in time".into(),
                         None,
                     ));
-                    self.translator.interrupted(&mut out);
+                    self.translator.interrupted(&mut t.out);
                     None
                 }
                 Wake::Silent => {
                     // Failed, not interrupted: nobody asked for it. The turn is told to stop
                     // (the app-server is shared: other sessions keep it).
                     self.send_interrupt();
-                    pending.expire_all(&mut out);
-                    self.translator.fail(
-                        watchdog.message("Codex"),
-                        FailureCode::EngineSilent,
-                        &mut out,
-                    );
+                    t.pending.expire_all(&mut t.out);
+                    let message = t.watchdog.message("Codex");
+                    self.translator
+                        .fail(message, FailureCode::EngineSilent, &mut t.out);
                     None
                 }
                 Wake::Abandoned => {
                     // A turn nobody records must not run on: stop it and release what it
                     // holds (dropped requests answer codex with an error).
                     self.send_interrupt();
-                    pending.expire_all(&mut out);
+                    t.pending.expire_all(&mut t.out);
                     self.server.remove_route(&self.thread_id, &self.route);
                     return;
                 }
             };
-            // Anything routed to this turn (even a status or unknown message) proves codex is
-            // alive; the user's answer restarts the clock after a wait.
-            if matches!(
-                msg,
-                Some(RunMsg::Notification(_) | RunMsg::Request(..) | RunMsg::Diagnostic(_))
-            ) || matches!(&msg, Some(RunMsg::Control(c)) if c.is_answer())
-            {
-                watchdog.activity();
-            }
-            match msg {
-                Some(RunMsg::Notification(n)) => self.translator.on_notification(n, &mut out),
-                Some(RunMsg::Request(r, req)) => self.on_request(r, req, &mut pending, &mut out),
-                Some(RunMsg::Diagnostic(d)) => {
-                    let source = match d.source {
-                        RawSource::Stderr => DiagnosticSource::Stderr,
-                        _ => DiagnosticSource::UnknownMessage,
-                    };
-                    let raw = d.excerpt.map(Value::String);
-                    out.push(diagnostic(source, d.detail, raw));
-                }
-                Some(RunMsg::ServerDied(exit)) => {
-                    pending.expire_all(&mut out);
-                    let msg = format!(
-                        "{}. It will be restarted for the next message.",
-                        crash_message("The Codex app-server", exit.as_ref(), "")
-                    );
-                    self.translator
-                        .fail(msg, FailureCode::EngineCrashed, &mut out);
-                }
-                Some(RunMsg::Control(Command::Interrupt)) => {
-                    self.interrupt(&mut interrupt_deadline);
-                }
-                Some(RunMsg::Control(Command::Resolve {
-                    request_id,
-                    decision,
-                    reply,
-                })) => {
-                    let stop = decision.stop && decision.decision == UserDecision::Deny;
-                    let r = resolve(&mut pending, &request_id, decision, &mut out);
-                    if r.is_ok() && stop {
-                        // Deny-and-stop is two steps for codex: the decline, then the interrupt.
-                        self.interrupt(&mut interrupt_deadline);
-                    }
-                    let _ = reply.send(r);
-                }
-                Some(RunMsg::Control(Command::Answer {
-                    request_id,
-                    answers,
-                    reply,
-                })) => {
-                    let _ = reply.send(answer(&mut pending, &request_id, answers, &mut out));
-                }
-                None => {}
+            if let Some(msg) = msg {
+                self.on_msg(msg, &mut t);
             }
             if self.translator.outcome().is_some() {
                 // Whatever is still held can no longer be answered usefully.
-                pending.expire_all(&mut out);
+                t.pending.expire_all(&mut t.out);
             } else if !rx.is_empty() {
                 // More is already routed to us (codex is ahead): keep the events, so that
                 // consecutive deltas leave merged (see `coalesce`). Nothing waits for it.
                 continue;
             }
-            coalesce_deltas(&mut out);
-            budget.apply(&mut out);
-            for ev in out.drain(..) {
-                let _ = self.events.send(ev);
-            }
-            if let Some(outcome) = self.translator.outcome() {
-                if *outcome == TurnOutcome::Completed {
-                    self.server.note_healthy().await;
-                }
-                self.server.remove_route(&self.thread_id, &self.route);
+            if self.flush(&mut t).await {
                 return;
             }
         }
     }
 
+    /// Wait for the next message or deadline. An interrupt has its own (shorter) bound; a
+    /// pending request pauses the inactivity clock.
+    async fn next_wake(&self, rx: &mut mpsc::UnboundedReceiver<RunMsg>, t: &Turn) -> Wake {
+        let silence = match t.interrupt_deadline {
+            Some(_) => None,
+            None => t.watchdog.deadline(!t.pending.is_empty()),
+        };
+        tokio::select! {
+            msg = rx.recv() => Wake::Msg(msg),
+            _ = sleep_until(t.interrupt_deadline) => Wake::InterruptTimeout,
+            _ = sleep_until(silence) => Wake::Silent,
+            _ = self.events.closed() => Wake::Abandoned,
+        }
+    }
+
+    fn on_msg(&mut self, msg: RunMsg, t: &mut Turn) {
+        // Anything routed to this turn (even a status or unknown message) proves codex is
+        // alive; the user's answer restarts the clock after a wait.
+        let alive = match &msg {
+            RunMsg::Control(c) => c.is_answer(),
+            RunMsg::Notification(_) | RunMsg::Request(..) | RunMsg::Diagnostic(_) => true,
+            RunMsg::ServerDied(_) => false,
+        };
+        if alive {
+            t.watchdog.activity();
+        }
+        match msg {
+            RunMsg::Notification(n) => self.translator.on_notification(n, &mut t.out),
+            RunMsg::Request(r, req) => {
+                let translator = &self.translator;
+                let files = |item_id: &str| translator.file_change_files(item_id);
+                hold(r, req, files, &mut t.pending, &mut t.out)
+            }
+            RunMsg::Diagnostic(d) => {
+                let source = match d.source {
+                    RawSource::Stderr => DiagnosticSource::Stderr,
+                    _ => DiagnosticSource::UnknownMessage,
+                };
+                let raw = d.excerpt.map(Value::String);
+                t.out.push(diagnostic(source, d.detail, raw));
+            }
+            RunMsg::ServerDied(exit) => {
+                t.pending.expire_all(&mut t.out);
+                let msg = format!(
+                    "{}. It will be restarted for the next message.",
+                    crash_message("The Codex app-server", exit.as_ref(), "")
+                );
+                self.translator
+                    .fail(msg, FailureCode::EngineCrashed, &mut t.out);
+            }
+            RunMsg::Control(Command::Interrupt) => self.interrupt(&mut t.interrupt_deadline),
+            RunMsg::Control(Command::Resolve {
+                request_id,
+                decision,
+                reply,
+            }) => {
+                let stop = decision.stop && decision.decision == UserDecision::Deny;
+                let r = resolve(&mut t.pending, &request_id, decision, &mut t.out);
+                if r.is_ok() && stop {
+                    // Deny-and-stop is two steps for codex: the decline, then the interrupt.
+                    self.interrupt(&mut t.interrupt_deadline);
+                }
+                let _ = reply.send(r);
+            }
+            RunMsg::Control(Command::Answer {
+                request_id,
+                answers,
+                reply,
+            }) => {
+                let _ = reply.send(answer(&mut t.pending, &request_id, answers, &mut t.out));
+            }
+        }
+    }
+
+    /// Send what is collected; true when the turn is over (its route is then removed).
+    async fn flush(&self, t: &mut Turn) -> bool {
+        coalesce_deltas(&mut t.out);
+        t.budget.apply(&mut t.out);
+        for ev in t.out.drain(..) {
+            let _ = self.events.send(ev);
+        }
+        let Some(outcome) = self.translator.outcome() else {
+            return false;
+        };
+        if *outcome == TurnOutcome::Completed {
+            self.server.note_healthy().await;
+        }
+        self.server.remove_route(&self.thread_id, &self.route);
+        true
+    }
+
     /// The user's interrupt: `turn/interrupt` once, bounded by the grace period.
-    fn interrupt(&self, deadline: &mut Option<tokio::time::Instant>) {
+    fn interrupt(&self, deadline: &mut Option<Instant>) {
         // Already interrupting (or over): nothing more to do.
         if deadline.is_none() && self.translator.outcome().is_none() {
-            *deadline = Some(tokio::time::Instant::now() + self.interrupt_grace);
+            *deadline = Some(Instant::now() + self.interrupt_grace);
             self.send_interrupt();
         }
     }
@@ -226,199 +228,4 @@ impl RunTask {
             }
         });
     }
-
-    fn on_request(
-        &self,
-        r: ServerRequest,
-        req: InboundRequest,
-        pending: &mut Held,
-        out: &mut Vec<AgentEvent>,
-    ) {
-        let request_id = Held::new_id();
-        let (kind, event) = match r {
-            ServerRequest::CommandExecutionRequestApproval(p) => (
-                PendingKind::Command,
-                AgentEvent::ApprovalRequested {
-                    request_id: request_id.clone(),
-                    kind: ApprovalKind::Command,
-                    item_id: Some(p.item_id),
-                    command: p.command,
-                    cwd: p.cwd,
-                    files: Vec::new(),
-                    reason: p.reason,
-                    detail: Some(Box::new(ApprovalDetail::CodexCommand(CodexCommandDetail {
-                        proposed_execpolicy_amendment: p.proposed_execpolicy_amendment,
-                        command_actions: p.command_actions,
-                    }))),
-                },
-            ),
-            ServerRequest::FileChangeRequestApproval(p) => {
-                // The request has no paths: they come from the fileChange item of that id.
-                let files = self.translator.file_change_files(&p.item_id);
-                (
-                    PendingKind::FileChange,
-                    AgentEvent::ApprovalRequested {
-                        request_id: request_id.clone(),
-                        kind: ApprovalKind::FileChange,
-                        item_id: Some(p.item_id),
-                        command: None,
-                        cwd: None,
-                        files,
-                        reason: p.reason,
-                        detail: Some(Box::new(ApprovalDetail::CodexFileChange(
-                            CodexFileChangeDetail {
-                                grant_root: p.grant_root,
-                            },
-                        ))),
-                    },
-                )
-            }
-            ServerRequest::PermissionsRequestApproval(p) => (
-                PendingKind::Permissions(p.permissions.clone()),
-                AgentEvent::ApprovalRequested {
-                    request_id: request_id.clone(),
-                    kind: ApprovalKind::Permission,
-                    item_id: Some(p.item_id),
-                    command: None,
-                    cwd: p.cwd,
-                    files: Vec::new(),
-                    reason: p.reason,
-                    detail: Some(Box::new(ApprovalDetail::CodexPermissions(
-                        CodexPermissionsDetail {
-                            permissions: p.permissions,
-                        },
-                    ))),
-                },
-            ),
-            ServerRequest::ToolRequestUserInput(p) => (
-                PendingKind::Question,
-                AgentEvent::QuestionAsked {
-                    request_id: request_id.clone(),
-                    item_id: Some(p.item_id),
-                    questions: p
-                        .questions
-                        .into_iter()
-                        .map(|q| Question {
-                            id: q.id,
-                            header: q.header,
-                            question: q.question,
-                            options: q
-                                .options
-                                .unwrap_or_default()
-                                .into_iter()
-                                .map(|o| QuestionOption {
-                                    label: o.label,
-                                    description: o.description,
-                                })
-                                .collect(),
-                            allow_other: q.is_other,
-                            secret: q.is_secret,
-                        })
-                        .collect(),
-                },
-            ),
-            ServerRequest::McpServerElicitationRequest(p) => (
-                PendingKind::Elicitation,
-                AgentEvent::ApprovalRequested {
-                    request_id: request_id.clone(),
-                    kind: ApprovalKind::Tool,
-                    item_id: None,
-                    command: None,
-                    cwd: None,
-                    files: Vec::new(),
-                    reason: p.message.clone(),
-                    detail: Some(Box::new(ApprovalDetail::CodexElicitation(
-                        CodexElicitationDetail {
-                            server_name: p.server_name,
-                            mode: p.mode,
-                            url: p.url,
-                            requested_schema: p.requested_schema,
-                        },
-                    ))),
-                },
-            ),
-            ServerRequest::Unknown { .. } => {
-                let _ = req.decline();
-                return;
-            }
-        };
-        let held = Pending { kind, req };
-        if matches!(held.kind, PendingKind::Question) {
-            pending.hold_question(request_id, held);
-        } else {
-            pending.hold_approval(request_id, held);
-        }
-        out.push(event);
-    }
-}
-
-fn resolve(
-    pending: &mut Held,
-    request_id: &str,
-    d: Decision,
-    out: &mut Vec<AgentEvent>,
-) -> Result<(), EngineError> {
-    let Pending { kind, req } = pending.take_approval(request_id)?;
-    let decision = d.decision;
-    let wire = match decision {
-        UserDecision::ApproveOnce => ApprovalDecision::Accept,
-        UserDecision::ApproveForSession => ApprovalDecision::AcceptForSession,
-        // `decline`, never `cancel`: a plain "no" must let the turn go on.
-        UserDecision::Deny => ApprovalDecision::Decline,
-    };
-    let result = match kind {
-        PendingKind::Command | PendingKind::FileChange => json!({ "decision": wire }),
-        PendingKind::Permissions(asked) => {
-            let (permissions, scope) = match decision {
-                UserDecision::ApproveOnce => (asked, PermissionGrantScope::Turn),
-                UserDecision::ApproveForSession => (asked, PermissionGrantScope::Session),
-                UserDecision::Deny => (json!({}), PermissionGrantScope::Turn),
-            };
-            encode(&PermissionsRequestApprovalResponse { permissions, scope })?
-        }
-        PendingKind::Elicitation => {
-            let action = match decision {
-                UserDecision::Deny => McpServerElicitationAction::Decline,
-                _ => McpServerElicitationAction::Accept,
-            };
-            encode(&McpServerElicitationRequestResponse {
-                action,
-                content: None,
-            })?
-        }
-        // Held as a question: `take_approval` never hands one out.
-        PendingKind::Question => Value::Null,
-    };
-    req.respond(result)?;
-    out.push(resolved(request_id, decision));
-    Ok(())
-}
-
-/// A response as JSON; a failure is an error, never a `null` sent to codex.
-fn encode<T: serde::Serialize>(response: &T) -> Result<Value, EngineError> {
-    serde_json::to_value(response).map_err(|source| EngineError::Encode {
-        context: "approval response".into(),
-        source,
-    })
-}
-
-fn answer(
-    pending: &mut Held,
-    request_id: &str,
-    answers: BTreeMap<String, Vec<String>>,
-    out: &mut Vec<AgentEvent>,
-) -> Result<(), EngineError> {
-    let p = pending.take_question(request_id)?;
-    let response = ToolRequestUserInputResponse {
-        answers: answers
-            .iter()
-            .map(|(k, v)| (k.clone(), ToolRequestUserInputAnswer { answers: v.clone() }))
-            .collect(),
-    };
-    p.req.respond_json(&response)?;
-    out.push(AgentEvent::QuestionAnswered {
-        request_id: request_id.to_owned(),
-        answers: Some(answers),
-    });
-    Ok(())
 }

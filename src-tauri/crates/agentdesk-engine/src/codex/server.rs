@@ -3,7 +3,7 @@
 //! it again, waiting an exponential backoff first so a crash loop cannot spin.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use agentdesk_protocol::codex::requests::Initialize;
@@ -11,6 +11,7 @@ use agentdesk_protocol::codex::{
     method, ClientInfo, InitializeCapabilities, InitializeParams, ServerNotification,
     ServerRequest, TokenUsageBreakdown,
 };
+use agentdesk_protocol::sync::lock;
 use tokio::sync::mpsc;
 
 use super::options::ServerKey;
@@ -61,10 +62,6 @@ pub(crate) struct Server {
     /// Latest token totals per thread, the baseline for the next run's usage.
     totals: Mutex<HashMap<String, TokenUsageBreakdown>>,
     pid: Mutex<Option<u32>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Server {

@@ -7,8 +7,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use agentdesk_protocol::codex::{
-    CommandExecutionStatus, FileUpdateChange, PatchChangeKind, ServerNotification, ThreadItem,
-    TokenUsageBreakdown, TurnStatus,
+    CommandExecutionStatus, ErrorNotification, FileUpdateChange, PatchChangeKind,
+    ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ServerNotification,
+    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnError, TurnStatus,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
@@ -115,19 +116,8 @@ impl TurnTranslator {
     pub fn on_notification(&mut self, n: ServerNotification, out: &mut Vec<AgentEvent>) {
         // Notifications of another turn of the same thread (the totals replayed after a
         // resume, stragglers of an earlier turn) must not leak into this run.
-        if self.outcome.is_some() {
+        if self.outcome.is_some() || self.of_another_turn(&n) {
             return;
-        }
-        if let Some(turn) = notification_turn_id(&n) {
-            // Before turn/start answered, token totals can only be replays of the past.
-            if self.turn_id.as_deref() != Some(turn) {
-                if let ServerNotification::ThreadTokenUsageUpdated(u) = &n {
-                    self.usage_baseline = Some(u.token_usage.total);
-                }
-                if self.turn_id.is_some() {
-                    return;
-                }
-            }
         }
         match n {
             ServerNotification::ItemStarted(n) => self.item_started(n.item, out),
@@ -141,33 +131,8 @@ impl TurnTranslator {
                     text: d.delta,
                 });
             }
-            ServerNotification::ReasoningSummaryTextDelta(d) => {
-                self.reasoning_with_summary.insert(d.item_id.clone());
-                let mut text = d.delta;
-                if let Some(Open::Reasoning { text: acc, part }) = self.open.get_mut(&d.item_id) {
-                    // A new summary part starts a new paragraph.
-                    if d.summary_index > *part && !acc.is_empty() {
-                        text.insert_str(0, "\n\n");
-                    }
-                    *part = d.summary_index;
-                    acc.push_str(&text);
-                }
-                out.push(AgentEvent::ReasoningDelta {
-                    item_id: d.item_id,
-                    text,
-                });
-            }
-            ServerNotification::ReasoningTextDelta(d) => {
-                if !self.reasoning_with_summary.contains(&d.item_id) {
-                    if let Some(Open::Reasoning { text, .. }) = self.open.get_mut(&d.item_id) {
-                        text.push_str(&d.delta);
-                    }
-                    out.push(AgentEvent::ReasoningDelta {
-                        item_id: d.item_id,
-                        text: d.delta,
-                    });
-                }
-            }
+            ServerNotification::ReasoningSummaryTextDelta(d) => self.summary_delta(d, out),
+            ServerNotification::ReasoningTextDelta(d) => self.reasoning_delta(d, out),
             ServerNotification::CommandExecutionOutputDelta(d)
             | ServerNotification::FileChangeOutputDelta(d) => {
                 let kind = match self.open.get(&d.item_id) {
@@ -184,69 +149,18 @@ impl TurnTranslator {
             ServerNotification::ThreadTokenUsageUpdated(u) => {
                 self.usage_latest = Some(u.token_usage.total);
             }
-            ServerNotification::Error(e) => {
-                if e.will_retry {
-                    out.push(diagnostic(
-                        DiagnosticSource::Warning,
-                        e.error.message.clone(),
-                        None,
-                    ));
-                } else {
-                    let code = e
-                        .error
-                        .http_status()
-                        .map(|s| format!("http_{s}"))
-                        .or_else(|| e.error.code());
-                    self.last_error = Some((e.error.message, code));
-                }
-            }
+            ServerNotification::Error(e) => self.on_error(e, out),
             ServerNotification::Warning(w) => {
                 out.push(diagnostic(DiagnosticSource::Warning, w.message, None))
             }
-            ServerNotification::TurnCompleted(c) => match c.turn.status {
-                TurnStatus::Completed => {
-                    self.finalise_open(ToolStatus::Interrupted, out);
-                    self.push_usage(out);
-                    out.push(AgentEvent::RunCompleted {
-                        stop_reason: "completed".into(),
-                    });
-                    self.outcome = Some(TurnOutcome::Completed);
-                }
-                TurnStatus::Interrupted => self.interrupted(out),
-                TurnStatus::Failed | TurnStatus::InProgress | TurnStatus::Unknown(_) => {
-                    let (msg, code) = match (c.turn.error, self.last_error.take()) {
-                        (Some(e), _) => {
-                            let code = e
-                                .http_status()
-                                .map(|s| format!("http_{s}"))
-                                .or_else(|| e.code());
-                            (e.message, code)
-                        }
-                        (None, Some(last)) => last,
-                        (None, None) => {
-                            ("the turn failed without an error message".to_owned(), None)
-                        }
-                    };
-                    self.fail_with(model_error_message(&msg, code.as_deref()), code, out);
-                }
-            },
+            ServerNotification::TurnCompleted(c) => self.turn_completed(c, out),
             ServerNotification::Unknown { ref method, .. }
                 if IGNORED_METHODS.contains(&method.as_str()) => {}
             ServerNotification::Unknown {
                 method,
                 params,
                 error,
-            } => {
-                let message = match error {
-                    Some(e) => format!("unreadable codex notification `{method}`: {e}"),
-                    None => format!("unknown codex notification `{method}`"),
-                };
-                out.push(diagnostic(
-                    DiagnosticSource::UnknownMessage,
-                    message,
-                    Some(json!({"method": method, "params": params})),
-                ));
-            }
+            } => out.push(unknown_notification(method, params, error)),
             // Known but without timeline meaning for a run.
             ServerNotification::ThreadStarted(_)
             | ServerNotification::ThreadStatusChanged(_)
@@ -256,6 +170,97 @@ impl TurnTranslator {
             | ServerNotification::ReasoningSummaryPartAdded(_)
             | ServerNotification::ServerRequestResolved(_)
             | ServerNotification::DeprecationNotice(_) => {}
+        }
+    }
+
+    /// A notification of another turn of the same thread (the totals replayed after a
+    /// resume, stragglers of an earlier turn): it must not leak into this run.
+    fn of_another_turn(&mut self, n: &ServerNotification) -> bool {
+        let Some(turn) = notification_turn_id(n) else {
+            return false;
+        };
+        if self.turn_id.as_deref() == Some(turn) {
+            return false;
+        }
+        // Before turn/start answered, token totals can only be replays of the past.
+        if let ServerNotification::ThreadTokenUsageUpdated(u) = n {
+            self.usage_baseline = Some(u.token_usage.total);
+        }
+        self.turn_id.is_some()
+    }
+
+    fn summary_delta(
+        &mut self,
+        d: ReasoningSummaryTextDeltaNotification,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        self.reasoning_with_summary.insert(d.item_id.clone());
+        let mut text = d.delta;
+        if let Some(Open::Reasoning { text: acc, part }) = self.open.get_mut(&d.item_id) {
+            // A new summary part starts a new paragraph.
+            if d.summary_index > *part && !acc.is_empty() {
+                text.insert_str(0, "\n\n");
+            }
+            *part = d.summary_index;
+            acc.push_str(&text);
+        }
+        out.push(AgentEvent::ReasoningDelta {
+            item_id: d.item_id,
+            text,
+        });
+    }
+
+    /// Raw reasoning text, shown only for an item without a summary (the summary is what
+    /// the user reads when there is one).
+    fn reasoning_delta(&mut self, d: ReasoningTextDeltaNotification, out: &mut Vec<AgentEvent>) {
+        if self.reasoning_with_summary.contains(&d.item_id) {
+            return;
+        }
+        if let Some(Open::Reasoning { text, .. }) = self.open.get_mut(&d.item_id) {
+            text.push_str(&d.delta);
+        }
+        out.push(AgentEvent::ReasoningDelta {
+            item_id: d.item_id,
+            text: d.delta,
+        });
+    }
+
+    /// A retried error is a warning; a final one is kept for the turn's failure.
+    fn on_error(&mut self, e: ErrorNotification, out: &mut Vec<AgentEvent>) {
+        if e.will_retry {
+            out.push(diagnostic(
+                DiagnosticSource::Warning,
+                e.error.message.clone(),
+                None,
+            ));
+        } else {
+            let code = failure_code(&e.error);
+            self.last_error = Some((e.error.message, code));
+        }
+    }
+
+    fn turn_completed(&mut self, c: TurnCompletedNotification, out: &mut Vec<AgentEvent>) {
+        match c.turn.status {
+            TurnStatus::Completed => {
+                self.finalise_open(ToolStatus::Interrupted, out);
+                self.push_usage(out);
+                out.push(AgentEvent::RunCompleted {
+                    stop_reason: "completed".into(),
+                });
+                self.outcome = Some(TurnOutcome::Completed);
+            }
+            TurnStatus::Interrupted => self.interrupted(out),
+            TurnStatus::Failed | TurnStatus::InProgress | TurnStatus::Unknown(_) => {
+                let (msg, code) = match (c.turn.error, self.last_error.take()) {
+                    (Some(e), _) => {
+                        let code = failure_code(&e);
+                        (e.message, code)
+                    }
+                    (None, Some(last)) => last,
+                    (None, None) => ("the turn failed without an error message".to_owned(), None),
+                };
+                self.fail_with(model_error_message(&msg, code.as_deref()), code, out);
+            }
         }
     }
 
@@ -395,42 +400,8 @@ impl TurnTranslator {
     }
 
     fn item_completed(&mut self, item: ThreadItem, out: &mut Vec<AgentEvent>) {
-        match &item {
-            ThreadItem::UserMessage(_) => return,
-            ThreadItem::AgentMessage(m) => {
-                self.close_item(&m.id);
-                out.push(AgentEvent::MessageCompleted {
-                    item_id: m.id.clone(),
-                    text: m.text.clone(),
-                });
-                return;
-            }
-            ThreadItem::Reasoning(r) => {
-                self.close_item(&r.id);
-                let text = if r.summary.is_empty() {
-                    r.content.join("\n\n")
-                } else {
-                    r.summary.join("\n\n")
-                };
-                out.push(AgentEvent::ReasoningCompleted {
-                    item_id: r.id.clone(),
-                    text,
-                });
-                return;
-            }
-            ThreadItem::ContextCompaction(_) => {
-                out.push(diagnostic(
-                    DiagnosticSource::Notice,
-                    "Codex compacted the conversation context".into(),
-                    None,
-                ));
-                return;
-            }
-            ThreadItem::Unknown(raw) => {
-                out.push(unknown_item(raw));
-                return;
-            }
-            _ => {}
+        if self.text_item_completed(&item, out) {
+            return;
         }
         let Some((id, kind, name, input)) = tool_of(&item) else {
             return;
@@ -445,7 +416,65 @@ impl TurnTranslator {
                 input: input.clone(),
             });
         }
-        let (output, status, exit_code) = match &item {
+        let (output, status, exit_code) = self.tool_result(&item, out);
+        out.push(AgentEvent::ToolCompleted {
+            item_id: id,
+            kind,
+            name,
+            input,
+            output,
+            status,
+            exit_code,
+        });
+    }
+
+    /// A completed message, reasoning or notice: shown and done (true); false for the
+    /// rest (tools, and items without a card).
+    fn text_item_completed(&mut self, item: &ThreadItem, out: &mut Vec<AgentEvent>) -> bool {
+        match item {
+            ThreadItem::UserMessage(_) => {}
+            ThreadItem::AgentMessage(m) => {
+                self.close_item(&m.id);
+                out.push(AgentEvent::MessageCompleted {
+                    item_id: m.id.clone(),
+                    text: m.text.clone(),
+                });
+            }
+            ThreadItem::Reasoning(r) => {
+                self.close_item(&r.id);
+                let text = if r.summary.is_empty() {
+                    r.content.join("\n\n")
+                } else {
+                    r.summary.join("\n\n")
+                };
+                out.push(AgentEvent::ReasoningCompleted {
+                    item_id: r.id.clone(),
+                    text,
+                });
+            }
+            ThreadItem::ContextCompaction(_) => {
+                out.push(diagnostic(
+                    DiagnosticSource::Notice,
+                    "Codex compacted the conversation context".into(),
+                    None,
+                ));
+            }
+            ThreadItem::Unknown(raw) => {
+                out.push(unknown_item(raw));
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// A completed tool's output, status and exit code (a file change also reports its
+    /// files, once applied).
+    fn tool_result(
+        &mut self,
+        item: &ThreadItem,
+        out: &mut Vec<AgentEvent>,
+    ) -> (Option<String>, ToolStatus, Option<i32>) {
+        match item {
             ThreadItem::CommandExecution(c) => (
                 c.aggregated_output.clone(),
                 tool_status(&c.status),
@@ -493,17 +522,29 @@ impl TurnTranslator {
             }
             ThreadItem::Plan(p) => (Some(p.text.clone()), ToolStatus::Completed, None),
             _ => (None, ToolStatus::Completed, None),
-        };
-        out.push(AgentEvent::ToolCompleted {
-            item_id: id,
-            kind,
-            name,
-            input,
-            output,
-            status,
-            exit_code,
-        });
+        }
     }
+}
+
+/// The `run.failed` code of a codex error: `http_<status>` when the model's server answered
+/// with one, else codex's own error code.
+fn failure_code(e: &TurnError) -> Option<String> {
+    e.http_status()
+        .map(|s| format!("http_{s}"))
+        .or_else(|| e.code())
+}
+
+/// A notification this build does not know (or cannot read), kept as a diagnostic.
+fn unknown_notification(method: String, params: Value, error: Option<String>) -> AgentEvent {
+    let message = match error {
+        Some(e) => format!("unreadable codex notification `{method}`: {e}"),
+        None => format!("unknown codex notification `{method}`"),
+    };
+    diagnostic(
+        DiagnosticSource::UnknownMessage,
+        message,
+        Some(json!({"method": method, "params": params})),
+    )
 }
 
 fn notification_turn_id(n: &ServerNotification) -> Option<&str> {
