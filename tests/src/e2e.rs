@@ -626,7 +626,7 @@ pub async fn prepare_claude_workspace(
     std::fs::write(work.join("README.md"), "demo repo\n")?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
     desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("claude", bin))
-    .await?;
+        .await?;
     let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
     let mut vars = std::collections::BTreeMap::new();
     for (k, v) in [
@@ -709,7 +709,7 @@ pub async fn prepare_codex_workspace(
         .status()?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
     desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("codex", bin))
-    .await?;
+        .await?;
     let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
     let mut vars = std::collections::BTreeMap::new();
     vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());

@@ -15,6 +15,7 @@ pub mod approval_detail;
 pub mod capabilities;
 pub mod claude;
 pub mod codex;
+pub mod engine_options;
 pub mod events;
 pub mod ids;
 // Before `ipc`: `define_rpc!` is used there.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentdesk_protocol::{acp, approval_detail, capabilities, events, ui};
+use agentdesk_protocol::{acp, approval_detail, capabilities, engine_options, events, ui};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -70,6 +70,8 @@ fn expected() -> BTreeMap<String, String> {
     // The engine registry and the engines' typed profile options (issue 21).
     render::<ui::EngineInfo>(&cfg, &mut out);
     render::<ui::EngineProgramInfo>(&cfg, &mut out);
+    render::<engine_options::CodexOptions>(&cfg, &mut out);
+    render::<engine_options::ClaudeOptions>(&cfg, &mut out);
     render::<acp::options::AcpOptions>(&cfg, &mut out);
     render::<acp::options::AcpPreset>(&cfg, &mut out);
     render::<ui::Theme>(&cfg, &mut out);

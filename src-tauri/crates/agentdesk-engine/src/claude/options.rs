@@ -5,40 +5,9 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
-
 use crate::error::EngineError;
-use crate::profile_options::{strings_key, u32_key};
 use crate::vocab::Engine;
-
-/// The `engineOptions` keys Claude Code reads from a profile (lenient, like the stored JSON always was
-/// read: a value of the wrong type counts as missing).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ClaudeOptions {
-    /// `settingSources` (`--setting-sources`); `None` = the user's own settings only.
-    pub setting_sources: Option<Vec<String>>,
-    /// `maxTurns` (`--max-turns`).
-    pub max_turns: Option<u32>,
-}
-
-impl ClaudeOptions {
-    pub fn from_json(opts: &Value) -> Self {
-        Self {
-            setting_sources: strings_key(opts, "settingSources"),
-            max_turns: u32_key(opts, "maxTurns"),
-        }
-    }
-
-    /// The workspace-controlled setting sources this loads (`project`, `local`).
-    pub fn workspace_setting_sources(&self) -> Vec<String> {
-        self.setting_sources
-            .iter()
-            .flatten()
-            .filter(|s| WORKSPACE_SETTING_SOURCES.contains(&s.as_str()))
-            .cloned()
-            .collect()
-    }
-}
+pub use agentdesk_protocol::engine_options::{ClaudeOptions, WORKSPACE_SETTING_SOURCES};
 
 /// `--permission-mode` values, for [`crate::claude::RunControl::set_permission_mode`]. A run
 /// always *starts* in [`PermissionMode::Default`] (see [`ClaudeProfile::args`]).
@@ -106,10 +75,6 @@ pub struct ClaudeProfile {
 /// Settings files loaded unless a profile says otherwise: the user's own, never the
 /// workspace's (`project`, `local`), which a repository controls.
 pub const DEFAULT_SETTING_SOURCES: &[&str] = &["user"];
-
-/// Setting sources a repository controls: a profile that loads them lets the workspace run
-/// hooks and pre-approve tools.
-pub const WORKSPACE_SETTING_SOURCES: &[&str] = &["project", "local"];
 
 /// How a run attaches to its conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -189,7 +189,7 @@ fn codex_profile(spec: &ProfileSpec, o: CodexOptions) -> CodexProfile {
         approval_policy: Some(approval),
         sandbox: Some(sandbox),
         provider,
-        config_overrides: o.config_overrides,
+        config_overrides: o.config_overrides.into_iter().collect(),
         enable_plugins: false,
         developer_instructions: spec.system_prompt.clone().filter(|s| !s.is_empty()),
         plan_mode: o.plan_mode,

@@ -4,40 +4,8 @@ use std::path::PathBuf;
 
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 use agentdesk_protocol::ui::PermissionMode;
-use serde_json::Value;
 
-use crate::profile_options::{bool_key, string_key, string_map_key, u32_key};
-
-/// The `engineOptions` keys Codex reads from a profile (lenient, like the stored JSON always was read: a
-/// value of the wrong type counts as missing).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CodexOptions {
-    /// `codexHome`: CODEX_HOME for this profile (else the settings', else `$CODEX_HOME`).
-    pub codex_home: Option<PathBuf>,
-    /// `requestMaxRetries` / `streamMaxRetries` of the custom provider (`0` in tests: fail
-    /// fast).
-    pub request_max_retries: Option<u32>,
-    pub stream_max_retries: Option<u32>,
-    /// `configOverrides`: extra `-c key=value` (value in TOML syntax).
-    pub config_overrides: Vec<(String, String)>,
-    /// `planMode`: codex plans (and may ask questions) instead of acting.
-    pub plan_mode: bool,
-    /// `trustProjectConfig`: load the workspace's `.codex/config.toml`.
-    pub trust_project_config: bool,
-}
-
-impl CodexOptions {
-    pub fn from_json(opts: &Value) -> Self {
-        Self {
-            codex_home: string_key(opts, "codexHome").map(PathBuf::from),
-            request_max_retries: u32_key(opts, "requestMaxRetries"),
-            stream_max_retries: u32_key(opts, "streamMaxRetries"),
-            config_overrides: string_map_key(opts, "configOverrides"),
-            plan_mode: bool_key(opts, "planMode"),
-            trust_project_config: bool_key(opts, "trustProjectConfig"),
-        }
-    }
-}
+pub use agentdesk_protocol::engine_options::CodexOptions;
 
 /// How Codex asks and sandboxes for a profile's permission mode. Codex is asked about
 /// everything the profile might want to see (`untrusted`) and Agent Desk's queue rules then
@@ -214,7 +182,7 @@ mod options_json_tests {
                 codex_home: Some(PathBuf::from("/h")),
                 request_max_retries: Some(0),
                 stream_max_retries: None,
-                config_overrides: vec![("a.b".into(), "x".into()), ("n".into(), "2".into())],
+                config_overrides: [("a.b".into(), "x".into()), ("n".into(), "2".into())].into(),
                 plan_mode: true,
                 trust_project_config: false,
             }

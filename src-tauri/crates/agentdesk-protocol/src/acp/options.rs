@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
+use crate::engine_options::{string_key, strings_key};
+
 /// An ACP agent Agent Desk knows how to start and what its quirks are (see the engine crate's
 /// `acp::options::PresetSpec`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -52,25 +54,9 @@ impl AcpOptions {
     /// Lenient: a wrong-typed or unknown value counts as missing.
     pub fn from_json(opts: &Value) -> Self {
         Self {
-            preset: opts
-                .get("preset")
-                .and_then(Value::as_str)
-                .and_then(AcpPreset::parse),
-            command: opts
-                .get("command")
-                .and_then(Value::as_str)
-                .filter(|c| !c.trim().is_empty())
-                .map(str::to_owned),
-            args: opts
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            preset: string_key(opts, "preset").and_then(|p| AcpPreset::parse(&p)),
+            command: string_key(opts, "command"),
+            args: strings_key(opts, "args").unwrap_or_default(),
         }
     }
 }
