@@ -1,5 +1,6 @@
-//! Storage faults in the middle of a run, with the REAL engines (`CODEX_BIN`, `CLAUDE_BIN`, `OPENCODE_BIN`)
-//! streaming from the fake model servers on 127.0.0.1, through `Desk::send_message`:
+//! Storage faults in the middle of a run, with the REAL engines (`CODEX_BIN`, `CLAUDE_BIN`,
+//! `OPENCODE_BIN`) streaming from the fake model servers on 127.0.0.1, through
+//! `Desk::send_message`:
 //!
 //! - another program holds the database's write lock (`BEGIN IMMEDIATE` on a second
 //!   connection) longer than SQLite's busy timeout, then lets go: the run completes and the
