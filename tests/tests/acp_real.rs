@@ -611,6 +611,10 @@ fn paced(tag: &str, n: usize) -> Reply {
 /// Two opencode agents at once, sharing one home (as a user's runs do) but each with its own
 /// model server: both start (each opens its own HTTP server: 4096 is taken by the first, the
 /// second falls back to a random port), both stream their own answer, both end.
+///
+/// The home has been used once before (its database exists): two agents that are the
+/// first ever to start on a home race on creating opencode's database (one exits with
+/// "Failed query: CREATE TABLE `workspace`"), which is reported, not hidden here.
 async fn two_runs_at_once(bin: PathBuf) {
     let (fake_a, fake_b) = (
         FakeChat::start().await.unwrap(),
@@ -629,9 +633,20 @@ async fn two_runs_at_once(bin: PathBuf) {
         "OPENCODE_CONFIG".into(),
         config_b.to_string_lossy().into_owned(),
     ));
+    let engine = engine();
+    // A first run creates opencode's database in the shared home.
+    fake_a.push(Reply::text(&["warm"]));
+    let mut warm = start(
+        &engine,
+        &work,
+        &profile_a,
+        vec![InputPart::text("warm up")],
+        None,
+    )
+    .await;
+    assert_completed(&until_end(&mut warm).await);
     fake_a.push(paced("alpha", 20));
     fake_b.push(paced("beta", 20));
-    let engine = engine();
     let (mut a, mut b) = tokio::join!(
         start(
             &engine,
@@ -664,9 +679,9 @@ async fn two_runs_at_once(bin: PathBuf) {
         text_b.starts_with("beta0 ") && text_b.contains("beta19"),
         "{text_b}"
     );
-    assert_eq!(fake_a.model_requests().len(), 1);
+    assert_eq!(fake_a.model_requests().len(), 2, "warm-up + run A");
     assert_eq!(fake_b.model_requests().len(), 1);
-    assert!(fake_a.model_requests()[0]
+    assert!(fake_a.model_requests()[1]
         .transcript()
         .contains("question A"));
     assert!(fake_b.model_requests()[0]

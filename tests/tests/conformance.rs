@@ -36,8 +36,7 @@ use agentdesk_engine::acp::{AcpEngine, AcpEngineConfig, AcpOptions, AcpPreset, A
 use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CustomProvider};
 use agentdesk_engine::{
-    AgentEngine, AgentRun, ApprovalDecision, Engine, EngineOptions, InputPart,
-    NeutralRunRequest,
+    AgentEngine, AgentRun, ApprovalDecision, Engine, EngineOptions, InputPart, NeutralRunRequest,
 };
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 use agentdesk_protocol::events::{

@@ -1,5 +1,6 @@
-//! Storage faults in the middle of a run, with the REAL engines (`CODEX_BIN`, `CLAUDE_BIN`)
-//! streaming from the fake model servers on 127.0.0.1, through `Desk::send_message`:
+//! Storage faults in the middle of a run, with the REAL engines (`CODEX_BIN`, `CLAUDE_BIN`,
+//! `OPENCODE_BIN`) streaming from the fake model servers on 127.0.0.1, through
+//! `Desk::send_message`:
 //!
 //! - another program holds the database's write lock (`BEGIN IMMEDIATE` on a second
 //!   connection) longer than SQLite's busy timeout, then lets go: the run completes and the
@@ -406,4 +407,5 @@ scenarios! {
     both: [lock_held_mid_run_loses_nothing, lock_past_budget_fails_the_run],
     codex: [],
     claude: [full_disk_fails_the_run_and_keeps_earlier_text],
+    acp: [lock_held_mid_run_loses_nothing, lock_past_budget_fails_the_run],
 }
