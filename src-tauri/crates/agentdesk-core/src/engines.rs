@@ -555,7 +555,7 @@ mod tests {
         let claude = |s: &ProfileSpec| match engine_options(Engine::Claude, Some(s), None).unwrap()
         {
             EngineOptions::Claude(p) => p,
-            EngineOptions::Codex { .. } => panic!("not claude"),
+            _ => panic!("not claude"),
         };
         let args = claude(&s).args(&SessionArg::New("x".into()));
         assert!(
@@ -579,7 +579,7 @@ mod tests {
         let mut codex = spec(Engine::Codex, PermissionMode::Ask);
         let trusts = |s: &ProfileSpec| match engine_options(Engine::Codex, Some(s), None).unwrap() {
             EngineOptions::Codex { profile, .. } => profile.trust_project_config,
-            EngineOptions::Claude(_) => panic!("not codex"),
+            _ => panic!("not codex"),
         };
         assert!(profile_warnings(&codex).is_empty());
         assert!(!trusts(&codex));
