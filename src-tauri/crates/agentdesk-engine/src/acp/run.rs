@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use super::permission::{
     choose_option, fs_event, permission_event, FsAsk, FsOp, Held, Pending, PermissionReply,
 };
-use super::session::Agent;
+use super::session::{describe, Agent};
 use super::translate::AcpTranslator;
 use super::workspace::{planned_write, read_text, write_text, Workspace};
 use crate::coalesce::coalesce_deltas;
@@ -246,15 +246,7 @@ impl RunTask {
             },
             // The connection is gone: the `Closed` event that follows says how.
             Err(e) if e.is_fatal() => return,
-            Err(EngineError::Server { message, data, .. }) => {
-                let details = data
-                    .as_ref()
-                    .and_then(|d| d.get("details").and_then(Value::as_str).map(str::to_owned))
-                    .map(|d| format!(": {d}"))
-                    .unwrap_or_default();
-                format!("{} could not run the prompt: {message}{details}", self.name)
-            }
-            Err(e) => format!("{} could not run the prompt: {e}", self.name),
+            Err(e) => format!("{} could not run the prompt: {}", self.name, describe(&e)),
         };
         st.pending.expire_all(&mut st.out);
         self.translator
