@@ -1,14 +1,12 @@
 //! Approval and question cards.
 
-use std::collections::BTreeMap;
-
 use agentdesk_core::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
-use agentdesk_protocol::ids::ApprovalId;
-use agentdesk_protocol::ui::{Approval, CardDecision, DecidedBy};
+use agentdesk_protocol::ipc::{AnswerQuestionArgs, DecideApprovalArgs, ListPendingApprovalsArgs};
+use agentdesk_protocol::ui::{CardDecision, DecidedBy};
 use tauri::State;
 
-use super::CmdResult;
+use super::{Args, Reply};
 use crate::state::AppState;
 
 fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision {
@@ -30,10 +28,13 @@ fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision 
 #[tauri::command]
 pub async fn decide_approval(
     state: State<'_, AppState>,
-    approval_id: ApprovalId,
-    decision: CardDecision,
-    message: Option<String>,
-) -> CmdResult<Approval> {
+    args: Args<DecideApprovalArgs>,
+) -> Reply<DecideApprovalArgs> {
+    let DecideApprovalArgs {
+        approval_id,
+        decision,
+        message,
+    } = args.args;
     Ok(state
         .desk()?
         .decide_approval(&approval_id, to_engine(decision, message), DecidedBy::User)
@@ -43,9 +44,12 @@ pub async fn decide_approval(
 #[tauri::command]
 pub async fn answer_question(
     state: State<'_, AppState>,
-    approval_id: ApprovalId,
-    answers: BTreeMap<String, Vec<String>>,
-) -> CmdResult<Approval> {
+    args: Args<AnswerQuestionArgs>,
+) -> Reply<AnswerQuestionArgs> {
+    let AnswerQuestionArgs {
+        approval_id,
+        answers,
+    } = args.args;
     Ok(state
         .desk()?
         .answer_question(&approval_id, answers, DecidedBy::User)
@@ -54,6 +58,6 @@ pub async fn answer_question(
 
 /// Every pending request across sessions (the Approvals view).
 #[tauri::command]
-pub fn list_pending_approvals(state: State<'_, AppState>) -> CmdResult<Vec<Approval>> {
+pub fn list_pending_approvals(state: State<'_, AppState>) -> Reply<ListPendingApprovalsArgs> {
     Ok(state.desk()?.approvals().pending())
 }

@@ -23,7 +23,7 @@ use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
 use crate::codex::{CodexEngine, CodexProfile, RunRequest};
 pub use crate::control::RunHandle;
 use crate::error::EngineError;
-pub use crate::vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};
+pub use crate::vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};
 
 /// Which engine, with its per-profile options.
 #[derive(Debug, Clone)]
@@ -59,17 +59,17 @@ pub enum AgentEngine {
 }
 
 impl AgentEngine {
-    pub fn kind(&self) -> EngineKind {
+    pub fn kind(&self) -> Engine {
         match self {
-            Self::Codex(_) => EngineKind::Codex,
-            Self::Claude(_) => EngineKind::Claude,
-            Self::Acp(_) => EngineKind::Acp,
+            Self::Codex(_) => Engine::Codex,
+            Self::Claude(_) => Engine::Claude,
+            Self::Acp(_) => Engine::Acp,
         }
     }
 
     /// What this engine can do (edited input, questions, cost, ...).
     pub fn capabilities(&self) -> EngineCapabilities {
-        self.kind().capabilities()
+        crate::registry::descriptor(self.kind()).capabilities()
     }
 
     /// Start one run. `Err` = the run never started; later failures are `run.failed` events.

@@ -25,6 +25,7 @@
 //! while let Some(ev) = events.recv().await { /* AgentEvent */ }
 //! ```
 
+pub mod descriptor;
 pub mod options;
 mod permission;
 mod run;
@@ -50,7 +51,7 @@ use crate::control::{Command, CommandSink, RunHandle};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use crate::vocab::{EngineKind, InputPart};
+use crate::vocab::{Engine, InputPart};
 use run::RunTask;
 use session::{prompt_blocks, Agent};
 use workspace::Workspace;
@@ -217,7 +218,7 @@ impl AcpEngine {
             pid,
             agent_info,
             events,
-            control: RunHandle::new(EngineKind::Acp, Sink(tx)),
+            control: RunHandle::new(Engine::Acp, Sink(tx)),
         })
     }
 

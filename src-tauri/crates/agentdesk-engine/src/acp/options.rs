@@ -116,6 +116,8 @@ pub const OPENCODE: EngineProgram = EngineProgram {
         below: (2, 0, 0),
     },
     install_supported: "install a supported one with `npm install -g opencode-ai@1.18.33`, or set the path of one in the profile",
+    install_command: "npm install -g opencode-ai",
+    install_supported_command: "npm install -g opencode-ai@1.18.33",
 };
 
 /// Gemini CLI, verified with 0.61.0.
@@ -128,6 +130,8 @@ pub const GEMINI: EngineProgram = EngineProgram {
         below: (1, 0, 0),
     },
     install_supported: "install a supported one with `npm install -g @google/gemini-cli@0.61.0`, or set the path of one in the profile",
+    install_command: "npm install -g @google/gemini-cli",
+    install_supported_command: "npm install -g @google/gemini-cli@0.61.0",
 };
 
 impl PresetSpec {

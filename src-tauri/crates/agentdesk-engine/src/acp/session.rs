@@ -20,7 +20,7 @@ use crate::error::EngineError;
 use crate::process::{ChildProcess, ProcessSpec};
 use crate::rpc::{ForwardMethods, PeerEvent, PeerEvents, RpcConfig, RpcPeer};
 use crate::transport::TransportConfig;
-use crate::vocab::{EngineKind, InputPart};
+use crate::vocab::{Engine, InputPart};
 
 /// The agent → client requests the run answers; anything else (`terminal/*`, which we do not
 /// advertise) is declined with -32601.
@@ -67,7 +67,7 @@ impl Agent {
         }
         let parent = crate::child_env::parent_env();
         let inherited = crate::child_env::engine_env(
-            EngineKind::Acp,
+            Engine::Acp,
             &parent,
             &profile.env,
             &[],
