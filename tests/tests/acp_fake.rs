@@ -390,6 +390,69 @@ async fn files_are_served_inside_the_workspace_and_asked_outside() {
     assert!(!outside.exists());
 }
 
+/// opencode writes a file itself when its `fs/write_text_file` is refused: the permission
+/// request is the gate, so it names the path outside the workspace, and once approved there
+/// the write that follows is not asked again.
+#[tokio::test]
+async fn an_edit_outside_the_workspace_is_decided_at_the_permission() {
+    let outside_dir = workspace("outside-edit-target");
+    let outside = outside_dir.join("y.txt");
+    let outside_s = outside.display().to_string();
+    let env = [("FAKE_ACP_OUTSIDE", outside_s.as_str())];
+    let mut run = start_req(
+        request("outside-edit", "outside_edit", &env),
+        RunLimits::default(),
+    )
+    .await;
+    let (ev, id) = until_approval(&mut run).await;
+    let AgentEvent::ApprovalRequested {
+        kind,
+        files,
+        reason,
+        ..
+    } = ev.last().unwrap()
+    else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::FileChange);
+    let reason = reason.as_deref().unwrap();
+    assert!(reason.starts_with("outside the workspace: "), "{reason}");
+    assert!(reason.contains("y.txt"), "{reason}");
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].path, outside_s);
+    assert!(files[0].diff.contains("+edited"));
+    run.control()
+        .resolve_approval(&id, UserDecision::ApproveOnce)
+        .await
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    assert!(
+        !ev.iter().any(|e| e.type_name() == "approval.requested"),
+        "asked twice: {ev:#?}"
+    );
+    assert!(
+        text(&ev).contains("decision: once; write outside: null"),
+        "{}",
+        text(&ev)
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "edited\n");
+
+    let _ = std::fs::remove_file(&outside);
+    let mut run = start_req(
+        request("outside-edit-deny", "outside_edit", &env),
+        RunLimits::default(),
+    )
+    .await;
+    let (_, id) = until_approval(&mut run).await;
+    run.control()
+        .resolve_approval(&id, UserDecision::Deny)
+        .await
+        .unwrap();
+    let ev = until_end(&mut run).await;
+    assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
+    assert!(!outside.exists());
+}
+
 #[tokio::test]
 async fn a_crash_mid_prompt_fails_the_run_with_the_stderr_tail() {
     let mut run = start("crash", "crash").await;

@@ -16,6 +16,9 @@
 //! - `fs`: writes `sub/dir/new.txt` in the cwd, reads it back from line 2 (limit 1), reads a
 //!   missing file, then writes `FAKE_ACP_OUTSIDE` (a path outside the workspace) and reads it;
 //!   the text quotes every answer.
+//! - `outside_edit`: like opencode, asks `session/request_permission` for an edit of
+//!   `FAKE_ACP_OUTSIDE` (a `diff` block), then, when allowed, writes it with
+//!   `fs/write_text_file`; the text quotes the decision and the write's answer.
 //! - `crash`: a message chunk, a line on stderr, exit 3.
 //! - `garbage`: a non-JSON line, a JSON array, an unknown `sessionUpdate` kind, an unknown
 //!   notification, an unknown request (answered?), then a text turn.
@@ -214,6 +217,7 @@ impl Fake {
                 "cancelled"
             }
             "fs" => self.fs(),
+            "outside_edit" => self.outside_edit(),
             "crash" => {
                 self.say("about to fail");
                 eprintln!("fake-acp: something broke");
@@ -307,6 +311,47 @@ impl Fake {
             self.wait_cancel();
             return "cancelled";
         }
+        "end_turn"
+    }
+
+    fn outside_edit(&mut self) -> &'static str {
+        let session = self.session.clone();
+        let path = std::env::var("FAKE_ACP_OUTSIDE").unwrap_or_default();
+        self.update(json!({"sessionUpdate": "tool_call", "toolCallId": "call_w", "title": "write",
+            "kind": "edit", "status": "pending", "rawInput": {"filePath": path, "content": "edited\n"}}));
+        let answer = self.call(
+            "session/request_permission",
+            json!({"sessionId": session,
+            "toolCall": {"toolCallId": "call_w", "title": path, "kind": "edit", "status": "pending",
+                "locations": [{"path": path}], "rawInput": {"filepath": path},
+                "content": [{"type": "diff", "path": path, "oldText": "", "newText": "edited\n"}]},
+            "options": [{"optionId": "once", "kind": "allow_once", "name": "Allow once"},
+                {"optionId": "reject", "kind": "reject_once", "name": "Reject"}]}),
+        );
+        let chosen = match &answer {
+            Ok(r) => r["outcome"]["optionId"]
+                .as_str()
+                .unwrap_or("cancelled")
+                .to_owned(),
+            Err(e) => format!("error {e}"),
+        };
+        let mut report = format!("decision: {chosen}");
+        if chosen == "once" {
+            let w = self.call(
+                "fs/write_text_file",
+                json!({"sessionId": session, "path": path, "content": "edited\n"}),
+            );
+            report.push_str(&format!("; write outside: {}", short(&w)));
+        }
+        let status = if chosen == "once" {
+            "completed"
+        } else {
+            "failed"
+        };
+        self.update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_w", "status": status}),
+        );
+        self.say(&report);
         "end_turn"
     }
 
