@@ -198,6 +198,14 @@ async fn the_model_is_switched_when_offered_and_ignored_with_a_notice_otherwise(
     assert!(matches!(&ev[0], AgentEvent::RunStarted { model: Some(m), .. } if m == "fake/b"));
     assert!(text(&ev).contains("model=fake/b"));
 
+    // Gemini CLI's way: a model list and `session/set_model`.
+    let mut req = request("model-list", "text", &[("FAKE_ACP_MODELS", "1")]);
+    req.profile.model = Some("fake/b".into());
+    let mut run = start_req(req, RunLimits::default()).await;
+    let ev = until_end(&mut run).await;
+    assert!(matches!(&ev[0], AgentEvent::RunStarted { model: Some(m), .. } if m == "fake/b"));
+    assert!(text(&ev).contains("model=fake/b"), "{}", text(&ev));
+
     let mut req = request("model-missing", "text", &[]);
     req.profile.model = Some("other/model".into());
     let mut run = start_req(req, RunLimits::default()).await;

@@ -31,7 +31,8 @@
 //! ("Invalid session identifier"); any other id replays `OLD HISTORY` (a user chunk, an agent
 //! chunk, a tool call) before answering. `session/new` answers `fake-session-<n>` with a model
 //! config option (`fake/a`, `fake/b`); `session/set_config_option` switches it and the text
-//! says `model=<current>`.
+//! says `model=<current>`. With `FAKE_ACP_MODELS=1` it offers Gemini CLI's model list instead
+//! (`models.availableModels`, switched with `session/set_model`).
 //!
 //! Deliberately synchronous std code: a fake should be simpler than what it tests.
 
@@ -83,12 +84,24 @@ fn main() {
                 fake.session = format!("fake-session-{}", std::process::id());
                 let setup = fake.setup();
                 let mut result = json!({"sessionId": fake.session});
-                result["configOptions"] = setup["configOptions"].clone();
+                if std::env::var("FAKE_ACP_MODELS").is_ok_and(|v| v == "1") {
+                    result["models"] = json!({"currentModelId": fake.model, "availableModels": [
+                        {"modelId": "fake/a", "name": "A"}, {"modelId": "fake/b", "name": "B"}]});
+                } else {
+                    result["configOptions"] = setup["configOptions"].clone();
+                }
                 fake.respond(&id, result);
             }
             Some("session/load") => fake.load(&msg),
             Some("session/set_config_option") => {
                 fake.model = msg["params"]["value"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                fake.respond(&id, json!({}));
+            }
+            Some("session/set_model") => {
+                fake.model = msg["params"]["modelId"]
                     .as_str()
                     .unwrap_or_default()
                     .to_owned();
