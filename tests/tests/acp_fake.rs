@@ -27,6 +27,7 @@ fn engine() -> AcpEngine {
         init_timeout: Duration::from_secs(5),
         session_timeout: Duration::from_secs(5),
         interrupt_grace: Duration::from_secs(2),
+        start_retry_pause: Duration::from_millis(100),
         ..AcpEngineConfig::default()
     })
 }
@@ -459,6 +460,34 @@ async fn an_edit_outside_the_workspace_is_decided_at_the_permission() {
     let ev = until_end(&mut run).await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
     assert!(!outside.exists());
+}
+
+#[tokio::test]
+async fn an_agent_that_dies_while_starting_is_started_once_more() {
+    let marker = workspace("start-marker").join("started");
+    let marker_s = marker.display().to_string();
+    let req = request(
+        "crash-start-once",
+        "crash_start_once",
+        &[("FAKE_ACP_MARKER", &marker_s)],
+    );
+    let mut run = start_req(req, RunLimits::default()).await;
+    let ev = until_end(&mut run).await;
+    let n = notices(&ev);
+    assert!(
+        n.iter()
+            .any(|m| m.contains("exited while starting") && m.contains("CREATE TABLE")),
+        "{n:?}"
+    );
+    assert!(text(&ev).starts_with("Hello from fake."));
+
+    let r = engine()
+        .start_run(request("crash-start", "crash_start", &[]))
+        .await;
+    assert!(
+        matches!(&r, Err(EngineError::ChildExited { stderr_tail, .. }) if stderr_tail.contains("CREATE TABLE")),
+        "{r:?}"
+    );
 }
 
 #[tokio::test]

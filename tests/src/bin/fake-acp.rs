@@ -20,6 +20,9 @@
 //!   `FAKE_ACP_OUTSIDE` (a `diff` block), then, when allowed, writes it with
 //!   `fs/write_text_file`; the text quotes the decision and the write's answer.
 //! - `crash`: a message chunk, a line on stderr, exit 3.
+//! - `crash_start_once`: the first start (no `FAKE_ACP_MARKER` file yet) creates the marker
+//!   and exits 1 before answering `initialize`, like opencode losing its database migration
+//!   race; later starts run `text`. `crash_start`: every start exits so.
 //! - `garbage`: a non-JSON line, a JSON array, an unknown `sessionUpdate` kind, an unknown
 //!   notification, an unknown request (answered?), then a text turn.
 //! - `refusal`: a message chunk, `stopReason: refusal`.
@@ -56,6 +59,15 @@ struct Fake {
 fn main() {
     let script = std::env::var("FAKE_ACP_SCRIPT").unwrap_or_else(|_| "text".to_owned());
     eprintln!("fake-acp: starting, script={script}");
+    let marker = std::env::var("FAKE_ACP_MARKER").map(PathBuf::from);
+    let first = marker.as_ref().is_ok_and(|m| !m.exists());
+    if script == "crash_start" || (script == "crash_start_once" && first) {
+        if let Ok(m) = &marker {
+            let _ = std::fs::write(m, "started");
+        }
+        eprintln!("Failed query: CREATE TABLE `workspace`");
+        std::process::exit(1);
+    }
     let mut fake = Fake {
         script,
         lines: io::stdin().lines(),
