@@ -226,7 +226,8 @@ fn render_detail(body: &mut Body, a: &Approval) {
             body.context(&format!("from the MCP server {}", e.server_name));
             body.unshown();
         }
-        ApprovalDetail::Unknown(_) => body.unshown(),
+        // The agent's raw input may hold more than the command and files shown.
+        ApprovalDetail::AcpToolCall(_) | ApprovalDetail::Unknown(_) => body.unshown(),
     }
 }
 

@@ -84,6 +84,8 @@ pub enum ApprovalDetail {
     CodexFileChange(CodexFileChangeDetail),
     CodexPermissions(CodexPermissionsDetail),
     CodexElicitation(CodexElicitationDetail),
+    /// An ACP agent's `session/request_permission` (the tool call it is about).
+    AcpToolCall(crate::acp::AcpToolCallDetail),
     /// Written by a newer build (or not understood): kept as it was, shown as raw JSON.
     #[serde(untagged)]
     Unknown(#[ts(type = "unknown")] Value),
@@ -149,6 +151,7 @@ enum Known {
     CodexFileChange(CodexFileChangeDetail),
     CodexPermissions(CodexPermissionsDetail),
     CodexElicitation(CodexElicitationDetail),
+    AcpToolCall(crate::acp::AcpToolCallDetail),
 }
 
 impl From<Known> for ApprovalDetail {
@@ -159,6 +162,7 @@ impl From<Known> for ApprovalDetail {
             Known::CodexFileChange(d) => Self::CodexFileChange(d),
             Known::CodexPermissions(d) => Self::CodexPermissions(d),
             Known::CodexElicitation(d) => Self::CodexElicitation(d),
+            Known::AcpToolCall(d) => Self::AcpToolCall(d),
         }
     }
 }
@@ -235,6 +239,20 @@ mod tests {
             Some(ApprovalDetail::CodexCommand(CodexCommandDetail { proposed_execpolicy_amendment: Some(a), .. })) if a == ["touch"]
         ));
         assert_eq!(read(Value::Null), None);
+    }
+
+    #[test]
+    fn acp_tool_calls_read_back_as_their_variant() {
+        let v = json!({"source": "acpToolCall", "toolCallId": "call_1", "title": "write",
+            "toolKind": "edit", "rawInput": {"filePath": "/w/a.txt"}, "offered": ["allow_once"]});
+        let Some(ApprovalDetail::AcpToolCall(d)) = read(v.clone()) else {
+            panic!("not read as acpToolCall")
+        };
+        assert_eq!(d.tool_kind.as_deref(), Some("edit"));
+        assert_eq!(
+            serde_json::to_value(ApprovalDetail::AcpToolCall(d)).unwrap(),
+            v
+        );
     }
 
     #[test]

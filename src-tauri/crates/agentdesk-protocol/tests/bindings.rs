@@ -94,6 +94,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<approval_detail::CodexFileChangeDetail>(&cfg, &mut out);
     render::<approval_detail::CodexPermissionsDetail>(&cfg, &mut out);
     render::<approval_detail::CodexElicitationDetail>(&cfg, &mut out);
+    render::<agentdesk_protocol::acp::AcpToolCallDetail>(&cfg, &mut out);
     render::<capabilities::EngineCapabilities>(&cfg, &mut out);
     out
 }

@@ -698,3 +698,28 @@ proptest! {
         prop_assert_eq!(shell::normalise_whitespace(&once), once.clone());
     }
 }
+
+/// An ACP agent's edit permission lists every path it touches: one outside the workspace
+/// keeps the whole request from being auto-approved (opencode writes such a file itself once
+/// its permission is granted, whatever the adapter's `fs/*` check says).
+#[test]
+fn an_acp_edit_touching_a_path_outside_is_never_auto_approved() {
+    let none = HashSet::new();
+    let fc = ApprovalKindName::FileChange;
+    let edit = policy(PermissionMode::AutoEdit);
+    let mut req = files(&[&abs("/work/repo/a.txt")]);
+    req.detail = Some(Box::new(ApprovalDetail::AcpToolCall(
+        agentdesk_protocol::acp::AcpToolCallDetail {
+            tool_call_id: "call_1".into(),
+            tool_kind: Some("edit".into()),
+            ..Default::default()
+        },
+    )));
+    assert!(evaluate(&edit, fc, &req, &none).unwrap().approve);
+    req.files.push(ApprovalFile {
+        path: abs("/work/sibling/b.txt"),
+        kind: FileChangeKind::Add,
+        diff: String::new(),
+    });
+    assert_eq!(evaluate(&edit, fc, &req, &none), None);
+}

@@ -56,6 +56,9 @@ use run::RunTask;
 use session::{prompt_blocks, Agent};
 use workspace::Workspace;
 
+/// A set-up session: the session, the model it runs, notices for the timeline.
+type Prepared = (session::Opened, Option<String>, Vec<String>);
+
 /// Engine-wide settings (not per profile).
 #[derive(Debug, Clone)]
 pub struct AcpEngineConfig {
@@ -70,6 +73,8 @@ pub struct AcpEngineConfig {
     /// After `session/cancel`, how long to wait for the prompt's answer before stopping the
     /// agent ourselves.
     pub interrupt_grace: Duration,
+    /// Before the one retry of an agent that exited while starting.
+    pub start_retry_pause: Duration,
     pub stop: StopConfig,
     /// Inactivity watchdog and diagnostic budget of every run (a run may override them:
     /// [`AcpEngine::start_run_with`]).
@@ -84,6 +89,7 @@ impl Default for AcpEngineConfig {
             init_timeout: Duration::from_secs(60),
             session_timeout: Duration::from_secs(120),
             interrupt_grace: Duration::from_secs(10),
+            start_retry_pause: Duration::from_secs(1),
             stop: StopConfig::default(),
             limits: RunLimits::default(),
         }
@@ -173,14 +179,33 @@ impl AcpEngine {
         limits: RunLimits,
     ) -> Result<AcpRun, EngineError> {
         let blocks = prompt_blocks(&req.input).await?;
-        let mut agent = Agent::spawn(&self.config, &req.cwd, &req.profile)?;
-        let prepared = self.prepare(&mut agent, &req, &blocks).await;
-        let (opened, model, notices) = match prepared {
-            Ok(p) => p,
-            Err(e) => {
-                agent.child.stop().await;
-                return Err(e);
+        let (agent, (opened, model, notices)) = match self.start_agent(&req, &blocks).await {
+            // The agent died while starting: once more after a pause. Two opencode agents
+            // starting at once on a fresh install both migrate its database, and one exits
+            // ("Failed query: CREATE TABLE ..."); by the second try the other one is done.
+            Err(EngineError::ChildExited {
+                status,
+                stderr_tail,
+            }) => {
+                tokio::time::sleep(self.config.start_retry_pause).await;
+                let (agent, (opened, model, mut notices)) = self.start_agent(&req, &blocks).await?;
+                let status = status.map_or_else(|| "status unknown".to_owned(), |s| s.to_string());
+                let last = stderr_tail
+                    .trim()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .to_owned();
+                notices.insert(
+                    0,
+                    format!(
+                        "{} exited while starting ({status}; {last}); it was started again.",
+                        agent.name()
+                    ),
+                );
+                (agent, (opened, model, notices))
             }
+            other => other?,
         };
         let name = agent.name();
         let mut translator = AcpTranslator::new();
@@ -222,13 +247,29 @@ impl AcpEngine {
         })
     }
 
+    /// Spawn the agent and set its session up; the agent is stopped when that fails.
+    async fn start_agent(
+        &self,
+        req: &AcpRunRequest,
+        blocks: &[ContentBlock],
+    ) -> Result<(Agent, Prepared), EngineError> {
+        let mut agent = Agent::spawn(&self.config, &req.cwd, &req.profile)?;
+        match self.prepare(&mut agent, req, blocks).await {
+            Ok(p) => Ok((agent, p)),
+            Err(e) => {
+                agent.child.stop().await;
+                Err(e)
+            }
+        }
+    }
+
     /// `initialize`, the image check, the session and its model.
     async fn prepare(
         &self,
         agent: &mut Agent,
         req: &AcpRunRequest,
         blocks: &[ContentBlock],
-    ) -> Result<(session::Opened, Option<String>, Vec<String>), EngineError> {
+    ) -> Result<Prepared, EngineError> {
         agent.initialize(&self.config).await?;
         let has_image = blocks
             .iter()

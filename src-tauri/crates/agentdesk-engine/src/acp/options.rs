@@ -65,6 +65,22 @@ impl AcpProfile {
         self.preset.is_none_or(|p| PresetSpec::of(p).load_session)
     }
 
+    /// Variables made fresh for each process of this profile's agent (before the profile's
+    /// own `env`, which wins): opencode serves its agent API over HTTP on 127.0.0.1 (port
+    /// 4096, else a random one) and, without `OPENCODE_SERVER_PASSWORD`, to any local
+    /// process; a random password per process (known only to that process) closes it, and
+    /// the ACP flow over stdio does not need it.
+    pub(crate) fn spawn_env(&self) -> Vec<(String, String)> {
+        match self.preset {
+            Some(AcpPreset::Opencode) => vec![(
+                "OPENCODE_SERVER_PASSWORD".to_owned(),
+                // 122 bits from the OS random source, 32 hex characters.
+                uuid::Uuid::new_v4().simple().to_string(),
+            )],
+            Some(AcpPreset::Gemini) | None => Vec::new(),
+        }
+    }
+
     /// "Allow always" may be chosen when the agent offers it.
     pub(crate) fn allow_always_allowed(&self) -> bool {
         self.preset.is_none_or(|p| PresetSpec::of(p).allow_always)
@@ -181,6 +197,9 @@ mod tests {
         assert!(!p.load_allowed() && !p.allow_always_allowed());
         assert_eq!(PresetSpec::of(AcpPreset::Gemini).program.name, "gemini");
 
+        let gemini_env = AcpProfile::from_options(&gemini, "/bin/gemini".into()).spawn_env();
+        assert!(gemini_env.is_empty());
+
         let custom = AcpOptions {
             command: Some("/opt/agent".into()),
             args: vec!["serve".into()],
@@ -190,5 +209,20 @@ mod tests {
         assert_eq!(p.args, ["serve"]);
         assert!(p.load_allowed());
         assert_eq!(asks_before_acting(&custom), None);
+        assert!(p.spawn_env().is_empty());
+    }
+
+    #[test]
+    fn opencode_gets_a_fresh_server_password_per_process() {
+        let opts = AcpOptions {
+            preset: Some(AcpPreset::Opencode),
+            ..AcpOptions::default()
+        };
+        let p = AcpProfile::from_options(&opts, "/bin/opencode".into());
+        let (a, b) = (p.spawn_env(), p.spawn_env());
+        assert_eq!(a[0].0, "OPENCODE_SERVER_PASSWORD");
+        assert_eq!(a[0].1.len(), 32);
+        assert!(a[0].1.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a[0].1, b[0].1);
     }
 }

@@ -12,15 +12,17 @@ use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::acp::{
     AcpToolCallDetail, PermissionOption, PermissionOptionKind, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, ToolCallContent, ToolKind as AcpToolKind,
+    RequestPermissionRequest, RequestPermissionResponse, ToolCallContent, ToolCallUpdate,
+    ToolKind as AcpToolKind,
 };
 use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, ApprovalKind, FileChangeKind, UserDecision,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::translate::{acp_kind_name, diff_kind, diff_text};
+use super::workspace::{resolve, Workspace};
 use crate::control::PendingRequests;
 use crate::error::EngineError;
 use crate::rpc::InboundRequest;
@@ -30,14 +32,18 @@ pub(crate) struct PermissionReply {
     req: Option<InboundRequest>,
     pub options: Vec<PermissionOption>,
     pub tool_call_id: String,
+    /// The paths outside the workspace the request showed (resolved): approving it covers
+    /// the `fs/*` requests for them.
+    pub outside: Vec<PathBuf>,
 }
 
 impl PermissionReply {
-    pub fn new(req: InboundRequest, p: &RequestPermissionRequest) -> Self {
+    pub fn new(req: InboundRequest, p: &RequestPermissionRequest, outside: Vec<PathBuf>) -> Self {
         Self {
             req: Some(req),
             options: p.options.clone(),
             tool_call_id: p.tool_call.tool_call_id.clone(),
+            outside,
         }
     }
 
@@ -125,8 +131,17 @@ pub fn choose_option(
     })
 }
 
-/// `approval.requested` for a permission request.
-pub fn permission_event(request_id: &str, p: &RequestPermissionRequest, cwd: &Path) -> AgentEvent {
+/// `approval.requested` for a permission request, and the paths it touches outside the
+/// workspace (resolved). The permission is the gate that counts: opencode writes a file
+/// itself when its `fs/write_text_file` is refused, so a request touching a path outside the
+/// workspace says so in its `reason`, with every path in `files` (absolute) for the queue's
+/// rules, and an approval here covers the `fs/*` requests for those paths that follow.
+pub fn permission_event(
+    request_id: &str,
+    p: &RequestPermissionRequest,
+    cwd: &Path,
+    workspace: &Workspace,
+) -> (AgentEvent, Vec<PathBuf>) {
     let t = &p.tool_call;
     let kind = match t.kind {
         Some(AcpToolKind::Execute) => ApprovalKind::Command,
@@ -145,39 +160,32 @@ pub fn permission_event(request_id: &str, p: &RequestPermissionRequest, cwd: &Pa
                 .or_else(|| t.title.clone())
         })
         .flatten();
-    let mut files: Vec<ApprovalFile> = t
-        .content
+    // A command's locations are where it runs, not files it changes: the queue judges the
+    // command itself.
+    let files = if kind == ApprovalKind::Command {
+        Vec::new()
+    } else {
+        request_files(t, &raw_input, cwd)
+    };
+    let outside: Vec<PathBuf> = files
         .iter()
-        .flatten()
-        .filter_map(|c| match c {
-            ToolCallContent::Diff {
-                path,
-                old_text,
-                new_text,
-                meta,
-            } => {
-                let kind = diff_kind(old_text.as_deref(), meta.as_ref());
-                Some(ApprovalFile {
-                    path: path.clone(),
-                    kind,
-                    diff: diff_text(path, old_text.as_deref(), new_text, kind),
-                })
-            }
-            _ => None,
-        })
+        .filter(|f| workspace.inside(&f.path).is_none())
+        .map(|f| resolve(Path::new(&f.path), cwd).unwrap_or_else(|| PathBuf::from(&f.path)))
         .collect();
-    if files.is_empty() && kind == ApprovalKind::FileChange {
-        files = t
-            .locations
-            .iter()
-            .flatten()
-            .map(|l| ApprovalFile {
-                path: l.path.clone(),
-                kind: FileChangeKind::Update,
-                diff: String::new(),
-            })
-            .collect();
-    }
+    let reason = if outside.is_empty() {
+        t.title.clone()
+    } else {
+        let paths: Vec<String> = outside.iter().map(|p| p.display().to_string()).collect();
+        let title = t
+            .title
+            .as_deref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        Some(format!(
+            "outside the workspace: {}{title}",
+            paths.join(", ")
+        ))
+    };
     let detail = AcpToolCallDetail {
         tool_call_id: t.tool_call_id.clone(),
         title: t.title.clone(),
@@ -192,27 +200,67 @@ pub fn permission_event(request_id: &str, p: &RequestPermissionRequest, cwd: &Pa
             })
             .collect(),
     };
-    AgentEvent::ApprovalRequested {
+    let event = AgentEvent::ApprovalRequested {
         request_id: request_id.to_owned(),
         kind,
         item_id: Some(t.tool_call_id.clone()),
         command,
         cwd: Some(cwd.display().to_string()),
         files,
-        reason: t.title.clone(),
-        detail: Some(Box::new(acp_detail(&detail))),
-    }
+        reason,
+        detail: Some(Box::new(ApprovalDetail::AcpToolCall(detail))),
+    };
+    (event, outside)
 }
 
-/// The detail as `{"source": "acpToolCall", ...}`: kept as [`ApprovalDetail::Unknown`]
-/// until `ApprovalDetail` has an ACP variant; the stored shape is already the tagged one, so
-/// rows written now read back as that variant then.
-fn acp_detail(d: &AcpToolCallDetail) -> ApprovalDetail {
-    let mut v = serde_json::to_value(d).unwrap_or_else(|_| json!({}));
-    if let Some(o) = v.as_object_mut() {
-        o.insert("source".to_owned(), json!("acpToolCall"));
+/// Every path a request touches, absolute: its `diff` blocks (with the change), then its
+/// locations and the path keys of its raw input (`filePath`, `filepath`, `path`, `file_path`).
+fn request_files(t: &ToolCallUpdate, raw_input: &Value, cwd: &Path) -> Vec<ApprovalFile> {
+    let mut files: Vec<ApprovalFile> = t
+        .content
+        .iter()
+        .flatten()
+        .filter_map(|c| match c {
+            ToolCallContent::Diff {
+                path,
+                old_text,
+                new_text,
+                meta,
+            } => {
+                let kind = diff_kind(old_text.as_deref(), meta.as_ref());
+                Some(ApprovalFile {
+                    path: absolute(path, cwd),
+                    kind,
+                    diff: diff_text(path, old_text.as_deref(), new_text, kind),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    let located = t.locations.iter().flatten().map(|l| l.path.as_str());
+    let keyed = ["filePath", "filepath", "path", "file_path"]
+        .into_iter()
+        .filter_map(|k| raw_input.get(k).and_then(Value::as_str));
+    for path in located.chain(keyed) {
+        let path = absolute(path, cwd);
+        if !files.iter().any(|f| f.path == path) {
+            files.push(ApprovalFile {
+                path,
+                kind: FileChangeKind::Update,
+                diff: String::new(),
+            });
+        }
     }
-    ApprovalDetail::Unknown(v)
+    files
+}
+
+/// `path` as an absolute path (a relative one is taken from the workspace).
+fn absolute(path: &str, cwd: &Path) -> String {
+    if Path::new(path).is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path).display().to_string()
+    }
 }
 
 /// `approval.requested` for a file operation outside the workspace.

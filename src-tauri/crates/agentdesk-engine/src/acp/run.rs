@@ -4,6 +4,7 @@
 //! timers), so there are no locks and no races between a decision and the agent dying.
 //! Nothing in the loop waits on the agent: requests are answered by queued writes.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -21,7 +22,7 @@ use tokio::time::Instant;
 use super::permission::{
     choose_option, fs_event, permission_event, FsAsk, FsOp, Held, Pending, PermissionReply,
 };
-use super::session::Agent;
+use super::session::{describe, Agent};
 use super::translate::AcpTranslator;
 use super::workspace::{planned_write, read_text, write_text, Workspace};
 use crate::coalesce::coalesce_deltas;
@@ -64,6 +65,9 @@ struct LoopState {
     budget: DiagnosticBudget,
     /// The prompt's answer, while it is awaited.
     prompt: Option<PromptFuture>,
+    /// Paths outside the workspace the user approved at a permission request: the `fs/*`
+    /// requests for them that follow are not asked again.
+    approved_outside: HashSet<PathBuf>,
     /// Events not yet sent.
     out: Vec<AgentEvent>,
 }
@@ -100,6 +104,7 @@ impl RunTask {
             watchdog: Watchdog::new(self.limits.inactivity_timeout),
             budget: DiagnosticBudget::new(self.limits.max_diagnostics),
             prompt: Some(prompt),
+            approved_outside: HashSet::new(),
             out: std::mem::take(&mut self.early),
         };
         for ev in std::mem::take(&mut self.agent.backlog) {
@@ -246,15 +251,7 @@ impl RunTask {
             },
             // The connection is gone: the `Closed` event that follows says how.
             Err(e) if e.is_fatal() => return,
-            Err(EngineError::Server { message, data, .. }) => {
-                let details = data
-                    .as_ref()
-                    .and_then(|d| d.get("details").and_then(Value::as_str).map(str::to_owned))
-                    .map(|d| format!(": {d}"))
-                    .unwrap_or_default();
-                format!("{} could not run the prompt: {message}{details}", self.name)
-            }
-            Err(e) => format!("{} could not run the prompt: {e}", self.name),
+            Err(e) => format!("{} could not run the prompt: {}", self.name, describe(&e)),
         };
         st.pending.expire_all(&mut st.out);
         self.translator
@@ -282,14 +279,15 @@ impl RunTask {
             Ok(p) => p,
             Err(e) => return self.refuse(req, e, st),
         };
-        let reply = PermissionReply::new(req, &p);
+        let request_id = Held::new_id();
+        let (event, outside) = permission_event(&request_id, &p, &self.cwd, &self.workspace);
+        let reply = PermissionReply::new(req, &p, outside);
         if self.translator.stopping() {
             // The turn is being cancelled: ACP wants `cancelled` for anything asked now.
             return reply.answer(RequestPermissionOutcome::Cancelled);
         }
         self.translator.note_tool_call(&p.tool_call, &mut st.out);
-        let request_id = Held::new_id();
-        st.out.push(permission_event(&request_id, &p, &self.cwd));
+        st.out.push(event);
         st.pending
             .hold_approval(request_id, Pending::Permission(reply));
         Ok(())
@@ -324,7 +322,7 @@ impl RunTask {
             line: r.line,
             limit: r.limit,
         };
-        match self.workspace.inside(&r.path) {
+        match self.allowed(&r.path, st) {
             Some(real) => do_fs(req, &real, op).await,
             None => {
                 self.ask_fs(req, &r.path, op, None, st);
@@ -342,7 +340,7 @@ impl RunTask {
             Ok(w) => w,
             Err(e) => return self.refuse(req, e, st),
         };
-        match self.workspace.inside(&w.path) {
+        match self.allowed(&w.path, st) {
             Some(real) => do_fs(req, &real, FsOp::Write { content: w.content }).await,
             None => {
                 let planned = planned_write(std::path::Path::new(&w.path), &w.content).await;
@@ -351,6 +349,15 @@ impl RunTask {
                 Ok(())
             }
         }
+    }
+
+    /// Where `path` really points when the agent may use it without asking: inside the
+    /// workspace, or a path the user approved at this run's permission step.
+    fn allowed(&self, path: &str, st: &LoopState) -> Option<PathBuf> {
+        self.workspace.inside(path).or_else(|| {
+            let real = super::workspace::resolve(std::path::Path::new(path), &self.cwd)?;
+            st.approved_outside.contains(&real).then_some(real)
+        })
     }
 
     /// A file operation outside the workspace: asked as a file change.
@@ -416,6 +423,8 @@ impl RunTask {
                 };
                 if d.decision == UserDecision::Deny {
                     self.translator.mark_declined(&reply.tool_call_id);
+                } else {
+                    st.approved_outside.extend(reply.outside.iter().cloned());
                 }
                 reply.answer(outcome)?;
             }

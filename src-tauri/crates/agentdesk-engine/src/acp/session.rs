@@ -73,7 +73,11 @@ impl Agent {
             &[],
             &profile.env_remove,
         );
-        for (key, value) in inherited.into_iter().chain(profile.env.iter().cloned()) {
+        let own = profile
+            .spawn_env()
+            .into_iter()
+            .chain(profile.env.iter().cloned());
+        for (key, value) in inherited.into_iter().chain(own) {
             spec = spec.env(key, value);
         }
         let mut child = ChildProcess::spawn(spec)?;
@@ -188,7 +192,8 @@ impl Agent {
                         })
                     }
                     Err(e) if !e.is_fatal() => notices.push(format!(
-                        "Could not load the session {id} ({e}); continuing in a new session without its history."
+                        "Could not load the session {id} ({}); continuing in a new session without its history.",
+                        describe(&e)
                     )),
                     Err(e) => return Err(e),
                 }
@@ -295,6 +300,24 @@ impl Agent {
                 )],
             ),
         }
+    }
+}
+
+/// An error in a sentence: a JSON-RPC error with the agent's `data.details` (Gemini CLI
+/// says what went wrong only there).
+pub(crate) fn describe(e: &EngineError) -> String {
+    match e {
+        EngineError::Server { message, data, .. } => {
+            match data
+                .as_ref()
+                .and_then(|d| d.get("details"))
+                .and_then(Value::as_str)
+            {
+                Some(details) => format!("{message}: {}", details.trim()),
+                None => message.clone(),
+            }
+        }
+        e => e.to_string(),
     }
 }
 

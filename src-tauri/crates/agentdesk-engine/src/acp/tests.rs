@@ -75,8 +75,9 @@ fn replay(name: &str) -> Vec<Turn> {
                 let p: RequestPermissionRequest =
                     serde_json::from_value(msg["params"].clone()).unwrap();
                 t.note_tool_call(&p.tool_call, &mut turn.events);
-                turn.events
-                    .push(permission_event("req-1", &p, Path::new("/tmp/ws")));
+                let ws = super::workspace::Workspace::new(Path::new("/tmp/ws"), &[]);
+                let (event, _) = permission_event("req-1", &p, Path::new("/tmp/ws"), &ws);
+                turn.events.push(event);
                 turn.permissions.push(p);
             }
             _ => {}

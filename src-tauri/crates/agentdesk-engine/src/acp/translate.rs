@@ -342,8 +342,17 @@ impl AcpTranslator {
     pub fn note_tool_call(&mut self, t: &ToolCallUpdate, out: &mut Vec<AgentEvent>) {
         self.close_message(out);
         let mut t = t.clone();
-        // The request's status is about the permission, not the call.
+        // The request's status is about the permission, not the call; and its `rawInput` is
+        // what the permission shows (opencode: `{filepath, diff}`), not the call's own input
+        // when that is known already.
         t.status = None;
+        let known_input = self
+            .tools
+            .get(&t.tool_call_id)
+            .is_some_and(|tool| tool.input.as_object().is_none_or(|o| !o.is_empty()));
+        if known_input {
+            t.raw_input = None;
+        }
         self.on_tool(t, out);
     }
 
