@@ -24,9 +24,34 @@
     ],
     w2: [session("s4", "w2", "Update dependencies", "codex", 900)],
   };
+  const spec = { baseUrl: null, apiKeyEnv: null, allowedTools: [], deniedTools: [], systemPrompt: null, extraDirs: [], env: {},
+    secretEnv: [], approvalRules: [], approvalTimeoutSecs: null, engineOptions: {}, createdAt: now, updatedAt: now };
   const profiles = [
-    { id: "p1", workspaceId: "w1", isDefault: true, name: "default", engine: "codex", model: "gpt-5-codex", permissionMode: "ask" },
-    { id: "p2", workspaceId: "w1", isDefault: false, name: "careful", engine: "claude", model: "claude-sonnet-4-5", permissionMode: "read_only" },
+    { ...spec, id: "p1", workspaceId: "w1", isDefault: true, name: "default", engine: "codex", model: "gpt-5-codex", permissionMode: "ask" },
+    { ...spec, id: "p2", workspaceId: "w1", isDefault: false, name: "careful", engine: "claude", model: "claude-sonnet-4-5", permissionMode: "read_only" },
+    { ...spec, id: "p3", workspaceId: "w1", isDefault: false, name: "opencode", engine: "acp", model: null, permissionMode: "auto_edit",
+      engineOptions: { preset: "opencode" } },
+  ];
+  const caps = { editedInput: false, denyMessage: false, denyAndStop: true, questions: true, cost: false, sessionGrants: false,
+    residentServer: false, midRunSettings: false };
+  const engines = [
+    { engine: "codex", displayName: "Codex", capabilities: { ...caps, sessionGrants: true, residentServer: true },
+      programs: [{ name: "codex", displayName: "Codex", installCommand: "npm install -g @openai/codex" }], commandFromProfile: false },
+    { engine: "claude", displayName: "Claude Code", capabilities: { ...caps, editedInput: true, denyMessage: true, cost: true, midRunSettings: true },
+      programs: [{ name: "claude", displayName: "Claude Code", installCommand: "npm install -g @anthropic-ai/claude-code" }], commandFromProfile: false },
+    { engine: "acp", displayName: "ACP agent", capabilities: { ...caps, questions: false },
+      programs: [{ name: "opencode", displayName: "opencode", installCommand: "npm install -g opencode-ai" },
+        { name: "gemini", displayName: "Gemini CLI", installCommand: "npm install -g @google/gemini-cli" }], commandFromProfile: true },
+  ];
+  const health = (engine, program, displayName, path, version, over = {}) => ({ engine, program, displayName, path,
+    foundVia: path ? "path" : null, overridePath: null, version, loggedIn: path ? true : null, loginCheckable: engine !== "acp",
+    problem: null, fixCommands: [], ...over });
+  const enginesHealth = [
+    health("codex", "codex", "Codex", "/usr/local/bin/codex", "codex-cli 0.169.0"),
+    health("claude", "claude", "Claude Code", "/usr/local/bin/claude", "2.1.328 (Claude Code)"),
+    health("acp", "opencode", "opencode", "/usr/local/bin/opencode", "1.18.33", { loggedIn: null }),
+    health("acp", "gemini", "Gemini CLI", null, null, { problem: { code: "engine_missing", message: "gemini was not found on PATH" },
+      fixCommands: ["npm install -g @google/gemini-cli"] }),
   ];
 
   const run = (id, seq, status, prompt, startAgo, endAgo, extra = {}) => ({
@@ -292,6 +317,11 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     list_workspaces: () => ws,
     list_sessions: ({ workspaceId }) => sessions[workspaceId] ?? [],
     list_profiles: () => profiles,
+    list_engines: () => engines,
+    get_notification_prefs: () => ({ approvals: "when_away", questions: "when_away", runs: "when_away", runMinSecs: 30, sound: true }),
+    data_info: () => ({ dataDir: "/home/dev/.local/share/dev.agentdesk.desktop", logDir: "/home/dev/.local/share/dev.agentdesk.desktop/logs",
+      databasePath: "/home/dev/.local/share/dev.agentdesk.desktop/agentdesk.db", databaseBytes: 5_242_880 }),
+    engines_health: () => enginesHealth,
     list_pending_approvals: () => allPending,
     watch_activity: ({ onActivity }) => {
       setTimeout(() => send(onActivity.id, [{ sessionId: "s1", running: true, queued: 1, waiting: s1Pending.length }, { sessionId: "s2", running: true, queued: 0, waiting: s2Pending.length }]), 10);

@@ -121,6 +121,19 @@ for (const scheme of ["light", "dark"]) {
     await p.getByRole("button", { name: "Open in session" }).nth(1).click();
     await p.getByRole("log", { name: "Timeline" }).waitFor();
     await shot(p, n("open-from-approvals"));
+    // The engines from the registry: one row per program in Settings, an ACP profile in the editor.
+    await p.getByRole("button", { name: "Settings", exact: true }).click();
+    await p.getByTestId("engine-opencode").waitFor();
+    await p.getByTestId("engine-opencode").scrollIntoViewIfNeeded();
+    await shot(p, n("settings-engines"));
+    await p.getByRole("button", { name: "Profiles for agent-desk" }).click();
+    await p.getByRole("button", { name: /^opencode/ }).click();
+    const acp = p.getByRole("group", { name: "ACP agent options" });
+    await acp.waitFor();
+    await acp.scrollIntoViewIfNeeded();
+    await shot(p, n("profile-acp"));
+    await p.getByLabel("Agent", { exact: true }).selectOption("");
+    await shot(p, n("profile-acp-custom"));
     await context.close();
   }
 }

@@ -34,6 +34,11 @@ overridePath: string | null, version: string | null,
  */
 loggedIn: boolean | null, 
 /**
+ * Whether Agent Desk can tell if it is logged in (an ACP agent's login is its own: it
+ * shows only when a run fails).
+ */
+loginCheckable: boolean, 
+/**
  * What stops runs (not found, unsupported version, login check failed), with the
  * error code a run would be refused with.
  */

@@ -50,6 +50,7 @@ impl Desk {
             override_path: override_path.as_ref().map(|p| p.display().to_string()),
             version: None,
             logged_in: None,
+            login_checkable: descriptor(engine).login_checkable(),
             problem: None,
             fix_commands: Vec::new(),
         };

@@ -37,6 +37,10 @@ pub trait EngineDescriptor: Sync {
     fn command_from_profile(&self) -> bool {
         false
     }
+    /// Whether [`Self::login_state`] can tell (an ACP agent's login is its own).
+    fn login_checkable(&self) -> bool {
+        true
+    }
     /// How to log in, as terminal commands (empty: nothing to log in to).
     fn login_commands(&self) -> &'static [&'static str];
     /// What a user should know before using a profile (settings that let the workspace

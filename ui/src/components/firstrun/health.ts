@@ -21,6 +21,7 @@ export function engineStatus(h: EngineHealth): string {
   if (h.problem) return h.problem.message;
   if (h.loggedIn === false) return "Not logged in";
   if (h.loggedIn === true) return "Ready, logged in";
+  if (!h.loginCheckable) return "Ready";
   return "Found (login not checked yet)";
 }
 

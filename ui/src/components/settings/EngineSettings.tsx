@@ -61,7 +61,13 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
         <dd data-testid={`engine-${h.program}-version`}>{h.version ?? "—"}</dd>
         <dt>Login</dt>
         <dd data-testid={`engine-${h.program}-login`}>
-          {h.loggedIn === true ? "logged in" : h.loggedIn === false ? "not logged in" : "not checked"}
+          {!h.loginCheckable
+            ? "the agent's own (shown if a run fails)"
+            : h.loggedIn === true
+              ? "logged in"
+              : h.loggedIn === false
+                ? "not logged in"
+                : "not checked"}
         </dd>
       </dl>
       {h.problem && <p className="settings-problem">{h.problem.message}</p>}

@@ -24,6 +24,7 @@ const codex = (over: Partial<EngineHealth> = {}): EngineHealth => ({
   overridePath: null,
   version: "codex-cli 0.169.0",
   loggedIn: true,
+  loginCheckable: true,
   problem: null,
   fixCommands: [],
   ...over,
@@ -37,6 +38,7 @@ const missing = (engine: EngineHealth["engine"], cmd: string): EngineHealth => (
   overridePath: null,
   version: null,
   loggedIn: null,
+  loginCheckable: true,
   problem: { code: "engine_missing", message: `${engine} not found` },
   fixCommands: [cmd],
 });

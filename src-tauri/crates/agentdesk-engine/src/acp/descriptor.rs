@@ -57,6 +57,10 @@ impl EngineDescriptor for AcpDescriptor {
         true
     }
 
+    fn login_checkable(&self) -> bool {
+        false
+    }
+
     fn login_commands(&self) -> &'static [&'static str] {
         &[
             "opencode auth login   (opencode)",

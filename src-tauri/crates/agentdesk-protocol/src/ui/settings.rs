@@ -53,6 +53,9 @@ pub struct EngineHealth {
     pub version: Option<String>,
     /// `None`: not checked (not found, unsupported, or the check was skipped or failed).
     pub logged_in: Option<bool>,
+    /// Whether Agent Desk can tell if it is logged in (an ACP agent's login is its own: it
+    /// shows only when a run fails).
+    pub login_checkable: bool,
     /// What stops runs (not found, unsupported version, login check failed), with the
     /// error code a run would be refused with.
     pub problem: Option<IpcError>,
