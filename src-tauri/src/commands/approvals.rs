@@ -5,24 +5,24 @@ use std::collections::BTreeMap;
 use agentdesk_core::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
 use agentdesk_protocol::ids::ApprovalId;
-use agentdesk_protocol::ui::{Approval, CardDecision, DecidedBy};
+use agentdesk_protocol::ui::{Approval, DecidedBy};
 use tauri::State;
 
 use super::CmdResult;
 use crate::state::AppState;
 
-fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision {
+/// The card's decision, whole: `stop` (deny and end the run) goes with a deny only.
+fn to_engine(decision: UserDecision, stop: bool, message: Option<String>) -> ApprovalDecision {
     let message = message.filter(|m| !m.trim().is_empty());
-    match choice {
-        CardDecision::ApproveOnce => UserDecision::ApproveOnce.into(),
-        CardDecision::ApproveSession => UserDecision::ApproveForSession.into(),
-        CardDecision::Deny => ApprovalDecision {
+    match decision {
+        UserDecision::Deny if stop => ApprovalDecision::deny_and_stop(
+            message.unwrap_or_else(|| "The user denied this and stopped the run.".into()),
+        ),
+        UserDecision::Deny => ApprovalDecision {
             message,
             ..UserDecision::Deny.into()
         },
-        CardDecision::DenyAndStop => ApprovalDecision::deny_and_stop(
-            message.unwrap_or_else(|| "The user denied this and stopped the run.".into()),
-        ),
+        approve => approve.into(),
     }
 }
 
@@ -31,12 +31,17 @@ fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision 
 pub async fn decide_approval(
     state: State<'_, AppState>,
     approval_id: ApprovalId,
-    decision: CardDecision,
+    decision: UserDecision,
+    stop: bool,
     message: Option<String>,
 ) -> CmdResult<Approval> {
     Ok(state
         .desk()?
-        .decide_approval(&approval_id, to_engine(decision, message), DecidedBy::User)
+        .decide_approval(
+            &approval_id,
+            to_engine(decision, stop, message),
+            DecidedBy::User,
+        )
         .await?)
 }
 

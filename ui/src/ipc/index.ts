@@ -7,13 +7,12 @@ import type { ApprovalFile } from "../generated/ApprovalFile";
 import type { ApprovalState } from "../generated/ApprovalState";
 import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
-import type { CardDecision } from "../generated/CardDecision";
 import type { DecidedBy } from "../generated/DecidedBy";
+import type { UserDecision } from "../generated/UserDecision";
 import type { Engine } from "../generated/Engine";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { ErrorCode } from "../generated/ErrorCode";
 import type { IpcError } from "../generated/IpcError";
-import type { ItemApproval } from "../generated/ItemApproval";
 import type { ItemBody } from "../generated/ItemBody";
 import type { LiveBatch } from "../generated/LiveBatch";
 import type { LiveOp } from "../generated/LiveOp";
@@ -28,19 +27,18 @@ import type { TimelinePage } from "../generated/TimelinePage";
 import type { Workspace } from "../generated/Workspace";
 
 export type {
+  UserDecision,
   AppInfo,
   Approval,
   ApprovalFile,
   ApprovalState,
   Attachment,
   AttachmentRef,
-  CardDecision,
   DecidedBy,
   Engine,
   EngineCapabilities,
   ErrorCode,
   IpcError,
-  ItemApproval,
   ItemBody,
   LiveBatch,
   LiveOp,
@@ -163,8 +161,9 @@ export const ipc = {
   sendMessage: (sessionId: string, text: string, attachments: AttachmentRef[]) =>
     call<Run>("send_message", { sessionId, text, attachments }),
   interruptRun: (runId: string) => call<null>("interrupt_run", { runId }),
-  decideApproval: (approvalId: string, decision: CardDecision, message: string | null) =>
-    call<Approval>("decide_approval", { approvalId, decision, message }),
+  /** `stop` goes with a deny: deny and end the run. */
+  decideApproval: (approvalId: string, decision: UserDecision, stop: boolean, message: string | null) =>
+    call<Approval>("decide_approval", { approvalId, decision, stop, message }),
   answerQuestion: (approvalId: string, answers: Record<string, string[]>) =>
     call<Approval>("answer_question", { approvalId, answers }),
   /** A dropped or picked file, by the token its drop or pick issued (used up). */

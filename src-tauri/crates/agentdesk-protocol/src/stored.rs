@@ -23,6 +23,6 @@ stored_names!(
     crate::ui::RunStatus,
     crate::ui::ItemStatus,
     crate::ui::ApprovalKindName,
-    crate::ui::ApprovalState,
+    crate::events::ApprovalState,
     crate::ui::DecidedBy,
 );

@@ -13,9 +13,9 @@ use agentdesk_protocol::approval_detail::{
 };
 use agentdesk_protocol::codex::requests::TurnInterrupt;
 use agentdesk_protocol::codex::{
-    ApprovalDecision, McpServerElicitationAction, McpServerElicitationRequestResponse,
-    PermissionGrantScope, PermissionsRequestApprovalResponse, ServerRequest,
-    ToolRequestUserInputAnswer, ToolRequestUserInputResponse, TurnInterruptParams,
+    CommandExecutionApprovalDecision, McpServerElicitationAction,
+    McpServerElicitationRequestResponse, PermissionGrantScope, PermissionsRequestApprovalResponse,
+    ServerRequest, ToolRequestUserInputAnswer, ToolRequestUserInputResponse, TurnInterruptParams,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, DiagnosticSource, FailureCode, Question, QuestionOption, UserDecision,
@@ -361,10 +361,10 @@ fn resolve(
     let Pending { kind, req } = pending.take_approval(request_id)?;
     let decision = d.decision;
     let wire = match decision {
-        UserDecision::ApproveOnce => ApprovalDecision::Accept,
-        UserDecision::ApproveForSession => ApprovalDecision::AcceptForSession,
+        UserDecision::ApproveOnce => CommandExecutionApprovalDecision::Accept,
+        UserDecision::ApproveForSession => CommandExecutionApprovalDecision::AcceptForSession,
         // `decline`, never `cancel`: a plain "no" must let the turn go on.
-        UserDecision::Deny => ApprovalDecision::Decline,
+        UserDecision::Deny => CommandExecutionApprovalDecision::Decline,
     };
     let result = match kind {
         PendingKind::Command | PendingKind::FileChange => json!({ "decision": wire }),
