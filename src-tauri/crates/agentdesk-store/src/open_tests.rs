@@ -419,7 +419,7 @@ async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
         .fetch_one(&store.pool)
         .await
         .unwrap();
-    // The item names the record and keeps no copy of it (migration 0006): nothing to mask.
+    // The item names the record and keeps no copy of it (migration 0007): nothing to mask.
     let item: serde_json::Value = serde_json::from_str(&payload).unwrap();
     assert_eq!(item, serde_json::json!({"approvalId": "a"}), "{payload}");
     let tool: String = sqlx::query_scalar("SELECT payload FROM timeline_items WHERE id = 't'")

@@ -56,7 +56,7 @@ fn split(body: &ItemBody) -> Result<Split> {
 /// A payload as an older build stored it, read as today's: an approval (in a tool card or
 /// alone) was a copy of the queue's record, `approval: {approvalId, state, ...}`, and a
 /// question carried its questions, answers and state. Today an item names the approval by
-/// its id and nothing else (migration 0006 rewrites stored rows the same way; this keeps a
+/// its id and nothing else (migration 0007 rewrites stored rows the same way; this keeps a
 /// row from a copied-in or restored database readable too).
 fn upgrade_payload(kind: &str, map: &mut Map<String, Value>) {
     if matches!(kind, "tool" | "approval") {
