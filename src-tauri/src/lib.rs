@@ -235,6 +235,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::approvals::answer_question,
         commands::approvals::list_pending_approvals,
         commands::engines::engine_capabilities,
+        commands::engines::list_engines,
         commands::attachments::import_attachment_token,
         commands::attachments::import_attachment_bytes,
         commands::attachments::import_clipboard_image,

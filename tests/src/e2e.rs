@@ -625,10 +625,7 @@ pub async fn prepare_claude_workspace(
     }
     std::fs::write(work.join("README.md"), "demo repo\n")?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&agentdesk_core::EngineSettings {
-        claude_bin: Some(bin),
-        ..Default::default()
-    })
+    desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("claude", bin))
     .await?;
     let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
     let mut vars = std::collections::BTreeMap::new();
@@ -711,10 +708,7 @@ pub async fn prepare_codex_workspace(
         .current_dir(&work)
         .status()?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&agentdesk_core::EngineSettings {
-        codex_bin: Some(bin),
-        ..Default::default()
-    })
+    desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("codex", bin))
     .await?;
     let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
     let mut vars = std::collections::BTreeMap::new();

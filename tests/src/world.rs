@@ -126,7 +126,7 @@ impl World {
             .insert("NO_PROXY".into(), "127.0.0.1,localhost".into());
         let fake = match engine {
             Engine::Codex => {
-                settings.codex_bin = Some(bin.to_path_buf());
+                settings.set_bin("codex", Some(bin.to_path_buf()));
                 let _ = std::process::Command::new("git")
                     .args(["init", "-q"])
                     .current_dir(&work)
@@ -144,7 +144,7 @@ impl World {
                 Fake::Codex(fake)
             }
             Engine::Claude => {
-                settings.claude_bin = Some(bin.to_path_buf());
+                settings.set_bin("claude", Some(bin.to_path_buf()));
                 let fake = fake_messages::FakeMessages::start().await.unwrap();
                 for (k, v) in [
                     ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
@@ -162,6 +162,9 @@ impl World {
                 spec.api_key_env = Some("AGENTDESK_TEST_ANTHROPIC_KEY".into());
                 Fake::Claude(fake)
             }
+            // The ACP agents' world (opencode against its fake chat server) comes with the
+            // ACP suite; a core test asking for it before then fails loudly here.
+            Engine::Acp => panic!("World::new has no ACP agent set up yet"),
         };
         customise(&mut spec);
         let (desk, ws, session) = desk_with_session(&data, &work, &settings, &spec).await;

@@ -329,10 +329,7 @@ fn leaky_claude(dir: &Path) -> PathBuf {
 async fn engine_stderr_is_stored_redacted() {
     let root = root("redact");
     std::fs::create_dir_all(root.join("work")).unwrap();
-    let settings = EngineSettings {
-        claude_bin: Some(leaky_claude(&root)),
-        ..Default::default()
-    };
+    let settings = EngineSettings::default().with_bin("claude", leaky_claude(&root));
     let secret = "postgres://app:Plain-Words-Secret@db/x";
     let mut spec = profile_spec("leaky", Engine::Claude);
     spec.env = [
@@ -390,10 +387,7 @@ async fn a_default_claude_session_through_the_core_gets_no_foreign_secrets() {
     .unwrap();
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
     let desk = Desk::open(&root.join("data")).await.unwrap();
-    desk.set_engine_settings(&EngineSettings {
-        claude_bin: Some(claude),
-        ..Default::default()
-    })
+    desk.set_engine_settings(&EngineSettings::default().with_bin("claude", claude))
     .await
     .unwrap();
     let ws = desk

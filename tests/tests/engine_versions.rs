@@ -62,11 +62,11 @@ async fn desk_refuses_a_run_on_an_old_engine_with_what_to_install() {
     let codex = old_engine(&root, "codex", OLD_CODEX);
     let claude = old_engine(&root, "claude", OLD_CLAUDE);
     let desk = Desk::open(&root.join("data")).await.unwrap();
-    desk.set_engine_settings(&EngineSettings {
-        codex_bin: Some(codex.clone()),
-        claude_bin: Some(claude.clone()),
-        codex_home: None,
-    })
+    desk.set_engine_settings(
+        &EngineSettings::default()
+            .with_bin("codex", codex.clone())
+            .with_bin("claude", claude.clone()),
+    )
     .await
     .unwrap();
     let ws = desk

@@ -55,13 +55,16 @@ async fn session(engine: Engine, name: &str) -> (Desk, SessionId) {
     let mut spec = profile_spec(name, engine);
     match engine {
         Engine::Claude => {
-            settings.claude_bin = Some(env!("CARGO_BIN_EXE_fake-claude-stream").into());
+            settings.set_bin(
+                "claude",
+                Some(env!("CARGO_BIN_EXE_fake-claude-stream").into()),
+            );
             spec.env
                 .insert("FAKE_STREAM_DELTAS".into(), DELTAS.to_string());
         }
         Engine::Codex => {
-            settings.codex_bin = Some(fake_codex(&root));
-            settings.codex_home = Some(root.join("codex-home"));
+            settings.set_bin("codex", Some(fake_codex(&root)));
+            settings.set_home("codex", Some(root.join("codex-home")));
             std::fs::create_dir_all(root.join("codex-home")).unwrap();
             spec.env.insert("FAKE_SCRIPT".into(), "stream".into());
             spec.env.insert("FAKE_DELTAS".into(), DELTAS.to_string());
@@ -70,6 +73,7 @@ async fn session(engine: Engine, name: &str) -> (Desk, SessionId) {
             spec.base_url = Some("http://127.0.0.1:9/v1".to_string());
             spec.api_key_env = Some("FAKE_KEY".to_string());
         }
+        Engine::Acp => panic!("the fan-out suite streams from the scripted Codex and Claude fakes"),
     }
     let (desk, _, session) =
         desk_with_session(&root.join("data"), &root.join("work"), &settings, &spec).await;

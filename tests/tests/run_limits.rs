@@ -26,10 +26,7 @@ async fn session(name: &str, script: &str, engine_options: serde_json::Value) ->
         "2.1.328 (Claude Code)",
         env!("CARGO_BIN_EXE_fake-claude"),
     );
-    let settings = EngineSettings {
-        claude_bin: Some(claude),
-        ..Default::default()
-    };
+    let settings = EngineSettings::default().with_bin("claude", claude);
     let mut spec = profile_spec(name, Engine::Claude);
     spec.env = [("FAKE_CLAUDE_SCRIPT".to_string(), script.to_string())].into();
     spec.engine_options = engine_options;

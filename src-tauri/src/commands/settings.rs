@@ -2,14 +2,14 @@
 //! (chosen with the native picker only), the window's and the notifications' preferences, and the
 //! data folders.
 
-use agentdesk_protocol::ui::{DataInfo, Engine, EngineHealth, NotificationPrefs, UiSettings};
+use agentdesk_protocol::ui::{DataInfo, EngineHealth, NotificationPrefs, UiSettings};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
 use super::{internal, invalid, CmdResult};
 use crate::state::AppState;
 
-/// Both engines: found where, version, logged in (`checkLogin` starts each engine once).
+/// Every engine program: found where, version, logged in (`checkLogin` starts each once).
 #[tauri::command]
 pub async fn engines_health(
     state: State<'_, AppState>,
@@ -32,7 +32,7 @@ pub async fn engines_health(
 #[tauri::command]
 pub async fn set_engine_path(
     state: State<'_, AppState>,
-    engine: Engine,
+    program: String,
     path: Option<String>,
 ) -> CmdResult<()> {
     if path.as_deref().is_some_and(|p| !p.trim().is_empty()) {
@@ -40,7 +40,7 @@ pub async fn set_engine_path(
             "an engine's executable can only be chosen with “Choose…” (the system's file picker)",
         ));
     }
-    Ok(state.desk()?.set_engine_path(engine, None).await?)
+    Ok(state.desk()?.set_engine_path(&program, None).await?)
 }
 
 /// The native file picker for an engine's executable; the picked file is checked (an
@@ -51,17 +51,19 @@ pub async fn set_engine_path(
 pub async fn pick_engine_binary(
     app: AppHandle,
     state: State<'_, AppState>,
-    engine: Engine,
+    program: String,
 ) -> CmdResult<Option<String>> {
     let desk = state.desk()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let title = match engine {
-        Engine::Codex => "Choose the codex executable",
-        Engine::Claude => "Choose the claude executable",
-    };
+    if !agentdesk_core::engines::is_program(&program) {
+        return Err(invalid(format!(
+            "no engine has a program named {program:?}"
+        )));
+    }
+    let title = format!("Choose the {program} executable");
     app.dialog()
         .file()
-        .set_title(title)
+        .set_title(&title)
         .pick_file(move |picked| {
             let _ = tx.send(picked);
         });
@@ -76,7 +78,7 @@ pub async fn pick_engine_binary(
         .map_err(|e| invalid(format!("the picked file is not a local path: {e}")))?;
     let shown = path.display().to_string();
     // Refused with the message a run would fail with when it is not an executable file.
-    desk.set_engine_path(engine, Some(&shown)).await?;
+    desk.set_engine_path(&program, Some(&shown)).await?;
     Ok(Some(shown))
 }
 

@@ -8,6 +8,15 @@ import type { IpcError } from "./IpcError";
  */
 export type EngineHealth = { engine: Engine, 
 /**
+ * The executable checked (`codex`, `claude`, `opencode`, `gemini`): an engine may have
+ * several (an ACP engine runs any of its agents), each with its own row and path.
+ */
+program: string, 
+/**
+ * The program as users know it ("Codex", "opencode").
+ */
+displayName: string, 
+/**
  * The executable found (`None`: not found).
  */
 path: string | null, 

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use agentdesk_core::Desk;
-use agentdesk_protocol::ui::Engine;
 use clap::Args;
 use serde::Serialize;
 
@@ -27,6 +26,8 @@ pub struct DoctorArgs {
 #[serde(rename_all = "camelCase")]
 struct EngineReport {
     engine: &'static str,
+    /// The executable checked: an engine may have several (the ACP agents).
+    program: String,
     path: Option<String>,
     version: Option<String>,
     /// `None`: not checked (not found, or `--no-login`).
@@ -79,9 +80,9 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
                 None => "login not checked",
             };
             match (&e.path, &e.version) {
-                (Some(p), Some(v)) => println!("{:<7}    {v} at {p} ({login})", e.engine),
-                (Some(p), None) => println!("{:<7}    found at {p}", e.engine),
-                _ => println!("{:<7}    not found", e.engine),
+                (Some(p), Some(v)) => println!("{:<10} {v} at {p} ({login})", e.program),
+                (Some(p), None) => println!("{:<10} found at {p}", e.program),
+                _ => println!("{:<10} not found", e.program),
             }
             if let Some(problem) = &e.problem {
                 println!("           {problem}");
@@ -108,10 +109,12 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
         .schema_version()
         .await
         .map_err(agentdesk_core::CoreError::from)?;
-    let mut engines = Vec::new();
-    for engine in [Engine::Codex, Engine::Claude] {
-        engines.push(engine_report(desk, engine, !a.no_login).await);
-    }
+    let engines = desk
+        .engines_health(!a.no_login)
+        .await
+        .into_iter()
+        .map(engine_report)
+        .collect();
     Ok(Report {
         data_dir: desk.data_dir().display().to_string(),
         database: desk.database_path().display().to_string(),
@@ -123,11 +126,11 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
 }
 
 /// The core's engine check (the same one the app's Settings shows), in the CLI's shape.
-async fn engine_report(desk: &Desk, engine: Engine, check_login: bool) -> EngineReport {
-    let check = desk.check_engine_health(engine, check_login).await;
+fn engine_report(check: agentdesk_core::health::EngineCheck) -> EngineReport {
     let h = check.health;
     EngineReport {
-        engine: engine.as_str(),
+        engine: h.engine.as_str(),
+        program: h.program,
         path: h.path,
         version: h.version,
         logged_in: h.logged_in,

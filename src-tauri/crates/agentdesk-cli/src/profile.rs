@@ -40,7 +40,7 @@ pub enum ProfileCommand {
         ws: WorkspaceArg,
         /// The profile's name, unique in the workspace.
         name: String,
-        /// codex or claude.
+        /// codex, claude or acp (any Agent Client Protocol agent: give --preset or --command).
         #[arg(long)]
         engine: String,
         #[command(flatten)]
@@ -52,7 +52,7 @@ pub enum ProfileCommand {
         ws: WorkspaceArg,
         /// The profile to change.
         name: String,
-        /// codex or claude.
+        /// codex, claude or acp.
         #[arg(long)]
         engine: Option<String>,
         /// A new name.
@@ -126,6 +126,16 @@ pub struct ProfileFields {
     /// Engine-specific options as a JSON object.
     #[arg(long, value_name = "JSON")]
     engine_options: Option<String>,
+    /// ACP: a known agent (opencode, gemini): its program, arguments and the settings that
+    /// make it ask before acting.
+    #[arg(long, value_name = "NAME")]
+    preset: Option<String>,
+    /// ACP: the agent's executable (a custom agent, or another path for a preset's).
+    #[arg(long, value_name = "EXE")]
+    command: Option<String>,
+    /// ACP: an argument for the agent's command (repeatable; replaces the list on `edit`).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
     /// Make this the workspace's default profile.
     #[arg(long)]
     default: bool,
@@ -281,6 +291,41 @@ fn apply(spec: &mut ProfileSpec, f: ProfileFields) -> CliResult<()> {
     if let Some(o) = f.engine_options {
         spec.engine_options = serde_json::from_str(&o)
             .map_err(|e| CliError::invalid(format!("--engine-options is not JSON: {e}")))?;
+    }
+    apply_command(spec, f.preset, f.command, f.args)
+}
+
+/// `--preset`, `--command`, `--arg`: the agent an engine that runs the profile's command
+/// starts, kept in its engine options (`preset`, `command`, `args`).
+fn apply_command(
+    spec: &mut ProfileSpec,
+    preset: Option<String>,
+    command: Option<String>,
+    args: Vec<String>,
+) -> CliResult<()> {
+    if preset.is_none() && command.is_none() && args.is_empty() {
+        return Ok(());
+    }
+    let d = agentdesk_core::engines::descriptor(spec.engine);
+    if !d.command_from_profile() {
+        return Err(CliError::invalid(format!(
+            "--preset, --command and --arg are for engines that run the profile's command (acp); {} runs its own executable",
+            d.display_name()
+        )));
+    }
+    if !spec.engine_options.is_object() {
+        spec.engine_options = serde_json::Value::Object(serde_json::Map::new());
+    }
+    if let Some(opts) = spec.engine_options.as_object_mut() {
+        if let Some(p) = preset {
+            opts.insert("preset".into(), p.trim().into());
+        }
+        if let Some(c) = command {
+            opts.insert("command".into(), c.into());
+        }
+        if !args.is_empty() {
+            opts.insert("args".into(), args.into());
+        }
     }
     Ok(())
 }

@@ -1,66 +1,46 @@
-//! The engines a `Desk` drives: where their executables are, one [`AgentEngine`] per kind
-//! (created on first use), and how a profile becomes adapter options.
+//! The engines a `Desk` drives: where their executables are, one [`AgentEngine`] per engine
+//! (created on first use), and how a profile becomes adapter options. Everything about an
+//! engine comes from its descriptor in the engine crate's registry; nothing here knows which
+//! engines exist.
 //!
-//! A run takes a snapshot of its profile when it starts (`run_options`), so editing a
+//! A run takes a snapshot of its profile when it starts (`engine_options`), so editing a
 //! profile changes the next run and never the running one.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
-use agentdesk_engine::codex::{
-    permission_policy, CodexEngine, CodexEngineConfig, CodexOptions, CodexProfile, CustomProvider,
-};
-use agentdesk_engine::{
-    probe_version, AgentEngine, Discovery, EngineKind, EngineOptions, EngineProgram, EngineVersion,
-    Executable,
-};
-use agentdesk_protocol::ui::{Engine, ProfileSpec};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use agentdesk_engine::registry::{self, EngineDescriptor};
+use agentdesk_engine::Executable;
+use agentdesk_engine::{probe_version, AgentEngine, EngineOptions, EngineProgram, EngineVersion};
+pub use agentdesk_engine::{EngineSettings, ProgramSettings};
+use agentdesk_protocol::ui::{Engine, EngineInfo, ProfileSpec};
 use tokio::sync::Mutex;
 
 use crate::{CoreError, Desk, Result};
 
 /// Settings key of [`EngineSettings`].
 pub const ENGINE_SETTINGS_KEY: &str = "engines";
-/// Environment overrides of the executables (scripts, tests); the settings' paths win.
-pub const CODEX_BIN_ENV: &str = "AGENTDESK_CODEX_BIN";
-pub const CLAUDE_BIN_ENV: &str = "AGENTDESK_CLAUDE_BIN";
-
-/// Secrets the engines could read from the app's environment (their own logins, see
-/// `agentdesk_engine::child_env`). With a custom endpoint they would go to a third party, so
-/// they are removed unless the profile names one as its key.
-const PROVIDER_SECRETS: &[&str] = &[
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-];
-
-/// What the user set in Settings → Engines.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EngineSettings {
-    #[serde(default)]
-    pub codex_bin: Option<PathBuf>,
-    #[serde(default)]
-    pub claude_bin: Option<PathBuf>,
-    /// CODEX_HOME for profiles that do not set one; `None`: `$CODEX_HOME`, else codex's default.
-    #[serde(default)]
-    pub codex_home: Option<PathBuf>,
-}
 
 /// The lazily created engines. An engine is created with the executable found at first use;
 /// changing the settings drops it (after its runs) so the next run uses the new path.
-#[derive(Default)]
 pub(crate) struct Engines {
-    codex: Mutex<Option<AgentEngine>>,
-    claude: Mutex<Option<AgentEngine>>,
+    slots: BTreeMap<Engine, Mutex<Option<AgentEngine>>>,
     /// Every engine ever created, for shutdown (a replaced Codex engine keeps its app-server
     /// until its runs end).
     created: std::sync::Mutex<Vec<AgentEngine>>,
+}
+
+impl Default for Engines {
+    fn default() -> Self {
+        Self {
+            slots: Engine::ALL
+                .into_iter()
+                .map(|e| (e, Mutex::new(None)))
+                .collect(),
+            created: std::sync::Mutex::default(),
+        }
+    }
 }
 
 impl std::fmt::Debug for Engines {
@@ -70,16 +50,16 @@ impl std::fmt::Debug for Engines {
 }
 
 impl Engines {
-    fn slot(&self, engine: Engine) -> &Mutex<Option<AgentEngine>> {
-        match engine {
-            Engine::Codex => &self.codex,
-            Engine::Claude => &self.claude,
-        }
+    fn slot(&self, engine: Engine) -> Result<&Mutex<Option<AgentEngine>>> {
+        self.slots.get(&engine).ok_or_else(|| {
+            CoreError::InvalidInput(format!("the engine {} is not known", engine.as_str()))
+        })
     }
 
     pub(crate) async fn reset(&self) {
-        *self.codex.lock().await = None;
-        *self.claude.lock().await = None;
+        for slot in self.slots.values() {
+            *slot.lock().await = None;
+        }
     }
 
     pub(crate) async fn shutdown(&self) {
@@ -96,55 +76,49 @@ impl Engines {
     }
 }
 
-/// The engine crate's name for a stored engine (its capabilities, its adapter).
-pub fn engine_kind(engine: Engine) -> EngineKind {
-    match engine {
-        Engine::Codex => EngineKind::Codex,
-        Engine::Claude => EngineKind::Claude,
-    }
+/// The engine's descriptor: its name, capabilities, programs, options.
+pub fn descriptor(engine: Engine) -> &'static dyn EngineDescriptor {
+    registry::descriptor(engine)
 }
 
-/// The program description (install hints, supported versions) of an engine.
-pub fn engine_program(engine: Engine) -> EngineProgram {
-    program(engine).0
+/// Every engine as the window lists it.
+pub fn engine_infos() -> Vec<EngineInfo> {
+    registry::all().map(registry::info).collect()
+}
+
+/// The program an engine is found and version-checked by (`None`: its command comes from
+/// the profile).
+pub fn engine_program(engine: Engine) -> Option<EngineProgram> {
+    descriptor(engine).programs().first().copied()
 }
 
 /// What a user should know before using a profile: settings that let the workspace (a
-/// repository) configure its own agent. Shown by `profile list/show` and the app.
+/// repository) configure its own agent, an agent that acts without asking. Shown by
+/// `profile list/show` and the app.
 pub fn profile_warnings(spec: &ProfileSpec) -> Vec<String> {
-    let mut warnings = Vec::new();
-    if spec.engine == Engine::Codex
-        && CodexOptions::from_json(&spec.engine_options).trust_project_config
-    {
-        warnings.push(
-            "loads the workspace's own Codex config (.codex/config.toml): MCP servers declared in the repository start without approval and its instructions reach the agent"
-                .to_owned(),
-        );
-    }
-    if spec.engine == Engine::Claude {
-        let workspace_sources =
-            ClaudeOptions::from_json(&spec.engine_options).workspace_setting_sources();
-        if !workspace_sources.is_empty() {
-            warnings.push(format!(
-                "loads the workspace's own Claude settings ({}): hooks in the repository run commands without approval and its permission rules can approve tools",
-                workspace_sources.join(", ")
-            ));
-        }
-    }
-    warnings
+    descriptor(spec.engine).profile_warnings(spec)
 }
 
-fn program(engine: Engine) -> (EngineProgram, &'static str) {
-    match engine {
-        Engine::Codex => (EngineProgram::CODEX, CODEX_BIN_ENV),
-        Engine::Claude => (EngineProgram::CLAUDE, CLAUDE_BIN_ENV),
-    }
+/// The program an engine is found by, or why it has none.
+fn first_program(engine: Engine) -> Result<EngineProgram> {
+    engine_program(engine).ok_or_else(|| {
+        CoreError::InvalidInput(format!(
+            "{} runs the command its profile names",
+            descriptor(engine).display_name()
+        ))
+    })
 }
 
-fn env_path(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+/// Whether an engine has a program named `name`.
+pub fn is_program(name: &str) -> bool {
+    registry::program(name).is_some()
+}
+
+/// The program named `name` (`codex`, `opencode`...).
+fn named_program(name: &str) -> Result<EngineProgram> {
+    registry::program(name)
+        .map(|(_, p)| *p)
+        .ok_or_else(|| CoreError::InvalidInput(format!("no engine has a program named {name:?}")))
 }
 
 impl Desk {
@@ -165,53 +139,52 @@ impl Desk {
         Ok(())
     }
 
-    /// Where an engine's executable is: settings override, then `AGENTDESK_*_BIN`, then PATH
-    /// and the usual install dirs.
-    pub async fn locate_engine(&self, engine: Engine) -> Result<Executable> {
+    /// Where a program's executable is: the Settings path, then `AGENTDESK_<NAME>_BIN`, then
+    /// PATH and the usual install dirs.
+    pub async fn locate_program(&self, name: &str) -> Result<Executable> {
+        let program = named_program(name)?;
         let settings = self.engine_settings().await?;
-        let (prog, var) = program(engine);
-        let configured = match engine {
-            Engine::Codex => settings.codex_bin,
-            Engine::Claude => settings.claude_bin,
-        };
-        Ok(Discovery::new(prog)
-            .override_path(configured.or_else(|| env_path(var)))
-            .find()?)
+        Ok(registry::locate(&program, &settings)?)
     }
 
-    pub async fn engine_version(&self, engine: Engine) -> Result<EngineVersion> {
-        let exe = self.locate_engine(engine).await?;
-        Ok(probe_version(&exe, Duration::from_secs(10)).await?)
+    /// Where an engine's (first) executable is.
+    pub async fn locate_engine(&self, engine: Engine) -> Result<Executable> {
+        self.locate_program(first_program(engine)?.name).await
     }
 
-    /// The engine's executable and version, refused with
+    /// The program's executable and version, refused with
     /// [`agentdesk_engine::EngineError::UnsupportedVersion`] (what to install) when outside
     /// the supported range, or when it does not answer `--version` at all.
-    pub async fn check_engine(&self, engine: Engine) -> Result<(Executable, EngineVersion)> {
-        let exe = self.locate_engine(engine).await?;
+    pub async fn check_program(&self, name: &str) -> Result<(Executable, EngineVersion)> {
+        let program = named_program(name)?;
+        let exe = self.locate_program(name).await?;
         let version = probe_version(&exe, Duration::from_secs(10)).await?;
-        engine_program(engine).check_version(&exe.path, &version)?;
+        program.check_version(&exe.path, &version)?;
         Ok((exe, version))
     }
 
-    /// The engine for a kind, created on first use.
+    /// [`Self::check_program`] for an engine's (first) program.
+    pub async fn check_engine(&self, engine: Engine) -> Result<(Executable, EngineVersion)> {
+        self.check_program(first_program(engine)?.name).await
+    }
+
+    /// The engine, created on first use.
     pub(crate) async fn engine(&self, engine: Engine) -> Result<AgentEngine> {
-        let mut slot = self.runs.engines.slot(engine).lock().await;
+        let mut slot = self.runs.engines.slot(engine)?.lock().await;
         if let Some(e) = slot.as_ref() {
             return Ok(e.clone());
         }
+        let d = descriptor(engine);
         // Checked once per engine (again after the settings change): a codex without
         // `app-server` or a future major would otherwise fail later with a cryptic error.
-        let (exe, version) = self.check_engine(engine).await?;
-        let created = match engine {
-            Engine::Codex => {
-                AgentEngine::Codex(CodexEngine::new(CodexEngineConfig::new(exe.path.clone())))
+        let created = match engine_program(engine).filter(|_| !d.command_from_profile()) {
+            Some(_) => {
+                let (exe, version) = self.check_engine(engine).await?;
+                tracing::info!(engine = engine.as_str(), path = %exe.path.display(), %version, "engine ready");
+                d.create(Some(&exe))
             }
-            Engine::Claude => {
-                AgentEngine::Claude(ClaudeEngine::new(ClaudeEngineConfig::new(exe.path.clone())))
-            }
+            None => d.create(None),
         };
-        tracing::info!(engine = engine.as_str(), path = %exe.path.display(), %version, "engine ready");
         self.runs
             .engines
             .created
@@ -222,34 +195,27 @@ impl Desk {
         Ok(created)
     }
 
-    /// CODEX_HOME for a profile: `engineOptions.codexHome`, else the settings, else `$CODEX_HOME`.
-    pub(crate) async fn codex_home(&self, spec: Option<&ProfileSpec>) -> Result<Option<PathBuf>> {
-        if let Some(h) = spec.and_then(|s| CodexOptions::from_json(&s.engine_options).codex_home) {
-            return Ok(Some(h));
-        }
-        Ok(self
-            .engine_settings()
-            .await?
-            .codex_home
-            .or_else(|| env_path("CODEX_HOME")))
+    /// The adapter options for one run of a profile (`None`: the engine's defaults, asking
+    /// for everything that is not read-only).
+    pub(crate) async fn engine_options(
+        &self,
+        engine: Engine,
+        spec: Option<&ProfileSpec>,
+    ) -> Result<EngineOptions> {
+        let settings = self.engine_settings().await?;
+        engine_options(engine, spec, &settings)
     }
 }
 
-/// The adapter options for one run of a profile (`None`: the engine's defaults, asking for
-/// everything that is not read-only).
+/// [`Desk::engine_options`] with the settings given.
 pub(crate) fn engine_options(
     engine: Engine,
     spec: Option<&ProfileSpec>,
-    codex_home: Option<PathBuf>,
+    settings: &EngineSettings,
 ) -> Result<EngineOptions> {
-    let default_spec;
-    let spec = match spec {
-        Some(s) => s,
-        None => {
-            default_spec = ProfileSpec::new("", engine);
-            &default_spec
-        }
-    };
+    let mut spec = spec
+        .cloned()
+        .unwrap_or_else(|| ProfileSpec::new("", engine));
     if spec.engine != engine {
         return Err(CoreError::InvalidInput(format!(
             "the profile {:?} is for {}, but the session runs on {}",
@@ -258,111 +224,27 @@ pub(crate) fn engine_options(
             engine.as_str()
         )));
     }
-    let env: Vec<(String, String)> = spec
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let env_remove: Vec<String> = if spec.base_url.is_some() {
-        PROVIDER_SECRETS
-            .iter()
-            .filter(|s| spec.api_key_env.as_deref() != Some(**s) && !spec.env.contains_key(**s))
-            .map(|s| (*s).to_string())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // The profile's secret values are redacted from every engine diagnostic from now on.
-    for value in spec.secret_values() {
-        agentdesk_engine::diagnostic::register_secret(value);
-    }
-    let opts = &spec.engine_options;
-    Ok(match engine {
-        Engine::Codex => EngineOptions::Codex {
-            codex_home,
-            profile: codex_profile(spec, env, env_remove, opts),
-        },
-        Engine::Claude => EngineOptions::Claude(claude_profile(spec, env, env_remove, opts)),
-    })
+    // A profile stored before validation refused them may still name `/` or the home
+    // folder: reading all of it unasked is not what "also read" means, so it is dropped
+    // here too (reads there are then asked, and the queue decides).
+    spec.extra_dirs
+        .retain(|d| crate::profiles::extra_dir_problem(d).is_none());
+    Ok(descriptor(engine).run_options(&spec, settings)?)
 }
 
 /// The profile's inactivity watchdog, `engineOptions.inactivityTimeoutSecs` (0 turns it off);
 /// `None`: the engine's default (10 min).
 pub(crate) fn inactivity_timeout(spec: Option<&ProfileSpec>) -> Option<Duration> {
-    let secs = spec?
-        .engine_options
-        .get("inactivityTimeoutSecs")?
-        .as_u64()?;
-    Some(Duration::from_secs(secs))
+    agentdesk_engine::profile_options::inactivity_timeout(&spec?.engine_options)
 }
 
-fn codex_profile(
-    spec: &ProfileSpec,
-    env: Vec<(String, String)>,
-    env_remove: Vec<String>,
-    opts: &Value,
-) -> CodexProfile {
-    let (approval, sandbox) = permission_policy(spec.permission_mode);
-    let o = CodexOptions::from_json(opts);
-    let provider = spec.base_url.as_ref().map(|url| CustomProvider {
-        id: "agentdesk".into(),
-        name: "Agent Desk profile endpoint".into(),
-        base_url: url.clone(),
-        env_key: spec
-            .api_key_env
-            .clone()
-            .unwrap_or_else(|| "OPENAI_API_KEY".into()),
-        request_max_retries: o.request_max_retries,
-        stream_max_retries: o.stream_max_retries,
-    });
-    // Extra dirs: codex's sandboxes already let the agent read the whole disk, so there is
-    // nothing to add for reading.
-    CodexProfile {
-        model: spec.model.clone(),
-        approval_policy: Some(approval),
-        sandbox: Some(sandbox),
-        provider,
-        config_overrides: o.config_overrides,
-        enable_plugins: false,
-        developer_instructions: spec.system_prompt.clone().filter(|s| !s.is_empty()),
-        plan_mode: o.plan_mode,
-        env,
-        env_remove,
-        trust_project_config: o.trust_project_config,
-    }
-}
-
-fn claude_profile(
-    spec: &ProfileSpec,
-    env: Vec<(String, String)>,
-    env_remove: Vec<String>,
-    opts: &Value,
-) -> ClaudeProfile {
-    let o = ClaudeOptions::from_json(opts);
-    // The permission mode and the allowed tools are not passed on: the CLI always starts in
-    // its default mode and asks, and the queue applies them (`approval_rules`), after the
-    // profile's deny rules and with a record. Denied tools are: removing a tool only narrows.
-    ClaudeProfile {
-        model: spec.model.clone(),
-        disallowed_tools: spec.denied_tools.clone(),
-        append_system_prompt: spec.system_prompt.clone().filter(|s| !s.is_empty()),
-        // A profile stored before validation refused them may still name `/` or the home
-        // folder: reading all of it unasked is not what "also read" means, so it is dropped
-        // here too (reads there are then asked, and the queue decides).
-        add_dirs: spec
-            .extra_dirs
-            .iter()
-            .filter(|d| crate::profiles::extra_dir_problem(d).is_none())
-            .map(PathBuf::from)
-            .collect(),
-        base_url: spec.base_url.clone(),
-        api_key_env: spec.api_key_env.clone(),
-        // `None`: the adapter's default, the user's own settings only (never the workspace's).
-        setting_sources: o.setting_sources,
-        max_turns: o.max_turns,
-        env,
-        env_remove,
-    }
+/// Whether `path` is a program's executable (for Settings' path check).
+pub(crate) fn check_program_path(name: &str, path: &Path) -> Result<()> {
+    let program = named_program(name)?;
+    agentdesk_engine::Discovery::new(program)
+        .override_path(Some(PathBuf::from(path)))
+        .find()?;
+    Ok(())
 }
 
 /// Extensions of the typed image links next to the blobs.
@@ -451,7 +333,8 @@ mod tests {
     #[test]
     fn claude_options_follow_the_profile_and_keep_only_the_named_secret() {
         let s = spec(Engine::Claude, PermissionMode::AutoEdit);
-        let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), None).unwrap()
+        let EngineOptions::Claude(p) =
+            engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
         else {
             panic!("not claude")
         };
@@ -485,7 +368,8 @@ mod tests {
             if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
                 s.extra_dirs.push(home.to_string_lossy().into_owned());
             }
-            let EngineOptions::Claude(p) = engine_options(Engine::Claude, Some(&s), None).unwrap()
+            let EngineOptions::Claude(p) =
+                engine_options(Engine::Claude, Some(&s), &EngineSettings::default()).unwrap()
             else {
                 panic!("not claude")
             };
@@ -527,10 +411,12 @@ mod tests {
         ] {
             let s = spec(Engine::Codex, mode);
             let home = Some(PathBuf::from("/h"));
+            let mut settings = EngineSettings::default();
+            settings.set_home("codex", home.clone());
             let EngineOptions::Codex {
                 codex_home,
                 profile,
-            } = engine_options(Engine::Codex, Some(&s), home.clone()).unwrap()
+            } = engine_options(Engine::Codex, Some(&s), &settings).unwrap()
             else {
                 panic!("not codex")
             };
@@ -552,10 +438,15 @@ mod tests {
     fn workspace_settings_are_opt_in_and_the_profile_warns() {
         use agentdesk_engine::claude::SessionArg;
         let mut s = spec(Engine::Claude, PermissionMode::ReadOnly);
-        let claude = |s: &ProfileSpec| match engine_options(Engine::Claude, Some(s), None).unwrap()
+        let claude = |s: &ProfileSpec| match engine_options(
+            Engine::Claude,
+            Some(s),
+            &EngineSettings::default(),
+        )
+        .unwrap()
         {
             EngineOptions::Claude(p) => p,
-            EngineOptions::Codex { .. } => panic!("not claude"),
+            _ => panic!("not claude"),
         };
         let args = claude(&s).args(&SessionArg::New("x".into()));
         assert!(
@@ -577,9 +468,15 @@ mod tests {
         );
         // Codex: the workspace's `.codex/config.toml` likewise, only when asked for.
         let mut codex = spec(Engine::Codex, PermissionMode::Ask);
-        let trusts = |s: &ProfileSpec| match engine_options(Engine::Codex, Some(s), None).unwrap() {
+        let trusts = |s: &ProfileSpec| match engine_options(
+            Engine::Codex,
+            Some(s),
+            &EngineSettings::default(),
+        )
+        .unwrap()
+        {
             EngineOptions::Codex { profile, .. } => profile.trust_project_config,
-            EngineOptions::Claude(_) => panic!("not codex"),
+            _ => panic!("not codex"),
         };
         assert!(profile_warnings(&codex).is_empty());
         assert!(!trusts(&codex));
@@ -591,7 +488,7 @@ mod tests {
     #[test]
     fn a_profile_for_another_engine_is_refused() {
         let s = spec(Engine::Claude, PermissionMode::Ask);
-        let err = engine_options(Engine::Codex, Some(&s), None).unwrap_err();
+        let err = engine_options(Engine::Codex, Some(&s), &EngineSettings::default()).unwrap_err();
         assert!(err.to_string().contains("is for claude"), "{err}");
     }
 }

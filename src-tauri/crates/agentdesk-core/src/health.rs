@@ -2,21 +2,21 @@
 //! show for each engine (found where, version, logged in, what to install or run). One
 //! implementation for both faces, so the window never disagrees with the CLI.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile};
-use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile};
-use agentdesk_engine::{Discovery, FoundVia};
+use agentdesk_engine::{registry, FoundVia};
 use agentdesk_protocol::ui::{Engine, EngineHealth, ErrorCode, IpcError};
 
-use crate::engines::engine_program;
+use crate::engines::{check_program_path, descriptor};
 use crate::{CoreError, Desk, Result};
 
 /// Bound on each login probe (an engine start plus one request).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Bound on `--version`.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The result of checking one engine.
+/// The result of checking one engine program.
 #[derive(Debug)]
 pub struct EngineCheck {
     pub health: EngineHealth,
@@ -25,41 +25,26 @@ pub struct EngineCheck {
     pub unsupported: Option<CoreError>,
 }
 
-/// How to install an engine, as a terminal command.
-pub fn install_command(engine: Engine) -> &'static str {
-    match engine {
-        Engine::Codex => "npm install -g @openai/codex",
-        Engine::Claude => "npm install -g @anthropic-ai/claude-code",
-    }
-}
-
-/// How to install the version the adapters were verified with.
-pub fn install_supported_command(engine: Engine) -> &'static str {
-    match engine {
-        Engine::Codex => "npm install -g @openai/codex@0.169.0",
-        Engine::Claude => "npm install -g @anthropic-ai/claude-code@2.1.328",
-    }
-}
-
-/// How to log in, as terminal commands (Claude logs in from inside its own prompt).
-pub fn login_commands(engine: Engine) -> &'static [&'static str] {
-    match engine {
-        Engine::Codex => &["codex login"],
-        Engine::Claude => &["claude", "/login   (typed inside claude)"],
+fn found_via(via: FoundVia, from_settings: bool) -> &'static str {
+    match via {
+        FoundVia::Override if from_settings => "settings",
+        FoundVia::Override => "environment",
+        FoundVia::Path => "path",
+        FoundVia::InstallDir => "install_dir",
     }
 }
 
 impl Desk {
-    /// Check one engine: locate it, probe its version, and (when `check_login`) start it once
-    /// to ask who is logged in.
-    pub async fn check_engine_health(&self, engine: Engine, check_login: bool) -> EngineCheck {
+    /// Check one program of an engine: locate it, probe its version, and (when
+    /// `check_login`) start it once to ask who is logged in.
+    pub async fn check_program_health(&self, name: &str, check_login: bool) -> Result<EngineCheck> {
         let settings = self.engine_settings().await.unwrap_or_default();
-        let override_path = match engine {
-            Engine::Codex => settings.codex_bin.clone(),
-            Engine::Claude => settings.claude_bin.clone(),
-        };
+        let (engine, program) = registry::program(name).ok_or_else(|| unknown_program(name))?;
+        let override_path = settings.program(name).bin;
         let mut health = EngineHealth {
             engine,
+            program: program.name.to_owned(),
+            display_name: program.display_name.to_owned(),
             path: None,
             found_via: None,
             override_path: override_path.as_ref().map(|p| p.display().to_string()),
@@ -68,136 +53,134 @@ impl Desk {
             problem: None,
             fix_commands: Vec::new(),
         };
-        let check = |health: EngineHealth| EngineCheck {
-            health,
-            unsupported: None,
-        };
-        let exe = match self.locate_engine(engine).await {
+        let exe = match self.locate_program(name).await {
             Ok(exe) => exe,
             Err(e) => {
                 health.problem = Some(e.to_ipc());
-                health.fix_commands = vec![install_command(engine).to_owned()];
-                return check(health);
+                health.fix_commands = vec![program.install_command.to_owned()];
+                return Ok(EngineCheck {
+                    health,
+                    unsupported: None,
+                });
             }
         };
         health.path = Some(exe.path.display().to_string());
-        health.found_via = Some(
-            match exe.via {
-                FoundVia::Override if override_path.is_some() => "settings",
-                FoundVia::Override => "environment",
-                FoundVia::Path => "path",
-                FoundVia::InstallDir => "install_dir",
-            }
-            .to_owned(),
-        );
-        let version = match self.engine_version(engine).await {
+        health.found_via = Some(found_via(exe.via, override_path.is_some()).to_owned());
+        let version = match agentdesk_engine::probe_version(&exe, VERSION_TIMEOUT).await {
             Ok(v) => v,
             Err(e) => {
-                health.problem = Some(e.to_ipc());
-                health.fix_commands = vec![install_supported_command(engine).to_owned()];
-                return check(health);
+                health.problem = Some(CoreError::from(e).to_ipc());
+                health.fix_commands = vec![program.install_supported_command.to_owned()];
+                return Ok(EngineCheck {
+                    health,
+                    unsupported: None,
+                });
             }
         };
         health.version = Some(version.raw.clone());
         // Installed but outside the supported range: runs are refused, so say what to install.
-        if let Err(e) = engine_program(engine).check_version(&exe.path, &version) {
+        if let Err(e) = program.check_version(&exe.path, &version) {
             let e = CoreError::from(e);
             health.problem = Some(e.to_ipc());
-            health.fix_commands = vec![install_supported_command(engine).to_owned()];
-            return EngineCheck {
+            health.fix_commands = vec![program.install_supported_command.to_owned()];
+            return Ok(EngineCheck {
                 health,
                 unsupported: Some(e),
-            };
+            });
         }
         if check_login {
-            let home = self.codex_home(None).await.unwrap_or(None);
-            let probe = login_state(engine, &exe.path, self.data_dir(), home);
-            match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
-                Ok(Ok(logged_in)) => {
-                    health.logged_in = Some(logged_in);
-                    if !logged_in {
-                        health.fix_commands = login_commands(engine)
-                            .iter()
-                            .map(|c| c.to_string())
-                            .collect();
-                    }
-                }
-                Ok(Err(e)) => {
-                    health.problem = Some(IpcError {
-                        code: ErrorCode::EngineFailed,
-                        message: format!("login check failed: {e}"),
-                    })
-                }
-                Err(_) => {
-                    health.problem = Some(IpcError {
-                        code: ErrorCode::TimedOut,
-                        message: "login check timed out".to_owned(),
-                    })
+            self.check_login(engine, &exe.path, &settings, &mut health)
+                .await;
+        }
+        Ok(EngineCheck {
+            health,
+            unsupported: None,
+        })
+    }
+
+    /// Start the engine once and record whether it is logged in (and how to log in).
+    async fn check_login(
+        &self,
+        engine: Engine,
+        exe: &std::path::Path,
+        settings: &agentdesk_engine::EngineSettings,
+        health: &mut EngineHealth,
+    ) {
+        let d = descriptor(engine);
+        let probe = d.login_state(exe, self.data_dir(), settings);
+        match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
+            Ok(Ok(logged_in)) => {
+                health.logged_in = logged_in;
+                if logged_in == Some(false) {
+                    health.fix_commands =
+                        d.login_commands().iter().map(|c| c.to_string()).collect();
                 }
             }
+            Ok(Err(e)) => {
+                health.problem = Some(IpcError {
+                    code: ErrorCode::EngineFailed,
+                    message: format!("login check failed: {e}"),
+                })
+            }
+            Err(_) => {
+                health.problem = Some(IpcError {
+                    code: ErrorCode::TimedOut,
+                    message: "login check timed out".to_owned(),
+                })
+            }
         }
-        check(health)
     }
 
-    /// Both engines, checked at the same time (each login probe starts an engine).
+    /// [`Self::check_program_health`] for an engine's first program.
+    pub async fn check_engine_health(
+        &self,
+        engine: Engine,
+        check_login: bool,
+    ) -> Result<EngineCheck> {
+        let program = crate::engines::engine_program(engine)
+            .ok_or_else(|| unknown_program(engine.as_str()))?;
+        self.check_program_health(program.name, check_login).await
+    }
+
+    /// Every program of every engine, checked at the same time (each login probe starts an
+    /// engine).
     pub async fn engines_health(&self, check_login: bool) -> Vec<EngineCheck> {
-        let (codex, claude) = tokio::join!(
-            self.check_engine_health(Engine::Codex, check_login),
-            self.check_engine_health(Engine::Claude, check_login)
-        );
-        vec![codex, claude]
+        let checks =
+            registry::programs().map(|(_, p)| self.check_program_health(p.name, check_login));
+        futures_util::future::join_all(checks)
+            .await
+            .into_iter()
+            // Every name comes from the registry: none is unknown.
+            .filter_map(Result::ok)
+            .collect()
     }
 
-    /// Set (or clear, with `None` or an empty path) the executable Settings points an engine
-    /// at. A path that is not an executable file is refused with the same message a run
-    /// would fail with, so the mistake shows next to the field, not at the next run.
-    pub async fn set_engine_path(&self, engine: Engine, path: Option<&str>) -> Result<()> {
+    /// Set (or clear, with `None` or an empty path) the executable Settings points a
+    /// program at. A path that is not an executable file is refused with the same message a
+    /// run would fail with, so the mistake shows next to the field, not at the next run.
+    pub async fn set_engine_path(&self, name: &str, path: Option<&str>) -> Result<()> {
         let path = path
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .map(PathBuf::from);
         if let Some(p) = &path {
             if !p.is_absolute() {
+                let shown = registry::program(name).map_or(name, |(_, p)| p.display_name);
                 return Err(CoreError::InvalidInput(format!(
-                    "{} is not an absolute path: choose the {} executable with “Choose…”",
+                    "{} is not an absolute path: choose the {shown} executable with “Choose…”",
                     p.display(),
-                    engine_program(engine).display_name
                 )));
             }
-            Discovery::new(engine_program(engine))
-                .override_path(Some(p.clone()))
-                .find()?;
+            check_program_path(name, p)?;
         }
         let mut settings = self.engine_settings().await?;
-        match engine {
-            Engine::Codex => settings.codex_bin = path,
-            Engine::Claude => settings.claude_bin = path,
-        }
-        tracing::info!(engine = engine.as_str(), "engine path changed in settings");
+        settings.set_bin(name, path);
+        tracing::info!(program = name, "engine path changed in settings");
         self.set_engine_settings(&settings).await
     }
 }
 
-/// Start the engine once with default options and ask who is logged in.
-async fn login_state(
-    engine: Engine,
-    program: &Path,
-    cwd: &Path,
-    codex_home: Option<PathBuf>,
-) -> std::result::Result<bool, agentdesk_engine::EngineError> {
-    match engine {
-        Engine::Claude => {
-            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(program));
-            let status = claude.status(cwd, &ClaudeProfile::default()).await?;
-            Ok(status.logged_in)
-        }
-        Engine::Codex => {
-            let codex = CodexEngine::new(CodexEngineConfig::new(program));
-            let account = codex.account(codex_home, &CodexProfile::default()).await;
-            // The app-server is resident; stop it before returning (no orphans).
-            codex.shutdown().await;
-            let account = account?;
-            Ok(account.account.is_some() || !account.requires_openai_auth)
-        }
-    }
+/// A program no engine has (a stale name from the window).
+fn unknown_program(name: &str) -> CoreError {
+    CoreError::InvalidInput(format!("no engine has a program named {name:?}"))
 }

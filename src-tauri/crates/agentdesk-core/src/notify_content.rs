@@ -51,10 +51,7 @@ const OPTION_CHARS: usize = 40;
 const TOOL_NAME_CHARS: usize = 60;
 
 fn engine_name(e: Engine) -> &'static str {
-    match e {
-        Engine::Codex => "Codex",
-        Engine::Claude => "Claude Code",
-    }
+    crate::engines::descriptor(e).display_name()
 }
 
 /// Control characters and escape sequences an agent wrote are shown, never obeyed (as on

@@ -21,8 +21,10 @@ fn invalid(msg: impl Into<String>) -> CoreError {
 
 /// `codex` or `claude`, with a clear error otherwise (CLI flags, settings files).
 pub fn parse_engine(s: &str) -> Result<Engine> {
-    Engine::parse(s.trim())
-        .ok_or_else(|| invalid(format!("unknown engine {s:?}: use \"codex\" or \"claude\"")))
+    Engine::parse(s.trim()).ok_or_else(|| {
+        let names: Vec<&str> = Engine::ALL.iter().map(|e| e.as_str()).collect();
+        invalid(format!("unknown engine {s:?}: use {}", names.join(", ")))
+    })
 }
 
 /// `ask`, `auto_edit` (or `auto-edit`), `full_auto`, `read_only`.

@@ -252,38 +252,55 @@ fn all_mistakes_are_reported_at_once_and_the_cli_message_joins_them() {
 
 #[test]
 fn engine_options_the_adapters_read_must_have_their_type() {
-    let opt = |v: serde_json::Value| fields(|s| s.engine_options = v);
-    let one = |v: serde_json::Value| {
-        let all = opt(v);
+    // Each engine's descriptor checks its own keys (and the common ones).
+    let one = |engine: Engine, v: serde_json::Value| {
+        let all = fields(|s| {
+            s.engine = engine;
+            s.engine_options = v;
+        });
         assert_eq!(all.len(), 1, "{all:?}");
         all[0].clone()
     };
-    let (f, m) = one(serde_json::json!({"maxTurns": "5"}));
+    let (f, m) = one(Engine::Claude, serde_json::json!({"maxTurns": "5"}));
     assert_eq!(f, "engineOptions.maxTurns");
     assert!(m.contains("whole number"), "{m}");
     assert_eq!(
-        one(serde_json::json!({"maxTurns": 0})).0,
+        one(Engine::Claude, serde_json::json!({"maxTurns": 0})).0,
         "engineOptions.maxTurns"
     );
+    for engine in [Engine::Codex, Engine::Claude] {
+        assert_eq!(
+            one(engine, serde_json::json!({"inactivityTimeoutSecs": -1})).0,
+            "engineOptions.inactivityTimeoutSecs"
+        );
+    }
     assert_eq!(
-        one(serde_json::json!({"inactivityTimeoutSecs": -1})).0,
-        "engineOptions.inactivityTimeoutSecs"
-    );
-    assert_eq!(
-        one(serde_json::json!({"planMode": "yes"})).0,
+        one(Engine::Codex, serde_json::json!({"planMode": "yes"})).0,
         "engineOptions.planMode"
     );
     assert_eq!(
-        one(serde_json::json!({"codexHome": "rel/dir"})).0,
+        one(Engine::Codex, serde_json::json!({"codexHome": "rel/dir"})).0,
         "engineOptions.codexHome"
     );
     assert_eq!(
-        one(serde_json::json!({"settingSources": ["user", "everything"]})).0,
+        one(
+            Engine::Claude,
+            serde_json::json!({"settingSources": ["user", "everything"]})
+        )
+        .0,
         "engineOptions.settingSources"
     );
     assert_eq!(
-        one(serde_json::json!({"configOverrides": {"a b": "1"}})).0,
+        one(
+            Engine::Codex,
+            serde_json::json!({"configOverrides": {"a b": "1"}})
+        )
+        .0,
         "engineOptions.configOverrides.a b"
+    );
+    assert_eq!(
+        one(Engine::Acp, serde_json::json!({"args": ["--acp"]})).0,
+        "engineOptions.command"
     );
     // What the adapters accept passes, and keys of other engines or later versions are kept.
     let mut s = spec("p");

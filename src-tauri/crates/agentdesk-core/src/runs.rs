@@ -28,8 +28,8 @@
 //! Desk::active_run_ids() -> Vec<RunId>              runs this process drives now
 //! Desk::run_engine_pid(run_id) -> Option<u32>       the engine process serving it
 //! Desk::engine_settings() / set_engine_settings(EngineSettings) (stored, key "engines")
-//!     EngineSettings { codex_bin: Option<PathBuf>, claude_bin: Option<PathBuf>, codex_home: Option<PathBuf> }
-//! Desk::locate_engine(Engine) -> Result<Executable>   override > AGENTDESK_{CODEX,CLAUDE}_BIN > PATH > usual dirs
+//!     EngineSettings: per program (`codex`, `claude`, `opencode`...) its executable and home
+//! Desk::locate_program(name) -> Result<Executable>   settings > AGENTDESK_<NAME>_BIN > PATH > usual dirs
 //! Desk::engine_version(Engine) -> Result<EngineVersion>
 //! Desk::shutdown()     interrupts active runs (bounded wait), stops every engine process
 //! ```
@@ -63,7 +63,7 @@ use agentdesk_protocol::ui::{
 use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::mpsc;
 
-use crate::engines::{engine_kind, engine_options, inactivity_timeout, typed_image_path, Engines};
+use crate::engines::{inactivity_timeout, typed_image_path, Engines};
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
     RunRecorder,
@@ -248,8 +248,9 @@ impl Desk {
         if decision.updated_input.is_some() || decision.stop {
             // Refused before the queue records anything: the engine could not carry it out.
             let session = self.store.get_session(&approval.session_id).await?;
-            let kind = engine_kind(session.engine);
-            decision.check(kind).map_err(CoreError::InvalidInput)?;
+            decision
+                .check(session.engine)
+                .map_err(CoreError::InvalidInput)?;
         }
         self.approvals
             .decide(approval_id, ApprovalAnswer::Decision(decision), by)
@@ -467,8 +468,7 @@ impl Desk {
                 ..Default::default()
             },
         };
-        let codex_home = self.codex_home(spec).await?;
-        let options = engine_options(session.engine, spec, codex_home)?;
+        let options = self.engine_options(session.engine, spec).await?;
         let input = self.run_input(run).await?;
 
         let (tx, rx) = mpsc::channel(RECORDER_BACKLOG);

@@ -21,7 +21,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use crate::vocab::EngineKind;
+use crate::vocab::Engine;
 
 /// Variables removed from every child environment, whatever the profile says. A nested
 /// Claude Code CLI refuses to start when it sees `CLAUDECODE` (set when the app itself is run
@@ -175,15 +175,18 @@ fn is_set(name: &str, parent: &[(String, String)], profile_env: &[(String, Strin
 /// `pass` (the profile's API key variable). `remove` wins over everything. Non-UTF-8 values
 /// are skipped (they cannot be a key or a URL).
 pub fn engine_env(
-    engine: EngineKind,
+    engine: Engine,
     parent: &[(String, String)],
     profile_env: &[(String, String)],
     pass: &[String],
     remove: &[String],
 ) -> Vec<(String, String)> {
     let (prefixes, vars): (Vec<&str>, &[&str]) = match engine {
-        EngineKind::Codex => (CODEX_PREFIXES.to_vec(), &[]),
-        EngineKind::Claude => {
+        Engine::Codex => (CODEX_PREFIXES.to_vec(), &[]),
+        // An ACP agent could be anything: nothing of the app's beyond the common part; its
+        // profile's `env` (a preset's asking environment included) is added by the adapter.
+        Engine::Acp => (Vec::new(), &[]),
+        Engine::Claude => {
             let mut prefixes = CLAUDE_PREFIXES.to_vec();
             for (switch, cloud) in CLAUDE_CLOUD_AUTH {
                 if is_set(switch, parent, profile_env) {
@@ -273,9 +276,9 @@ mod tests {
     #[test]
     fn each_engine_gets_its_own_login_and_nothing_else() {
         let parent = pairs(PARENT);
-        let codex = engine_env(EngineKind::Codex, &parent, &[], &[], &[]);
+        let codex = engine_env(Engine::Codex, &parent, &[], &[], &[]);
         assert_eq!(names(&codex), ["OPENAI_API_KEY", "CODEX_HOME"]);
-        let claude = engine_env(EngineKind::Claude, &parent, &[], &["MY_KEY".into()], &[]);
+        let claude = engine_env(Engine::Claude, &parent, &[], &["MY_KEY".into()], &[]);
         assert_eq!(
             names(&claude),
             [
@@ -286,7 +289,7 @@ mod tests {
             ]
         );
         let removed = engine_env(
-            EngineKind::Claude,
+            Engine::Claude,
             &parent,
             &[],
             &[],
@@ -298,27 +301,27 @@ mod tests {
     #[test]
     fn cloud_credentials_pass_only_when_claude_uses_that_cloud() {
         let mut parent = pairs(PARENT);
-        let plain = engine_env(EngineKind::Claude, &parent, &[], &[], &[]);
+        let plain = engine_env(Engine::Claude, &parent, &[], &[], &[]);
         assert!(!names(&plain).contains(&"AWS_SECRET_ACCESS_KEY"));
         // Switched on by the profile…
         let on = pairs(&[("CLAUDE_CODE_USE_BEDROCK", "1")]);
-        let bedrock = engine_env(EngineKind::Claude, &parent, &on, &[], &[]);
+        let bedrock = engine_env(Engine::Claude, &parent, &on, &[], &[]);
         assert!(names(&bedrock).contains(&"AWS_SECRET_ACCESS_KEY"));
         assert!(!names(&bedrock).contains(&"GOOGLE_APPLICATION_CREDENTIALS"));
         // …or by the user's environment; a profile can switch it off again.
         parent.push(("CLAUDE_CODE_USE_VERTEX".into(), "1".into()));
-        let vertex = engine_env(EngineKind::Claude, &parent, &[], &[], &[]);
+        let vertex = engine_env(Engine::Claude, &parent, &[], &[], &[]);
         assert!(names(&vertex).contains(&"GOOGLE_APPLICATION_CREDENTIALS"));
         let off = pairs(&[("CLAUDE_CODE_USE_VERTEX", "0")]);
-        let vertex_off = engine_env(EngineKind::Claude, &parent, &off, &[], &[]);
+        let vertex_off = engine_env(Engine::Claude, &parent, &off, &[], &[]);
         assert!(!names(&vertex_off).contains(&"GOOGLE_APPLICATION_CREDENTIALS"));
         parent.push(("CLOUD_ML_REGION".into(), "us-east5".into()));
         parent.push(("AZURE_CLIENT_SECRET".into(), "az".into()));
-        let vertex = engine_env(EngineKind::Claude, &parent, &[], &[], &[]);
+        let vertex = engine_env(Engine::Claude, &parent, &[], &[], &[]);
         assert!(names(&vertex).contains(&"CLOUD_ML_REGION"));
         assert!(!names(&vertex).contains(&"AZURE_CLIENT_SECRET"));
         // Codex never gets them.
-        let codex = engine_env(EngineKind::Codex, &parent, &on, &[], &[]);
+        let codex = engine_env(Engine::Codex, &parent, &on, &[], &[]);
         assert!(!names(&codex).contains(&"AWS_SECRET_ACCESS_KEY"));
     }
 }

@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 
 use crate::error::EngineError;
 use crate::process::ChildExit;
-use crate::vocab::{ApprovalDecision, EngineCapabilities, EngineKind};
+use crate::vocab::{ApprovalDecision, EngineCapabilities, Engine};
 
 type Reply = oneshot::Sender<Result<(), EngineError>>;
 
@@ -49,7 +49,7 @@ pub(crate) trait CommandSink: Send + Sync {
 /// the run harmlessly (then every call fails with [`EngineError::NotPending`]).
 #[derive(Clone)]
 pub struct RunHandle {
-    kind: EngineKind,
+    kind: Engine,
     sink: Arc<dyn CommandSink>,
 }
 
@@ -62,19 +62,19 @@ impl std::fmt::Debug for RunHandle {
 }
 
 impl RunHandle {
-    pub(crate) fn new(kind: EngineKind, sink: impl CommandSink + 'static) -> Self {
+    pub(crate) fn new(kind: Engine, sink: impl CommandSink + 'static) -> Self {
         Self {
             kind,
             sink: Arc::new(sink),
         }
     }
 
-    pub fn kind(&self) -> EngineKind {
+    pub fn kind(&self) -> Engine {
         self.kind
     }
 
     pub fn capabilities(&self) -> EngineCapabilities {
-        self.kind.capabilities()
+        crate::registry::descriptor(self.kind).capabilities()
     }
 
     /// Ask the engine to stop the turn; the run then ends with `run.interrupted` (bounded:

@@ -99,7 +99,7 @@ impl CommandSink for Recorder {
 #[tokio::test]
 async fn the_handle_refuses_what_the_engine_cannot_do_before_it_reaches_the_run() {
     let seen = Recorder::default();
-    let codex = RunHandle::new(EngineKind::Codex, seen.clone());
+    let codex = RunHandle::new(Engine::Codex, seen.clone());
     let edited = ApprovalDecision::allow_edited(json!({"command": "ls"}));
     let err = codex
         .resolve_approval("r1", edited.clone())
@@ -111,7 +111,7 @@ async fn the_handle_refuses_what_the_engine_cannot_do_before_it_reaches_the_run(
         "the refused decision reached the run"
     );
 
-    let claude = RunHandle::new(EngineKind::Claude, seen.clone());
+    let claude = RunHandle::new(Engine::Claude, seen.clone());
     claude.resolve_approval("r1", edited).await.unwrap();
     codex
         .resolve_approval("r2", ApprovalDecision::deny_and_stop("no"))
@@ -136,7 +136,7 @@ async fn a_handle_whose_run_is_gone_says_not_pending() {
             false
         }
     }
-    let h = RunHandle::new(EngineKind::Claude, Gone);
+    let h = RunHandle::new(Engine::Claude, Gone);
     let err = h
         .resolve_approval("x", UserDecision::ApproveOnce)
         .await

@@ -31,6 +31,10 @@ pub struct EngineProgram {
     pub supported: VersionRange,
     /// Shown with an unsupported version: how to install the version the tests pin.
     pub install_supported: &'static str,
+    /// How to install it, as a terminal command (`doctor`, Settings, first run).
+    pub install_command: &'static str,
+    /// How to install the version the adapter was verified with, as a terminal command.
+    pub install_supported_command: &'static str,
 }
 
 impl EngineProgram {
@@ -46,6 +50,8 @@ impl EngineProgram {
             below: (1, 0, 0),
         },
         install_supported: "install a supported one with `npm install -g @openai/codex@0.169.0`, or set the path of one in Settings",
+        install_command: "npm install -g @openai/codex",
+        install_supported_command: "npm install -g @openai/codex@0.169.0",
     };
     /// Claude Code: stream-json with the control protocol as verified on 2.1.328 and 2.1.332;
     /// any 2.1.x speaks it, a new major may not.
@@ -58,6 +64,8 @@ impl EngineProgram {
             below: (3, 0, 0),
         },
         install_supported: "install a supported one with `npm install -g @anthropic-ai/claude-code@2.1.328`, or set the path of one in Settings",
+        install_command: "npm install -g @anthropic-ai/claude-code",
+        install_supported_command: "npm install -g @anthropic-ai/claude-code@2.1.328",
     };
 
     /// `Ok` when `version` is in [`Self::supported`]; otherwise the error that names the

@@ -18,11 +18,12 @@ use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::AgentEvent;
 use tokio::sync::mpsc;
 
+use crate::acp::{AcpEngine, AcpProfile, AcpRunRequest};
 use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
 use crate::codex::{CodexEngine, CodexProfile, RunRequest};
 pub use crate::control::RunHandle;
 use crate::error::EngineError;
-pub use crate::vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};
+pub use crate::vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};
 
 /// Which engine, with its per-profile options.
 #[derive(Debug, Clone)]
@@ -33,6 +34,7 @@ pub enum EngineOptions {
         profile: CodexProfile,
     },
     Claude(ClaudeProfile),
+    Acp(AcpProfile),
 }
 
 /// One message of a session, engine-neutral.
@@ -53,19 +55,21 @@ pub struct NeutralRunRequest {
 pub enum AgentEngine {
     Codex(CodexEngine),
     Claude(ClaudeEngine),
+    Acp(AcpEngine),
 }
 
 impl AgentEngine {
-    pub fn kind(&self) -> EngineKind {
+    pub fn kind(&self) -> Engine {
         match self {
-            Self::Codex(_) => EngineKind::Codex,
-            Self::Claude(_) => EngineKind::Claude,
+            Self::Codex(_) => Engine::Codex,
+            Self::Claude(_) => Engine::Claude,
+            Self::Acp(_) => Engine::Acp,
         }
     }
 
     /// What this engine can do (edited input, questions, cost, ...).
     pub fn capabilities(&self) -> EngineCapabilities {
-        self.kind().capabilities()
+        crate::registry::descriptor(self.kind()).capabilities()
     }
 
     /// Start one run. `Err` = the run never started; later failures are `run.failed` events.
@@ -123,6 +127,32 @@ impl AgentEngine {
                 let run = engine
                     .start_run_with(
                         ClaudeRunRequest {
+                            cwd: req.cwd,
+                            profile,
+                            resume_session_id: req.resume_session_id,
+                            input: req.input,
+                        },
+                        limits,
+                    )
+                    .await?;
+                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
+                let (control, events) = run.into_parts();
+                Ok(AgentRun {
+                    session_id,
+                    resumed,
+                    pid,
+                    events,
+                    control,
+                })
+            }
+            (Self::Acp(engine), EngineOptions::Acp(profile)) => {
+                let limits = engine
+                    .config()
+                    .limits
+                    .with_inactivity_timeout(req.inactivity_timeout);
+                let run = engine
+                    .start_run_with(
+                        AcpRunRequest {
                             cwd: req.cwd,
                             profile,
                             resume_session_id: req.resume_session_id,

@@ -80,12 +80,12 @@
 //! ```text
 //! vocab      InputPart::{Text, LocalImage}; ApprovalDecision { decision: UserDecision, updated_input,
 //!            message, stop } (From<UserDecision>; allow_edited(v) / deny(msg) / deny_and_stop(msg));
-//!            EngineKind::{Codex, Claude}.capabilities() -> EngineCapabilities { edited_input,
+//!            registry::descriptor(Engine::{Codex, Claude, Acp}).capabilities() -> EngineCapabilities { edited_input,
 //!            deny_message, deny_and_stop, questions, cost, session_grants, resident_server,
 //!            mid_run_settings } (agentdesk_protocol::capabilities, a ts-rs type);
 //!            decision.check(kind)   -- a leaf: imports no adapter
-//! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine)}.start_run(NeutralRunRequest{cwd,
-//!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..)}})
+//! engine     AgentEngine::{Codex(CodexEngine), Claude(ClaudeEngine), Acp(AcpEngine)}.start_run(NeutralRunRequest{cwd,
+//!            resume_session_id, input: Vec<InputPart>, options: EngineOptions::{Codex{..}, Claude(..), Acp(..)}})
 //!            -> AgentRun { session_id, resumed, pid, events: UnboundedReceiver<AgentEvent>, control: RunHandle }
 //!            .capabilities()
 //! control    RunHandle (Clone, one type for both engines): interrupt() / resolve_approval(id,
@@ -102,17 +102,25 @@
 //!            (Deref<Target = RunHandle>, plus set_permission_mode / set_model)
 //!            .status(cwd, profile) -> ClaudeStatus { version, account, logged_in, initialize }
 //!            ClaudeTranslator (pure: SdkMessage -> AgentEvent), planned_change/unified_diff (edit-tool diffs)
+//! acp        AcpEngine::new(AcpEngineConfig{init_timeout, session_timeout, interrupt_grace, stop, limits, ..})
+//!            .start_run(AcpRunRequest{cwd, profile: AcpProfile, resume_session_id, input}) -> AcpRun
+//!            { session_id, resumed, pid, agent_info } .next_event() / .control() / .into_parts()
+//!            AcpProfile { command, args, env, env_remove, model, permission_mode, extra_dirs, preset }
+//!            ::from_options(&AcpOptions{preset, command, args}, command_path) (preset args + asking env)
+//!            PresetSpec::of(AcpPreset::{Opencode, Gemini}) { program: EngineProgram (OPENCODE, GEMINI),
+//!            default_args, ask_env, load_session, allow_always }; asks_before_acting(&AcpOptions)
+//!            AcpTranslator (pure: SessionUpdate -> AgentEvent), choose_option (decision -> offered
+//!            option by kind), workspace::Workspace (the fs/* boundary); wire types in
+//!            agentdesk_protocol::acp (hand-written, forward compatible)
 //! ```
 //!
 //! # How to add an engine
 //!
-//! 1. **Vocabulary** (`vocab.rs`): a variant of [`EngineKind`] and its
-//!    [`EngineCapabilities`] in `EngineKind::capabilities`. Everything that differs between
-//!    engines and that a caller must know (can it take an edited input? report cost?) is a
-//!    field there (the struct lives in `agentdesk_protocol::capabilities`, a ts-rs type, so
-//!    the window reads the same declaration through `engine_capabilities`); the core, the CLI,
-//!    the window and [`RunHandle`] read it, nobody matches on the engine to find out. A new
-//!    capability is one field plus its value per engine.
+//! Nothing outside this crate lists or matches on engines: the core, the store, the CLI, the
+//! shell and the window learn them from [`registry`]. Adding an engine is:
+//!
+//! 1. **Its name**: a variant of [`Engine`] (`agentdesk_protocol::ui`, its stored and wire
+//!    name) and its line in [`registry::descriptor`].
 //! 2. **Adapter** (`src/<engine>/`): spawn the CLI with [`ProcessSpec`] (own process group,
 //!    parent-death signal, the built environment: add the engine's variables to
 //!    `child_env.rs`), talk over [`Transport`] (plus [`RpcPeer`] for JSON-RPC), and translate
@@ -124,18 +132,26 @@
 //!    resolve / answer) to it. Use [`RunLimits`] (`Watchdog`, `DiagnosticBudget`), end with
 //!    exactly one terminal event, expire what is pending on every end, stop when the events
 //!    receiver is dropped, and fail a crash with `control::crash_message`.
-//! 4. **Facade** (`engine.rs`): a variant of [`AgentEngine`] and of [`EngineOptions`] (the
-//!    adapter's own typed per-profile options) and the arm in `AgentEngine::start_run`.
-//! 5. **An approval detail** (what the engine says about a request beyond the command, paths
+//! 4. **Descriptor** (`src/<engine>/descriptor.rs`, an [`EngineDescriptor`]): display name,
+//!    [`EngineCapabilities`] (everything a caller must know — can it take an edited input?
+//!    report cost? — is a field there, read by the core, the CLI, the window and
+//!    [`RunHandle`]; a new capability is one field plus its value per descriptor), the
+//!    programs discovery finds, login check and commands, the profile's typed options
+//!    (checked key by key, warnings, the keys that route requests) and how a profile becomes
+//!    the adapter's options.
+//! 5. **Facade** (`engine.rs`): a variant of [`AgentEngine`] and of [`EngineOptions`] (the
+//!    adapter's own typed per-run options) and the arm in `AgentEngine::start_run`.
+//! 6. **An approval detail** (what the engine says about a request beyond the command, paths
 //!    and reason) goes into `approval.requested.detail`; the core reads only what
 //!    `ApprovalAsk::from_event` names.
-//! 6. **Tests**: a scripted fake in `tests/src/bin/` for what the real CLI will not do on
+//! 7. **Tests**: a scripted fake in `tests/src/bin/` for what the real CLI will not do on
 //!    demand, the real binary in the conformance suite (`tests/tests/conformance.rs` runs
 //!    the same scenarios on every engine).
 //!
 //! Every constructor that starts tasks (`Transport::new`, `RpcPeer::start`, `ChildProcess::spawn`)
 //! must run inside a tokio runtime.
 
+pub mod acp;
 pub mod batched;
 pub mod child_env;
 pub mod claude;
@@ -149,9 +165,11 @@ pub mod error;
 pub mod limits;
 pub mod login_path;
 pub mod process;
-mod profile_options;
+pub mod profile_options;
 pub mod redact;
+pub mod registry;
 pub mod rpc;
+pub mod settings;
 pub mod shim;
 pub mod transport;
 pub mod vocab;
@@ -174,4 +192,5 @@ pub use rpc::{
 pub use transport::{
     AbortOnDrop, Decode, Inbound, InboundRx, JsonLines, LineWriter, Transport, TransportConfig,
 };
-pub use vocab::{ApprovalDecision, EngineCapabilities, EngineKind, InputPart};
+pub use registry::{EngineDescriptor, EngineSettings, ProgramSettings};
+pub use vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};

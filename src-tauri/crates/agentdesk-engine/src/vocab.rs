@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 pub use agentdesk_protocol::capabilities::EngineCapabilities;
+pub use agentdesk_protocol::ui::Engine;
 use agentdesk_protocol::events::UserDecision;
 use serde_json::Value;
 
@@ -74,71 +75,24 @@ impl From<UserDecision> for ApprovalDecision {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EngineKind {
-    Codex,
-    Claude,
-}
-
-impl EngineKind {
-    /// What this engine can do, declared once: the core, the CLI and the adapters' shared
-    /// run handle read it instead of finding out from an error.
-    pub const fn capabilities(self) -> EngineCapabilities {
-        match self {
-            Self::Codex => EngineCapabilities {
-                // Codex has no way to run another command than the one it asked about.
-                edited_input: false,
-                deny_message: false,
-                // A decline followed by `turn/interrupt` (two wire steps, done by the adapter).
-                deny_and_stop: true,
-                questions: true,
-                cost: false,
-                // `acceptForSession`: codex itself stops asking for the same thing.
-                session_grants: true,
-                resident_server: true,
-                mid_run_settings: false,
-            },
-            Self::Claude => EngineCapabilities {
-                edited_input: true,
-                deny_message: true,
-                // One wire decision (`interrupt: true` on the deny).
-                deny_and_stop: true,
-                questions: true,
-                cost: true,
-                // Claude's session rules are wider than what the user saw: Agent Desk's own
-                // queue answers exact repeats instead (see the adapter's resolve).
-                session_grants: false,
-                resident_server: false,
-                mid_run_settings: true,
-            },
-        }
-    }
-}
-
 impl ApprovalDecision {
-    /// `Err(why)` when `kind`'s engine cannot carry out this decision as asked.
-    pub fn check(&self, kind: EngineKind) -> Result<(), String> {
-        let caps = kind.capabilities();
+    /// `Err(why)` when `engine` cannot carry out this decision as asked.
+    pub fn check(&self, engine: Engine) -> Result<(), String> {
+        let d = crate::registry::descriptor(engine);
+        let caps = d.capabilities();
         if self.updated_input.is_some() && !caps.edited_input {
             return Err(format!(
                 "{} cannot run an edited version of a requested action; approve or deny it",
-                kind.name()
+                d.display_name()
             ));
         }
         if self.stop && !caps.deny_and_stop {
-            return Err(format!("{} cannot deny and stop in one step", kind.name()));
+            return Err(format!(
+                "{} cannot deny and stop in one step",
+                d.display_name()
+            ));
         }
         Ok(())
-    }
-}
-
-impl EngineKind {
-    /// The engine's name as users know it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Codex => "Codex",
-            Self::Claude => "Claude Code",
-        }
     }
 }
 
@@ -149,10 +103,10 @@ mod tests {
     #[test]
     fn edited_input_is_refused_only_where_the_engine_cannot_do_it() {
         let edited = ApprovalDecision::allow_edited(serde_json::json!({"command": "ls"}));
-        let codex = EngineKind::Codex;
+        let codex = Engine::Codex;
         let err = edited.check(codex);
         assert!(err.is_err_and(|m| m.contains("Codex cannot run an edited version")));
-        let claude = EngineKind::Claude;
+        let claude = Engine::Claude;
         assert_eq!(edited.check(claude), Ok(()));
         let stop = ApprovalDecision::deny_and_stop("no");
         assert_eq!(stop.check(codex), Ok(()));
@@ -161,12 +115,12 @@ mod tests {
     /// The window reads the same declaration (camelCase, through `engine_capabilities`).
     #[test]
     fn capabilities_cross_to_the_window_in_camel_case() {
-        let v = serde_json::to_value(EngineKind::Codex.capabilities()).unwrap_or_default();
+        let v = serde_json::to_value(crate::registry::descriptor(Engine::Codex).capabilities()).unwrap_or_default();
         assert_eq!(v["editedInput"], false);
         assert_eq!(v["denyMessage"], false);
         assert_eq!(v["denyAndStop"], true);
         assert_eq!(v["sessionGrants"], true);
-        let v = serde_json::to_value(EngineKind::Claude.capabilities()).unwrap_or_default();
+        let v = serde_json::to_value(crate::registry::descriptor(Engine::Claude).capabilities()).unwrap_or_default();
         assert_eq!(v["editedInput"], true);
         assert_eq!(v["denyMessage"], true);
     }

@@ -1,12 +1,12 @@
 //! What each engine can do through Agent Desk, declared once by the engine crate
-//! (`EngineKind::capabilities`) and read by the core, the CLI and the window (a ts-rs type:
+//! (each engine's descriptor in `agentdesk_engine::registry`) and read by the core, the CLI and the window (a ts-rs type:
 //! the window asks `engine_capabilities` instead of finding out from an error).
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// What an engine can do through Agent Desk. Adding a capability is one field here plus its
-/// value per engine in `EngineKind::capabilities` (engine crate); every reader gets it from there.
+/// value per engine in its descriptor (engine crate); every reader gets it from there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct EngineCapabilities {

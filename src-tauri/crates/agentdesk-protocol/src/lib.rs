@@ -6,6 +6,7 @@
 //!   plain strings on every wire, so one kind cannot be passed where another is expected.
 //! - Engine wire types (Codex app-server, Claude stream-json) live in their own modules.
 
+pub mod acp;
 pub mod approval_detail;
 pub mod capabilities;
 pub mod claude;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use agentdesk_protocol::{approval_detail, capabilities, events, ui};
+use agentdesk_protocol::{acp, approval_detail, capabilities, events, ui};
 use ts_rs::{Config, TS};
 
 fn generated_dir() -> PathBuf {
@@ -65,6 +65,11 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::SessionActivity>(&cfg, &mut out);
     // Settings, engine health, first run (issue 13).
     render::<ui::EngineHealth>(&cfg, &mut out);
+    // The engine registry and the engines' typed profile options (issue 21).
+    render::<ui::EngineInfo>(&cfg, &mut out);
+    render::<ui::EngineProgramInfo>(&cfg, &mut out);
+    render::<acp::options::AcpOptions>(&cfg, &mut out);
+    render::<acp::options::AcpPreset>(&cfg, &mut out);
     render::<ui::Theme>(&cfg, &mut out);
     render::<ui::SendKey>(&cfg, &mut out);
     render::<ui::UiSettings>(&cfg, &mut out);

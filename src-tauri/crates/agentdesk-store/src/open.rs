@@ -456,6 +456,11 @@ pub(crate) async fn open_with_restore(
         // The migrated file is now the truth; the copy has done its job.
         let _ = std::fs::remove_file(b);
     }
+    // Connections opened before a migration may keep the schema they parsed (migration 6
+    // rewrites a table's text in place, which SQLite only re-reads on a new connection):
+    // the store starts with fresh ones.
+    pool.close().await;
+    let (pool, read_only) = connect(path).await?;
     Ok(Store {
         pool,
         path: path.to_path_buf(),

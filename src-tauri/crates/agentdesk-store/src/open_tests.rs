@@ -594,10 +594,7 @@ async fn verbatim_workspace_paths_stored_by_an_older_build_are_made_plain_on_ope
     store.close().await;
 
     let store = Store::open(&path).await.unwrap();
-    assert_eq!(
-        store.schema_version().await.unwrap(),
-        Store::known_schema_version()
-    );
+    assert!(store.schema_version().await.unwrap() >= 5);
     let stored: std::collections::HashMap<String, String> = store
         .list_workspaces()
         .await
@@ -620,4 +617,64 @@ async fn verbatim_workspace_paths_stored_by_an_older_build_are_made_plain_on_ope
         .await
         .unwrap();
     assert_eq!(temp, 0);
+}
+
+/// Migration 6 (issue 21): the engine list left the schema. A database an older build left
+/// keeps its sessions, runs and profiles, and every connection of the reopened pool takes a
+/// session of an engine the old CHECK refused (`acp`).
+#[tokio::test]
+async fn engines_are_not_listed_in_the_schema_after_migration_6() {
+    use agentdesk_protocol::ids::SessionId;
+    use agentdesk_protocol::ui::{Engine, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DATABASE_FILE_NAME);
+    let (_m, old) = migrator_until(5).await;
+    let store = open_with(&path, &old).await.unwrap();
+    store.insert_workspace(&ws("w", "/w")).await.unwrap();
+    let session = |engine| Session {
+        id: SessionId::new(),
+        workspace_id: "w".into(),
+        profile_id: None,
+        title: String::new(),
+        engine,
+        engine_session_id: None,
+        created_at: 1,
+        updated_at: 1,
+        archived_at: None,
+    };
+    let kept = session(Engine::Codex);
+    store.insert_session(&kept).await.unwrap();
+    assert!(
+        store.insert_session(&session(Engine::Acp)).await.is_err(),
+        "the old schema refuses acp"
+    );
+    store.close().await;
+
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(
+        store.schema_version().await.unwrap(),
+        Store::known_schema_version()
+    );
+    assert_eq!(
+        store.get_session(&kept.id).await.unwrap().engine,
+        Engine::Codex
+    );
+    // More inserts than the pool has connections, at once: none may hold the old schema.
+    let new: Vec<Session> = (0..8).map(|_| session(Engine::Acp)).collect();
+    let inserts = new.iter().map(|s| store.insert_session(s));
+    for r in futures_util::future::join_all(inserts).await {
+        r.unwrap();
+    }
+    for s in &new {
+        assert_eq!(store.get_session(&s.id).await.unwrap().engine, Engine::Acp);
+    }
+    let (schema,): (String,) = sqlx::query_as(
+        "SELECT group_concat(sql, ' ') FROM sqlite_schema WHERE name IN ('sessions', 'profiles')",
+    )
+    .fetch_one(&store.pool)
+    .await
+    .unwrap();
+    assert!(!schema.contains("'claude'"), "{schema}");
+    assert_eq!(store.integrity_check().await.unwrap(), "ok");
+    store.close().await;
 }

@@ -50,29 +50,15 @@ fn is_routing_env(name: &str) -> bool {
     ROUTING_ENV.contains(&upper.as_str()) || ROUTING_ENV_SUFFIXES.iter().any(|s| upper.ends_with(s))
 }
 
-/// Engine options that load a provider definition or a config that can hold one: a Codex
-/// home or project config (model providers with their own URL and key variable), Claude's
-/// workspace settings (their `env` can set `ANTHROPIC_BASE_URL`), Codex config overrides of
-/// a provider or a URL.
+/// Engine options that decide where requests and keys go (a Codex home or project config,
+/// Claude's workspace settings, an ACP agent's command...), as the engine's descriptor names
+/// them, under `engineOptions.`.
 fn routing_options(spec: &ProfileSpec) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let Some(opts) = spec.engine_options.as_object() else {
-        return out;
-    };
-    for key in ["codexHome", "trustProjectConfig", "settingSources"] {
-        if let Some(v) = opts.get(key).filter(|v| !v.is_null()) {
-            out.insert(format!("engineOptions.{key}"), v.to_string());
-        }
-    }
-    if let Some(overrides) = opts.get("configOverrides").and_then(|v| v.as_object()) {
-        for (k, v) in overrides {
-            let lower = k.to_ascii_lowercase();
-            if lower.contains("provider") || lower.contains("url") || lower.contains("base") {
-                out.insert(format!("engineOptions.configOverrides.{k}"), v.to_string());
-            }
-        }
-    }
-    out
+    crate::engines::descriptor(spec.engine)
+        .routing_options(&spec.engine_options)
+        .into_iter()
+        .map(|(k, v)| (format!("engineOptions.{k}"), v))
+        .collect()
 }
 
 /// A profile's endpoint: everything that decides where its requests and its key go.
@@ -147,10 +133,7 @@ impl ProfileEndpoint {
 
     /// What the native confirmation says, in words.
     pub fn describe(&self, profile_name: &str) -> String {
-        let engine = match self.engine {
-            Engine::Codex => "Codex",
-            Engine::Claude => "Claude Code",
-        };
+        let engine = crate::engines::descriptor(self.engine).display_name();
         let target = self
             .base_url
             .as_deref()

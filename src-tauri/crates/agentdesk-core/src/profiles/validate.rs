@@ -5,25 +5,11 @@
 use std::path::{Component, Path, PathBuf};
 
 use agentdesk_protocol::ui::{ApprovalKindName, ProfileFieldError, ProfileSpec};
-use serde_json::Value;
 
 const MAX_NAME: usize = 64;
 const MAX_MODEL: usize = 128;
 /// A deadline longer than a day is a mistake, not a policy.
 const MAX_TIMEOUT_SECS: u32 = 24 * 60 * 60;
-
-/// Claude Code's `--setting-sources` values.
-const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
-
-/// `engineOptions` keys read as a count or a number of seconds (a non-negative integer that
-/// fits the engines' u32).
-const COUNT_OPTIONS: &[&str] = &[
-    "requestMaxRetries",
-    "streamMaxRetries",
-    "maxTurns",
-    "inactivityTimeoutSecs",
-];
-const BOOL_OPTIONS: &[&str] = &["planMode", "trustProjectConfig"];
 
 /// A model id as the engines accept them: `gpt-5.1-codex`, `claude-sonnet-4-5`,
 /// `openrouter/meta/llama-3:70b`... Letters, digits and `. _ - : / @ +`, no spaces.
@@ -173,7 +159,17 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
             );
         }
     }
-    check_engine_options(&s.engine_options, &mut e);
+    // The engine's own keys, checked by its descriptor: the adapters read a wrong type as
+    // missing (stored profiles keep loading), so without this a typo such as
+    // `"maxTurns": "5"` would be silently dropped.
+    for (field, message) in crate::engines::descriptor(s.engine).check_options(&s.engine_options) {
+        let field = if field.is_empty() {
+            "engineOptions".to_owned()
+        } else {
+            format!("engineOptions.{field}")
+        };
+        e.add(field, message);
+    }
     if e.0.is_empty() {
         Ok(s)
     } else {
@@ -312,74 +308,4 @@ fn check_env(s: &mut ProfileSpec, e: &mut Errors) {
         );
     }
     s.secret_env = secrets;
-}
-
-/// The `engineOptions` keys the adapters read must have the type they read them as: the
-/// adapters ignore a wrong type (stored profiles keep loading), so without this check a typo
-/// such as `"maxTurns": "5"` would be silently dropped.
-fn check_engine_options(opts: &Value, e: &mut Errors) {
-    let Some(map) = opts.as_object() else {
-        if !opts.is_null() {
-            e.add("engineOptions", "engine options must be a JSON object");
-        }
-        return;
-    };
-    for (key, v) in map {
-        let field = format!("engineOptions.{key}");
-        let key = key.as_str();
-        if COUNT_OPTIONS.contains(&key) {
-            let n = v.as_u64().filter(|n| u32::try_from(*n).is_ok());
-            if n.is_none() {
-                e.add(
-                    field,
-                    format!("{key} must be a whole number from 0 to {}", u32::MAX),
-                );
-            } else if key == "maxTurns" && n == Some(0) {
-                e.add(
-                    field,
-                    "maxTurns must be at least 1 (leave it out for no limit)",
-                );
-            }
-        } else if BOOL_OPTIONS.contains(&key) {
-            if !v.is_boolean() {
-                e.add(field, format!("{key} must be true or false"));
-            }
-        } else if key == "codexHome" {
-            if !v.as_str().is_some_and(|p| Path::new(p).is_absolute()) {
-                e.add(field, "codexHome must be an absolute path to a folder");
-            }
-        } else if key == "settingSources" {
-            let ok = v.as_array().is_some_and(|a| {
-                a.iter()
-                    .all(|s| s.as_str().is_some_and(|s| SETTING_SOURCES.contains(&s)))
-            });
-            if !ok {
-                e.add(
-                    field,
-                    "settingSources must be a list of \"user\", \"project\" and \"local\"",
-                );
-            }
-        } else if key == "configOverrides" {
-            check_config_overrides(v, &field, e);
-        }
-    }
-}
-
-/// `configOverrides` become `-c key=value`: a key with `=` or spaces would split wrongly.
-fn check_config_overrides(v: &Value, field: &str, e: &mut Errors) {
-    let Some(map) = v.as_object() else {
-        e.add(
-            field,
-            "configOverrides must be an object of key: TOML value pairs",
-        );
-        return;
-    };
-    for k in map.keys() {
-        if k.is_empty() || k.chars().any(|c| c == '=' || c.is_whitespace()) {
-            e.add(
-                format!("{field}.{k}"),
-                format!("the config key {k:?} is not valid: a codex config key (e.g. model_reasoning_effort) without spaces or ="),
-            );
-        }
-    }
 }

@@ -19,6 +19,7 @@
 //! ```
 
 mod diff;
+pub mod descriptor;
 pub mod options;
 mod prompt_file;
 mod run;
@@ -47,7 +48,7 @@ use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use crate::vocab::{EngineKind, InputPart};
+use crate::vocab::{Engine, InputPart};
 use run::{initialize, Control, InitFailure, RunTask, Session};
 
 /// Engine-wide settings (not per profile).
@@ -129,7 +130,7 @@ impl std::ops::Deref for RunControl {
 impl RunControl {
     fn new(tx: mpsc::UnboundedSender<Control>) -> Self {
         Self {
-            handle: RunHandle::new(EngineKind::Claude, tx.clone()),
+            handle: RunHandle::new(Engine::Claude, tx.clone()),
             tx,
         }
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::EngineError;
 use crate::profile_options::{strings_key, u32_key};
-use crate::vocab::EngineKind;
+use crate::vocab::Engine;
 
 /// The `engineOptions` keys Claude Code reads from a profile (lenient, like the stored JSON always was
 /// read: a value of the wrong type counts as missing).
@@ -201,7 +201,7 @@ impl ClaudeProfile {
     ) -> Result<Vec<(String, String)>, EngineError> {
         let pass: Vec<String> = self.api_key_env.iter().cloned().collect();
         let mut env = crate::child_env::engine_env(
-            EngineKind::Claude,
+            Engine::Claude,
             parent,
             &self.env,
             &pass,

@@ -17,6 +17,7 @@
 //! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
 //! ```
 
+pub mod descriptor;
 pub mod options;
 mod run;
 mod server;
@@ -46,7 +47,7 @@ use crate::control::{Command, CommandSink};
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use crate::vocab::EngineKind;
+use crate::vocab::Engine;
 use run::RunTask;
 use server::{RunMsg, Server};
 
@@ -290,7 +291,7 @@ impl CodexEngine {
             turn_id,
             resumed: was_resumed,
             events,
-            control: RunControl::new(EngineKind::Codex, tx),
+            control: RunControl::new(Engine::Codex, tx),
         })
     }
 

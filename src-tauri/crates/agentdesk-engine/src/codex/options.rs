@@ -112,7 +112,7 @@ impl ServerKey {
     /// variables and the provider's key variable ([`crate::child_env::engine_env`]).
     pub fn inherited_env(&self, parent: &[(String, String)]) -> Vec<(String, String)> {
         crate::child_env::engine_env(
-            crate::vocab::EngineKind::Codex,
+            crate::vocab::Engine::Codex,
             parent,
             &self.env,
             &self.pass_env,

@@ -9,28 +9,34 @@ use ts_rs::TS;
 use super::ApprovalKindName;
 use crate::ids::{ProfileId, WorkspaceId};
 
-/// Which agent CLI a profile (and a session) drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+/// Which engine a profile (and a session) drives. The variants are the engine crate's
+/// registered engines (`agentdesk_engine::registry`): everything else about an engine (its
+/// name, capabilities, executables, options) is declared there, never matched on here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
     Codex,
     Claude,
+    /// Any Agent Client Protocol agent (opencode, Gemini CLI, ...), started with the profile's
+    /// command.
+    Acp,
 }
 
 impl Engine {
+    /// Every engine, in the order the window lists them.
+    pub const ALL: [Engine; 3] = [Engine::Codex, Engine::Claude, Engine::Acp];
+
+    /// The stored and wire name (`codex`, `claude`, `acp`).
     pub fn as_str(self) -> &'static str {
         match self {
             Engine::Codex => "codex",
             Engine::Claude => "claude",
+            Engine::Acp => "acp",
         }
     }
 
     pub fn parse(s: &str) -> Option<Engine> {
-        match s {
-            "codex" => Some(Engine::Codex),
-            "claude" => Some(Engine::Claude),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|e| e.as_str() == s)
     }
 }
 

@@ -5,6 +5,32 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{Engine, IpcError};
+use crate::capabilities::EngineCapabilities;
+
+/// An engine as the engine crate's registry declares it: what the window lists in the
+/// profile editor and Settings, instead of a list of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineInfo {
+    pub engine: Engine,
+    pub display_name: String,
+    pub capabilities: EngineCapabilities,
+    /// The executables found by discovery (Settings → Engines shows one row each).
+    pub programs: Vec<EngineProgramInfo>,
+    /// The executable is the profile's own command (ACP agents), not a discovered one.
+    pub command_from_profile: bool,
+}
+
+/// One executable of an engine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineProgramInfo {
+    /// Its name without extension, the key of its path in Settings.
+    pub name: String,
+    pub display_name: String,
+    /// How to install it, as a terminal command.
+    pub install_command: String,
+}
 
 /// One engine as `agentdesk-cli doctor` sees it: where it is, its version, whether it is
 /// logged in, and what is wrong (with what to install or run).
@@ -12,6 +38,11 @@ use super::{Engine, IpcError};
 #[serde(rename_all = "camelCase")]
 pub struct EngineHealth {
     pub engine: Engine,
+    /// The executable checked (`codex`, `claude`, `opencode`, `gemini`): an engine may have
+    /// several (an ACP engine runs any of its agents), each with its own row and path.
+    pub program: String,
+    /// The program as users know it ("Codex", "opencode").
+    pub display_name: String,
     /// The executable found (`None`: not found).
     pub path: Option<String>,
     /// How it was found: `settings` (the override path), `environment`

@@ -1,0 +1,149 @@
+//! Claude Code as the registry knows it: one `claude` process per run, stream-json.
+
+use std::path::{Path, PathBuf};
+
+use agentdesk_protocol::ui::ProfileSpec;
+use serde_json::Value;
+
+use super::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
+use crate::discovery::{EngineProgram, Executable};
+use crate::engine::{AgentEngine, EngineOptions};
+use crate::error::EngineError;
+use crate::profile_options::{check_common, check_count, present_keys, profile_env};
+use crate::registry::{BoxFuture, Engine, EngineDescriptor, EngineSettings};
+use crate::vocab::EngineCapabilities;
+
+/// Claude Code's `--setting-sources` values.
+const SETTING_SOURCES: &[&str] = &["user", "project", "local"];
+
+pub struct ClaudeDescriptor;
+
+pub static CLAUDE: ClaudeDescriptor = ClaudeDescriptor;
+
+impl EngineDescriptor for ClaudeDescriptor {
+    fn engine(&self) -> Engine {
+        Engine::Claude
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn capabilities(&self) -> EngineCapabilities {
+        EngineCapabilities {
+            edited_input: true,
+            deny_message: true,
+            // One wire decision (`interrupt: true` on the deny).
+            deny_and_stop: true,
+            questions: true,
+            cost: true,
+            // Claude's session rules are wider than what the user saw: Agent Desk's own
+            // queue answers exact repeats instead (see the adapter's resolve).
+            session_grants: false,
+            resident_server: false,
+            mid_run_settings: true,
+        }
+    }
+
+    fn programs(&self) -> &'static [EngineProgram] {
+        &[EngineProgram::CLAUDE]
+    }
+
+    fn login_commands(&self) -> &'static [&'static str] {
+        &["claude", "/login   (typed inside claude)"]
+    }
+
+    fn profile_warnings(&self, spec: &ProfileSpec) -> Vec<String> {
+        let workspace_sources =
+            ClaudeOptions::from_json(&spec.engine_options).workspace_setting_sources();
+        if workspace_sources.is_empty() {
+            return Vec::new();
+        }
+        vec![format!(
+            "loads the workspace's own Claude settings ({}): hooks in the repository run commands without approval and its permission rules can approve tools",
+            workspace_sources.join(", ")
+        )]
+    }
+
+    fn routing_options(&self, opts: &Value) -> Vec<(String, String)> {
+        // The workspace's settings can set `env.ANTHROPIC_BASE_URL`.
+        present_keys(opts, &["settingSources"])
+    }
+
+    fn check_options(&self, opts: &Value) -> Vec<(String, String)> {
+        let (map, mut out) = match check_common(opts) {
+            Ok(checked) => checked,
+            Err(problems) => return problems,
+        };
+        check_count(map, "maxTurns", &mut out);
+        if map.get("maxTurns").and_then(Value::as_u64) == Some(0) {
+            out.push((
+                "maxTurns".to_owned(),
+                "maxTurns must be at least 1 (leave it out for no limit)".to_owned(),
+            ));
+        }
+        if let Some(v) = map.get("settingSources") {
+            let ok = v.as_array().is_some_and(|a| {
+                a.iter()
+                    .all(|s| s.as_str().is_some_and(|s| SETTING_SOURCES.contains(&s)))
+            });
+            if !ok {
+                out.push((
+                    "settingSources".to_owned(),
+                    "settingSources must be a list of \"user\", \"project\" and \"local\""
+                        .to_owned(),
+                ));
+            }
+        }
+        out
+    }
+
+    fn create(&self, exe: Option<&Executable>) -> AgentEngine {
+        let program = exe.map_or_else(|| PathBuf::from("claude"), |e| e.path.clone());
+        AgentEngine::Claude(ClaudeEngine::new(ClaudeEngineConfig::new(program)))
+    }
+
+    fn run_options(
+        &self,
+        spec: &ProfileSpec,
+        _settings: &EngineSettings,
+    ) -> Result<EngineOptions, EngineError> {
+        Ok(EngineOptions::Claude(claude_profile(spec)))
+    }
+
+    fn login_state<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<Option<bool>, EngineError>> {
+        Box::pin(async move {
+            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
+            let status = claude.status(cwd, &ClaudeProfile::default()).await?;
+            Ok(Some(status.logged_in))
+        })
+    }
+}
+
+fn claude_profile(spec: &ProfileSpec) -> ClaudeProfile {
+    let (env, env_remove) = profile_env(spec);
+    let o = ClaudeOptions::from_json(&spec.engine_options);
+    // The permission mode and the allowed tools are not passed on: the CLI always starts in
+    // its default mode and asks, and the queue applies them (`approval_rules`), after the
+    // profile's deny rules and with a record. Denied tools are: removing a tool only narrows.
+    // The extra folders arrive checked (the core drops `/`, the home folder and what holds
+    // it from the run's snapshot of the profile).
+    ClaudeProfile {
+        model: spec.model.clone(),
+        disallowed_tools: spec.denied_tools.clone(),
+        append_system_prompt: spec.system_prompt.clone().filter(|s| !s.is_empty()),
+        add_dirs: spec.extra_dirs.iter().map(PathBuf::from).collect(),
+        base_url: spec.base_url.clone(),
+        api_key_env: spec.api_key_env.clone(),
+        // `None`: the adapter's default, the user's own settings only (never the workspace's).
+        setting_sources: o.setting_sources,
+        max_turns: o.max_turns,
+        env,
+        env_remove,
+    }
+}
