@@ -2,7 +2,7 @@
 
 /**
  * What an engine can do through Agent Desk. Adding a capability is one field here plus its
- * value per engine in `EngineKind::capabilities` (engine crate); every reader gets it from there.
+ * value per engine in its descriptor (engine crate); every reader gets it from there.
  */
 export type EngineCapabilities = { 
 /**

@@ -28,7 +28,7 @@ use agentdesk_store::{now_ms, ApprovalEnd, Store, StoreError};
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 
-use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey};
+use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey, Verdict};
 use crate::{CoreError, Result};
 
 /// What goes back to the engine.
@@ -334,25 +334,7 @@ impl ApprovalQueue {
             decided_at: None,
         };
         if let Some(v) = verdict {
-            let decision = if v.approve {
-                UserDecision::ApproveOnce
-            } else {
-                UserDecision::Deny
-            };
-            approval.state = decision.into();
-            approval.decided_by = Some(DecidedBy::Rule);
-            approval.decided_at = Some(now);
-            approval.decision = Some(ApprovalDecisionDetail {
-                rule: Some(v.reason.clone()),
-                message: (!v.approve).then(|| format!("Denied by the profile: {}", v.reason)),
-                answers: None,
-            });
-            self.inner.store.insert_approval(&approval).await?;
-            responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
-                message: approval.decision.as_ref().and_then(|d| d.message.clone()),
-                ..decision.into()
-            }));
-            return Ok(Requested::AutoDecided(approval));
+            return self.decide_by_rule(approval, &v, responder).await;
         }
         let timeout = policy
             .timeout_secs
@@ -395,6 +377,34 @@ impl ApprovalQueue {
             }),
         );
         Ok(Requested::Pending(approval))
+    }
+
+    /// A profile rule decided at once: recorded decided, and the engine answered.
+    async fn decide_by_rule(
+        &self,
+        mut approval: Approval,
+        v: &Verdict,
+        responder: Box<dyn Responder>,
+    ) -> Result<Requested> {
+        let decision = if v.approve {
+            UserDecision::ApproveOnce
+        } else {
+            UserDecision::Deny
+        };
+        approval.state = decision.into();
+        approval.decided_by = Some(DecidedBy::Rule);
+        approval.decided_at = Some(approval.created_at);
+        approval.decision = Some(ApprovalDecisionDetail {
+            rule: Some(v.reason.clone()),
+            message: (!v.approve).then(|| format!("Denied by the profile: {}", v.reason)),
+            answers: None,
+        });
+        self.inner.store.insert_approval(&approval).await?;
+        responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
+            message: approval.decision.as_ref().and_then(|d| d.message.clone()),
+            ..decision.into()
+        }));
+        Ok(Requested::AutoDecided(approval))
     }
 
     /// Take the held request out, then end the row; only then is the engine answered.

@@ -183,6 +183,66 @@ fn usage_line(u: &Usage) -> String {
     )
 }
 
+/// A tool call: what ran, its approval (as the record says), files, output, exit code.
+fn render_tool(
+    md: &mut String,
+    item: &TimelineItem,
+    interrupted: &str,
+    approval: Option<&Approval>,
+) {
+    let ItemBody::Tool {
+        name,
+        input,
+        output,
+        exit_code,
+        files,
+        ..
+    } = &item.body
+    else {
+        return;
+    };
+    md.push_str(&format!(
+        "**Tool `{name}`** — {}{interrupted}\n\n",
+        item.status.as_str()
+    ));
+    match input.get("command").and_then(|c| c.as_str()) {
+        Some(c) => md.push_str(&fenced("sh", c)),
+        None if !input.is_null() => md.push_str(&fenced(
+            "json",
+            &serde_json::to_string_pretty(input).unwrap_or_default(),
+        )),
+        None => {}
+    }
+    if let Some(a) = approval {
+        let by = a
+            .decided_by
+            .map(|d| format!(" by {}", d.as_str()))
+            .unwrap_or_default();
+        md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
+    }
+    for f in files {
+        md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
+        md.push_str(&fenced("diff", &f.diff));
+    }
+    if !output.is_empty() {
+        md.push_str(&fenced("", output));
+    }
+    if let Some(code) = exit_code {
+        md.push_str(&format!("Exit code: {code}\n\n"));
+    }
+}
+
+/// An approval with no tool call: what was asked and how it ended.
+fn render_approval(md: &mut String, a: &Approval) {
+    let what = a.request.command.clone().or(a.request.reason.clone());
+    md.push_str(&format!(
+        "**Approval** ({}): {} — {}\n\n",
+        a.kind.as_str(),
+        what.unwrap_or_default(),
+        a.state.as_str()
+    ));
+}
+
 /// A question and its answers (masked when secret: see `mask_secret_answers`).
 fn render_question(md: &mut String, a: &Approval) {
     let answers = a.decision.as_ref().and_then(|d| d.answers.as_ref());
@@ -266,45 +326,8 @@ fn render_item(
                 .join("\n");
             md.push_str(&format!("> *Reasoning*\n>\n{quoted}\n\n"));
         }
-        ItemBody::Tool {
-            name,
-            input,
-            output,
-            exit_code,
-            files,
-            approval_id,
-            ..
-        } => {
-            md.push_str(&format!(
-                "**Tool `{name}`** — {}{interrupted}\n\n",
-                item.status.as_str()
-            ));
-            let command = input.get("command").and_then(|c| c.as_str());
-            match command {
-                Some(c) => md.push_str(&fenced("sh", c)),
-                None if !input.is_null() => md.push_str(&fenced(
-                    "json",
-                    &serde_json::to_string_pretty(input).unwrap_or_default(),
-                )),
-                None => {}
-            }
-            if let Some(a) = approval(approval_id) {
-                let by = a
-                    .decided_by
-                    .map(|d| format!(" by {}", d.as_str()))
-                    .unwrap_or_default();
-                md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
-            }
-            for f in files {
-                md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
-                md.push_str(&fenced("diff", &f.diff));
-            }
-            if !output.is_empty() {
-                md.push_str(&fenced("", output));
-            }
-            if let Some(code) = exit_code {
-                md.push_str(&format!("Exit code: {code}\n\n"));
-            }
+        ItemBody::Tool { approval_id, .. } => {
+            render_tool(md, item, interrupted, approval(approval_id))
         }
         ItemBody::FileChange {
             path,
@@ -316,13 +339,7 @@ fn render_item(
         }
         ItemBody::Approval { approval_id } => {
             if let Some(a) = approval(approval_id) {
-                let what = a.request.command.clone().or(a.request.reason.clone());
-                md.push_str(&format!(
-                    "**Approval** ({}): {} — {}\n\n",
-                    a.kind.as_str(),
-                    what.unwrap_or_default(),
-                    a.state.as_str()
-                ));
+                render_approval(md, a);
             }
         }
         ItemBody::Question { approval_id } => {

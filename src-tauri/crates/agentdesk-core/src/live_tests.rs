@@ -509,3 +509,57 @@ async fn a_long_session_opens_on_its_newest_page_and_the_rest_pages_in_behind_it
     let expected: Vec<String> = (1..=stored).map(|s| format!("{}:{s}", run.id)).collect();
     assert_eq!(answers, expected);
 }
+
+/// Approvals reach a view as one stream of the queue's records: the pending ones in the
+/// reset, then each change as an `approval` op (the items only name them).
+#[tokio::test]
+async fn a_view_gets_each_approval_as_the_queues_record() {
+    use agentdesk_protocol::events::UserDecision;
+    use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRequest, ApprovalState, DecidedBy};
+
+    use crate::{ApprovalAnswer, ApprovalAsk, ApprovalPolicy};
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "go", &[]).await.unwrap();
+    let ask = ApprovalAsk {
+        session_id: sid.clone(),
+        run_id: run.id.clone(),
+        item_id: Some("call".into()),
+        engine_request_id: "e1".into(),
+        kind: ApprovalKindName::Command,
+        request: ApprovalRequest {
+            command: Some("ls".into()),
+            ..Default::default()
+        },
+        suggestions: serde_json::Value::Null,
+    };
+    let policy = ApprovalPolicy::default();
+    let asked = desk.approvals().request(ask, &policy, Box::new(|_| {}));
+    let id = asked.await.unwrap().approval().id.clone();
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    match &next(&mut feed).await.ops[..] {
+        [LiveOp::Reset { approvals, .. }] => {
+            assert_eq!(approvals.len(), 1);
+            assert_eq!(approvals[0].id, id);
+            assert_eq!(approvals[0].state, ApprovalState::Pending);
+        }
+        other => panic!("{other:?}"),
+    }
+    let answer = ApprovalAnswer::Decision(UserDecision::Deny.into());
+    desk.approvals()
+        .decide(&id, answer, DecidedBy::Notification)
+        .await
+        .unwrap();
+    let batch = next(&mut feed).await;
+    let decided: Vec<_> = batch
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            LiveOp::Approval { approval } => Some(approval),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(decided.len(), 1, "{batch:?}");
+    assert_eq!(decided[0].id, id);
+    assert_eq!(decided[0].state, ApprovalState::Denied);
+    assert_eq!(decided[0].decided_by, Some(DecidedBy::Notification));
+}

@@ -19,10 +19,19 @@
 //! keeps the changed items for the recorder's next write. The live timeline and the stored
 //! one are the same reducer's output, so they cannot disagree.
 //!
-//! Module dependencies in the core (no cycle): `runs → {recorder, live?, pipeline,
-//! approvals}`, `recorder → {pipeline, approvals}`, `live → {pipeline, fanout, approvals}`,
-//! `activity → pipeline`, `pipeline → {timeline, fanout}`, `fanout → ∅` (generic). `runs`
-//! and `live` never import each other; `fanout` knows nothing of runs.
+//! Module dependencies in the core (arrows are imports; no cycle):
+//!
+//! ```text
+//!   runs ──► recorder ──► pipeline ──► timeline (RunReducer)
+//!    │  │                   ▲    └───► fanout (generic: knows nothing of runs)
+//!    │  └───────────────────┘            ▲
+//!    ▼                                   │
+//!  approvals ◄── live (SessionFeed) ─────┘  (live ──► pipeline too)
+//!                activity ──► pipeline, fanout
+//! ```
+//!
+//! `runs` and `live` never import each other (a view reaches the run reducers through
+//! `Desk::pipeline`, a field of the desk, not through `runs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

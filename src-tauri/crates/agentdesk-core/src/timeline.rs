@@ -263,12 +263,7 @@ impl RunReducer {
                 item_id,
                 kind,
                 output,
-            } => {
-                let i = self.tool_item(item_id, *kind);
-                if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
-                    o.push_str(output);
-                }
-            }
+            } => self.on_tool_updated(item_id, *kind, output),
             AgentEvent::ToolCompleted { .. } => self.on_tool_completed(ev),
             AgentEvent::FileChanged {
                 item_id,
@@ -289,41 +284,61 @@ impl RunReducer {
                 item_id,
                 ..
             } => self.on_question_asked(request_id, item_id.as_deref()),
-            AgentEvent::Usage {
-                input,
-                cached,
-                output,
-                reasoning,
-                cost_usd,
-            } => {
-                let body = ItemBody::Usage {
-                    input: *input,
-                    cached: *cached,
-                    output: *output,
-                    reasoning: *reasoning,
-                    cost_usd: *cost_usd,
-                };
-                let key = self.key("usage");
-                let i = self.push_new(key, ItemStatus::Completed, body.clone());
-                self.items[i].body = body;
-            }
+            AgentEvent::Usage { .. } => self.on_usage(ev),
             AgentEvent::EngineDiagnostic {
                 source,
                 message,
                 raw,
             } => self.on_diagnostic(*source, message, raw.as_ref()),
-            AgentEvent::RunCompleted { stop_reason } => {
-                self.finish(RunOutcome {
-                    status: RunStatus::Completed,
-                    stop_reason: Some(stop_reason.clone()),
-                    error: None,
-                });
+            AgentEvent::RunCompleted { .. }
+            | AgentEvent::RunFailed { .. }
+            | AgentEvent::RunInterrupted {} => {
+                self.on_run_end(ev);
                 return true;
             }
-            AgentEvent::RunFailed { error, code } => {
-                self.on_run_failed(error, code.as_deref());
-                return true;
-            }
+        }
+        false
+    }
+
+    fn on_tool_updated(&mut self, item_id: &str, kind: ToolKind, output: &str) {
+        let i = self.tool_item(item_id, kind);
+        if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
+            o.push_str(output);
+        }
+    }
+
+    fn on_usage(&mut self, ev: &AgentEvent) {
+        let AgentEvent::Usage {
+            input,
+            cached,
+            output,
+            reasoning,
+            cost_usd,
+        } = ev
+        else {
+            return;
+        };
+        let body = ItemBody::Usage {
+            input: *input,
+            cached: *cached,
+            output: *output,
+            reasoning: *reasoning,
+            cost_usd: *cost_usd,
+        };
+        let key = self.key("usage");
+        let i = self.push_new(key, ItemStatus::Completed, body.clone());
+        self.items[i].body = body;
+    }
+
+    /// A terminal event: the run's end row and outcome.
+    fn on_run_end(&mut self, ev: &AgentEvent) {
+        match ev {
+            AgentEvent::RunCompleted { stop_reason } => self.finish(RunOutcome {
+                status: RunStatus::Completed,
+                stop_reason: Some(stop_reason.clone()),
+                error: None,
+            }),
+            AgentEvent::RunFailed { error, code } => self.on_run_failed(error, code.as_deref()),
             AgentEvent::RunInterrupted {} => {
                 self.end_notice(NoticeLevel::Info, "Interrupted".into());
                 self.finish(RunOutcome {
@@ -331,10 +346,9 @@ impl RunReducer {
                     stop_reason: None,
                     error: None,
                 });
-                return true;
             }
+            _ => {}
         }
-        false
     }
 
     fn on_tool_started(&mut self, item_id: &str, kind: ToolKind, name: &str, input: &Value) {
