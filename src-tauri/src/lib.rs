@@ -200,9 +200,25 @@ async fn open_store(
     }
 }
 
+/// Registers the commands and checks, at compile time, that they are exactly the commands of
+/// the table in `agentdesk_protocol::ipc` (each one once, none more): the window's generated
+/// client calls every one of them by that name.
+macro_rules! table_handler {
+    ($($command:path),* $(,)?) => {{
+        const _: () = assert!(
+            commands::handlers_match_table(
+                &[$(stringify!($command)),*],
+                agentdesk_protocol::ipc::COMMAND_NAMES,
+            ),
+            "the registered commands differ from agentdesk_protocol::ipc's table"
+        );
+        tauri::generate_handler![$($command),*]
+    }};
+}
+
 /// Every command the window may call.
 fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
-    tauri::generate_handler![
+    table_handler![
         commands::workspaces::app_info,
         commands::workspaces::list_workspaces,
         commands::workspaces::add_workspace,
@@ -217,9 +233,8 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::load_timeline,
         commands::sessions::send_message,
         commands::sessions::interrupt_run,
-        commands::sessions::list_profiles,
         commands::sessions::set_session_profile,
-        commands::profiles::list_workspace_profiles,
+        commands::profiles::list_profiles,
         commands::profiles::create_profile,
         commands::profiles::update_profile,
         commands::profiles::duplicate_profile,

@@ -36,7 +36,8 @@ async fn a_profile_edited_in_the_window_is_the_one_the_next_run_uses() {
     scenario(pre, bin).await.unwrap();
 }
 
-/// What the window can get from the shell, as JSON text: both profile listings. Started by
+/// What the window can get from the shell, as JSON text: the profile listing (the editor's
+/// and the session switcher's, one command since they were merged). Started by
 /// one script and read by polling (a plain `execute`), so a slow answer cannot block the
 /// WebDriver session.
 async fn listings(app: &AppSession, workspace_id: &str) -> Result<String, BoxError> {
@@ -44,10 +45,7 @@ async fn listings(app: &AppSession, workspace_id: &str) -> Result<String, BoxErr
         const [id] = arguments;
         window.__profilesListing = null;
         const t = window.__TAURI_INTERNALS__;
-        Promise.all([
-          t.invoke('list_workspace_profiles', { workspaceId: id }),
-          t.invoke('list_profiles', { workspaceId: id }),
-        ]).then(
+        t.invoke('list_profiles', { workspaceId: id }).then(
           (r) => { window.__profilesListing = JSON.stringify(r); },
           (e) => { window.__profilesListing = 'ERROR ' + JSON.stringify(e); });
         return true;
@@ -252,7 +250,7 @@ async fn light(
         const [id, url] = arguments;
         window.__update = null;
         const t = window.__TAURI_INTERNALS__;
-        t.invoke('list_workspace_profiles', { workspaceId: id })
+        t.invoke('list_profiles', { workspaceId: id })
           .then((ps) => {
             const { id, workspaceId, isDefault, createdAt, updatedAt, ...spec } = ps[0];
             return t.invoke('update_profile', { id, spec: { ...spec, baseUrl: url } });

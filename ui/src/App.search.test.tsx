@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { App } from "./App";
-import type { LibraryApi, SearchHit } from "./components/search/api";
+import type { LibraryApi, SearchHit } from "./ipc/library";
 import { timelineOptions } from "./components/session/Timeline";
 import { fakeIpc, session } from "./test/fakeIpc";
 

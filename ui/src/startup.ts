@@ -2,7 +2,7 @@
 // session view's 490 KB chunk, probing the engines, which starts their processes) waits for
 // it instead of competing with it for the CPU; and the shell is told when it happened, so
 // every start logs its cold-start figures (process start → navigation → script → first paint).
-import { invoke } from "@tauri-apps/api/core";
+import { windowPainted } from "./ipc/commands.generated";
 
 const FCP = "first-contentful-paint";
 /** A page that paints nothing contentful this long after its script goes on anyway. */
@@ -46,6 +46,6 @@ export const firstPaint = () => (painted ??= waitForFirstPaint());
 export function reportFirstPaint(scriptStart: number) {
   if (!("__TAURI_INTERNALS__" in window)) return;
   void firstPaint().then(() =>
-    invoke("window_painted", { navigationStart: performance.timeOrigin, scriptStart, firstPaint: paintEntry() }).catch((e) => console.warn("window_painted", e)),
+    windowPainted(performance.timeOrigin, scriptStart, paintEntry()).catch((e) => console.warn("window_painted", e)),
   );
 }

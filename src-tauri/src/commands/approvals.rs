@@ -1,14 +1,12 @@
 //! Approval and question cards.
 
-use std::collections::BTreeMap;
-
 use agentdesk_core::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
-use agentdesk_protocol::ids::ApprovalId;
-use agentdesk_protocol::ui::{Approval, DecidedBy};
+use agentdesk_protocol::ipc::{AnswerQuestionArgs, DecideApprovalArgs, ListPendingApprovalsArgs};
+use agentdesk_protocol::ui::DecidedBy;
 use tauri::State;
 
-use super::CmdResult;
+use super::{Args, Reply};
 use crate::state::AppState;
 
 /// The card's decision, whole: `stop` (deny and end the run) goes with a deny only.
@@ -30,11 +28,14 @@ fn to_engine(decision: UserDecision, stop: bool, message: Option<String>) -> App
 #[tauri::command]
 pub async fn decide_approval(
     state: State<'_, AppState>,
-    approval_id: ApprovalId,
-    decision: UserDecision,
-    stop: bool,
-    message: Option<String>,
-) -> CmdResult<Approval> {
+    args: Args<DecideApprovalArgs>,
+) -> Reply<DecideApprovalArgs> {
+    let DecideApprovalArgs {
+        approval_id,
+        decision,
+        stop,
+        message,
+    } = args.args;
     Ok(state
         .desk()?
         .decide_approval(
@@ -48,9 +49,12 @@ pub async fn decide_approval(
 #[tauri::command]
 pub async fn answer_question(
     state: State<'_, AppState>,
-    approval_id: ApprovalId,
-    answers: BTreeMap<String, Vec<String>>,
-) -> CmdResult<Approval> {
+    args: Args<AnswerQuestionArgs>,
+) -> Reply<AnswerQuestionArgs> {
+    let AnswerQuestionArgs {
+        approval_id,
+        answers,
+    } = args.args;
     Ok(state
         .desk()?
         .answer_question(&approval_id, answers, DecidedBy::User)
@@ -59,6 +63,6 @@ pub async fn answer_question(
 
 /// Every pending request across sessions (the Approvals view).
 #[tauri::command]
-pub fn list_pending_approvals(state: State<'_, AppState>) -> CmdResult<Vec<Approval>> {
+pub fn list_pending_approvals(state: State<'_, AppState>) -> Reply<ListPendingApprovalsArgs> {
     Ok(state.desk()?.approvals().pending())
 }

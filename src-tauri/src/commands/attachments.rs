@@ -6,13 +6,16 @@
 //! only from the OS (the window's drag-and-drop event, the native picker), are kept here
 //! ([`AttachmentGrants`]) and handed to the page as single-use tokens.
 
-use agentdesk_core::attachments::{AttachmentGrants, OfferedFile};
-use agentdesk_protocol::ui::Attachment;
-use tauri::ipc::{InvokeBody, Request, Response};
+use agentdesk_core::attachments::AttachmentGrants;
+use agentdesk_protocol::ipc::{
+    percent_decode, Bytes, Command, ImportAttachmentBytesArgs, ImportAttachmentTokenArgs,
+    ImportClipboardImageArgs, OfferedFile, OpenExternalArgs, PickFilesArgs, ReadAttachmentArgs,
+};
+use tauri::ipc::Response;
 use tauri::{AppHandle, DragDropEvent, Emitter, EventTarget, Manager, State, Window, WindowEvent};
 use tauri_plugin_dialog::DialogExt;
 
-use super::{internal, invalid, CmdResult};
+use super::{internal, invalid, Args, CmdResult, Raw, Reply};
 use crate::state::AppState;
 
 /// The event the page hears dropped files on: `OfferedFile[]` (token, name, size).
@@ -25,9 +28,9 @@ pub const FILES_DROPPED: &str = "attachments:dropped";
 pub async fn import_attachment_token(
     state: State<'_, AppState>,
     grants: State<'_, AttachmentGrants>,
-    token: String,
-) -> CmdResult<Attachment> {
-    Ok(state.desk()?.import_offered(&grants, &token).await?)
+    args: Args<ImportAttachmentTokenArgs>,
+) -> Reply<ImportAttachmentTokenArgs> {
+    Ok(state.desk()?.import_offered(&grants, &args.token).await?)
 }
 
 /// Files dropped on the window from the OS: each gets a token, and the page hears of them
@@ -56,18 +59,16 @@ pub fn on_window_event(window: &Window, event: &WindowEvent) {
 #[tauri::command]
 pub async fn import_attachment_bytes(
     state: State<'_, AppState>,
-    request: Request<'_>,
-) -> CmdResult<Attachment> {
-    let InvokeBody::Raw(bytes) = request.body() else {
-        return Err(invalid("a pasted file must be sent as raw bytes"));
+    request: Raw<'_, ImportAttachmentBytesArgs>,
+) -> Reply<ImportAttachmentBytesArgs> {
+    let name = match request.args.file_name.trim() {
+        "" => "pasted",
+        name => name,
     };
-    let name = request
-        .headers()
-        .get("x-file-name")
-        .and_then(|v| v.to_str().ok())
-        .map(percent_decode)
-        .unwrap_or_else(|| "pasted".to_string());
-    Ok(state.desk()?.import_attachment_bytes(&name, bytes).await?)
+    Ok(state
+        .desk()?
+        .import_attachment_bytes(name, request.body)
+        .await?)
 }
 
 /// An image on the OS clipboard that the page's paste event did not carry. WebKitGTK gives a
@@ -77,7 +78,7 @@ pub async fn import_attachment_bytes(
 pub async fn import_clipboard_image(
     app: AppHandle,
     state: State<'_, AppState>,
-) -> CmdResult<Attachment> {
+) -> Reply<ImportClipboardImageArgs> {
     let bytes = clipboard_png(&app).await?;
     Ok(state
         .desk()?
@@ -110,10 +111,18 @@ async fn clipboard_png(_app: &AppHandle) -> CmdResult<Vec<u8>> {
     Err(invalid("the clipboard holds no image"))
 }
 
+/// The table declares `read_attachment`'s answer as bytes: what `tauri::ipc::Response` sends.
+const _: fn(Bytes) -> <ReadAttachmentArgs as Command>::Response = |b| b;
+
 /// A stored attachment's bytes (image thumbnails).
 #[tauri::command]
-pub async fn read_attachment(state: State<'_, AppState>, sha256: String) -> CmdResult<Response> {
-    Ok(Response::new(state.desk()?.read_attachment(&sha256).await?))
+pub async fn read_attachment(
+    state: State<'_, AppState>,
+    args: Args<ReadAttachmentArgs>,
+) -> Result<Response, <ReadAttachmentArgs as Command>::Error> {
+    Ok(Response::new(
+        state.desk()?.read_attachment(&args.sha256).await?,
+    ))
 }
 
 /// The native file picker (several files), as tokens; empty when cancelled.
@@ -121,7 +130,7 @@ pub async fn read_attachment(state: State<'_, AppState>, sha256: String) -> CmdR
 pub async fn pick_files(
     app: AppHandle,
     grants: State<'_, AttachmentGrants>,
-) -> CmdResult<Vec<OfferedFile>> {
+) -> Reply<PickFilesArgs> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     app.dialog()
         .file()
@@ -132,18 +141,35 @@ pub async fn pick_files(
     let picked = rx
         .await
         .map_err(|_| internal("the file picker closed without an answer"))?;
-    Ok(grants.offer(
-        picked
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|p| p.into_path().ok()),
-    ))
+    Ok(grants
+        .offer(
+            picked
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|p| p.into_path().ok()),
+        )
+        .into_iter()
+        .map(offered)
+        .collect())
+}
+
+/// The core's offer as the table declares it (same fields).
+fn offered(f: agentdesk_core::attachments::OfferedFile) -> OfferedFile {
+    OfferedFile {
+        token: f.token,
+        name: f.name,
+        size: f.size,
+    }
 }
 
 /// Open a link from the agent's text in the system browser; never in the app window.
 #[tauri::command]
-pub fn open_external(url: String) -> CmdResult<()> {
-    let url = external_link(&url)?;
+pub fn open_external(args: Args<OpenExternalArgs>) -> Reply<OpenExternalArgs> {
+    open_link(&args.url)
+}
+
+fn open_link(url: &str) -> CmdResult<()> {
+    let url = external_link(url)?;
     let mut cmd = opener(&url);
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -227,43 +253,9 @@ fn opener(url: &str) -> std::process::Command {
     }
 }
 
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied(),
-            bytes.get(i + 2).copied(),
-        ) {
-            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_percent_decoded() {
-        assert_eq!(
-            percent_decode("screen%20shot%C3%A9.png"),
-            "screen shoté.png"
-        );
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz"), "%zz");
-    }
 
     #[test]
     fn mail_links_keep_only_the_subject_and_the_body() {
@@ -296,7 +288,7 @@ mod tests {
             "data:text/html,x",
             "https://x\n",
         ] {
-            assert!(open_external(bad.into()).is_err(), "{bad}");
+            assert!(open_link(bad).is_err(), "{bad}");
         }
     }
 }

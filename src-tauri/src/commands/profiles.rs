@@ -1,4 +1,4 @@
-//! The profiles editor: list (secrets masked), create, update, duplicate, set default,
+//! Profiles: list (secrets masked; the session's switcher and the editor both read it), create, update, duplicate, set default,
 //! delete. A rejected spec comes back with the core's field errors (`ProfileError.fields`),
 //! so the window shows each message next to its input without validating on its own.
 //!
@@ -8,13 +8,15 @@
 
 use agentdesk_core::profiles::EndpointChange;
 use agentdesk_core::{CoreError, Desk};
-use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
-use agentdesk_protocol::ui::{
-    ErrorCode, IpcError, Profile, ProfileError, ProfileFieldError, ProfileSpec,
+use agentdesk_protocol::ipc::{
+    CreateProfileArgs, DeleteProfileArgs, DuplicateProfileArgs, ListProfilesArgs,
+    SetDefaultProfileArgs, UpdateProfileArgs,
 };
+use agentdesk_protocol::ui::{ErrorCode, IpcError, ProfileError, ProfileFieldError};
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
+use super::{Args, Reply};
 use crate::state::AppState;
 
 type ProfileResult<T> = Result<T, ProfileError>;
@@ -40,14 +42,15 @@ fn from_ipc(e: IpcError) -> ProfileError {
     }
 }
 
-/// A workspace's profiles as the editor shows them: secret values are `••••`, never sent.
+/// A workspace's profiles: secret values are `••••`, never sent (the window never receives a
+/// secret env value in clear).
 #[tauri::command]
-pub async fn list_workspace_profiles(
+pub async fn list_profiles(
     state: State<'_, AppState>,
-    workspace_id: WorkspaceId,
-) -> ProfileResult<Vec<Profile>> {
+    args: Args<ListProfilesArgs>,
+) -> Reply<ListProfilesArgs> {
     let desk = state.desk().map_err(from_ipc)?;
-    desk.list_profiles_masked(&workspace_id)
+    desk.list_profiles_masked(&args.workspace_id)
         .await
         .map_err(from_core)
 }
@@ -111,9 +114,9 @@ async fn confirm_endpoint(
 pub async fn create_profile(
     app: AppHandle,
     state: State<'_, AppState>,
-    workspace_id: WorkspaceId,
-    spec: ProfileSpec,
-) -> ProfileResult<Profile> {
+    args: Args<CreateProfileArgs>,
+) -> Reply<CreateProfileArgs> {
+    let CreateProfileArgs { workspace_id, spec } = args.args;
     let desk = state.desk().map_err(from_ipc)?;
     let change = desk
         .new_profile_endpoint_check(&workspace_id, &spec)
@@ -133,9 +136,9 @@ pub async fn create_profile(
 pub async fn update_profile(
     app: AppHandle,
     state: State<'_, AppState>,
-    id: ProfileId,
-    spec: ProfileSpec,
-) -> ProfileResult<Profile> {
+    args: Args<UpdateProfileArgs>,
+) -> Reply<UpdateProfileArgs> {
+    let UpdateProfileArgs { id, spec } = args.args;
     let desk = state.desk().map_err(from_ipc)?;
     let change = desk
         .profile_endpoint_check(&id, &spec)
@@ -150,23 +153,29 @@ pub async fn update_profile(
 #[tauri::command]
 pub async fn duplicate_profile(
     state: State<'_, AppState>,
-    id: ProfileId,
-) -> ProfileResult<Profile> {
+    args: Args<DuplicateProfileArgs>,
+) -> Reply<DuplicateProfileArgs> {
     let desk = state.desk().map_err(from_ipc)?;
-    let mut p = desk.duplicate_profile(&id).await.map_err(from_core)?;
+    let mut p = desk.duplicate_profile(&args.id).await.map_err(from_core)?;
     p.spec = p.spec.masked();
     Ok(p)
 }
 
 #[tauri::command]
-pub async fn set_default_profile(state: State<'_, AppState>, id: ProfileId) -> ProfileResult<()> {
+pub async fn set_default_profile(
+    state: State<'_, AppState>,
+    args: Args<SetDefaultProfileArgs>,
+) -> Reply<SetDefaultProfileArgs> {
     let desk = state.desk().map_err(from_ipc)?;
-    desk.set_default_profile(&id).await.map_err(from_core)
+    desk.set_default_profile(&args.id).await.map_err(from_core)
 }
 
 /// Sessions that used it keep their history and run with the engine's defaults.
 #[tauri::command]
-pub async fn delete_profile(state: State<'_, AppState>, id: ProfileId) -> ProfileResult<()> {
+pub async fn delete_profile(
+    state: State<'_, AppState>,
+    args: Args<DeleteProfileArgs>,
+) -> Reply<DeleteProfileArgs> {
     let desk = state.desk().map_err(from_ipc)?;
-    desk.delete_profile(&id).await.map_err(from_core)
+    desk.delete_profile(&args.id).await.map_err(from_core)
 }

@@ -1,10 +1,9 @@
 //! Full-text search across every session (the sidebar's search box and Ctrl/Cmd+K).
 
-use agentdesk_protocol::ids::WorkspaceId;
-use agentdesk_protocol::ui::SearchHit;
+use agentdesk_protocol::ipc::SearchMessagesArgs;
 use tauri::State;
 
-use super::CmdResult;
+use super::{Args, Reply};
 use crate::state::AppState;
 
 /// Messages matching what the user typed, best first (at most `limit`, 1..=100). The window
@@ -12,12 +11,14 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn search_messages(
     state: State<'_, AppState>,
-    query: String,
-    workspace_id: Option<WorkspaceId>,
-    limit: u32,
-) -> CmdResult<Vec<SearchHit>> {
+    args: Args<SearchMessagesArgs>,
+) -> Reply<SearchMessagesArgs> {
     Ok(state
         .desk()?
-        .search(&query, workspace_id.as_ref(), limit.clamp(1, 100))
+        .search(
+            &args.query,
+            args.workspace_id.as_ref(),
+            args.limit.clamp(1, 100),
+        )
         .await?)
 }

@@ -1,20 +1,23 @@
 //! Session management: rename, archive, delete (after a confirm naming what goes), export
 //! through the native save dialog.
 
-use agentdesk_protocol::ids::SessionId;
-use agentdesk_protocol::ui::{ExportFormat, Session, SessionFootprint};
+use agentdesk_protocol::ipc::{
+    ArchiveSessionArgs, DeleteSessionArgs, ExportSessionArgs, RenameSessionArgs,
+    SessionFootprintArgs,
+};
+use agentdesk_protocol::ui::ExportFormat;
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
-use super::{internal, invalid, CmdResult};
+use super::{internal, invalid, Args, Reply};
 use crate::state::AppState;
 
 #[tauri::command]
 pub async fn rename_session(
     state: State<'_, AppState>,
-    session_id: SessionId,
-    title: String,
-) -> CmdResult<Session> {
+    args: Args<RenameSessionArgs>,
+) -> Reply<RenameSessionArgs> {
+    let RenameSessionArgs { session_id, title } = args.args;
     if title.trim().is_empty() {
         return Err(invalid("a session needs a name"));
     }
@@ -27,9 +30,12 @@ pub async fn rename_session(
 #[tauri::command]
 pub async fn archive_session(
     state: State<'_, AppState>,
-    session_id: SessionId,
-    archived: bool,
-) -> CmdResult<Session> {
+    args: Args<ArchiveSessionArgs>,
+) -> Reply<ArchiveSessionArgs> {
+    let ArchiveSessionArgs {
+        session_id,
+        archived,
+    } = args.args;
     let desk = state.desk()?;
     desk.archive_session(&session_id, archived).await?;
     Ok(desk.get_session(&session_id).await?)
@@ -39,14 +45,17 @@ pub async fn archive_session(
 #[tauri::command]
 pub async fn session_footprint(
     state: State<'_, AppState>,
-    session_id: SessionId,
-) -> CmdResult<SessionFootprint> {
-    Ok(state.desk()?.session_footprint(&session_id).await?)
+    args: Args<SessionFootprintArgs>,
+) -> Reply<SessionFootprintArgs> {
+    Ok(state.desk()?.session_footprint(&args.session_id).await?)
 }
 
 #[tauri::command]
-pub async fn delete_session(state: State<'_, AppState>, session_id: SessionId) -> CmdResult<()> {
-    Ok(state.desk()?.delete_session(&session_id).await?)
+pub async fn delete_session(
+    state: State<'_, AppState>,
+    args: Args<DeleteSessionArgs>,
+) -> Reply<DeleteSessionArgs> {
+    Ok(state.desk()?.delete_session(&args.session_id).await?)
 }
 
 /// A file name from the session's title: what the save dialog proposes.
@@ -73,9 +82,9 @@ fn suggested_name(title: &str, format: ExportFormat) -> String {
 pub async fn export_session(
     app: AppHandle,
     state: State<'_, AppState>,
-    session_id: SessionId,
-    format: ExportFormat,
-) -> CmdResult<Option<String>> {
+    args: Args<ExportSessionArgs>,
+) -> Reply<ExportSessionArgs> {
+    let ExportSessionArgs { session_id, format } = args.args;
     let desk = state.desk()?;
     let session = desk.get_session(&session_id).await?;
     let (filter, ext) = match format {

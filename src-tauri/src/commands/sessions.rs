@@ -1,14 +1,13 @@
 //! Sessions, their live views and runs.
 
 use agentdesk_core::NewSession;
-use agentdesk_protocol::ids::{ProfileId, RunId, SessionId, WorkspaceId};
-use agentdesk_protocol::ui::{
-    Engine, LiveBatch, Profile, Run, Session, SessionActivity, TimelinePage,
+use agentdesk_protocol::ipc::{
+    CloseSessionArgs, CreateSessionArgs, InterruptRunArgs, ListSessionsArgs, LiveAckArgs,
+    LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SetSessionProfileArgs, WatchActivityArgs,
 };
-use tauri::ipc::Channel;
 use tauri::State;
 
-use super::CmdResult;
+use super::{Args, Reply};
 use crate::feeds::Feeds;
 use crate::state::AppState;
 
@@ -16,10 +15,12 @@ use crate::state::AppState;
 #[tauri::command]
 pub async fn list_sessions(
     state: State<'_, AppState>,
-    workspace_id: WorkspaceId,
-    archived: bool,
-) -> CmdResult<Vec<Session>> {
-    Ok(state.desk()?.list_sessions(&workspace_id, archived).await?)
+    args: Args<ListSessionsArgs>,
+) -> Reply<ListSessionsArgs> {
+    Ok(state
+        .desk()?
+        .list_sessions(&args.workspace_id, args.archived)
+        .await?)
 }
 
 /// A new session; with no profile, the workspace's default one; with neither, the engine
@@ -27,10 +28,13 @@ pub async fn list_sessions(
 #[tauri::command]
 pub async fn create_session(
     state: State<'_, AppState>,
-    workspace_id: WorkspaceId,
-    profile_id: Option<ProfileId>,
-    engine: Option<Engine>,
-) -> CmdResult<Session> {
+    args: Args<CreateSessionArgs>,
+) -> Reply<CreateSessionArgs> {
+    let CreateSessionArgs {
+        workspace_id,
+        profile_id,
+        engine,
+    } = args.args;
     Ok(state
         .desk()?
         .create_session(&NewSession {
@@ -47,10 +51,10 @@ pub async fn create_session(
 pub async fn open_session(
     state: State<'_, AppState>,
     feeds: State<'_, Feeds>,
-    session_id: SessionId,
-    on_batch: Channel<LiveBatch>,
-) -> CmdResult<()> {
-    let feed = state.desk()?.open_session_feed(&session_id).await?;
+    args: Args<OpenSessionArgs>,
+) -> Reply<OpenSessionArgs> {
+    let on_batch = args.channel(&args.on_batch)?;
+    let feed = state.desk()?.open_session_feed(&args.session_id).await?;
     feeds.open(feed, on_batch);
     Ok(())
 }
@@ -58,20 +62,19 @@ pub async fn open_session(
 /// The page applied and drew batch `seq` of the session's view on `channel` (its id): the
 /// shell sends the next batch only after this (or after a second without it).
 #[tauri::command]
-pub async fn live_ack(
-    feeds: State<'_, Feeds>,
-    session_id: SessionId,
-    channel: u32,
-    seq: u64,
-) -> CmdResult<()> {
-    feeds.ack(&session_id, channel, seq);
+pub async fn live_ack(feeds: State<'_, Feeds>, args: Args<LiveAckArgs>) -> Reply<LiveAckArgs> {
+    feeds.ack(&args.session_id, args.channel, args.seq);
     Ok(())
 }
 
 /// Stop streaming a session (the window closed its view).
 #[tauri::command]
-pub fn close_session(feeds: State<'_, Feeds>, session_id: SessionId) {
-    feeds.close(&session_id);
+pub fn close_session(
+    feeds: State<'_, Feeds>,
+    args: Args<CloseSessionArgs>,
+) -> Reply<CloseSessionArgs> {
+    feeds.close(&args.session_id);
+    Ok(())
 }
 
 /// Sidebar badges for every session: a snapshot each time a run starts or ends or an
@@ -80,8 +83,9 @@ pub fn close_session(feeds: State<'_, Feeds>, session_id: SessionId) {
 pub async fn watch_activity(
     state: State<'_, AppState>,
     feeds: State<'_, Feeds>,
-    on_activity: Channel<Vec<SessionActivity>>,
-) -> CmdResult<()> {
+    args: Args<WatchActivityArgs>,
+) -> Reply<WatchActivityArgs> {
+    let on_activity = args.channel(&args.on_activity)?;
     let watch = state.desk()?.watch_activity().await;
     feeds.watch_activity(watch, on_activity);
     Ok(())
@@ -91,13 +95,15 @@ pub async fn watch_activity(
 #[tauri::command]
 pub async fn load_timeline(
     state: State<'_, AppState>,
-    session_id: SessionId,
-    before: Option<i64>,
-    limit: u32,
-) -> CmdResult<TimelinePage> {
+    args: Args<LoadTimelineArgs>,
+) -> Reply<LoadTimelineArgs> {
     Ok(state
         .desk()?
-        .load_timeline(&session_id, before, Some(limit.clamp(1, 1000)))
+        .load_timeline(
+            &args.session_id,
+            args.before,
+            Some(args.limit.clamp(1, 1000)),
+        )
         .await?)
 }
 
@@ -105,10 +111,13 @@ pub async fn load_timeline(
 #[tauri::command]
 pub async fn send_message(
     state: State<'_, AppState>,
-    session_id: SessionId,
-    text: String,
-    attachments: Vec<agentdesk_protocol::ui::AttachmentRef>,
-) -> CmdResult<Run> {
+    args: Args<SendMessageArgs>,
+) -> Reply<SendMessageArgs> {
+    let SendMessageArgs {
+        session_id,
+        text,
+        attachments,
+    } = args.args;
     let refs: Vec<(String, String)> = attachments
         .into_iter()
         .map(|a| (a.sha256, a.name))
@@ -121,28 +130,21 @@ pub async fn send_message(
 
 /// Running → interrupted; queued → cancelled.
 #[tauri::command]
-pub async fn interrupt_run(state: State<'_, AppState>, run_id: RunId) -> CmdResult<()> {
-    Ok(state.desk()?.interrupt(&run_id).await?)
-}
-
-#[tauri::command]
-pub async fn list_profiles(
+pub async fn interrupt_run(
     state: State<'_, AppState>,
-    workspace_id: WorkspaceId,
-) -> CmdResult<Vec<Profile>> {
-    // Masked: the window never receives a secret env value in clear.
-    Ok(state.desk()?.list_profiles_masked(&workspace_id).await?)
+    args: Args<InterruptRunArgs>,
+) -> Reply<InterruptRunArgs> {
+    Ok(state.desk()?.interrupt(&args.run_id).await?)
 }
 
 /// The profile the session's next run uses.
 #[tauri::command]
 pub async fn set_session_profile(
     state: State<'_, AppState>,
-    session_id: SessionId,
-    profile_id: ProfileId,
-) -> CmdResult<Session> {
+    args: Args<SetSessionProfileArgs>,
+) -> Reply<SetSessionProfileArgs> {
     Ok(state
         .desk()?
-        .set_session_profile(&session_id, &profile_id)
+        .set_session_profile(&args.session_id, &args.profile_id)
         .await?)
 }

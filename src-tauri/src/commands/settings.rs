@@ -2,22 +2,26 @@
 //! (chosen with the native picker only), the window's and the notifications' preferences, and the
 //! data folders.
 
-use agentdesk_protocol::ui::{DataInfo, EngineHealth, NotificationPrefs, UiSettings};
+use agentdesk_protocol::ipc::{
+    DataInfoArgs, EnginesHealthArgs, GetNotificationPrefsArgs, GetUiSettingsArgs,
+    OpenDataFolderArgs, PickEngineBinaryArgs, SetEnginePathArgs, SetNotificationPrefsArgs,
+    SetUiSettingsArgs,
+};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
-use super::{internal, invalid, CmdResult};
+use super::{internal, invalid, Args, Reply};
 use crate::state::AppState;
 
 /// Every engine program: found where, version, logged in (`checkLogin` starts each once).
 #[tauri::command]
 pub async fn engines_health(
     state: State<'_, AppState>,
-    check_login: bool,
-) -> CmdResult<Vec<EngineHealth>> {
+    args: Args<EnginesHealthArgs>,
+) -> Reply<EnginesHealthArgs> {
     let desk = state.desk()?;
     Ok(desk
-        .engines_health(check_login)
+        .engines_health(args.check_login)
         .await
         .into_iter()
         .map(|c| c.health)
@@ -32,9 +36,9 @@ pub async fn engines_health(
 #[tauri::command]
 pub async fn set_engine_path(
     state: State<'_, AppState>,
-    program: String,
-    path: Option<String>,
-) -> CmdResult<()> {
+    args: Args<SetEnginePathArgs>,
+) -> Reply<SetEnginePathArgs> {
+    let SetEnginePathArgs { program, path } = args.args;
     if path.as_deref().is_some_and(|p| !p.trim().is_empty()) {
         return Err(invalid(
             "an engine's executable can only be chosen with “Choose…” (the system's file picker)",
@@ -51,8 +55,9 @@ pub async fn set_engine_path(
 pub async fn pick_engine_binary(
     app: AppHandle,
     state: State<'_, AppState>,
-    program: String,
-) -> CmdResult<Option<String>> {
+    args: Args<PickEngineBinaryArgs>,
+) -> Reply<PickEngineBinaryArgs> {
+    let program = args.args.program;
     let desk = state.desk()?;
     let (tx, rx) = tokio::sync::oneshot::channel();
     if !agentdesk_core::engines::is_program(&program) {
@@ -83,39 +88,45 @@ pub async fn pick_engine_binary(
 }
 
 #[tauri::command]
-pub async fn get_ui_settings(state: State<'_, AppState>) -> CmdResult<UiSettings> {
+pub async fn get_ui_settings(state: State<'_, AppState>) -> Reply<GetUiSettingsArgs> {
     Ok(state.desk()?.ui_settings().await?)
 }
 
 #[tauri::command]
-pub async fn set_ui_settings(state: State<'_, AppState>, settings: UiSettings) -> CmdResult<()> {
-    Ok(state.desk()?.set_ui_settings(&settings).await?)
+pub async fn set_ui_settings(
+    state: State<'_, AppState>,
+    args: Args<SetUiSettingsArgs>,
+) -> Reply<SetUiSettingsArgs> {
+    Ok(state.desk()?.set_ui_settings(&args.settings).await?)
 }
 
 #[tauri::command]
-pub async fn get_notification_prefs(state: State<'_, AppState>) -> CmdResult<NotificationPrefs> {
+pub async fn get_notification_prefs(state: State<'_, AppState>) -> Reply<GetNotificationPrefsArgs> {
     Ok(state.desk()?.notification_prefs().await?)
 }
 
 #[tauri::command]
 pub async fn set_notification_prefs(
     state: State<'_, AppState>,
-    prefs: NotificationPrefs,
-) -> CmdResult<()> {
-    Ok(state.desk()?.set_notification_prefs(&prefs).await?)
+    args: Args<SetNotificationPrefsArgs>,
+) -> Reply<SetNotificationPrefsArgs> {
+    Ok(state.desk()?.set_notification_prefs(&args.prefs).await?)
 }
 
 #[tauri::command]
-pub async fn data_info(state: State<'_, AppState>) -> CmdResult<DataInfo> {
+pub async fn data_info(state: State<'_, AppState>) -> Reply<DataInfoArgs> {
     Ok(state.desk()?.data_info().await)
 }
 
 /// Open the data or the log folder in the file manager. Only these two folders: the UI
 /// names which, never a path, so no page content can make the app open anything else.
 #[tauri::command]
-pub async fn open_data_folder(state: State<'_, AppState>, which: String) -> CmdResult<()> {
+pub async fn open_data_folder(
+    state: State<'_, AppState>,
+    args: Args<OpenDataFolderArgs>,
+) -> Reply<OpenDataFolderArgs> {
     let info = state.info();
-    let dir = match which.as_str() {
+    let dir = match args.which.as_str() {
         "data" => std::path::PathBuf::from(&info.data_dir),
         "logs" => std::path::PathBuf::from(&info.log_dir),
         other => return Err(invalid(format!("unknown folder {other:?}"))),

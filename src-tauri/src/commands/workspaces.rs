@@ -1,40 +1,46 @@
 //! The app and its workspaces.
 
-use agentdesk_protocol::ids::WorkspaceId;
-use agentdesk_protocol::ui::{AppInfo, ErrorCode, IpcError, Workspace};
+use agentdesk_protocol::ipc::{
+    AddWorkspaceArgs, AppInfoArgs, ListWorkspacesArgs, PickFolderArgs, RemoveWorkspaceArgs,
+};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
-use super::CmdResult;
+use super::{internal, invalid, Args, Reply};
 use crate::state::AppState;
 
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> AppInfo {
-    state.info().clone()
+pub fn app_info(state: State<'_, AppState>) -> Reply<AppInfoArgs> {
+    Ok(state.info().clone())
 }
 
 #[tauri::command]
-pub async fn list_workspaces(state: State<'_, AppState>) -> CmdResult<Vec<Workspace>> {
+pub async fn list_workspaces(state: State<'_, AppState>) -> Reply<ListWorkspacesArgs> {
     Ok(state.desk()?.list_workspaces().await?)
 }
 
 #[tauri::command]
 pub async fn add_workspace(
     state: State<'_, AppState>,
-    path: String,
-    name: Option<String>,
-) -> CmdResult<Workspace> {
-    Ok(state.desk()?.add_workspace(&path, name.as_deref()).await?)
+    args: Args<AddWorkspaceArgs>,
+) -> Reply<AddWorkspaceArgs> {
+    Ok(state
+        .desk()?
+        .add_workspace(&args.path, args.name.as_deref())
+        .await?)
 }
 
 #[tauri::command]
-pub async fn remove_workspace(state: State<'_, AppState>, id: WorkspaceId) -> CmdResult<()> {
-    Ok(state.desk()?.remove_workspace(&id).await?)
+pub async fn remove_workspace(
+    state: State<'_, AppState>,
+    args: Args<RemoveWorkspaceArgs>,
+) -> Reply<RemoveWorkspaceArgs> {
+    Ok(state.desk()?.remove_workspace(&args.id).await?)
 }
 
 /// Open the native folder picker; `None` when the user cancels.
 #[tauri::command]
-pub async fn pick_folder(app: AppHandle) -> CmdResult<Option<String>> {
+pub async fn pick_folder(app: AppHandle) -> Reply<PickFolderArgs> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     app.dialog()
         .file()
@@ -42,18 +48,14 @@ pub async fn pick_folder(app: AppHandle) -> CmdResult<Option<String>> {
         .pick_folder(move |picked| {
             let _ = tx.send(picked);
         });
-    let picked = rx.await.map_err(|_| IpcError {
-        code: ErrorCode::Internal,
-        message: "the folder picker closed without an answer".into(),
-    })?;
+    let picked = rx
+        .await
+        .map_err(|_| internal("the folder picker closed without an answer"))?;
     match picked {
         None => Ok(None),
         Some(p) => p
             .into_path()
             .map(|p| Some(p.display().to_string()))
-            .map_err(|e| IpcError {
-                code: ErrorCode::InvalidInput,
-                message: format!("the picked folder is not a local path: {e}"),
-            }),
+            .map_err(|e| invalid(format!("the picked folder is not a local path: {e}"))),
     }
 }

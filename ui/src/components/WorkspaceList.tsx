@@ -1,5 +1,6 @@
 import type { Engine, Session, Workspace } from "../ipc";
 import type { ActivityStore } from "../state/activity";
+import { useEngines } from "../state/engines";
 import { SessionList } from "./sidebar/SessionList";
 
 interface Props {
@@ -24,6 +25,9 @@ interface Props {
 
 export function WorkspaceList(p: Props) {
   const { items, loading, unavailable, selectedId } = p;
+  // Without a profile a session runs the engine's own defaults: an engine that runs the
+  // profile's command (an ACP agent) needs a profile to know which agent.
+  const startable = useEngines().filter((e) => !e.commandFromProfile);
   if (unavailable) return <p className="muted">Unavailable — see the message on the right.</p>;
   if (loading) return <p className="muted">Loading…</p>;
   if (items.length === 0) return <p className="muted" data-testid="no-workspaces">No workspaces yet.</p>;
@@ -77,12 +81,11 @@ export function WorkspaceList(p: Props) {
           {p.choosingEngineFor === w.id && (
             <div className="engine-choice" role="group" aria-label="Engine for the new session">
               <span className="muted small">No profile yet — start with:</span>
-              <button type="button" onClick={() => p.onPickEngine(w.id, "codex")}>
-                Codex
-              </button>
-              <button type="button" onClick={() => p.onPickEngine(w.id, "claude")}>
-                Claude Code
-              </button>
+              {startable.map((e) => (
+                <button key={e.engine} type="button" onClick={() => p.onPickEngine(w.id, e.engine)}>
+                  {e.displayName}
+                </button>
+              ))}
               <button type="button" className="icon-button" aria-label="Cancel" onClick={() => p.onPickEngine(w.id, null)}>
                 ×
               </button>

@@ -1,6 +1,7 @@
 // An in-memory stand-in for the Rust side, for component tests. Every command is a vi.fn
 // that tests can inspect or override.
 import { vi } from "vitest";
+import type { EngineInfo } from "../generated/EngineInfo";
 import type { Approval, Attachment, Ipc, Profile, Run, Session } from "../ipc";
 
 export function run(over: Partial<Run> = {}): Run {
@@ -35,6 +36,45 @@ export function session(over: Partial<Session> = {}): Session {
     ...over,
   };
 }
+
+const CAPS = {
+  editedInput: false,
+  denyMessage: false,
+  denyAndStop: true,
+  questions: true,
+  cost: false,
+  sessionGrants: false,
+  residentServer: false,
+  midRunSettings: false,
+};
+
+/** The registry as the shell lists it (names, programs). */
+export const ENGINES: EngineInfo[] = [
+  {
+    engine: "codex",
+    displayName: "Codex",
+    capabilities: { ...CAPS, sessionGrants: true, residentServer: true },
+    programs: [{ name: "codex", displayName: "Codex", installCommand: "npm install -g @openai/codex" }],
+    commandFromProfile: false,
+  },
+  {
+    engine: "claude",
+    displayName: "Claude Code",
+    capabilities: { ...CAPS, editedInput: true, denyMessage: true, cost: true, midRunSettings: true },
+    programs: [{ name: "claude", displayName: "Claude Code", installCommand: "npm install -g @anthropic-ai/claude-code" }],
+    commandFromProfile: false,
+  },
+  {
+    engine: "acp",
+    displayName: "ACP agent",
+    capabilities: { ...CAPS, questions: false },
+    programs: [
+      { name: "opencode", displayName: "opencode", installCommand: "npm install -g opencode-ai" },
+      { name: "gemini", displayName: "Gemini CLI", installCommand: "npm install -g @google/gemini-cli" },
+    ],
+    commandFromProfile: true,
+  },
+];
 
 // Fields the Rust side may add while the UI is written: spread (not excess-checked).
 const profileExtras = { secretEnv: [] as string[] };
@@ -132,6 +172,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
       residentServer: false,
       midRunSettings: true,
     })),
+    listEngines: vi.fn(async () => ENGINES),
     watchActivity: vi.fn(async () => {}),
     watchNotificationClicks: vi.fn(async () => {}),
     watchCloseRequests: vi.fn(async () => {}),

@@ -1,21 +1,24 @@
 // Shown instead of an empty window when no engine can run: for each engine, what is wrong
 // and the exact commands that fix it, with Re-check. It appears on its own, so it does not
 // take the keyboard focus.
-import type { EngineHealth } from "../settings/api";
-import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "./health";
+import type { EngineHealth } from "../../ipc/settings";
+import { engineStatus, type EngineHealthState } from "./health";
 import "./firstrun.css";
 
-const WHAT: Record<EngineHealth["engine"], string> = {
+/** What each program is, for someone who has none yet (by program name). */
+const WHAT: Record<string, string> = {
   codex: "OpenAI's Codex CLI",
   claude: "Anthropic's Claude Code CLI",
+  opencode: "an open-source agent (ACP)",
+  gemini: "Google's Gemini CLI (ACP)",
 };
 
 function EngineSetup({ h }: { h: EngineHealth }) {
-  const name = ENGINE_NAMES[h.engine];
+  const name = h.displayName;
   return (
-    <section className="firstrun-engine" aria-labelledby={`firstrun-${h.engine}`} data-testid={`firstrun-${h.engine}`}>
-      <h2 id={`firstrun-${h.engine}`}>
-        {name} <span className="muted small">{WHAT[h.engine]}</span>
+    <section className="firstrun-engine" aria-labelledby={`firstrun-${h.program}`} data-testid={`firstrun-${h.program}`}>
+      <h2 id={`firstrun-${h.program}`}>
+        {name} <span className="muted small">{WHAT[h.program] ?? ""}</span>
       </h2>
       <p className="firstrun-status">{engineStatus(h)}</p>
       {h.problem && h.path !== null && <p className="firstrun-problem">{h.problem.message}</p>}
@@ -50,7 +53,7 @@ export function FirstRun({
         own logins. {anyFound ? "None of them can run yet:" : "Neither was found:"}
       </p>
       {(engines.health ?? []).map((h) => (
-        <EngineSetup key={h.engine} h={h} />
+        <EngineSetup key={h.program} h={h} />
       ))}
       {engines.error && (
         <p className="field-error" role="alert">

@@ -2,7 +2,7 @@
 // first-run screen and Settings show the same result.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
-import type { EngineHealth, SettingsApi } from "../settings/api";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 
 /** Found, a supported version, and not known to be logged out: runs can start. */
 export function usable(h: EngineHealth): boolean {
@@ -13,8 +13,6 @@ export function usable(h: EngineHealth): boolean {
 export function needsSetup(health: EngineHealth[] | null): boolean {
   return health !== null && health.length > 0 && !health.some(usable);
 }
-
-export const ENGINE_NAMES: Record<EngineHealth["engine"], string> = { codex: "Codex", claude: "Claude Code" };
 
 /** One line on what is wrong with an engine, or that it is ready. */
 export function engineStatus(h: EngineHealth): string {

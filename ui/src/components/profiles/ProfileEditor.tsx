@@ -4,10 +4,12 @@
 import type { Dispatch } from "react";
 import type { ApprovalKindName } from "../../generated/ApprovalKindName";
 import type { Engine } from "../../generated/Engine";
+import type { EngineInfo } from "../../generated/EngineInfo";
 import type { PermissionMode } from "../../generated/PermissionMode";
 import type { RuleAction } from "../../generated/RuleAction";
-import { CheckField, errorProps, Field, FieldError, inputId, TextField } from "./fields";
-import { SECRET_MASK, SETTING_SOURCES, type FormAction, type ProfileForm } from "./form";
+import { EngineOptions } from "./EngineOptions";
+import { errorProps, Field, FieldError, TextField } from "./fields";
+import { SECRET_MASK, type FormAction, type ProfileForm } from "./form";
 
 const PERMISSION_MODES: { value: PermissionMode; label: string }[] = [
   { value: "ask", label: "Ask before every change and command" },
@@ -25,13 +27,13 @@ const RULE_KINDS: { value: ApprovalKindName | ""; label: string }[] = [
   { value: "question", label: "Question" },
 ];
 
-interface Props {
+export interface Props {
   form: ProfileForm;
   dispatch: Dispatch<FormAction>;
   errors: Record<string, string>;
 }
 
-export function ProfileEditor({ form, dispatch, errors }: Props) {
+export function ProfileEditor({ form, dispatch, errors, engines }: Props & { engines: EngineInfo[] }) {
   const set = (patch: Partial<ProfileForm>) => dispatch({ type: "set", patch });
   const e = (k: string) => errors[k];
   return (
@@ -41,8 +43,12 @@ export function ProfileEditor({ form, dispatch, errors }: Props) {
         <TextField field="name" label="Name" value={form.name} error={e("name")} onChange={(name) => set({ name })} />
         <Field field="engine" label="Engine" error={e("engine")}>
           <select {...errorProps("engine", e("engine"))} value={form.engine} onChange={(ev) => set({ engine: ev.target.value as Engine })}>
-            <option value="codex">Codex</option>
-            <option value="claude">Claude Code</option>
+            {engines.length === 0 && <option value={form.engine}>{form.engine}</option>}
+            {engines.map((info) => (
+              <option key={info.engine} value={info.engine}>
+                {info.displayName}
+              </option>
+            ))}
           </select>
         </Field>
         <TextField
@@ -148,7 +154,7 @@ export function ProfileEditor({ form, dispatch, errors }: Props) {
         <EnvEditor form={form} dispatch={dispatch} errors={errors} />
       </fieldset>
 
-      <EngineOptions form={form} dispatch={dispatch} errors={errors} />
+      <EngineOptions form={form} dispatch={dispatch} errors={errors} engines={engines} />
     </div>
   );
 }
@@ -267,140 +273,6 @@ function EnvEditor({ form, dispatch, errors }: Props) {
       })}
       <button type="button" onClick={() => dispatch({ type: "envAdd" })}>
         Add variable
-      </button>
-    </div>
-  );
-}
-
-function EngineOptions({ form, dispatch, errors }: Props) {
-  const set = (patch: Partial<ProfileForm>) => dispatch({ type: "set", patch });
-  const e = (k: string) => errors[`engineOptions.${k}`];
-  const sources = form.settingSources ?? ["user"];
-  return (
-    <fieldset>
-      <legend>{form.engine === "codex" ? "Codex options" : "Claude Code options"}</legend>
-      <TextField
-        field="engineOptions.inactivityTimeoutSecs"
-        label="Stop a silent run after (seconds)"
-        type="number"
-        value={form.inactivityTimeoutSecs}
-        error={e("inactivityTimeoutSecs")}
-        placeholder="600 (0: never)"
-        onChange={(inactivityTimeoutSecs) => set({ inactivityTimeoutSecs })}
-      />
-      {form.engine === "codex" ? (
-        <>
-          <TextField
-            field="engineOptions.codexHome"
-            label="Codex home"
-            value={form.codexHome}
-            error={e("codexHome")}
-            placeholder="the settings' or $CODEX_HOME"
-            onChange={(codexHome) => set({ codexHome })}
-          />
-          <CheckField
-            field="engineOptions.planMode"
-            label="Plan mode (plan and ask questions instead of acting)"
-            checked={form.planMode}
-            error={e("planMode")}
-            onChange={(planMode) => set({ planMode })}
-          />
-          <CheckField
-            field="engineOptions.trustProjectConfig"
-            label="Load the workspace's .codex/config.toml"
-            checked={form.trustProjectConfig}
-            error={e("trustProjectConfig")}
-            hint="It can start programs (MCP servers) and instruct the agent: only for repositories you trust."
-            onChange={(trustProjectConfig) => set({ trustProjectConfig })}
-          />
-          <div className="two-columns">
-            <TextField
-              field="engineOptions.requestMaxRetries"
-              label="Request retries"
-              type="number"
-              value={form.requestMaxRetries}
-              error={e("requestMaxRetries")}
-              placeholder="codex's default"
-              onChange={(requestMaxRetries) => set({ requestMaxRetries })}
-            />
-            <TextField
-              field="engineOptions.streamMaxRetries"
-              label="Stream retries"
-              type="number"
-              value={form.streamMaxRetries}
-              error={e("streamMaxRetries")}
-              placeholder="codex's default"
-              onChange={(streamMaxRetries) => set({ streamMaxRetries })}
-            />
-          </div>
-          <OverridesEditor form={form} dispatch={dispatch} errors={errors} />
-        </>
-      ) : (
-        <>
-          <TextField
-            field="engineOptions.maxTurns"
-            label="Maximum turns"
-            type="number"
-            value={form.maxTurns}
-            error={e("maxTurns")}
-            placeholder="no limit"
-            onChange={(maxTurns) => set({ maxTurns })}
-          />
-          <div className={`profile-field${e("settingSources") ? " invalid" : ""}`} role="group" aria-label="Setting sources">
-            <span className="group-label">Settings Claude Code loads</span>
-            <div className="checks" id={inputId("engineOptions.settingSources")}>
-              {SETTING_SOURCES.map((s) => (
-                <label key={s}>
-                  <input type="checkbox" checked={sources.includes(s)} onChange={() => dispatch({ type: "toggleSource", source: s })} /> {s}
-                </label>
-              ))}
-            </div>
-            <p className="field-hint">project and local are the workspace's own .claude settings: only for repositories you trust.</p>
-            <FieldError field="engineOptions.settingSources" error={e("settingSources")} />
-          </div>
-        </>
-      )}
-    </fieldset>
-  );
-}
-
-function OverridesEditor({ form, dispatch, errors }: Props) {
-  const general = errors["engineOptions.configOverrides"];
-  return (
-    <div className="rows-editor" role="group" aria-label="Config overrides">
-      <h3>Config overrides</h3>
-      <p className="field-hint">Extra codex settings (-c key=value), the value in TOML.</p>
-      {form.configOverrides.map((r, i) => {
-        const field = `engineOptions.configOverrides.${r.name.trim()}`;
-        const err = r.name.trim() ? errors[field] : undefined;
-        const label = r.name.trim() || `override ${i + 1}`;
-        return (
-          <div key={r.key} className={`profile-row pair-row${err ? " invalid" : ""}`}>
-            <input
-              aria-label={`Key of ${label}`}
-              {...errorProps(field, err)}
-              className="mono"
-              placeholder="model_reasoning_effort"
-              value={r.name}
-              onChange={(ev) => dispatch({ type: "overrideSet", key: r.key, patch: { name: ev.target.value } })}
-            />
-            <input
-              aria-label={`Value of ${label}`}
-              className="mono"
-              placeholder={'"high"'}
-              value={r.value}
-              onChange={(ev) => dispatch({ type: "overrideSet", key: r.key, patch: { value: ev.target.value } })}
-            />
-            <button type="button" className="icon-button" aria-label={`Remove ${label}`} onClick={() => dispatch({ type: "overrideRemove", key: r.key })}>
-              ×
-            </button>
-            <FieldError field={field} error={err} />
-          </div>
-        );
-      })}
-      <FieldError field="engineOptions.configOverrides" error={general} />
-      <button type="button" onClick={() => dispatch({ type: "overrideAdd" })}>
-        Add override
       </button>
     </div>
   );

@@ -4,7 +4,8 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { Profile, Workspace } from "../../ipc";
 import type { ProfileError } from "../../generated/ProfileError";
-import { profilesApi, toProfileError, type ProfilesApi } from "./api";
+import { profilesApi, toProfileError, type ProfilesApi } from "../../ipc/profiles";
+import { engineName, useEngineList } from "../../state/engines";
 import { emptyForm, errorsByField, formFromProfile, formReducer, specFromForm } from "./form";
 import { ProfileEditor } from "./ProfileEditor";
 import "./profiles.css";
@@ -21,6 +22,7 @@ interface Props {
 type Selection = string | null;
 
 export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props) {
+  const engines = useEngineList(api.listEngines);
   const [profiles, setProfiles] = useState<Profile[] | null>(null);
   const [selected, setSelected] = useState<Selection>(null);
   const [form, dispatch] = useReducer(formReducer, undefined, () => emptyForm());
@@ -117,7 +119,7 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
                   >
                     <span className="profile-name">{p.name}</span>
                     <span className="profile-meta">
-                      {p.engine === "codex" ? "Codex" : "Claude Code"}
+                      {engineName(engines, p.engine)}
                       {p.model ? ` · ${p.model}` : ""}
                     </span>
                     {p.isDefault && <span className="tag">default</span>}
@@ -162,7 +164,7 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
                 Not saved: {failure.fields.length === 1 ? "a field needs" : `${failure.fields.length} fields need`} fixing (see below).
               </p>
             )}
-            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} />
+            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} engines={engines} />
             <div className="profile-actions">
               <button type="submit" className="primary" disabled={busy}>
                 {current ? "Save profile" : "Create profile"}

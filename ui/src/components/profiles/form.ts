@@ -1,6 +1,7 @@
 // The profile editor's form state: a profile as the inputs hold it (strings, rows), and back
 // to the `ProfileSpec` the core validates. No validation here: the core's field errors are
 // shown next to the inputs (`fieldKey` says which input an error belongs to).
+import type { AcpPreset } from "../../generated/AcpPreset";
 import type { ApprovalKindName } from "../../generated/ApprovalKindName";
 import type { Engine } from "../../generated/Engine";
 import type { PermissionMode } from "../../generated/PermissionMode";
@@ -67,6 +68,12 @@ export interface ProfileForm {
   maxTurns: string;
   /** `null`: not set (the user's own settings only). */
   settingSources: SettingSource[] | null;
+  // ACP agents.
+  /** `""`: a custom agent (its command below). */
+  acpPreset: AcpPreset | "";
+  acpCommand: string;
+  /** One per line. */
+  acpArgs: string;
   /** engineOptions keys the form has no input for, sent back unchanged. */
   otherOptions: Record<string, unknown>;
 }
@@ -82,6 +89,9 @@ const FORM_OPTIONS = new Set([
   "configOverrides",
   "maxTurns",
   "settingSources",
+  "preset",
+  "command",
+  "args",
 ]);
 
 let nextKey = 1;
@@ -159,6 +169,9 @@ export function formFromProfile(p: ProfileSpec | Profile): ProfileForm {
     configOverrides: Object.entries(overrides).map(([name, value]) => ({ key: newKey(), name, value: str(value) })),
     maxTurns: num(o.maxTurns),
     settingSources: sources,
+    acpPreset: o.preset === "opencode" || o.preset === "gemini" ? o.preset : "",
+    acpCommand: str(o.command),
+    acpArgs: Array.isArray(o.args) ? o.args.map(str).join("\n") : "",
     otherOptions,
   };
 }
@@ -194,6 +207,10 @@ export function specFromForm(f: ProfileForm): ProfileSpec {
   if (overrides.length) opts.configOverrides = Object.fromEntries(overrides.map((r) => [r.name.trim(), r.value.trim()]));
   set("maxTurns", numberOrText(f.maxTurns));
   if (f.settingSources) opts.settingSources = f.settingSources;
+  set("preset", f.acpPreset);
+  set("command", f.acpCommand.trim());
+  const args = lines(f.acpArgs);
+  if (args.length) opts.args = args;
 
   const envRows = f.env.filter((r) => r.name.trim() !== "" || r.value !== "");
   const timeout = numberOrText(f.approvalTimeoutSecs);

@@ -2,7 +2,8 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testi
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Profile } from "../../ipc";
 import { profile } from "../../test/fakeIpc";
-import { ProfileFailure, toProfileError, type ProfilesApi } from "./api";
+import { ProfileFailure, toProfileError, type ProfilesApi } from "../../ipc/profiles";
+import { ENGINES } from "../../test/fakeIpc";
 import { errorsByField, fieldKey, formFromProfile, formReducer, SECRET_MASK, specFromForm } from "./form";
 import { ProfilesView } from "./ProfilesView";
 
@@ -99,6 +100,7 @@ function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi 
     duplicate: vi.fn(async () => first),
     setDefault: vi.fn(async () => null),
     remove: vi.fn(async () => null),
+    listEngines: vi.fn(async () => ENGINES),
     ...over,
   };
 }
@@ -182,6 +184,31 @@ describe("ProfilesView", () => {
           { kind: "command", tool: null, commandPrefix: "git status", action: "allow" },
           { kind: "command", tool: null, commandPrefix: "curl", action: "deny" },
         ],
+      }),
+    );
+  });
+
+  it("lists the registry's engines and edits an ACP agent's preset, command and arguments", async () => {
+    const api = fakeApi([stored()]);
+    render(<ProfilesView workspace={workspace} api={api} />);
+    const engine = (await screen.findByLabelText("Engine")) as HTMLSelectElement;
+    await waitFor(() => expect(engine.options.length).toBe(3));
+    expect([...engine.options].map((o) => o.textContent)).toEqual(["Codex", "Claude Code", "ACP agent"]);
+    fireEvent.change(engine, { target: { value: "acp" } });
+    const options = screen.getByRole("group", { name: "ACP agent options" });
+    // A custom agent: the editor says plainly that it may not ask.
+    const notes = () => within(options).queryAllByRole("note").map((n) => n.textContent ?? "");
+    expect(notes().some((n) => n.includes("cannot make another agent ask before acting"))).toBe(true);
+    fireEvent.change(screen.getByLabelText("Agent"), { target: { value: "opencode" } });
+    expect(notes().some((n) => n.includes("cannot make another agent ask"))).toBe(false);
+    fireEvent.change(screen.getByLabelText("Command"), { target: { value: "/opt/opencode" } });
+    fireEvent.change(screen.getByLabelText("Arguments (one per line)"), { target: { value: "--print-logs\n\n--x" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    expect(api.update).toHaveBeenCalledWith(
+      "p1",
+      expect.objectContaining({
+        engine: "acp",
+        engineOptions: expect.objectContaining({ preset: "opencode", command: "/opt/opencode", args: ["--print-logs", "--x"] }),
       }),
     );
   });

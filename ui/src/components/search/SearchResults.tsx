@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from "react";
 import type { Workspace } from "../../ipc";
 import type { SearchController } from "../../state/search";
-import type { SearchHit } from "./api";
+import type { SearchHit } from "../../ipc/library";
 
 function when(ms: number): string {
   const d = new Date(ms);

@@ -5,8 +5,8 @@
 // next to the button.
 import { useId, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
-import { ENGINE_NAMES, engineStatus, type EngineHealthState } from "../firstrun/health";
-import type { EngineHealth, SettingsApi } from "./api";
+import { engineStatus, type EngineHealthState } from "../firstrun/health";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 
 const VIA: Record<string, string> = {
   settings: "the file chosen here",
@@ -16,7 +16,7 @@ const VIA: Record<string, string> = {
 };
 
 function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; onChanged: () => void }) {
-  const name = ENGINE_NAMES[h.engine];
+  const name = h.displayName;
   const [error, setError] = useState<IpcError | null>(null);
   const [busy, setBusy] = useState(false);
   const errorId = useId();
@@ -37,30 +37,30 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
   // The shell opens the picker, checks the file and stores it; `null` is a cancel.
   const choose = () =>
     run(async () => {
-      if ((await api.pickEngineBinary(h.engine)) !== null) onChanged();
+      if ((await api.pickEngineBinary(h.program)) !== null) onChanged();
     });
   const clear = () =>
     run(async () => {
-      await api.clearEnginePath(h.engine);
+      await api.clearEnginePath(h.program);
       onChanged();
     });
 
   const ready = h.path !== null && h.problem === null && h.loggedIn !== false;
   return (
-    <section className="settings-engine" aria-labelledby={`engine-${h.engine}`} data-testid={`engine-${h.engine}`}>
-      <h3 id={`engine-${h.engine}`}>
+    <section className="settings-engine" aria-labelledby={`engine-${h.program}`} data-testid={`engine-${h.program}`}>
+      <h3 id={`engine-${h.program}`}>
         {name} <span className={`badge ${ready ? "ok" : "bad"}`}>{engineStatus(h)}</span>
       </h3>
       <dl className="settings-facts">
         <dt>Executable</dt>
-        <dd data-testid={`engine-${h.engine}-path`}>
+        <dd data-testid={`engine-${h.program}-path`}>
           {h.path ?? "not found"}
           {h.foundVia && <span className="muted small"> (from {VIA[h.foundVia] ?? h.foundVia})</span>}
         </dd>
         <dt>Version</dt>
-        <dd data-testid={`engine-${h.engine}-version`}>{h.version ?? "—"}</dd>
+        <dd data-testid={`engine-${h.program}-version`}>{h.version ?? "—"}</dd>
         <dt>Login</dt>
-        <dd data-testid={`engine-${h.engine}-login`}>
+        <dd data-testid={`engine-${h.program}-login`}>
           {h.loggedIn === true ? "logged in" : h.loggedIn === false ? "not logged in" : "not checked"}
         </dd>
       </dl>
@@ -93,7 +93,7 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
           )}
         </div>
         {error && (
-          <p className="field-error" id={errorId} role="alert" data-testid={`engine-${h.engine}-path-error`}>
+          <p className="field-error" id={errorId} role="alert" data-testid={`engine-${h.program}-path-error`}>
             {error.message}
           </p>
         )}
@@ -118,7 +118,7 @@ export function EngineSettings({ engines, api }: { engines: EngineHealthState; a
       )}
       {engines.health === null && !engines.error && <p className="muted">Checking the engines…</p>}
       {(engines.health ?? []).map((h) => (
-        <EngineRow key={h.engine} h={h} api={api} onChanged={() => void engines.recheck(true)} />
+        <EngineRow key={h.program} h={h} api={api} onChanged={() => void engines.recheck(true)} />
       ))}
     </section>
   );

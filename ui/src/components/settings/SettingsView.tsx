@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import type { EngineHealthState } from "../firstrun/health";
 import { formatBytes } from "../../util/format";
-import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "./api";
+import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
 import { setUiSettingsLocal, useUiSettings } from "./prefs";
 import "./settings.css";

@@ -5,7 +5,8 @@ import { IpcFailure, type Ipc } from "../../ipc";
 import { IpcContext } from "../../ipc/context";
 import { fakeIpc } from "../../test/fakeIpc";
 import { Composer } from "../session/Composer";
-import { OPEN_SETTINGS_EVENT } from "../firstrun/SettingsLink";
+import { NavigationContext } from "../../app/navigation";
+import { Navigator } from "../../app/route";
 import { setUiSettingsLocal } from "./prefs";
 
 afterEach(() => {
@@ -15,12 +16,15 @@ afterEach(() => {
 
 function setup(over: Partial<Ipc> = {}) {
   const ipc = fakeIpc(over);
+  const nav = new Navigator();
   render(
-    <IpcContext.Provider value={ipc}>
-      <Composer sessionId="s1" running={null} dropped={null} />
-    </IpcContext.Provider>,
+    <NavigationContext.Provider value={nav}>
+      <IpcContext.Provider value={ipc}>
+        <Composer sessionId="s1" running={null} dropped={null} />
+      </IpcContext.Provider>
+    </NavigationContext.Provider>,
   );
-  return { ipc, box: screen.getByRole("textbox", { name: "Message" }) as HTMLTextAreaElement };
+  return { ipc, nav, box: screen.getByRole("textbox", { name: "Message" }) as HTMLTextAreaElement };
 }
 
 describe("Composer and Settings", () => {
@@ -39,7 +43,7 @@ describe("Composer and Settings", () => {
   });
 
   it("a send refused for a missing engine offers Settings", async () => {
-    const { box } = setup({
+    const { box, nav } = setup({
       sendMessage: vi.fn(async () => {
         throw new IpcFailure({ code: "engine_missing", message: "codex not found — install with `npm install -g @openai/codex`" });
       }),
@@ -49,10 +53,8 @@ describe("Composer and Settings", () => {
       fireEvent.keyDown(box, { key: "Enter" });
     });
     expect(screen.getByRole("alert").textContent).toContain("codex not found");
-    const opened = vi.fn();
-    window.addEventListener(OPEN_SETTINGS_EVENT, opened);
+    expect(nav.get()).toEqual({ kind: "home" });
     fireEvent.click(screen.getByRole("button", { name: "Open Settings" }));
-    window.removeEventListener(OPEN_SETTINGS_EVENT, opened);
-    expect(opened).toHaveBeenCalled();
+    expect(nav.get()).toEqual({ kind: "settings" });
   });
 });

@@ -1,7 +1,7 @@
 // The window's preferences (theme, send key), loaded once and shared: the theme is a class
 // on the root element (the CSP forbids inline styles), the composer reads the send key.
 import { useSyncExternalStore } from "react";
-import type { UiSettings } from "./api";
+import type { UiSettings } from "../../ipc/settings";
 import "./theme.css";
 
 let current: UiSettings = { theme: "system", sendKey: "enter" };

@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { IpcFailure } from "../../ipc";
 import { FirstRun } from "../firstrun/FirstRun";
 import { needsSetup, usable, type EngineHealthState } from "../firstrun/health";
-import { isEngineSetupError, OPEN_SETTINGS_EVENT, SettingsLink } from "../firstrun/SettingsLink";
-import type { EngineHealth, SettingsApi } from "./api";
+import { NavigationContext } from "../../app/navigation";
+import { Navigator } from "../../app/route";
+import { isEngineSetupError, SettingsLink } from "../firstrun/SettingsLink";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 import { applyTheme, isSendKey, setUiSettingsLocal, uiSettings } from "./prefs";
 import { SettingsView } from "./SettingsView";
 
@@ -15,6 +17,8 @@ afterEach(() => {
 
 const codex = (over: Partial<EngineHealth> = {}): EngineHealth => ({
   engine: "codex",
+  program: "codex",
+  displayName: "Codex",
   path: "/usr/bin/codex",
   foundVia: "path",
   overridePath: null,
@@ -26,6 +30,8 @@ const codex = (over: Partial<EngineHealth> = {}): EngineHealth => ({
 });
 const missing = (engine: EngineHealth["engine"], cmd: string): EngineHealth => ({
   engine,
+  program: engine,
+  displayName: engine === "codex" ? "Codex" : "Claude Code",
   path: null,
   foundVia: null,
   overridePath: null,
@@ -129,7 +135,7 @@ describe("settings", () => {
     const recheck = vi.fn(async () => {});
     render(
       <SettingsView
-        engines={state([missing("codex", "npm i"), codex({ engine: "claude", foundVia: "settings", overridePath: "/opt/claude" })], recheck)}
+        engines={state([missing("codex", "npm i"), codex({ engine: "claude", program: "claude", displayName: "Claude Code", foundVia: "settings", overridePath: "/opt/claude" })], recheck)}
         onError={() => {}}
         api={fakeApi({ pickEngineBinary, clearEnginePath })}
       />,
@@ -210,11 +216,13 @@ describe("preferences", () => {
   it("engine errors link to Settings", () => {
     expect(isEngineSetupError("engine_not_logged_in")).toBe(true);
     expect(isEngineSetupError("engine_failed")).toBe(false);
-    const opened = vi.fn();
-    window.addEventListener(OPEN_SETTINGS_EVENT, opened);
-    render(<SettingsLink code="engine_missing" />);
+    const nav = new Navigator();
+    render(
+      <NavigationContext.Provider value={nav}>
+        <SettingsLink code="engine_missing" />
+      </NavigationContext.Provider>,
+    );
     fireEvent.click(screen.getByRole("button", { name: "Open Settings" }));
-    expect(opened).toHaveBeenCalled();
-    window.removeEventListener(OPEN_SETTINGS_EVENT, opened);
+    expect(nav.get()).toEqual({ kind: "settings" });
   });
 });

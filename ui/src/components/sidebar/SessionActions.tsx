@@ -1,6 +1,6 @@
 import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError, type Session } from "../../ipc";
-import type { ExportFormat, LibraryApi, SessionFootprint } from "../search/api";
+import type { ExportFormat, LibraryApi, SessionFootprint } from "../../ipc/library";
 import "./sessionActions.css";
 
 /** What the sidebar's session actions need from the app; without it, no actions are shown. */

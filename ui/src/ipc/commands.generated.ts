@@ -1,0 +1,576 @@
+// Generated from src-tauri/crates/agentdesk-protocol/src/ipc.rs (the IPC command table).
+// Do not edit: UPDATE_BINDINGS=1 cargo test -p agentdesk-protocol --test ipc_commands
+/* eslint-disable */
+import type { Channel } from "@tauri-apps/api/core";
+import type { AppInfo } from "../generated/AppInfo";
+import type { Approval } from "../generated/Approval";
+import type { Attachment } from "../generated/Attachment";
+import type { AttachmentRef } from "../generated/AttachmentRef";
+import type { DataInfo } from "../generated/DataInfo";
+import type { Engine } from "../generated/Engine";
+import type { EngineCapabilities } from "../generated/EngineCapabilities";
+import type { EngineHealth } from "../generated/EngineHealth";
+import type { EngineInfo } from "../generated/EngineInfo";
+import type { ExportFormat } from "../generated/ExportFormat";
+import type { IpcError } from "../generated/IpcError";
+import type { LiveBatch } from "../generated/LiveBatch";
+import type { NotificationPrefs } from "../generated/NotificationPrefs";
+import type { Profile } from "../generated/Profile";
+import type { ProfileError } from "../generated/ProfileError";
+import type { ProfileSpec } from "../generated/ProfileSpec";
+import type { Run } from "../generated/Run";
+import type { SearchHit } from "../generated/SearchHit";
+import type { Session } from "../generated/Session";
+import type { SessionActivity } from "../generated/SessionActivity";
+import type { SessionFootprint } from "../generated/SessionFootprint";
+import type { TimelinePage } from "../generated/TimelinePage";
+import type { UiSettings } from "../generated/UiSettings";
+import type { UserDecision } from "../generated/UserDecision";
+import type { Workspace } from "../generated/Workspace";
+import { invokeCommand } from "./client";
+
+export type OfferedFile = { token: string, name: string, 
+/**
+ * The size when offered, if it is a file (only shown; the import checks it again).
+ */
+size: number | null, };
+
+export type AppInfoArgs = Record<symbol, never>;
+
+export type ListWorkspacesArgs = Record<symbol, never>;
+
+export type AddWorkspaceArgs = { path: string, name: string | null, };
+
+export type RemoveWorkspaceArgs = { id: string, };
+
+export type PickFolderArgs = Record<symbol, never>;
+
+export type ListSessionsArgs = { workspaceId: string, archived: boolean, };
+
+export type CreateSessionArgs = { workspaceId: string, profileId: string | null, engine: Engine | null, };
+
+export type OpenSessionArgs = { sessionId: string, onBatch: Channel<LiveBatch>, };
+
+export type LiveAckArgs = { sessionId: string, channel: number, seq: number, };
+
+export type CloseSessionArgs = { sessionId: string, };
+
+export type WatchActivityArgs = { onActivity: Channel<Array<SessionActivity>>, };
+
+export type LoadTimelineArgs = { sessionId: string, before: number | null, limit: number, };
+
+export type SendMessageArgs = { sessionId: string, text: string, attachments: Array<AttachmentRef>, };
+
+export type InterruptRunArgs = { runId: string, };
+
+export type SetSessionProfileArgs = { sessionId: string, profileId: string, };
+
+export type ListProfilesArgs = { workspaceId: string, };
+
+export type CreateProfileArgs = { workspaceId: string, spec: ProfileSpec, };
+
+export type UpdateProfileArgs = { id: string, spec: ProfileSpec, };
+
+export type DuplicateProfileArgs = { id: string, };
+
+export type SetDefaultProfileArgs = { id: string, };
+
+export type DeleteProfileArgs = { id: string, };
+
+export type SearchMessagesArgs = { query: string, workspaceId: string | null, limit: number, };
+
+export type RenameSessionArgs = { sessionId: string, title: string, };
+
+export type ArchiveSessionArgs = { sessionId: string, archived: boolean, };
+
+export type SessionFootprintArgs = { sessionId: string, };
+
+export type DeleteSessionArgs = { sessionId: string, };
+
+export type ExportSessionArgs = { sessionId: string, format: ExportFormat, };
+
+export type DecideApprovalArgs = { approvalId: string, decision: UserDecision, stop: boolean, message: string | null, };
+
+export type AnswerQuestionArgs = { approvalId: string, answers: { [key in string]: Array<string> }, };
+
+export type ListPendingApprovalsArgs = Record<symbol, never>;
+
+export type EngineCapabilitiesArgs = { engine: Engine, };
+
+export type ListEnginesArgs = Record<symbol, never>;
+
+export type ImportAttachmentTokenArgs = { token: string, };
+
+export type ImportAttachmentBytesArgs = { fileName: string, };
+
+export type ImportClipboardImageArgs = Record<symbol, never>;
+
+export type ReadAttachmentArgs = { sha256: string, };
+
+export type PickFilesArgs = Record<symbol, never>;
+
+export type OpenExternalArgs = { url: string, };
+
+export type WatchNotificationClicksArgs = { onOpen: Channel<Approval | null>, };
+
+export type WatchCloseRequestsArgs = { onAsk: Channel<null>, };
+
+export type KeepRunningInTrayArgs = { keep: boolean, };
+
+export type WindowPaintedArgs = { navigationStart: number, scriptStart: number, firstPaint: number | null, };
+
+export type EnginesHealthArgs = { checkLogin: boolean, };
+
+export type SetEnginePathArgs = { program: string, path: string | null, };
+
+export type PickEngineBinaryArgs = { program: string, };
+
+export type GetUiSettingsArgs = Record<symbol, never>;
+
+export type SetUiSettingsArgs = { settings: UiSettings, };
+
+export type GetNotificationPrefsArgs = Record<symbol, never>;
+
+export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
+
+export type DataInfoArgs = Record<symbol, never>;
+
+export type OpenDataFolderArgs = { which: "data" | "logs", };
+
+export function appInfo(): Promise<AppInfo> {
+  return invokeCommand<AppInfo>("app_info", "IpcError");
+}
+
+export function listWorkspaces(): Promise<Array<Workspace>> {
+  return invokeCommand<Array<Workspace>>("list_workspaces", "IpcError");
+}
+
+export function addWorkspace(path: AddWorkspaceArgs["path"], name?: AddWorkspaceArgs["name"]): Promise<Workspace> {
+  return invokeCommand<Workspace>("add_workspace", "IpcError", { path, name: name ?? null });
+}
+
+export function removeWorkspace(id: RemoveWorkspaceArgs["id"]): Promise<null> {
+  return invokeCommand<null>("remove_workspace", "IpcError", { id });
+}
+
+/**
+ * The native folder picker; `null` when the user cancels.
+ */
+export function pickFolder(): Promise<string | null> {
+  return invokeCommand<string | null>("pick_folder", "IpcError");
+}
+
+/**
+ * A workspace's sessions, newest first.
+ */
+export function listSessions(workspaceId: ListSessionsArgs["workspaceId"], archived: ListSessionsArgs["archived"]): Promise<Array<Session>> {
+  return invokeCommand<Array<Session>>("list_sessions", "IpcError", { workspaceId, archived });
+}
+
+/**
+ * A new session; with no profile, the workspace's default one; with neither, `engine`
+ * (a workspace without profiles runs the engine's own defaults).
+ */
+export function createSession(workspaceId: CreateSessionArgs["workspaceId"], profileId?: CreateSessionArgs["profileId"], engine?: CreateSessionArgs["engine"]): Promise<Session> {
+  return invokeCommand<Session>("create_session", "IpcError", { workspaceId, profileId: profileId ?? null, engine: engine ?? null });
+}
+
+/**
+ * Start streaming a session to `on_batch`: a reset first, then at most a batch a frame.
+ */
+export function openSession(sessionId: OpenSessionArgs["sessionId"], onBatch: OpenSessionArgs["onBatch"]): Promise<null> {
+  return invokeCommand<null>("open_session", "IpcError", { sessionId, onBatch });
+}
+
+/**
+ * The page applied and drew batch `seq` of the session's view on `channel` (its id): the
+ * shell sends the next batch only after this (or after a second without it).
+ */
+export function liveAck(sessionId: LiveAckArgs["sessionId"], channel: LiveAckArgs["channel"], seq: LiveAckArgs["seq"]): Promise<null> {
+  return invokeCommand<null>("live_ack", "IpcError", { sessionId, channel, seq });
+}
+
+/**
+ * Stop streaming a session (the window closed its view).
+ */
+export function closeSession(sessionId: CloseSessionArgs["sessionId"]): Promise<null> {
+  return invokeCommand<null>("close_session", "IpcError", { sessionId });
+}
+
+/**
+ * Sidebar badges for every session: a snapshot each time a run starts or ends or an
+ * approval is asked or decided.
+ */
+export function watchActivity(onActivity: WatchActivityArgs["onActivity"]): Promise<null> {
+  return invokeCommand<null>("watch_activity", "IpcError", { onActivity });
+}
+
+/**
+ * Older items: the page before `before` (from a reset or a previous page).
+ */
+export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: LoadTimelineArgs["before"], limit: LoadTimelineArgs["limit"]): Promise<TimelinePage> {
+  return invokeCommand<TimelinePage>("load_timeline", "IpcError", { sessionId, before, limit });
+}
+
+/**
+ * Send a message; the run is queued while another one of the session is active.
+ */
+export function sendMessage(sessionId: SendMessageArgs["sessionId"], text: SendMessageArgs["text"], attachments: SendMessageArgs["attachments"]): Promise<Run> {
+  return invokeCommand<Run>("send_message", "IpcError", { sessionId, text, attachments });
+}
+
+/**
+ * Running → interrupted; queued → cancelled.
+ */
+export function interruptRun(runId: InterruptRunArgs["runId"]): Promise<null> {
+  return invokeCommand<null>("interrupt_run", "IpcError", { runId });
+}
+
+/**
+ * The profile the session's next run uses.
+ */
+export function setSessionProfile(sessionId: SetSessionProfileArgs["sessionId"], profileId: SetSessionProfileArgs["profileId"]): Promise<Session> {
+  return invokeCommand<Session>("set_session_profile", "IpcError", { sessionId, profileId });
+}
+
+/**
+ * A workspace's profiles, secret values masked (`••••`, never sent). The session's
+ * profile switcher and the profiles editor both read it.
+ */
+export function listProfiles(workspaceId: ListProfilesArgs["workspaceId"]): Promise<Array<Profile>> {
+  return invokeCommand<Array<Profile>>("list_profiles", "ProfileError", { workspaceId });
+}
+
+/**
+ * A new profile (masked in the answer). A new endpoint is saved only once the user
+ * confirmed it in a native dialog; a rejected spec answers with its field errors.
+ */
+export function createProfile(workspaceId: CreateProfileArgs["workspaceId"], spec: CreateProfileArgs["spec"]): Promise<Profile> {
+  return invokeCommand<Profile>("create_profile", "ProfileError", { workspaceId, spec });
+}
+
+/**
+ * A secret sent back as `••••` keeps its stored value.
+ */
+export function updateProfile(id: UpdateProfileArgs["id"], spec: UpdateProfileArgs["spec"]): Promise<Profile> {
+  return invokeCommand<Profile>("update_profile", "ProfileError", { id, spec });
+}
+
+export function duplicateProfile(id: DuplicateProfileArgs["id"]): Promise<Profile> {
+  return invokeCommand<Profile>("duplicate_profile", "ProfileError", { id });
+}
+
+export function setDefaultProfile(id: SetDefaultProfileArgs["id"]): Promise<null> {
+  return invokeCommand<null>("set_default_profile", "ProfileError", { id });
+}
+
+/**
+ * Sessions that used it keep their history and run with the engine's defaults.
+ */
+export function deleteProfile(id: DeleteProfileArgs["id"]): Promise<null> {
+  return invokeCommand<null>("delete_profile", "ProfileError", { id });
+}
+
+/**
+ * Messages matching `query`, best first (at most `limit`, 1..=100); `workspaceId` null
+ * searches every workspace.
+ */
+export function searchMessages(query: SearchMessagesArgs["query"], workspaceId: SearchMessagesArgs["workspaceId"], limit: SearchMessagesArgs["limit"]): Promise<Array<SearchHit>> {
+  return invokeCommand<Array<SearchHit>>("search_messages", "IpcError", { query, workspaceId, limit });
+}
+
+export function renameSession(sessionId: RenameSessionArgs["sessionId"], title: RenameSessionArgs["title"]): Promise<Session> {
+  return invokeCommand<Session>("rename_session", "IpcError", { sessionId, title });
+}
+
+/**
+ * Archive (hidden from the list unless "Show archived" is on) or unarchive.
+ */
+export function archiveSession(sessionId: ArchiveSessionArgs["sessionId"], archived: ArchiveSessionArgs["archived"]): Promise<Session> {
+  return invokeCommand<Session>("archive_session", "IpcError", { sessionId, archived });
+}
+
+/**
+ * What deleting the session would remove, for the confirm.
+ */
+export function sessionFootprint(sessionId: SessionFootprintArgs["sessionId"]): Promise<SessionFootprint> {
+  return invokeCommand<SessionFootprint>("session_footprint", "IpcError", { sessionId });
+}
+
+export function deleteSession(sessionId: DeleteSessionArgs["sessionId"]): Promise<null> {
+  return invokeCommand<null>("delete_session", "IpcError", { sessionId });
+}
+
+/**
+ * Opens the native save dialog; the path written, or `null` when the user cancelled.
+ */
+export function exportSession(sessionId: ExportSessionArgs["sessionId"], format: ExportSessionArgs["format"]): Promise<string | null> {
+  return invokeCommand<string | null>("export_session", "IpcError", { sessionId, format });
+}
+
+/**
+ * Decide from a card; refused (`conflict`) when the request is no longer pending.
+ * `stop` goes with a deny only: deny and end the run.
+ */
+export function decideApproval(approvalId: DecideApprovalArgs["approvalId"], decision: DecideApprovalArgs["decision"], stop: DecideApprovalArgs["stop"], message?: DecideApprovalArgs["message"]): Promise<Approval> {
+  return invokeCommand<Approval>("decide_approval", "IpcError", { approvalId, decision, stop, message: message ?? null });
+}
+
+export function answerQuestion(approvalId: AnswerQuestionArgs["approvalId"], answers: AnswerQuestionArgs["answers"]): Promise<Approval> {
+  return invokeCommand<Approval>("answer_question", "IpcError", { approvalId, answers });
+}
+
+/**
+ * Every pending request across sessions (the Approvals view).
+ */
+export function listPendingApprovals(): Promise<Array<Approval>> {
+  return invokeCommand<Array<Approval>>("list_pending_approvals", "IpcError");
+}
+
+/**
+ * What an engine can do (the engine crate's declaration): cards offer only that.
+ */
+export function engineCapabilities(engine: EngineCapabilitiesArgs["engine"]): Promise<EngineCapabilities> {
+  return invokeCommand<EngineCapabilities>("engine_capabilities", "IpcError", { engine });
+}
+
+/**
+ * Every engine the app can run (the engine crate's registry), in the order the window
+ * lists them.
+ */
+export function listEngines(): Promise<Array<EngineInfo>> {
+  return invokeCommand<Array<EngineInfo>>("list_engines", "IpcError");
+}
+
+/**
+ * A dropped or picked file, by the token its drop or pick issued (used up).
+ */
+export function importAttachmentToken(token: ImportAttachmentTokenArgs["token"]): Promise<Attachment> {
+  return invokeCommand<Attachment>("import_attachment_token", "IpcError", { token });
+}
+
+/**
+ * A pasted file: its bytes as the request body, its name in a header.
+ */
+export function importAttachmentBytes(body: Uint8Array, fileName: ImportAttachmentBytesArgs["fileName"]): Promise<Attachment> {
+  return invokeCommand<Attachment>("import_attachment_bytes", "IpcError", body, { headers: { "x-file-name": encodeURIComponent(fileName) } });
+}
+
+/**
+ * The clipboard's image, read by the shell (WebKitGTK pastes only text into the page).
+ */
+export function importClipboardImage(): Promise<Attachment> {
+  return invokeCommand<Attachment>("import_clipboard_image", "IpcError");
+}
+
+/**
+ * A stored attachment's bytes (image thumbnails).
+ */
+export function readAttachment(sha256: ReadAttachmentArgs["sha256"]): Promise<ArrayBuffer | number[]> {
+  return invokeCommand<ArrayBuffer | number[]>("read_attachment", "IpcError", { sha256 });
+}
+
+/**
+ * The native picker; the chosen files as tokens (empty when cancelled).
+ */
+export function pickFiles(): Promise<Array<OfferedFile>> {
+  return invokeCommand<Array<OfferedFile>>("pick_files", "IpcError");
+}
+
+/**
+ * A web or mail link from the agent's text, in the system browser (never in the app).
+ */
+export function openExternal(url: OpenExternalArgs["url"]): Promise<null> {
+  return invokeCommand<null>("open_external", "IpcError", { url });
+}
+
+/**
+ * A notification's body was clicked: that request (`null`: the Approvals view).
+ */
+export function watchNotificationClicks(onOpen: WatchNotificationClicksArgs["onOpen"]): Promise<null> {
+  return invokeCommand<null>("watch_notification_clicks", "IpcError", { onOpen });
+}
+
+/**
+ * The window was closed while a run is active and nobody answered yet: ask.
+ */
+export function watchCloseRequests(onAsk: WatchCloseRequestsArgs["onAsk"]): Promise<null> {
+  return invokeCommand<null>("watch_close_requests", "IpcError", { onAsk });
+}
+
+/**
+ * The answer (stored): keep running in the tray (hides the window) or quit.
+ */
+export function keepRunningInTray(keep: KeepRunningInTrayArgs["keep"]): Promise<null> {
+  return invokeCommand<null>("keep_running_in_tray", "IpcError", { keep });
+}
+
+/**
+ * The window's first paint, for the start-up figures the shell logs.
+ */
+export function windowPainted(navigationStart: WindowPaintedArgs["navigationStart"], scriptStart: WindowPaintedArgs["scriptStart"], firstPaint?: WindowPaintedArgs["firstPaint"]): Promise<null> {
+  return invokeCommand<null>("window_painted", "IpcError", { navigationStart, scriptStart, firstPaint: firstPaint ?? null });
+}
+
+/**
+ * Every engine as `agentdesk-cli doctor` sees it; `checkLogin` starts each once.
+ */
+export function enginesHealth(checkLogin: EnginesHealthArgs["checkLogin"]): Promise<Array<EngineHealth>> {
+  return invokeCommand<Array<EngineHealth>>("engines_health", "IpcError", { checkLogin });
+}
+
+/**
+ * Forget the executable chosen for an engine program (`codex`, `opencode`...; PATH
+ * discovery again). `path` must be
+ * empty: the window never names an executable.
+ */
+export function setEnginePath(program: SetEnginePathArgs["program"], path?: SetEnginePathArgs["path"]): Promise<null> {
+  return invokeCommand<null>("set_engine_path", "IpcError", { program, path: path ?? null });
+}
+
+/**
+ * The system's file picker, opened by the shell, which checks and stores the picked
+ * executable; its path, or `null` when cancelled.
+ */
+export function pickEngineBinary(program: PickEngineBinaryArgs["program"]): Promise<string | null> {
+  return invokeCommand<string | null>("pick_engine_binary", "IpcError", { program });
+}
+
+export function getUiSettings(): Promise<UiSettings> {
+  return invokeCommand<UiSettings>("get_ui_settings", "IpcError");
+}
+
+export function setUiSettings(settings: SetUiSettingsArgs["settings"]): Promise<null> {
+  return invokeCommand<null>("set_ui_settings", "IpcError", { settings });
+}
+
+export function getNotificationPrefs(): Promise<NotificationPrefs> {
+  return invokeCommand<NotificationPrefs>("get_notification_prefs", "IpcError");
+}
+
+export function setNotificationPrefs(prefs: SetNotificationPrefsArgs["prefs"]): Promise<null> {
+  return invokeCommand<null>("set_notification_prefs", "IpcError", { prefs });
+}
+
+export function dataInfo(): Promise<DataInfo> {
+  return invokeCommand<DataInfo>("data_info", "IpcError");
+}
+
+/**
+ * Open the data or the log folder in the file manager (named, never a path).
+ */
+export function openDataFolder(which: OpenDataFolderArgs["which"]): Promise<null> {
+  return invokeCommand<null>("open_data_folder", "IpcError", { which });
+}
+
+/** Every command, as `invoke` names it. */
+export const COMMANDS = [
+  "app_info",
+  "list_workspaces",
+  "add_workspace",
+  "remove_workspace",
+  "pick_folder",
+  "list_sessions",
+  "create_session",
+  "open_session",
+  "live_ack",
+  "close_session",
+  "watch_activity",
+  "load_timeline",
+  "send_message",
+  "interrupt_run",
+  "set_session_profile",
+  "list_profiles",
+  "create_profile",
+  "update_profile",
+  "duplicate_profile",
+  "set_default_profile",
+  "delete_profile",
+  "search_messages",
+  "rename_session",
+  "archive_session",
+  "session_footprint",
+  "delete_session",
+  "export_session",
+  "decide_approval",
+  "answer_question",
+  "list_pending_approvals",
+  "engine_capabilities",
+  "list_engines",
+  "import_attachment_token",
+  "import_attachment_bytes",
+  "import_clipboard_image",
+  "read_attachment",
+  "pick_files",
+  "open_external",
+  "watch_notification_clicks",
+  "watch_close_requests",
+  "keep_running_in_tray",
+  "window_painted",
+  "engines_health",
+  "set_engine_path",
+  "pick_engine_binary",
+  "get_ui_settings",
+  "set_ui_settings",
+  "get_notification_prefs",
+  "set_notification_prefs",
+  "data_info",
+  "open_data_folder",
+] as const;
+
+export type CommandName = (typeof COMMANDS)[number];
+
+/** What each command rejects with (normalised by `ipc/client.ts`). */
+export type CommandError = {
+  app_info: IpcError;
+  list_workspaces: IpcError;
+  add_workspace: IpcError;
+  remove_workspace: IpcError;
+  pick_folder: IpcError;
+  list_sessions: IpcError;
+  create_session: IpcError;
+  open_session: IpcError;
+  live_ack: IpcError;
+  close_session: IpcError;
+  watch_activity: IpcError;
+  load_timeline: IpcError;
+  send_message: IpcError;
+  interrupt_run: IpcError;
+  set_session_profile: IpcError;
+  list_profiles: ProfileError;
+  create_profile: ProfileError;
+  update_profile: ProfileError;
+  duplicate_profile: ProfileError;
+  set_default_profile: ProfileError;
+  delete_profile: ProfileError;
+  search_messages: IpcError;
+  rename_session: IpcError;
+  archive_session: IpcError;
+  session_footprint: IpcError;
+  delete_session: IpcError;
+  export_session: IpcError;
+  decide_approval: IpcError;
+  answer_question: IpcError;
+  list_pending_approvals: IpcError;
+  engine_capabilities: IpcError;
+  list_engines: IpcError;
+  import_attachment_token: IpcError;
+  import_attachment_bytes: IpcError;
+  import_clipboard_image: IpcError;
+  read_attachment: IpcError;
+  pick_files: IpcError;
+  open_external: IpcError;
+  watch_notification_clicks: IpcError;
+  watch_close_requests: IpcError;
+  keep_running_in_tray: IpcError;
+  window_painted: IpcError;
+  engines_health: IpcError;
+  set_engine_path: IpcError;
+  pick_engine_binary: IpcError;
+  get_ui_settings: IpcError;
+  set_ui_settings: IpcError;
+  get_notification_prefs: IpcError;
+  set_notification_prefs: IpcError;
+  data_info: IpcError;
+  open_data_folder: IpcError;
+};

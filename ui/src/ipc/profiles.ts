@@ -1,0 +1,19 @@
+// The profile commands, as the profiles editor uses them (injectable for its tests). They
+// reject with a `ProfileFailure`, which carries the core's field errors (`ProfileError.fields`)
+// so the editor shows each message next to its input.
+import * as commands from "./commands.generated";
+
+export { ProfileFailure, toProfileError } from "./client";
+
+export const profilesApi = {
+  list: commands.listProfiles,
+  create: commands.createProfile,
+  update: commands.updateProfile,
+  duplicate: commands.duplicateProfile,
+  setDefault: commands.setDefaultProfile,
+  remove: commands.deleteProfile,
+  /** The engines a profile may choose (the engine crate's registry). */
+  listEngines: commands.listEngines,
+};
+
+export type ProfilesApi = typeof profilesApi;
