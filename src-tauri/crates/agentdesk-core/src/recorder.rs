@@ -132,7 +132,6 @@ pub struct RunRecorder {
     interval: Duration,
     approvals: Option<ApprovalQueue>,
     reports: Option<mpsc::UnboundedSender<FlushReport>>,
-    sink: Option<mpsc::UnboundedSender<Vec<TimelineItem>>>,
     unsaved: Unsaved,
     /// When the oldest change not yet written was applied.
     unsaved_since: Option<Instant>,
@@ -162,7 +161,6 @@ impl RunRecorder {
             interval: FLUSH_INTERVAL,
             approvals: None,
             reports: None,
-            sink: None,
             unsaved: Unsaved::default(),
             unsaved_since: None,
             retry: Retry {
@@ -195,12 +193,6 @@ impl RunRecorder {
         self
     }
 
-    /// Also hand every written batch to the shell (which coalesces per frame).
-    pub fn sink(mut self, tx: mpsc::UnboundedSender<Vec<TimelineItem>>) -> Self {
-        self.sink = Some(tx);
-        self
-    }
-
     /// Write what is unsaved. A failure keeps it for the next try (`Ok`), unless it is time
     /// to give up (`Err`).
     async fn flush(&mut self, last: bool) -> Result<()> {
@@ -220,11 +212,6 @@ impl RunRecorder {
                         items: batch.len(),
                         last,
                     });
-                }
-                if let Some(s) = &self.sink {
-                    if !batch.is_empty() {
-                        let _ = s.send(batch);
-                    }
                 }
                 Ok(())
             }
