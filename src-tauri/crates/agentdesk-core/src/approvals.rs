@@ -400,6 +400,11 @@ impl ApprovalQueue {
             answers: None,
         });
         self.inner.store.insert_approval(&approval).await?;
+        // Announced decided (never `Added`: nobody is asked, nothing is notified), so the
+        // window has the record its item names.
+        let _ = self.inner.changes_tx.send(ApprovalChange::Resolved {
+            approval: approval.clone(),
+        });
         responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
             message: approval.decision.as_ref().and_then(|d| d.message.clone()),
             ..decision.into()

@@ -133,7 +133,8 @@ pub struct Approval {
 pub enum ApprovalChange {
     /// A new approval waits for the user.
     Added { approval: Approval },
-    /// An approval left the pending set (decided, expired, cancelled, timed out).
+    /// An approval left the pending set (decided, expired, cancelled, timed out), or was
+    /// decided by a rule the moment it was asked (it never was pending).
     Resolved { approval: Approval },
 }
 
