@@ -15,7 +15,7 @@ use agentdesk_engine::{
     RunLimits,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, ToolStatus,
+    AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, FileChangeKind, ToolStatus,
     UserDecision,
 };
 use agentdesk_tests::process::exited;
@@ -260,7 +260,7 @@ fn tool_status(ev: &[AgentEvent]) -> Option<ToolStatus> {
     })
 }
 
-fn outcome(ev: &[AgentEvent]) -> Option<ApprovalOutcome> {
+fn outcome(ev: &[AgentEvent]) -> Option<ApprovalState> {
     ev.iter().find_map(|e| match e {
         AgentEvent::ApprovalResolved { outcome, .. } => Some(*outcome),
         _ => None,
@@ -272,7 +272,7 @@ async fn decisions_reach_the_agent_as_its_offered_options() {
     let ev = decide("approve-once", UserDecision::ApproveOnce.into(), &[]).await;
     assert!(text(&ev).contains("decision: once"), "{}", text(&ev));
     assert_eq!(tool_status(&ev), Some(ToolStatus::Completed));
-    assert_eq!(outcome(&ev), Some(ApprovalOutcome::ApprovedOnce));
+    assert_eq!(outcome(&ev), Some(ApprovalState::ApprovedOnce));
 
     let ev = decide(
         "approve-session",
@@ -281,7 +281,7 @@ async fn decisions_reach_the_agent_as_its_offered_options() {
     )
     .await;
     assert!(text(&ev).contains("decision: always"), "{}", text(&ev));
-    assert_eq!(outcome(&ev), Some(ApprovalOutcome::ApprovedForSession));
+    assert_eq!(outcome(&ev), Some(ApprovalState::ApprovedSession));
 
     let ev = decide("deny", UserDecision::Deny.into(), &[]).await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
@@ -298,7 +298,7 @@ async fn deny_and_stop_rejects_then_cancels_the_turn() {
     )
     .await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
-    assert_eq!(outcome(&ev), Some(ApprovalOutcome::Denied));
+    assert_eq!(outcome(&ev), Some(ApprovalState::Denied));
     assert_eq!(ev.last(), Some(&AgentEvent::RunInterrupted {}));
     // An edited input cannot reach an ACP agent: refused before the run sees it.
     let run = start("edited", "permission").await;
@@ -317,7 +317,7 @@ async fn an_interrupt_cancels_the_pending_permission_and_the_turn() {
     let ev = until_end(&mut run).await;
     assert!(ev.contains(&AgentEvent::ApprovalResolved {
         request_id: id.clone(),
-        outcome: ApprovalOutcome::Cancelled,
+        outcome: ApprovalState::Cancelled,
     }));
     assert!(
         text(&ev).contains("permission answered: cancelled"),

@@ -27,7 +27,7 @@ use agentdesk_engine::acp::{
 };
 use agentdesk_engine::{ApprovalDecision, InputPart, RunLimits};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, ToolKind, ToolStatus, UserDecision,
+    AgentEvent, ApprovalKind, ApprovalState, ToolKind, ToolStatus, UserDecision,
 };
 use agentdesk_tests::events::{until, until_end, EventSource};
 use agentdesk_tests::fake_chat::{FakeChat, Reply, Step, USAGE_COMPLETION, USAGE_PROMPT};
@@ -313,7 +313,7 @@ async fn write_approved(bin: PathBuf) {
         ev.iter().any(|e| matches!(
             e,
             AgentEvent::ApprovalResolved {
-                outcome: ApprovalOutcome::ApprovedOnce,
+                outcome: ApprovalState::ApprovedOnce,
                 ..
             }
         )),
@@ -374,7 +374,7 @@ async fn write_denied(bin: PathBuf) {
         ev.iter().any(|e| matches!(
             e,
             AgentEvent::ApprovalResolved {
-                outcome: ApprovalOutcome::Denied,
+                outcome: ApprovalState::Denied,
                 ..
             }
         )),

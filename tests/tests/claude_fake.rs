@@ -15,7 +15,7 @@ use agentdesk_engine::{
     RunLimits,
 };
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, ToolStatus, UserDecision,
+    AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, ToolStatus, UserDecision,
 };
 use agentdesk_tests::process::rss;
 
@@ -242,7 +242,7 @@ async fn crash_with_a_pending_permission_expires_it() {
     let ask = until_request(&mut run).await;
     let ev = until_end(&mut run).await;
     let id = request_id(&ask);
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)), "{ev:#?}");
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)), "{ev:#?}");
     assert!(
         ev.iter().any(|e| matches!(
             e,
@@ -301,7 +301,7 @@ async fn approval_decisions_go_back_as_the_sdk_sends_them() {
     assert!(ev.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::ApprovedOnce,
+            outcome: ApprovalState::ApprovedOnce,
             ..
         }
     )));
@@ -328,7 +328,7 @@ async fn approval_decisions_go_back_as_the_sdk_sends_them() {
     assert!(ev.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::ApprovedForSession,
+            outcome: ApprovalState::ApprovedSession,
             ..
         }
     )));
@@ -402,7 +402,7 @@ async fn a_withdrawn_permission_is_cancelled_not_denied() {
     let ask = until_request(&mut run).await;
     let id = request_id(&ask);
     let ev = until_end(&mut run).await;
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Cancelled } if *request_id == id)), "{ev:#?}");
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Cancelled } if *request_id == id)), "{ev:#?}");
     assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
     let late = run
         .control()

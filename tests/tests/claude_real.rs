@@ -14,7 +14,7 @@ use agentdesk_engine::claude::{
 };
 use agentdesk_engine::{ApprovalDecision, EngineError, InputPart};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, ToolKind,
+    AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, FileChangeKind, ToolKind,
     ToolStatus, UserDecision,
 };
 use agentdesk_tests::events::{until, until_end, until_into};
@@ -270,7 +270,7 @@ real_test!(bash_approval_denied_skips_it_and_the_turn_goes_on, |bin| {
     assert!(ev.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::Denied,
+            outcome: ApprovalState::Denied,
             ..
         }
     )));
@@ -598,7 +598,7 @@ real_test!(
         let ev = until_end(&mut run).await;
         let id = id_of(&ask);
         assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)),
+        ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)),
         "{ev:#?}"
     );
         match ev.last() {

@@ -11,7 +11,7 @@ use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, RunR
 use agentdesk_engine::RunLimits;
 use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::codex::UserInput;
-use agentdesk_protocol::events::{AgentEvent, ApprovalKind, ApprovalOutcome, UserDecision};
+use agentdesk_protocol::events::{AgentEvent, ApprovalKind, ApprovalState, UserDecision};
 use serde_json::{json, Value};
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-app-server");
@@ -116,7 +116,7 @@ async fn permissions_decisions_go_back_as_grants() {
     assert!(events.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::ApprovedOnce,
+            outcome: ApprovalState::ApprovedOnce,
             ..
         }
     )));
@@ -133,7 +133,7 @@ async fn permissions_decisions_go_back_as_grants() {
     assert!(events.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::Denied,
+            outcome: ApprovalState::Denied,
             ..
         }
     )));
@@ -456,7 +456,7 @@ async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused()
         events.iter().any(|e| matches!(
             e,
             AgentEvent::ApprovalResolved {
-                outcome: ApprovalOutcome::Denied,
+                outcome: ApprovalState::Denied,
                 ..
             }
         )),

@@ -14,7 +14,7 @@ use agentdesk_engine::codex::{
 use agentdesk_engine::EngineError;
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, FileChangeKind, ToolKind, ToolStatus, UserDecision,
+    AgentEvent, ApprovalKind, ApprovalState, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
 use agentdesk_tests::events::{until_end_after as until_end, until_seen as until};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
@@ -198,7 +198,7 @@ real_test!(command_approval_accepted_runs_the_command, |bin| {
     assert!(ev.iter().any(|e| matches!(
         e,
         AgentEvent::ApprovalResolved {
-            outcome: ApprovalOutcome::ApprovedOnce,
+            outcome: ApprovalState::ApprovedOnce,
             ..
         }
     )));
@@ -254,7 +254,7 @@ real_test!(
         assert!(ev.iter().any(|e| matches!(
             e,
             AgentEvent::ApprovalResolved {
-                outcome: ApprovalOutcome::Denied,
+                outcome: ApprovalState::Denied,
                 ..
             }
         )));
@@ -510,7 +510,7 @@ real_test!(
         assert!(status.success());
         let ev = until_end(&mut run, Vec::new()).await;
         let id = approval_id(&ask);
-        assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)), "{ev:#?}");
+        assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)), "{ev:#?}");
         match ev.last() {
             Some(AgentEvent::RunFailed { error, code }) => {
                 assert_eq!(code.as_deref(), Some("engine_crashed"));

@@ -40,7 +40,7 @@ use agentdesk_engine::{
 };
 use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, ToolKind, ToolStatus, UserDecision,
+    AgentEvent, ApprovalKind, ApprovalState, ToolKind, ToolStatus, UserDecision,
 };
 use agentdesk_tests::events::{until, until_end};
 use agentdesk_tests::real::{engine_bin, opencode_env, RED_PNG, RED_PNG_B64};
@@ -441,9 +441,9 @@ async fn approval<H: Harness>(bin: PathBuf, accept: bool) {
         .unwrap();
     let ev = until_end(&mut run).await;
     let (outcome, status) = if accept {
-        (ApprovalOutcome::ApprovedOnce, ToolStatus::Completed)
+        (ApprovalState::ApprovedOnce, ToolStatus::Completed)
     } else {
-        (ApprovalOutcome::Denied, ToolStatus::Declined)
+        (ApprovalState::Denied, ToolStatus::Declined)
     };
     assert!(
         ev.iter()
@@ -577,7 +577,7 @@ async fn engine_crash<H: Harness>(bin: PathBuf) {
     let ev = until_end(&mut run).await;
     let id = approval_id(&ask);
     assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalOutcome::Expired } if *request_id == id)),
+        ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)),
         "{ev:#?}"
     );
     match ev.last() {

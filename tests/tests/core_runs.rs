@@ -120,10 +120,10 @@ async fn approval(engine: Engine, bin: PathBuf) {
     let run_id = w.send("Please create the file").await;
     let a = w.pending(&run_id).await;
     assert_eq!(a.kind, ApprovalKindName::Command);
-    // The new approval reaches the run's live view once (from the queue's answer to the
-    // request), not a second time from the queue's broadcast.
+    // The item naming the new approval reaches the run's live view once (the approval's
+    // state travels as the queue's record, not as item upserts).
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(pending_upserts(&mut updates, &a.id), 1);
+    assert_eq!(naming_upserts(&mut updates, &a.id), 1);
     assert!(!w.work.join("approved.txt").exists());
     let decided = w
         .desk
@@ -142,8 +142,8 @@ async fn approval(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
-/// Live updates (so far) that show `approval_id` still pending.
-fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &ApprovalId) -> usize {
+/// Live updates (so far) of an item that names `approval_id`.
+fn naming_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &ApprovalId) -> usize {
     let mut n = 0;
     while let Ok(u) = updates.try_recv() {
         let RunUpdate::Live { ops, .. } = u else {
@@ -152,11 +152,12 @@ fn pending_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &Appro
         let shows_it = ops.iter().any(|op| match op {
             LiveOp::Upsert { item } => match &item.body {
                 ItemBody::Tool {
-                    approval: Some(a), ..
+                    approval_id: Some(id),
+                    ..
                 }
-                | ItemBody::Approval { approval: a } => {
-                    a.approval_id.as_ref() == Some(approval_id) && a.state == ApprovalState::Pending
-                }
+                | ItemBody::Approval {
+                    approval_id: Some(id),
+                } => id == approval_id,
                 _ => false,
             },
             _ => false,

@@ -177,8 +177,6 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     request: { tool: null, command: null, cwd: null, files: [], reason: null, questions: [], detail: null, ...request },
     createdAt: now - ago * 1000,
   });
-  const itemApproval = (a) => ({ approvalId: a.id, requestId: a.engineRequestId, kind: a.kind, command: a.request.command, cwd: a.request.cwd,
-    files: a.request.files, reason: a.request.reason, state: "pending", decidedBy: null });
   const changelogDiff = "@@ -1,3 +1,7 @@\n # Changelog\n \n+## Unreleased\n+\n+- The store takes its write lock up front (`BEGIN IMMEDIATE`): no more `database is locked` under load.\n+\n ## 0.1.0\n";
   const codexFile = pending("a3", "s1", "r3", "r3:fc2", "file_change", {
     files: [{ path: "CHANGELOG.md", kind: "update", diff: changelogDiff }],
@@ -235,12 +233,12 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
   const claudeItems = [
     item("t1", "user", "completed", { kind: "user_message", text: "Now save my accent colour in the config folder and check it in the browser", attachments: [] }, 60, "s2"),
     item("t1", "bash1", "running", { kind: "tool", toolKind: "command", name: "Bash", input: claudeBash.request.detail.input, output: "", exitCode: null, files: [],
-      approval: itemApproval(claudeBash) }, 9, "s2"),
+      approvalId: claudeBash.id }, 9, "s2"),
     item("t1", "write1", "running", { kind: "tool", toolKind: "file_change", name: "Write", input: claudeWrite.request.detail.input, output: "", exitCode: null, files: [],
-      approval: itemApproval(claudeWrite) }, 7, "s2"),
+      approvalId: claudeWrite.id }, 7, "s2"),
     item("t1", "mcp1", "running", { kind: "tool", toolKind: "mcp", name: "mcp__browser__navigate", input: claudeMcp.request.detail.input, output: "", exitCode: null, files: [],
-      approval: itemApproval(claudeMcp) }, 5, "s2"),
-    item("t1", "odd1", "running", { kind: "approval", approval: itemApproval(unknownKind) }, 3, "s2"),
+      approvalId: claudeMcp.id }, 5, "s2"),
+    item("t1", "odd1", "completed", { kind: "approval", approvalId: unknownKind.id }, 3, "s2"),
   ];
 
   const items = [
@@ -249,7 +247,7 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     item("r1", "reason1", "completed", { kind: "reasoning", text: "The log shows `database is locked` — likely a deferred transaction upgrade race." }, 615),
     item("r1", "tool1", "completed", { kind: "tool", toolKind: "command", name: "shell",
       input: { command: ["cargo", "test", "-p", "agentdesk-store", "--test", "timeline"], cwd: "/home/dev/src/agent-desk" },
-      output: testOutput, exitCode: 101, files: [], approval: null }, 600),
+      output: testOutput, exitCode: 101, files: [], approvalId: null }, 600),
     item("r1", "msg1", "completed", { kind: "agent_message", text: answer }, 560),
     item("r1", "fc1", "completed", { kind: "file_change", path: "src-tauri/crates/agentdesk-store/src/lib.rs", changeKind: "update", diff }, 550),
     item("r1", "usage", "completed", { kind: "usage", input: 48210, cached: 31000, output: 2210, reasoning: 640, costUsd: 0.0831 }, 540),
@@ -260,21 +258,19 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     item("r3", "user", "completed", { kind: "user_message", text: "Now apply the fix and run the whole suite again", attachments: [] }, 83),
     item("r3", "tool1", "completed", { kind: "tool", toolKind: "command", name: "shell",
       input: { command: "git diff --stat", cwd: "/home/dev/src/agent-desk" },
-      output: " src-tauri/crates/agentdesk-store/src/lib.rs | 5 +++--\n 1 file changed, 3 insertions(+), 2 deletions(-)\n", exitCode: 0, files: [], approval: null }, 70),
+      output: " src-tauri/crates/agentdesk-store/src/lib.rs | 5 +++--\n 1 file changed, 3 insertions(+), 2 deletions(-)\n", exitCode: 0, files: [], approvalId: null }, 70),
     item("r3", "tool2", "running", { kind: "tool", toolKind: "command", name: "shell",
       input: { command: "rm -rf target/debug/incremental && cargo test --workspace", cwd: "/home/dev/src/agent-desk" },
-      output: "", exitCode: null, files: [],
-      approval: { approvalId: "a1", requestId: "7", kind: "command", command: pendingApproval.request.command, cwd: pendingApproval.request.cwd,
-        files: [], reason: pendingApproval.request.reason, state: "pending", decidedBy: null } }, 40),
-    item("r3", "q1", "running", { kind: "question", requestId: "8", approvalId: "a2", questions, answers: null, state: "pending" }, 20),
+      output: "", exitCode: null, files: [], approvalId: "a1" }, 40),
+    item("r3", "q1", "completed", { kind: "question", approvalId: "a2" }, 20),
     item("r3", "fc2", "running", { kind: "tool", toolKind: "file_change", name: "apply_patch", input: {}, output: "", exitCode: null,
-      files: codexFile.request.files, approval: itemApproval(codexFile) }, 16),
-    item("r3", "perm1", "running", { kind: "approval", approval: itemApproval(codexPermissions) }, 14),
-    item("r3", "elicit1", "running", { kind: "approval", approval: itemApproval(codexElicitation) }, 12),
+      files: codexFile.request.files, approvalId: codexFile.id }, 16),
+    item("r3", "perm1", "completed", { kind: "approval", approvalId: codexPermissions.id }, 14),
+    item("r3", "elicit1", "completed", { kind: "approval", approvalId: codexElicitation.id }, 12),
     ...Array.from({ length: 12 }, (_, i) =>
       item("r3", `read${i}`, "completed", { kind: "tool", toolKind: "command", name: "shell",
         input: { command: `sed -n ${i * 40 + 1},${i * 40 + 40}p src-tauri/crates/agentdesk-store/src/lib.rs`, cwd: "/home/dev/src/agent-desk" },
-        output: `// lines ${i * 40 + 1}-${i * 40 + 40}\n`, exitCode: 0, files: [], approval: null }, 19 - i)),
+        output: `// lines ${i * 40 + 1}-${i * 40 + 40}\n`, exitCode: 0, files: [], approvalId: null }, 19 - i)),
     item("r3", "msg2", "running", { kind: "agent_message", text: "While you decide, here is what I will run next:\n\n1. Clear the incremental cache\n2. Run `cargo test --workspace`\n3. Re-run the flaky test 50 times" }, 10),
     item("r4", "user", "completed", { kind: "user_message", text: "Then update CHANGELOG.md", attachments: [] }, 20),
   ];
@@ -364,7 +360,7 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     import_attachment_bytes: () => attachment("pasted-image.png"),
     send_message: ({ sessionId, text }) => run("r9", 9, "queued", text, 0, null, { sessionId }),
     interrupt_run: () => null,
-    decide_approval: ({ approvalId, decision }) => ({ ...(allPending.find((a) => a.id === approvalId) ?? pendingApproval), id: approvalId, state: decision === "deny" ? "denied" : "approved_once", decidedBy: "user", decidedAt: Date.now() }),
+    decide_approval: ({ approvalId, decision }) => ({ ...(allPending.find((a) => a.id === approvalId) ?? pendingApproval), id: approvalId, state: decision === "deny" ? "denied" : decision === "approve_for_session" ? "approved_session" : "approved_once", decidedBy: "user", decidedAt: Date.now() }),
     answer_question: ({ approvalId, answers }) => ({ ...pendingQuestion, id: approvalId, state: "answered", decidedBy: "user", decidedAt: Date.now(), decision: { answers } }),
     set_session_profile: ({ sessionId, profileId }) => ({ ...sessions.w1[0], id: sessionId, profileId }),
     create_session: ({ workspaceId }) => session("s9", workspaceId, "", "codex", 0),

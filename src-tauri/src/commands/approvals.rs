@@ -3,24 +3,24 @@
 use agentdesk_core::ApprovalDecision;
 use agentdesk_protocol::events::UserDecision;
 use agentdesk_protocol::ipc::{AnswerQuestionArgs, DecideApprovalArgs, ListPendingApprovalsArgs};
-use agentdesk_protocol::ui::{CardDecision, DecidedBy};
+use agentdesk_protocol::ui::DecidedBy;
 use tauri::State;
 
 use super::{Args, Reply};
 use crate::state::AppState;
 
-fn to_engine(choice: CardDecision, message: Option<String>) -> ApprovalDecision {
+/// The card's decision, whole: `stop` (deny and end the run) goes with a deny only.
+fn to_engine(decision: UserDecision, stop: bool, message: Option<String>) -> ApprovalDecision {
     let message = message.filter(|m| !m.trim().is_empty());
-    match choice {
-        CardDecision::ApproveOnce => UserDecision::ApproveOnce.into(),
-        CardDecision::ApproveSession => UserDecision::ApproveForSession.into(),
-        CardDecision::Deny => ApprovalDecision {
+    match decision {
+        UserDecision::Deny if stop => ApprovalDecision::deny_and_stop(
+            message.unwrap_or_else(|| "The user denied this and stopped the run.".into()),
+        ),
+        UserDecision::Deny => ApprovalDecision {
             message,
             ..UserDecision::Deny.into()
         },
-        CardDecision::DenyAndStop => ApprovalDecision::deny_and_stop(
-            message.unwrap_or_else(|| "The user denied this and stopped the run.".into()),
-        ),
+        approve => approve.into(),
     }
 }
 
@@ -33,11 +33,16 @@ pub async fn decide_approval(
     let DecideApprovalArgs {
         approval_id,
         decision,
+        stop,
         message,
     } = args.args;
     Ok(state
         .desk()?
-        .decide_approval(&approval_id, to_engine(decision, message), DecidedBy::User)
+        .decide_approval(
+            &approval_id,
+            to_engine(decision, stop, message),
+            DecidedBy::User,
+        )
         .await?)
 }
 

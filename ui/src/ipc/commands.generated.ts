@@ -6,7 +6,6 @@ import type { AppInfo } from "../generated/AppInfo";
 import type { Approval } from "../generated/Approval";
 import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
-import type { CardDecision } from "../generated/CardDecision";
 import type { DataInfo } from "../generated/DataInfo";
 import type { Engine } from "../generated/Engine";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
@@ -26,6 +25,7 @@ import type { SessionActivity } from "../generated/SessionActivity";
 import type { SessionFootprint } from "../generated/SessionFootprint";
 import type { TimelinePage } from "../generated/TimelinePage";
 import type { UiSettings } from "../generated/UiSettings";
+import type { UserDecision } from "../generated/UserDecision";
 import type { Workspace } from "../generated/Workspace";
 import { invokeCommand } from "./client";
 
@@ -89,7 +89,7 @@ export type DeleteSessionArgs = { sessionId: string, };
 
 export type ExportSessionArgs = { sessionId: string, format: ExportFormat, };
 
-export type DecideApprovalArgs = { approvalId: string, decision: CardDecision, message: string | null, };
+export type DecideApprovalArgs = { approvalId: string, decision: UserDecision, stop: boolean, message: string | null, };
 
 export type AnswerQuestionArgs = { approvalId: string, answers: { [key in string]: Array<string> }, };
 
@@ -310,9 +310,10 @@ export function exportSession(sessionId: ExportSessionArgs["sessionId"], format:
 
 /**
  * Decide from a card; refused (`conflict`) when the request is no longer pending.
+ * `stop` goes with a deny only: deny and end the run.
  */
-export function decideApproval(approvalId: DecideApprovalArgs["approvalId"], decision: DecideApprovalArgs["decision"], message?: DecideApprovalArgs["message"]): Promise<Approval> {
-  return invokeCommand<Approval>("decide_approval", "IpcError", { approvalId, decision, message: message ?? null });
+export function decideApproval(approvalId: DecideApprovalArgs["approvalId"], decision: DecideApprovalArgs["decision"], stop: DecideApprovalArgs["stop"], message?: DecideApprovalArgs["message"]): Promise<Approval> {
+  return invokeCommand<Approval>("decide_approval", "IpcError", { approvalId, decision, stop, message: message ?? null });
 }
 
 export function answerQuestion(approvalId: AnswerQuestionArgs["approvalId"], answers: AnswerQuestionArgs["answers"]): Promise<Approval> {

@@ -12,13 +12,12 @@ import type { ApprovalFile } from "../generated/ApprovalFile";
 import type { ApprovalState } from "../generated/ApprovalState";
 import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
-import type { CardDecision } from "../generated/CardDecision";
 import type { DecidedBy } from "../generated/DecidedBy";
+import type { UserDecision } from "../generated/UserDecision";
 import type { Engine } from "../generated/Engine";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { ErrorCode } from "../generated/ErrorCode";
 import type { IpcError } from "../generated/IpcError";
-import type { ItemApproval } from "../generated/ItemApproval";
 import type { ItemBody } from "../generated/ItemBody";
 import type { LiveBatch } from "../generated/LiveBatch";
 import type { LiveOp } from "../generated/LiveOp";
@@ -33,19 +32,18 @@ import type { TimelinePage } from "../generated/TimelinePage";
 import type { Workspace } from "../generated/Workspace";
 
 export type {
+  UserDecision,
   AppInfo,
   Approval,
   ApprovalFile,
   ApprovalState,
   Attachment,
   AttachmentRef,
-  CardDecision,
   DecidedBy,
   Engine,
   EngineCapabilities,
   ErrorCode,
   IpcError,
-  ItemApproval,
   ItemBody,
   LiveBatch,
   LiveOp,

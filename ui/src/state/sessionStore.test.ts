@@ -233,6 +233,17 @@ describe("SessionStore", () => {
     expect(onCard).toHaveBeenCalledTimes(1);
   });
 
+  it("keeps one record per approval: a pending copy never undoes a decision", () => {
+    const s = new SessionStore("s1");
+    s.applyBatch(batch(1, [reset([tool("r1", "tool1", { approvalId: "a1" })], [run()], [])]));
+    // A command's answer can overtake the live ops about the same record.
+    s.applyApproval(approval({ state: "approved_once", decidedBy: "user" }));
+    s.applyBatch(batch(2, [{ op: "approval", approval: approval() }]));
+    expect(s.approval("a1")?.state).toBe("approved_once");
+    s.applyBatch(batch(3, [{ op: "approval", approval: approval({ state: "approved_once", decidedBy: "user", decidedAt: 5 }) }]));
+    expect(s.approval("a1")?.decidedAt).toBe(5);
+  });
+
   it("a later reset replaces the whole view", () => {
     const s = new SessionStore("s1");
     s.applyBatch(batch(1, [reset([user("r1", "old"), agent("r1", "m", "x")], [run()], [approval()])]));
@@ -259,8 +270,8 @@ describe("SessionStore", () => {
 
   it("finds the row of an approval (tool card, approval item or question)", () => {
     const s = new SessionStore("s1");
-    const q = item("r1", "q", { kind: "question", requestId: "9", approvalId: "a9", questions: [], answers: null, state: "pending" });
-    s.applyBatch(batch(1, [reset([tool("r1", "tool1", { approval: { approvalId: "a1", requestId: "1", kind: "command", command: "x", cwd: null, files: [], reason: null, state: "pending", decidedBy: null } }), q], [run()])]));
+    const q = item("r1", "q", { kind: "question", approvalId: "a9" });
+    s.applyBatch(batch(1, [reset([tool("r1", "tool1", { approvalId: "a1" }), q], [run()])]));
     expect(s.rowOfApproval("a1", null)).toBe("r1:tool1");
     expect(s.rowOfApproval("a9", "missing")).toBe("r1:q");
     expect(s.rowOfApproval("zzz", null)).toBeUndefined();

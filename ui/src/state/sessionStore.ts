@@ -167,9 +167,7 @@ export class SessionStore {
     for (const key of this.list.keys) {
       const body = this.items.get(key)?.body;
       if (!body) continue;
-      if (body.kind === "tool" && body.approval?.approvalId === approvalId) return key;
-      if (body.kind === "approval" && body.approval.approvalId === approvalId) return key;
-      if (body.kind === "question" && body.approvalId === approvalId) return key;
+      if ((body.kind === "tool" || body.kind === "approval" || body.kind === "question") && body.approvalId === approvalId) return key;
     }
     return undefined;
   }
@@ -380,7 +378,13 @@ export class SessionStore {
     this.recomputeActive();
   }
 
+  /** The one place an approval's state is kept in the window: the queue's records, by id (an
+   *  item names its approval; its card reads the record here). A record leaves `pending`
+   *  exactly once, so a pending copy arriving after the decided one (a command's answer can
+   *  overtake the live op) is stale and is not applied. */
   private setApproval(approval: Approval): void {
+    const known = this.approvals.get(approval.id);
+    if (known && known.state !== "pending" && approval.state === "pending") return;
     this.approvals.set(approval.id, approval);
     this.dirty.add(`approval:${approval.id}`);
   }

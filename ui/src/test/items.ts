@@ -1,4 +1,4 @@
-import type { Approval, ItemApproval, Run, TimelineItem } from "../ipc";
+import type { Approval, Run, TimelineItem } from "../ipc";
 import { approval, run } from "./fakeIpc";
 
 let seq = 0;
@@ -8,20 +8,8 @@ export function item(runId: string, key: string, body: TimelineItem["body"], ove
 export const user = (runId: string, text: string) => item(runId, "user", { kind: "user_message", text, attachments: [] });
 export const agent = (runId: string, key: string, text: string, status: TimelineItem["status"] = "completed") =>
   item(runId, key, { kind: "agent_message", text }, { status });
-export const itemApproval = (over: Partial<ItemApproval> = {}): ItemApproval => ({
-  approvalId: "a1",
-  requestId: "req1",
-  kind: "command",
-  command: "rm -rf build",
-  cwd: "/repo",
-  files: [],
-  reason: "clean build",
-  state: "pending",
-  decidedBy: null,
-  ...over,
-});
 export const tool = (runId: string, key: string, over: Partial<Extract<TimelineItem["body"], { kind: "tool" }>> = {}) =>
-  item(runId, key, { kind: "tool", toolKind: "command", name: "shell", input: { command: "ls", cwd: "/repo" }, output: "", exitCode: null, files: [], approval: null, ...over });
+  item(runId, key, { kind: "tool", toolKind: "command", name: "shell", input: { command: "ls", cwd: "/repo" }, output: "", exitCode: null, files: [], approvalId: null, ...over });
 
 export function reset(items: TimelineItem[], runs: Run[] = [], approvals: Approval[] = [], before: number | null = null) {
   return { op: "reset" as const, items, before, runs, approvals };

@@ -5,6 +5,7 @@
 //! through [`crate::escape::visible`] (one place, so nothing printed can skip it).
 
 use agentdesk_protocol::events::{AgentEvent, ApprovalFile};
+use agentdesk_protocol::ids::ApprovalId;
 use agentdesk_protocol::ui::{Approval, ApprovalKindName, ItemBody, Run, TimelineItem, Usage};
 use serde_json::Value;
 
@@ -40,9 +41,13 @@ fn files(files: &[ApprovalFile]) -> String {
         .join(", ")
 }
 
+/// An item's approval as its record says (items name it by id only).
+pub type Approvals = std::collections::HashMap<ApprovalId, Approval>;
+
 /// One stored item as text; `None` for what is not shown (diagnostics unless asked).
-pub fn item(it: &TimelineItem, diagnostics: bool) -> Option<String> {
+pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Option<String> {
     let status = it.status.as_str();
+    let record = |id: &Option<ApprovalId>| id.as_ref().and_then(|id| approvals.get(id));
     Some(match &it.body {
         ItemBody::UserMessage { text, attachments } => {
             let mut s = format!("\n> {}", text.replace('\n', "\n> "));
@@ -58,7 +63,7 @@ pub fn item(it: &TimelineItem, diagnostics: bool) -> Option<String> {
             input,
             output,
             exit_code,
-            approval,
+            approval_id,
             ..
         } => {
             let what = input
@@ -70,7 +75,7 @@ pub fn item(it: &TimelineItem, diagnostics: bool) -> Option<String> {
                 s.push_str(&format!(", exit {c}"));
             }
             s.push(')');
-            if let Some(a) = approval {
+            if let Some(a) = record(approval_id) {
                 s.push_str(&format!(" · approval {}", a.state.as_str()));
             }
             if !output.trim().is_empty() {
@@ -82,26 +87,31 @@ pub fn item(it: &TimelineItem, diagnostics: bool) -> Option<String> {
         ItemBody::FileChange {
             path, change_kind, ..
         } => format!("[file] {change_kind:?} {path}").to_lowercase(),
-        ItemBody::Approval { approval } => format!(
-            "[approval] {} {} → {}",
-            approval.kind.as_str(),
-            approval
-                .command
-                .clone()
-                .unwrap_or_else(|| files(&approval.files)),
-            approval.state.as_str()
-        ),
-        ItemBody::Question {
-            questions, state, ..
-        } => format!(
-            "[question] {} → {}",
-            questions
-                .iter()
-                .map(|q| q.question.as_str())
-                .collect::<Vec<_>>()
-                .join(" / "),
-            state.as_str()
-        ),
+        ItemBody::Approval { approval_id } => {
+            let a = record(approval_id)?;
+            format!(
+                "[approval] {} {} → {}",
+                a.kind.as_str(),
+                a.request
+                    .command
+                    .clone()
+                    .unwrap_or_else(|| files(&a.request.files)),
+                a.state.as_str()
+            )
+        }
+        ItemBody::Question { approval_id } => {
+            let a = record(approval_id)?;
+            format!(
+                "[question] {} → {}",
+                a.request
+                    .questions
+                    .iter()
+                    .map(|q| q.question.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                a.state.as_str()
+            )
+        }
         ItemBody::Notice { text, .. } => format!("note: {text}"),
         ItemBody::Diagnostic { message, .. } if diagnostics => format!("[diagnostic] {message}"),
         ItemBody::Diagnostic { .. } => return None,

@@ -196,9 +196,17 @@ pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {
     )
     .map_err(|e| CliError::io("stdout", e))?;
     let runs = desk.list_runs(&s.id).await?;
+    let approvals: render::Approvals = desk
+        .store()
+        .session_approvals(&s.id)
+        .await
+        .map_err(agentdesk_core::CoreError::from)?
+        .into_iter()
+        .map(|ap| (ap.id.clone(), ap))
+        .collect();
     for run in &runs {
         for it in items.iter().filter(|i| i.run_id == run.id) {
-            if let Some(text) = render::item(it, a.diagnostics) {
+            if let Some(text) = render::item(it, &approvals, a.diagnostics) {
                 writeln!(out, "{}", visible(&text)).map_err(|e| CliError::io("stdout", e))?;
             }
         }

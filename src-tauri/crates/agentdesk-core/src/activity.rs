@@ -9,7 +9,7 @@ use agentdesk_protocol::ui::{Approval, Run, RunStatus, SessionActivity};
 use tokio::sync::watch;
 
 use crate::fanout::RecvError;
-use crate::runs::{RunUpdate, RunUpdates};
+use crate::pipeline::{RunUpdate, RunUpdates};
 use crate::Desk;
 
 /// An app-wide activity stream; dropping it ends it.
@@ -194,10 +194,10 @@ mod tests {
             "the first snapshot comes at once"
         );
 
-        desk.runs.publish(RunUpdate::Status {
+        desk.pipeline.publish(RunUpdate::Status {
             run: run("r1", &s.id, RunStatus::Running),
         });
-        desk.runs.publish(RunUpdate::Status {
+        desk.pipeline.publish(RunUpdate::Status {
             run: run("r2", &s.id, RunStatus::Queued),
         });
         let mut snap = next(&mut w).await;
@@ -216,10 +216,9 @@ mod tests {
         );
 
         // Streaming text changes no badge: no snapshot.
-        desk.runs.live.start(&s.id, &"r1".into());
+        let _ = desk.pipeline.start(&s.id, &"r1".into());
         for _ in 0..50 {
-            desk.runs.publish_live_event(
-                &s.id,
+            desk.pipeline.apply_event(
                 &"r1".into(),
                 &agentdesk_protocol::events::AgentEvent::MessageDelta {
                     item_id: "m".into(),
@@ -231,7 +230,7 @@ mod tests {
             .await
             .is_err());
         // Nor is a delta ever queued for the badges (filtered where it is published).
-        desk.runs.publish(RunUpdate::Event {
+        desk.pipeline.publish(RunUpdate::Event {
             session_id: s.id.clone(),
             run_id: "r1".into(),
             event: agentdesk_protocol::events::AgentEvent::MessageDelta {
@@ -241,10 +240,10 @@ mod tests {
         });
         assert_eq!(w.runs_rx.len(), 0);
 
-        desk.runs.publish(RunUpdate::Status {
+        desk.pipeline.publish(RunUpdate::Status {
             run: run("r1", &s.id, RunStatus::Completed),
         });
-        desk.runs.publish(RunUpdate::Status {
+        desk.pipeline.publish(RunUpdate::Status {
             run: run("r2", &s.id, RunStatus::Interrupted),
         });
         let mut snap = next(&mut w).await;

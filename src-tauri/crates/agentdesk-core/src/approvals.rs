@@ -1,8 +1,11 @@
 //! The durable approval queue.
 //!
-//! An approval is a row in the store (the durable truth) plus, while it is pending, a
-//! [`Responder`] held in memory by approval id: the engine's request, answered on the
-//! connection that asked. Every transition out of `pending` first *takes* the responder out
+//! An approval is a row in the store plus, while it is pending, a [`Responder`] held in
+//! memory by approval id: the engine's request, answered on the connection that asked. The
+//! record ([`Approval`]: the row, and the copy held with the responder while pending) is the
+//! approval's only state: timeline items name it by id, the window draws its card from the
+//! queue's changes ([`ApprovalChange`], relayed by the live view), the CLI and notifications
+//! read the same record. Every transition out of `pending` first *takes* the responder out
 //! of the in-memory map (so two deciders in this process cannot both proceed), then does a
 //! compare-and-set on `state = 'pending'` in the store (so a decision for anything no longer
 //! pending — decided, expired by a restart, cancelled — is refused, never replayed), and only
@@ -25,7 +28,7 @@ use agentdesk_store::{now_ms, ApprovalEnd, Store, StoreError};
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 
-use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey};
+use crate::approval_rules::{evaluate, ApprovalPolicy, GrantKey, Verdict};
 use crate::{CoreError, Result};
 
 /// What goes back to the engine.
@@ -195,11 +198,7 @@ const CHANGES_CAPACITY: usize = 256;
 
 fn state_for(answer: &ApprovalAnswer) -> ApprovalState {
     match answer {
-        ApprovalAnswer::Decision(d) => match d.decision {
-            UserDecision::ApproveOnce => ApprovalState::ApprovedOnce,
-            UserDecision::ApproveForSession => ApprovalState::ApprovedSession,
-            UserDecision::Deny => ApprovalState::Denied,
-        },
+        ApprovalAnswer::Decision(d) => d.decision.into(),
         ApprovalAnswer::Answers(_) => ApprovalState::Answered,
     }
 }
@@ -335,29 +334,7 @@ impl ApprovalQueue {
             decided_at: None,
         };
         if let Some(v) = verdict {
-            approval.state = if v.approve {
-                ApprovalState::ApprovedOnce
-            } else {
-                ApprovalState::Denied
-            };
-            approval.decided_by = Some(DecidedBy::Rule);
-            approval.decided_at = Some(now);
-            approval.decision = Some(ApprovalDecisionDetail {
-                rule: Some(v.reason.clone()),
-                message: (!v.approve).then(|| format!("Denied by the profile: {}", v.reason)),
-                answers: None,
-            });
-            self.inner.store.insert_approval(&approval).await?;
-            let decision = if v.approve {
-                UserDecision::ApproveOnce
-            } else {
-                UserDecision::Deny
-            };
-            responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
-                message: approval.decision.as_ref().and_then(|d| d.message.clone()),
-                ..decision.into()
-            }));
-            return Ok(Requested::AutoDecided(approval));
+            return self.decide_by_rule(approval, &v, responder).await;
         }
         let timeout = policy
             .timeout_secs
@@ -400,6 +377,39 @@ impl ApprovalQueue {
             }),
         );
         Ok(Requested::Pending(approval))
+    }
+
+    /// A profile rule decided at once: recorded decided, and the engine answered.
+    async fn decide_by_rule(
+        &self,
+        mut approval: Approval,
+        v: &Verdict,
+        responder: Box<dyn Responder>,
+    ) -> Result<Requested> {
+        let decision = if v.approve {
+            UserDecision::ApproveOnce
+        } else {
+            UserDecision::Deny
+        };
+        approval.state = decision.into();
+        approval.decided_by = Some(DecidedBy::Rule);
+        approval.decided_at = Some(approval.created_at);
+        approval.decision = Some(ApprovalDecisionDetail {
+            rule: Some(v.reason.clone()),
+            message: (!v.approve).then(|| format!("Denied by the profile: {}", v.reason)),
+            answers: None,
+        });
+        self.inner.store.insert_approval(&approval).await?;
+        // Announced decided (never `Added`: nobody is asked, nothing is notified), so the
+        // window has the record its item names.
+        let _ = self.inner.changes_tx.send(ApprovalChange::Resolved {
+            approval: approval.clone(),
+        });
+        responder.respond(ApprovalAnswer::Decision(ApprovalDecision {
+            message: approval.decision.as_ref().and_then(|d| d.message.clone()),
+            ..decision.into()
+        }));
+        Ok(Requested::AutoDecided(approval))
     }
 
     /// Take the held request out, then end the row; only then is the engine answered.
@@ -546,8 +556,20 @@ impl ApprovalQueue {
 
     /// The engine withdrew the request (or the user dismissed the run's request on purpose).
     pub async fn cancel(&self, id: &ApprovalId) -> Result<Approval> {
+        self.withdraw(id, ApprovalState::Cancelled).await
+    }
+
+    /// The request went away without a decision: `cancelled` (withdrawn on purpose) or
+    /// `expired` (the engine's side stopped waiting). Any other state is refused.
+    pub async fn withdraw(&self, id: &ApprovalId, state: ApprovalState) -> Result<Approval> {
+        if !matches!(state, ApprovalState::Cancelled | ApprovalState::Expired) {
+            return Err(CoreError::InvalidInput(format!(
+                "an approval is withdrawn as cancelled or expired, not {}",
+                state.as_str()
+            )));
+        }
         let end = ApprovalEnd {
-            state: ApprovalState::Cancelled,
+            state,
             decided_by: None,
             decision: None,
             at: now_ms(),

@@ -179,10 +179,17 @@ async fn rules_decide_without_reaching_the_user() {
         ApprovalState::ApprovedOnce
     );
     assert_eq!(log.lock().unwrap().len(), 1);
+    // Announced once, already decided (the window draws its card from the record), never
+    // as waiting: nothing notifies the user of it.
+    match changes.try_recv() {
+        Ok(ApprovalChange::Resolved { approval }) => assert_eq!(approval, a),
+        other => panic!("{other:?}"),
+    }
     assert!(
         changes.try_recv().is_err(),
-        "auto-decided requests never notify"
+        "auto-decided requests never wait"
     );
+    assert!(q.pending().is_empty());
     assert!(q.pending().is_empty());
 
     // "Always for this session": the next identical command is approved by rule.

@@ -1,10 +1,11 @@
 //! Export a session as Markdown (to read) or JSON (to process; everything stored).
 
-use agentdesk_protocol::ids::{ProfileId, SessionId};
+use agentdesk_protocol::ids::{ApprovalId, ProfileId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
     SECRET_MASK,
 };
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -121,16 +122,6 @@ fn mask_secret_answers(export: &mut SessionExport) {
             *answers = crate::approvals::mask_secret_answers(&a.request.questions, answers);
         }
     }
-    for item in export.runs.iter_mut().flat_map(|r| r.items.iter_mut()) {
-        if let ItemBody::Question {
-            questions,
-            answers: Some(answers),
-            ..
-        } = &mut item.body
-        {
-            *answers = crate::approvals::mask_secret_answers(questions, answers);
-        }
-    }
 }
 
 /// The export with every occurrence of a secret value, in any stored text, replaced by the
@@ -192,6 +183,80 @@ fn usage_line(u: &Usage) -> String {
     )
 }
 
+/// A tool call: what ran, its approval (as the record says), files, output, exit code.
+fn render_tool(
+    md: &mut String,
+    item: &TimelineItem,
+    interrupted: &str,
+    approval: Option<&Approval>,
+) {
+    let ItemBody::Tool {
+        name,
+        input,
+        output,
+        exit_code,
+        files,
+        ..
+    } = &item.body
+    else {
+        return;
+    };
+    md.push_str(&format!(
+        "**Tool `{name}`** — {}{interrupted}\n\n",
+        item.status.as_str()
+    ));
+    match input.get("command").and_then(|c| c.as_str()) {
+        Some(c) => md.push_str(&fenced("sh", c)),
+        None if !input.is_null() => md.push_str(&fenced(
+            "json",
+            &serde_json::to_string_pretty(input).unwrap_or_default(),
+        )),
+        None => {}
+    }
+    if let Some(a) = approval {
+        let by = a
+            .decided_by
+            .map(|d| format!(" by {}", d.as_str()))
+            .unwrap_or_default();
+        md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
+    }
+    for f in files {
+        md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
+        md.push_str(&fenced("diff", &f.diff));
+    }
+    if !output.is_empty() {
+        md.push_str(&fenced("", output));
+    }
+    if let Some(code) = exit_code {
+        md.push_str(&format!("Exit code: {code}\n\n"));
+    }
+}
+
+/// An approval with no tool call: what was asked and how it ended.
+fn render_approval(md: &mut String, a: &Approval) {
+    let what = a.request.command.clone().or(a.request.reason.clone());
+    md.push_str(&format!(
+        "**Approval** ({}): {} — {}\n\n",
+        a.kind.as_str(),
+        what.unwrap_or_default(),
+        a.state.as_str()
+    ));
+}
+
+/// A question and its answers (masked when secret: see `mask_secret_answers`).
+fn render_question(md: &mut String, a: &Approval) {
+    let answers = a.decision.as_ref().and_then(|d| d.answers.as_ref());
+    for q in &a.request.questions {
+        md.push_str(&format!("**Question:** {}\n\n", q.question));
+        if let Some(given) = answers.and_then(|x| x.get(&q.id)) {
+            md.push_str(&format!("**Answer:** {}\n\n", given.join(", ")));
+        }
+    }
+    if answers.is_none() {
+        md.push_str(&format!("*({})*\n\n", a.state.as_str()));
+    }
+}
+
 pub fn render_markdown(e: &SessionExport) -> String {
     let mut md = String::new();
     let title = if e.session.title.is_empty() {
@@ -206,6 +271,9 @@ pub fn render_markdown(e: &SessionExport) -> String {
         e.runs.len(),
         usage_line(&e.usage)
     ));
+    // Items name their approval; the record says what was asked and how it ended.
+    let approvals: HashMap<&ApprovalId, &Approval> =
+        e.approvals.iter().map(|a| (&a.id, a)).collect();
     for r in &e.runs {
         md.push_str(&format!(
             "## Run {} — {}\n\n",
@@ -213,7 +281,7 @@ pub fn render_markdown(e: &SessionExport) -> String {
             r.run.status.as_str()
         ));
         for item in &r.items {
-            render_item(&mut md, item, &r.attachments);
+            render_item(&mut md, item, &r.attachments, &approvals);
         }
         if let Some(err) = &r.run.error {
             md.push_str(&format!("> **Error:** {}\n\n", err.replace('\n', "\n> ")));
@@ -222,7 +290,13 @@ pub fn render_markdown(e: &SessionExport) -> String {
     md
 }
 
-fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment]) {
+fn render_item(
+    md: &mut String,
+    item: &TimelineItem,
+    attachments: &[Attachment],
+    approvals: &HashMap<&ApprovalId, &Approval>,
+) {
+    let approval = |id: &Option<ApprovalId>| id.as_ref().and_then(|id| approvals.get(id).copied());
     let interrupted = if item.status == ItemStatus::Interrupted {
         " *(interrupted)*"
     } else {
@@ -252,45 +326,8 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
                 .join("\n");
             md.push_str(&format!("> *Reasoning*\n>\n{quoted}\n\n"));
         }
-        ItemBody::Tool {
-            name,
-            input,
-            output,
-            exit_code,
-            files,
-            approval,
-            ..
-        } => {
-            md.push_str(&format!(
-                "**Tool `{name}`** — {}{interrupted}\n\n",
-                item.status.as_str()
-            ));
-            let command = input.get("command").and_then(|c| c.as_str());
-            match command {
-                Some(c) => md.push_str(&fenced("sh", c)),
-                None if !input.is_null() => md.push_str(&fenced(
-                    "json",
-                    &serde_json::to_string_pretty(input).unwrap_or_default(),
-                )),
-                None => {}
-            }
-            if let Some(a) = approval {
-                let by = a
-                    .decided_by
-                    .map(|d| format!(" by {}", d.as_str()))
-                    .unwrap_or_default();
-                md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
-            }
-            for f in files {
-                md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
-                md.push_str(&fenced("diff", &f.diff));
-            }
-            if !output.is_empty() {
-                md.push_str(&fenced("", output));
-            }
-            if let Some(code) = exit_code {
-                md.push_str(&format!("Exit code: {code}\n\n"));
-            }
+        ItemBody::Tool { approval_id, .. } => {
+            render_tool(md, item, interrupted, approval(approval_id))
         }
         ItemBody::FileChange {
             path,
@@ -300,32 +337,14 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
             md.push_str(&format!("**File `{path}`** ({change_kind:?})\n\n"));
             md.push_str(&fenced("diff", diff));
         }
-        ItemBody::Approval { approval } => {
-            let what = approval
-                .command
-                .clone()
-                .or(approval.reason.clone())
-                .unwrap_or_default();
-            md.push_str(&format!(
-                "**Approval** ({}): {what} — {}\n\n",
-                approval.kind.as_str(),
-                approval.state.as_str()
-            ));
-        }
-        ItemBody::Question {
-            questions,
-            answers,
-            state,
-            ..
-        } => {
-            for q in questions {
-                md.push_str(&format!("**Question:** {}\n\n", q.question));
-                if let Some(a) = answers.as_ref().and_then(|a| a.get(&q.id)) {
-                    md.push_str(&format!("**Answer:** {}\n\n", a.join(", ")));
-                }
+        ItemBody::Approval { approval_id } => {
+            if let Some(a) = approval(approval_id) {
+                render_approval(md, a);
             }
-            if answers.is_none() {
-                md.push_str(&format!("*({})*\n\n", state.as_str()));
+        }
+        ItemBody::Question { approval_id } => {
+            if let Some(a) = approval(approval_id) {
+                render_question(md, a);
             }
         }
         ItemBody::Notice { text, .. } => md.push_str(&format!("*{text}*\n\n")),

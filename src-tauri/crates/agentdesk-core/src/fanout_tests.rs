@@ -6,6 +6,7 @@ use agentdesk_protocol::events::{AgentEvent, ToolKind};
 use agentdesk_protocol::ui::{Run, RunStatus};
 
 use super::*;
+use crate::fanout::*;
 
 fn delta(run: &str, item: &str, text: &str) -> RunUpdate {
     RunUpdate::Event {

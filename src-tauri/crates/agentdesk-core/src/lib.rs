@@ -2,7 +2,8 @@
 //! faces on [`Desk`].
 //!
 //! Runs (send a message, queue, interrupt, decide approvals, live updates, shutdown): see
-//! the API summary at the top of [`runs`]; engines and profile → engine options: [`engines`].
+//! the API summary at the top of [`runs`]; engines and profile → engine options: [`engines`];
+//! how a run's events become its timeline, stored and live: [`pipeline`].
 
 pub mod activity;
 pub mod approval_rules;
@@ -20,6 +21,7 @@ pub mod notify;
 pub mod owner;
 mod pasted;
 pub mod paths;
+pub mod pipeline;
 pub mod profiles;
 pub mod recorder;
 mod run_faults;
@@ -44,8 +46,8 @@ pub use approvals::{ApprovalAnswer, ApprovalAsk, ApprovalQueue, Requested, Respo
 pub use engines::EngineSettings;
 pub use error::{CoreError, Result};
 pub use live::{FeedAcks, SessionFeed, ACK_WAIT};
+pub use pipeline::{RunTimeline, RunUpdate, RunUpdates};
 pub use recorder::{FlushReport, RunInput, RunRecorder};
-pub use runs::{RunUpdate, RunUpdates};
 pub use sessions::{NewSession, Recovery};
 pub use timeline::{RunOutcome, RunReducer};
 
@@ -60,6 +62,8 @@ pub struct Desk {
     attachments_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// Engines and the runs this process drives (see `runs`).
     runs: std::sync::Arc<runs::Runs>,
+    /// Run updates and each recorded run's one reducer (see `pipeline`).
+    pipeline: std::sync::Arc<pipeline::Pipeline>,
 }
 
 impl Desk {
@@ -75,6 +79,7 @@ impl Desk {
             data_dir: data_dir.to_path_buf(),
             attachments_lock: Default::default(),
             runs: Default::default(),
+            pipeline: Default::default(),
         })
     }
 

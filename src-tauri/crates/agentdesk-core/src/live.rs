@@ -2,8 +2,8 @@
 //! frame, that never loses or repeats what the engine said.
 //!
 //! How it stays exact:
-//! - Every active run has a reducer here ([`LiveRuns`]), fed by the run's pump *before* the
-//!   change is published, and every change gets a per-run sequence number.
+//! - Every active run has its one reducer in the [`crate::pipeline`], driven by the run's
+//!   recorder, and every change it makes is published with a per-run sequence number.
 //! - A view starts by taking, under one lock, the live runs' current items and sequence
 //!   numbers and a fresh subscription (its own lossless queue, see [`crate::fanout`]: a
 //!   view that falls behind gets the text it missed as merged appends). Changes published
@@ -16,6 +16,13 @@
 //! A session that is not open has no view and costs nothing but the reducer the recorder
 //! needs anyway.
 //!
+//! Approvals reach the view as one stream: the queue's changes ([`LiveOp::Approval`], every
+//! record of the session in a reset). Items only name their approval; the window draws the
+//! card from the record.
+//!
+//! Depends on `pipeline` (run updates, live reducers), `fanout` and `approvals`; never on
+//! `runs`.
+//!
 //! A view may be *paced* by its window ([`SessionFeed::paced`]): after a batch it sends the
 //! next only once the window says it applied that one (or after [`ACK_WAIT`], or at once for
 //! a change the window draws at once: a run's status, an approval, a finished item). Meanwhile it
@@ -23,10 +30,9 @@
 //! gets fewer, larger batches instead of a queue of small ones to evaluate.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
-use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalState, LiveBatch, LiveOp, TimelineItem,
@@ -35,8 +41,8 @@ use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
 
 use crate::fanout::RecvError;
-use crate::runs::{RunUpdate, RunUpdates};
-use crate::{Desk, Result, RunReducer};
+use crate::pipeline::{RunUpdate, RunUpdates};
+use crate::{Desk, Result};
 
 /// A frame at 60 Hz: the most often a view sends.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -50,27 +56,6 @@ pub const ACK_WAIT: Duration = Duration::from_secs(1);
 /// screen (200 here made the 50,000-item open miss its 100 ms, BENCHMARKS.md).
 const FIRST_PAGE: u32 = crate::sessions::FIRST_SCREEN;
 
-struct LiveRun {
-    session_id: SessionId,
-    reducer: RunReducer,
-    seq: u64,
-}
-
-/// The in-memory timeline of every run this process drives, for views opened mid-run.
-#[derive(Default)]
-pub(crate) struct LiveRuns {
-    runs: Mutex<HashMap<RunId, LiveRun>>,
-}
-
-impl std::fmt::Debug for LiveRuns {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LiveRuns").finish_non_exhaustive()
-    }
-}
-
-/// A live run as a view starts from: its id, the last change number, its items.
-type LiveSnapshot = Vec<(RunId, u64, Vec<TimelineItem>)>;
-
 /// Where a view starts: its subscriptions, what they start after, and the reset op.
 struct FeedStart {
     known_runs: HashSet<RunId>,
@@ -78,121 +63,6 @@ struct FeedStart {
     approvals_rx: broadcast::Receiver<ApprovalChange>,
     seen: HashMap<RunId, u64>,
     reset: LiveOp,
-}
-
-/// Ops of one run, numbered, ready to publish.
-pub(crate) struct LiveChange {
-    pub seq: u64,
-    pub ops: Vec<LiveOp>,
-}
-
-impl LiveRuns {
-    fn lock(&self) -> MutexGuard<'_, HashMap<RunId, LiveRun>> {
-        // Every critical section leaves the map consistent: a poisoned lock is still usable.
-        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn start(&self, session_id: &SessionId, run_id: &RunId) {
-        self.lock().insert(
-            run_id.clone(),
-            LiveRun {
-                session_id: session_id.clone(),
-                reducer: RunReducer::new(session_id, run_id),
-                seq: 0,
-            },
-        );
-    }
-
-    /// The run's items are all stored now: views read them from the database.
-    pub(crate) fn finish(&self, run_id: &RunId) {
-        self.lock().remove(run_id);
-    }
-
-    /// Apply an engine event; `None` when the run is not live or nothing visible changed.
-    #[cfg(test)]
-    pub(crate) fn apply_event(&self, run_id: &RunId, ev: &AgentEvent) -> Option<LiveChange> {
-        self.apply_event_then(run_id, ev, |c| c)
-    }
-
-    /// Apply an engine event and hand the change to `then` (the publisher) under the same
-    /// lock a view's snapshot takes: every change queued for a view is then newer than its
-    /// snapshot, which lets a slow view's queue merge consecutive changes (see
-    /// [`crate::fanout`]) without one ever straddling the snapshot.
-    pub(crate) fn apply_event_then<R>(
-        &self,
-        run_id: &RunId,
-        ev: &AgentEvent,
-        then: impl FnOnce(LiveChange) -> R,
-    ) -> Option<R> {
-        let mut runs = self.lock();
-        let run = runs.get_mut(run_id)?;
-        let append = match ev {
-            AgentEvent::MessageDelta { item_id, text }
-            | AgentEvent::ReasoningDelta { item_id, text }
-                if run.reducer.has_item(item_id) =>
-            {
-                Some((run.reducer.item_key(item_id), text.clone()))
-            }
-            _ => None,
-        };
-        run.reducer.apply(ev);
-        let ops = match append {
-            Some((item_id, text)) => {
-                // The view has the item: send what is new, not the whole text again.
-                run.reducer.clear_dirty();
-                vec![LiveOp::Append { item_id, text }]
-            }
-            None => upserts(run.reducer.take_dirty()),
-        };
-        if ops.is_empty() {
-            return None;
-        }
-        run.seq += 1;
-        Some(then(LiveChange { seq: run.seq, ops }))
-    }
-
-    /// Reflect the queue's record of an approval in the item it belongs to (published
-    /// under the lock, as `apply_event_then`).
-    pub(crate) fn apply_approval_then<R>(
-        &self,
-        run_id: &RunId,
-        approval: &Approval,
-        then: impl FnOnce(LiveChange) -> R,
-    ) -> Option<R> {
-        let mut runs = self.lock();
-        let run = runs.get_mut(run_id)?;
-        run.reducer.set_approval(approval);
-        let ops = upserts(run.reducer.take_dirty());
-        if ops.is_empty() {
-            return None;
-        }
-        run.seq += 1;
-        Some(then(LiveChange { seq: run.seq, ops }))
-    }
-
-    /// The session's live runs (id, sequence number, items) and a subscription that carries
-    /// every change after them, taken atomically with respect to `apply_*`.
-    fn snapshot(
-        &self,
-        session_id: &SessionId,
-        subscribe: impl FnOnce() -> RunUpdates,
-    ) -> (LiveSnapshot, RunUpdates) {
-        let runs = self.lock();
-        let rx = subscribe();
-        let live = runs
-            .iter()
-            .filter(|(_, r)| r.session_id == *session_id)
-            .map(|(id, r)| (id.clone(), r.seq, r.reducer.items().to_vec()))
-            .collect();
-        (live, rx)
-    }
-}
-
-fn upserts(items: Vec<TimelineItem>) -> Vec<LiveOp> {
-    items
-        .into_iter()
-        .map(|item| LiveOp::Upsert { item })
-        .collect()
 }
 
 /// Ops of one frame, merged: appends to one item join, a replaced item drops what came
@@ -408,12 +278,10 @@ impl Desk {
         // The session's statuses and live ops only: other sessions' streams and the raw
         // events are never queued for this view.
         let sid = session_id.clone();
-        let (live, runs_rx) = self.runs.live.snapshot(session_id, || {
-            self.subscribe_runs_where(move |u| match u {
-                RunUpdate::Status { run } => run.session_id == sid,
-                RunUpdate::Live { session_id, .. } => *session_id == sid,
-                _ => false,
-            })
+        let (live, runs_rx) = self.pipeline.snapshot(session_id, move |u| match u {
+            RunUpdate::Status { run } => run.session_id == sid,
+            RunUpdate::Live { session_id, .. } => *session_id == sid,
+            _ => false,
         });
         let page = self
             .load_timeline(session_id, None, Some(FIRST_PAGE))

@@ -69,7 +69,8 @@ fn replay(batches: &[LiveBatch], id: &str) -> Option<String> {
 }
 
 fn publish(desk: &Desk, session_id: &SessionId, run_id: &RunId, ev: &AgentEvent) {
-    desk.runs.publish_live_event(session_id, run_id, ev);
+    let _ = session_id;
+    desk.pipeline.apply_event(run_id, ev);
 }
 
 async fn next(feed: &mut SessionFeed) -> LiveBatch {
@@ -146,7 +147,7 @@ async fn a_view_starts_with_a_reset_and_then_gets_deltas_as_appends_in_one_batch
     assert_eq!(first.seq, 1);
     assert!(matches!(first.ops.as_slice(), [LiveOp::Reset { items, .. }] if items.is_empty()));
 
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     let mut expected = String::new();
     for i in 0..2_000 {
         let piece = format!("word{i} ");
@@ -164,21 +165,21 @@ async fn a_view_starts_with_a_reset_and_then_gets_deltas_as_appends_in_one_batch
 #[tokio::test]
 async fn a_view_opened_mid_run_sees_the_text_so_far_once() {
     let (_dir, desk, sid) = desk_with_session().await;
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     publish(&desk, &sid, &"r1".into(), &delta("abc"));
-    // Applied before the view opens and (in a publisher not holding the lock) published
-    // after it subscribed: the number says it is already in the snapshot.
-    let late = desk
-        .runs
-        .live
-        .apply_event(&"r1".into(), &delta("def"))
-        .unwrap();
+    publish(&desk, &sid, &"r1".into(), &delta("def"));
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
-    desk.runs.publish(RunUpdate::Live {
+    // A change already in the view's snapshot, arriving again after it subscribed (the
+    // pipeline publishes under the snapshot's lock, so only a repeat can): the number says
+    // it is in the snapshot.
+    desk.pipeline.publish(RunUpdate::Live {
         session_id: sid.clone(),
         run_id: "r1".into(),
-        seq: late.seq,
-        ops: late.ops,
+        seq: 2,
+        ops: vec![LiveOp::Append {
+            item_id: "r1:m1".into(),
+            text: "def".into(),
+        }],
     });
     let first = next(&mut feed).await;
     assert!(matches!(first.ops.first(), Some(LiveOp::Reset { .. })));
@@ -198,7 +199,7 @@ async fn a_view_that_falls_behind_gets_every_delta_merged_without_a_reset() {
     let (_dir, desk, sid) = desk_with_session().await;
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     let mut expected = String::new();
     // Far more than the old broadcast held (4,096): the view reads nothing meanwhile.
     for i in 0..20_000 {
@@ -231,12 +232,13 @@ async fn an_overflowed_view_restarts_from_a_snapshot_without_losing_or_repeating
     let run = desk.create_run(&sid, "Go", &[]).await.unwrap();
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, &run.id);
+    let _ = desk.pipeline.start(&sid, &run.id);
     let item = format!("{}:m1", run.id);
     publish(&desk, &sid, &run.id, &delta("before,"));
     // More waiting non-mergeable updates than a subscriber may hold: overflowed.
     for _ in 0..=crate::fanout::DEFAULT_CAP {
-        desk.runs.publish(RunUpdate::Status { run: run.clone() });
+        desk.pipeline
+            .publish(RunUpdate::Status { run: run.clone() });
     }
     publish(&desk, &sid, &run.id, &delta("after,"));
     let batch = next(&mut feed).await;
@@ -304,7 +306,7 @@ async fn other_sessions_cost_a_view_nothing() {
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     next(&mut feed).await;
     let (other, r9) = (SessionId::from("another-session"), RunId::from("r9"));
-    desk.runs.live.start(&other, &r9);
+    let _ = desk.pipeline.start(&other, &r9);
     for _ in 0..100 {
         publish(&desk, &other, &r9, &delta("x"));
     }
@@ -315,14 +317,10 @@ async fn other_sessions_cost_a_view_nothing() {
 #[tokio::test]
 async fn a_finished_run_is_read_from_the_database() {
     let (_dir, desk, sid) = desk_with_session().await;
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     publish(&desk, &sid, &"r1".into(), &delta("abc"));
-    desk.runs.live.finish(&"r1".into());
-    assert!(desk
-        .runs
-        .live
-        .apply_event(&"r1".into(), &delta("x"))
-        .is_none());
+    desk.pipeline.finish(&"r1".into());
+    assert!(!desk.pipeline.apply_event(&"r1".into(), &delta("x")));
     let mut feed = desk.open_session_feed(&sid).await.unwrap();
     let reset = next(&mut feed).await;
     // Nothing was stored for this synthetic run: the view has no trace of it.
@@ -337,7 +335,8 @@ async fn a_new_run_brings_its_user_message_into_an_open_view() {
     // What send_message does before the engine starts: the run and its message are stored,
     // then the run's status is published.
     let run = desk.create_run(&sid, "Add a file", &[]).await.unwrap();
-    desk.runs.publish(RunUpdate::Status { run: run.clone() });
+    desk.pipeline
+        .publish(RunUpdate::Status { run: run.clone() });
     let batch = next(&mut feed).await;
     let user = batch.ops.iter().find_map(|op| match op {
         LiveOp::Upsert { item } => Some(item.clone()),
@@ -347,7 +346,7 @@ async fn a_new_run_brings_its_user_message_into_an_open_view() {
     assert_eq!(user.id, crate::sessions::user_item_id(&run.id));
     assert!(matches!(&user.body, ItemBody::UserMessage { text, .. } if text == "Add a file"));
     // A later status of the same run does not send it again.
-    desk.runs.publish(RunUpdate::Status { run });
+    desk.pipeline.publish(RunUpdate::Status { run });
     let again = next(&mut feed).await;
     assert!(again.ops.iter().all(|op| matches!(op, LiveOp::Run { .. })));
 }
@@ -359,7 +358,7 @@ async fn a_paced_view_sends_nothing_more_until_the_window_acks_then_everything_m
     let (mut feed, acks) = feed.paced(Duration::from_secs(30));
     // The first batch (the reset) needs no ack.
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     let mut expected = String::new();
     for piece in ["one,", "two,"] {
         expected.push_str(piece);
@@ -419,7 +418,7 @@ async fn a_paced_view_sends_a_runs_end_without_waiting_for_the_windows_ack() {
     let feed = desk.open_session_feed(&sid).await.unwrap();
     let (mut feed, _acks) = feed.paced(Duration::from_secs(30));
     let mut batches = vec![next(&mut feed).await];
-    desk.runs.live.start(&sid, &run.id);
+    let _ = desk.pipeline.start(&sid, &run.id);
     publish(&desk, &sid, &run.id, &delta("streamed "));
     // Not acked (the window is still drawing at its pace): text waits...
     let quiet = tokio::time::timeout(Duration::from_millis(300), feed.next_batch()).await;
@@ -428,7 +427,7 @@ async fn a_paced_view_sends_a_runs_end_without_waiting_for_the_windows_ack() {
     // ...but the run's end goes at once, with the text that waited, in order.
     let mut ended = run.clone();
     ended.status = agentdesk_protocol::ui::RunStatus::Completed;
-    desk.runs.publish(RunUpdate::Status { run: ended });
+    desk.pipeline.publish(RunUpdate::Status { run: ended });
     let batch = tokio::time::timeout(Duration::from_secs(5), feed.next_batch())
         .await
         .expect("the run's end waited for the window's ack")
@@ -451,7 +450,7 @@ async fn a_paced_view_whose_window_never_acks_still_sends_after_the_ack_wait() {
     let feed = desk.open_session_feed(&sid).await.unwrap();
     let (mut feed, _acks) = feed.paced(Duration::from_millis(400));
     let first = next(&mut feed).await;
-    desk.runs.live.start(&sid, &"r1".into());
+    let _ = desk.pipeline.start(&sid, &"r1".into());
     publish(&desk, &sid, &"r1".into(), &delta("late"));
     let started = tokio::time::Instant::now();
     let batch = next(&mut feed).await;
@@ -509,4 +508,58 @@ async fn a_long_session_opens_on_its_newest_page_and_the_rest_pages_in_behind_it
         .collect();
     let expected: Vec<String> = (1..=stored).map(|s| format!("{}:{s}", run.id)).collect();
     assert_eq!(answers, expected);
+}
+
+/// Approvals reach a view as one stream of the queue's records: the pending ones in the
+/// reset, then each change as an `approval` op (the items only name them).
+#[tokio::test]
+async fn a_view_gets_each_approval_as_the_queues_record() {
+    use agentdesk_protocol::events::UserDecision;
+    use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRequest, ApprovalState, DecidedBy};
+
+    use crate::{ApprovalAnswer, ApprovalAsk, ApprovalPolicy};
+    let (_dir, desk, sid) = desk_with_session().await;
+    let run = desk.create_run(&sid, "go", &[]).await.unwrap();
+    let ask = ApprovalAsk {
+        session_id: sid.clone(),
+        run_id: run.id.clone(),
+        item_id: Some("call".into()),
+        engine_request_id: "e1".into(),
+        kind: ApprovalKindName::Command,
+        request: ApprovalRequest {
+            command: Some("ls".into()),
+            ..Default::default()
+        },
+        suggestions: serde_json::Value::Null,
+    };
+    let policy = ApprovalPolicy::default();
+    let asked = desk.approvals().request(ask, &policy, Box::new(|_| {}));
+    let id = asked.await.unwrap().approval().id.clone();
+    let mut feed = desk.open_session_feed(&sid).await.unwrap();
+    match &next(&mut feed).await.ops[..] {
+        [LiveOp::Reset { approvals, .. }] => {
+            assert_eq!(approvals.len(), 1);
+            assert_eq!(approvals[0].id, id);
+            assert_eq!(approvals[0].state, ApprovalState::Pending);
+        }
+        other => panic!("{other:?}"),
+    }
+    let answer = ApprovalAnswer::Decision(UserDecision::Deny.into());
+    desk.approvals()
+        .decide(&id, answer, DecidedBy::Notification)
+        .await
+        .unwrap();
+    let batch = next(&mut feed).await;
+    let decided: Vec<_> = batch
+        .ops
+        .iter()
+        .filter_map(|op| match op {
+            LiveOp::Approval { approval } => Some(approval),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(decided.len(), 1, "{batch:?}");
+    assert_eq!(decided[0].id, id);
+    assert_eq!(decided[0].state, ApprovalState::Denied);
+    assert_eq!(decided[0].decided_by, Some(DecidedBy::Notification));
 }

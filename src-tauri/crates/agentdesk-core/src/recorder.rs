@@ -1,4 +1,5 @@
-//! The persistence policy of a run: events go through the run's reducer; changed items are
+//! The persistence policy of a run: events go through the run's one reducer (its
+//! [`RunTimeline`], which also feeds the live views: see [`crate::pipeline`]); changed items are
 //! written in one transaction at most `flush_interval` (1 s) after the first unwritten
 //! change, and at the end. So streaming text costs one write per second, not one per delta,
 //! and a crash loses at most about a second of it.
@@ -14,14 +15,13 @@
 use std::time::Duration;
 
 use agentdesk_protocol::events::{AgentEvent, FailureCode};
-use agentdesk_protocol::ids::SessionId;
-use agentdesk_protocol::ui::{
-    Approval, ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, Usage,
-};
+use agentdesk_protocol::ids::{ApprovalId, SessionId};
+use agentdesk_protocol::ui::{ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, Usage};
 use agentdesk_store::{now_ms, RunEnd, Store, StoreError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::pipeline::RunTimeline;
 use crate::timeline::RunReducer;
 use crate::{ApprovalQueue, Result};
 
@@ -38,9 +38,12 @@ const MAX_RETRY_WAIT: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone)]
 pub enum RunInput {
     Event(AgentEvent),
-    /// The queue's record of one of this run's approvals changed (boxed: it is rare and
-    /// much larger than an event).
-    Approval(Box<Approval>),
+    /// The queue recorded the engine request `request_id` as approval `approval_id` (sent
+    /// before the request's event, so its item is made naming it).
+    Linked {
+        request_id: String,
+        approval_id: ApprovalId,
+    },
 }
 
 /// One write of changed items (for tests and metrics).
@@ -124,12 +127,11 @@ impl Retry {
 
 pub struct RunRecorder {
     store: Store,
-    reducer: RunReducer,
+    timeline: RunTimeline,
     session_id: SessionId,
     interval: Duration,
     approvals: Option<ApprovalQueue>,
     reports: Option<mpsc::UnboundedSender<FlushReport>>,
-    sink: Option<mpsc::UnboundedSender<Vec<TimelineItem>>>,
     unsaved: Unsaved,
     /// When the oldest change not yet written was applied.
     unsaved_since: Option<Instant>,
@@ -137,15 +139,28 @@ pub struct RunRecorder {
 }
 
 impl RunRecorder {
+    /// A recorder with a reducer of its own, that no live view watches.
     pub fn new(store: Store, session_id: &SessionId, reducer: RunReducer) -> RunRecorder {
+        Self::with_timeline(
+            store,
+            session_id,
+            RunTimeline::unwatched(session_id, reducer),
+        )
+    }
+
+    /// A recorder driving the run's one reducer, as registered in the pipeline.
+    pub fn with_timeline(
+        store: Store,
+        session_id: &SessionId,
+        timeline: RunTimeline,
+    ) -> RunRecorder {
         RunRecorder {
             store,
-            reducer,
+            timeline,
             session_id: session_id.clone(),
             interval: FLUSH_INTERVAL,
             approvals: None,
             reports: None,
-            sink: None,
             unsaved: Unsaved::default(),
             unsaved_since: None,
             retry: Retry {
@@ -178,16 +193,10 @@ impl RunRecorder {
         self
     }
 
-    /// Also hand every written batch to the shell (which coalesces per frame).
-    pub fn sink(mut self, tx: mpsc::UnboundedSender<Vec<TimelineItem>>) -> Self {
-        self.sink = Some(tx);
-        self
-    }
-
     /// Write what is unsaved. A failure keeps it for the next try (`Ok`), unless it is time
     /// to give up (`Err`).
     async fn flush(&mut self, last: bool) -> Result<()> {
-        self.unsaved.merge(self.reducer.take_dirty());
+        self.unsaved.merge(self.timeline.take_dirty());
         if self.unsaved.is_empty() && !last {
             return Ok(());
         }
@@ -204,11 +213,6 @@ impl RunRecorder {
                         last,
                     });
                 }
-                if let Some(s) = &self.sink {
-                    if !batch.is_empty() {
-                        let _ = s.send(batch);
-                    }
-                }
                 Ok(())
             }
             Err(e) => Ok(self.retry.failed(e, at)?),
@@ -218,7 +222,7 @@ impl RunRecorder {
     /// Everything unsaved in as few writes as possible; returns the items written. What was
     /// written stays written when a later step fails.
     async fn write_unsaved(&mut self) -> Result<Vec<TimelineItem>, StoreError> {
-        let run_id = self.reducer.run_id().clone();
+        let run_id = self.timeline.run_id().clone();
         if let Some(m) = &self.unsaved.model {
             self.store.set_run_model(&run_id, m).await?;
             self.unsaved.model = None;
@@ -302,14 +306,18 @@ impl RunRecorder {
                 biased;
                 input = inputs.recv() => match input {
                     Some(RunInput::Event(ev)) => {
+                        // Applied first: the live views need not wait for a write.
+                        let ended = self.timeline.apply(&ev);
                         self.side_effects(&ev).await?;
-                        if self.reducer.apply(&ev) {
+                        if ended {
                             break;
                         }
                     }
-                    Some(RunInput::Approval(a)) => self.reducer.set_approval(&a),
+                    Some(RunInput::Linked { request_id, approval_id }) => {
+                        self.timeline.link_approval(&request_id, approval_id)
+                    }
                     None => {
-                        self.reducer.apply(&AgentEvent::run_failed(
+                        self.timeline.apply(&AgentEvent::run_failed(
                             "the engine stopped without ending the run",
                             FailureCode::NoEnd,
                         ));
@@ -321,7 +329,7 @@ impl RunRecorder {
                     deadline = None;
                 }
             }
-            let dirty = self.reducer.has_dirty() || !self.unsaved.is_empty();
+            let dirty = self.timeline.has_dirty() || !self.unsaved.is_empty();
             if dirty {
                 self.unsaved_since.get_or_insert_with(Instant::now);
             }
@@ -359,7 +367,7 @@ impl RunRecorder {
     }
 
     async fn finish(mut self) -> Result<Run> {
-        let outcome = self.reducer.outcome().cloned();
+        let outcome = self.timeline.outcome();
         let (status, stop_reason, error) = match outcome {
             Some(o) => (o.status, o.stop_reason, o.error),
             None => (
@@ -368,26 +376,24 @@ impl RunRecorder {
                 Some("the run ended without an outcome".to_string()),
             ),
         };
-        let run_id = self.reducer.run_id().clone();
+        let run_id = self.timeline.run_id().clone();
         if let Some(q) = &self.approvals {
             let state = if status == RunStatus::Interrupted {
                 ApprovalState::Cancelled
             } else {
                 ApprovalState::Expired
             };
-            let ended = loop {
+            // The records say how they ended (the items only name them).
+            loop {
                 let at = Instant::now();
                 match q.end_run(&run_id, state).await {
-                    Ok(ended) => break ended,
+                    Ok(_) => break,
                     Err(crate::CoreError::Store(e)) => {
                         self.retry.failed(e, at)?;
                         tokio::time::sleep(self.retry.wait()).await;
                     }
                     Err(e) => return Err(e),
                 }
-            };
-            for a in ended {
-                self.reducer.set_approval(&a);
             }
         }
         // The last batch: retried like the others, but now without new events to wait for.

@@ -20,7 +20,7 @@
 //! Desk::subscribe_runs_where(|u| ...) -> RunUpdates   only the updates the filter keeps
 //!     RunUpdate::Status { run: Run }                              queued / running / ended
 //!     RunUpdate::Event { session_id, run_id, event: AgentEvent }  canonical events, live
-//!     RunUpdate::Items { session_id, run_id, items: Vec<TimelineItem> }  each persisted batch
+//!     RunUpdate::Live { session_id, run_id, seq, ops }   what the run's reducer changed
 //!     A slow subscriber gets consecutive deltas of an item merged, never dropped; only
 //!     past fanout::DEFAULT_CAP waiting non-mergeable updates does `recv` return
 //!     Err(RecvError::Overflowed(n)): re-read with Desk::load_timeline / list_runs.
@@ -36,8 +36,16 @@
 //!
 //! Approvals: `approval.requested` / `question.asked` go through `ApprovalQueue::request`
 //! with the run's policy (profile rules decide without reaching the pending set; the
-//! profile's deadline ends in a safe deny recorded as `timed_out`). Watch the pending set with
-//! `Desk::approvals().watch_pending()` / `.subscribe()`.
+//! profile's deadline ends in a safe deny recorded as `timed_out`) *before* the event reaches
+//! the recorder, so the item is made naming the approval's id. The queue's record is the
+//! approval's only state; watch it with `Desk::approvals().watch_pending()` / `.subscribe()`.
+//! A request the engine withdraws (`approval.resolved` expired/cancelled, a question left
+//! unanswered) ends the record too.
+//!
+//! The pipeline of a run (see [`crate::pipeline`]): the pump publishes the adapter's events
+//! (`RunUpdate::Event`) and hands them to the recorder, which applies them through the run's
+//! one reducer; that reducer publishes the live ops. This module imports `pipeline`,
+//! `recorder`, `approvals` and `engines`; `live` and `fanout` never import it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -49,18 +57,16 @@ use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest,
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
-    Approval, ApprovalChange, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy,
-    ItemStatus, Run, RunStatus, TimelineItem,
+    Approval, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, ItemStatus, Run,
+    RunStatus,
 };
 use agentdesk_store::{now_ms, RunEnd, StoreError};
-use tokio::sync::{broadcast, mpsc};
-
-use crate::fanout::{Fanout, Subscription};
+use tokio::sync::mpsc;
 
 use crate::engines::{inactivity_timeout, typed_image_path, Engines};
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
-    RunRecorder, RunReducer,
+    RunRecorder,
 };
 
 /// Events waiting for the recorder (it writes once a second; this only absorbs bursts).
@@ -68,35 +74,7 @@ const RECORDER_BACKLOG: usize = 1024;
 /// How long `shutdown` lets interrupted runs end on their own before stopping them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(15);
 
-/// What the shell and the CLI see of runs, live.
-#[derive(Debug, Clone)]
-pub enum RunUpdate {
-    /// A run was queued, started, or ended (`run.status`).
-    Status { run: Run },
-    /// A canonical event of a running run, as the engine adapter produced it.
-    Event {
-        session_id: SessionId,
-        run_id: RunId,
-        event: AgentEvent,
-    },
-    /// Timeline items just written (at most about one batch per second per run).
-    Items {
-        session_id: SessionId,
-        run_id: RunId,
-        items: Vec<TimelineItem>,
-    },
-    /// What the run's events changed in its timeline, as the window's live view applies it;
-    /// `seq` counts per run (see [`crate::live`]).
-    Live {
-        session_id: SessionId,
-        run_id: RunId,
-        seq: u64,
-        ops: Vec<agentdesk_protocol::ui::LiveOp>,
-    },
-}
-
-/// One subscriber's queue of run updates.
-pub type RunUpdates = Subscription<RunUpdate>;
+pub use crate::pipeline::{RunUpdate, RunUpdates};
 
 /// A run this process drives; `Default` is one just registered, its engine not started.
 #[derive(Default)]
@@ -117,9 +95,6 @@ pub(crate) struct Runs {
     /// Serialises "is the session busy? then queue, else start" against "a run ended: start
     /// the next queued one", so a queued run is never stranded.
     start_lock: tokio::sync::Mutex<()>,
-    updates: Fanout<RunUpdate>,
-    /// The in-memory timeline of each active run, for live views opened mid-run.
-    pub(crate) live: crate::live::LiveRuns,
     shutting_down: AtomicBool,
     /// Runs given up on because they could not be saved (see `run_faults`).
     pub(crate) faults: Arc<crate::run_faults::StorageFaults>,
@@ -145,8 +120,6 @@ impl Default for Runs {
             engines: Engines::default(),
             active: Mutex::default(),
             start_lock: tokio::sync::Mutex::new(()),
-            updates: Fanout::default(),
-            live: Default::default(),
             shutting_down: AtomicBool::new(false),
             faults: Default::default(),
             indexer: Default::default(),
@@ -166,41 +139,6 @@ impl Runs {
     fn leave_active(&self, run_id: &RunId) {
         lock(&self.active).remove(run_id);
         self.left_active.notify_waiters();
-    }
-
-    pub(crate) fn publish(&self, update: RunUpdate) {
-        // No subscriber is fine: nobody is looking.
-        self.updates.publish(update);
-    }
-
-    /// Feed an engine event to the run's live timeline and publish what it changed.
-    pub(crate) fn publish_live_event(
-        &self,
-        session_id: &SessionId,
-        run_id: &RunId,
-        ev: &AgentEvent,
-    ) {
-        self.live.apply_event_then(run_id, ev, |c| {
-            self.publish(RunUpdate::Live {
-                session_id: session_id.clone(),
-                run_id: run_id.clone(),
-                seq: c.seq,
-                ops: c.ops,
-            })
-        });
-    }
-
-    /// Reflect an approval's record in the run's live timeline and publish the change.
-    pub(crate) fn publish_live_approval(&self, approval: &Approval) {
-        self.live
-            .apply_approval_then(&approval.run_id, approval, |c| {
-                self.publish(RunUpdate::Live {
-                    session_id: approval.session_id.clone(),
-                    run_id: approval.run_id.clone(),
-                    seq: c.seq,
-                    ops: c.ops,
-                })
-            });
     }
 }
 
@@ -236,28 +174,6 @@ impl Responder for HandleResponder {
 }
 
 impl Desk {
-    /// Live run updates (status, canonical events, written timeline items), every one
-    /// (deltas merged while the subscriber is behind).
-    pub fn subscribe_runs(&self) -> RunUpdates {
-        self.runs.updates.subscribe()
-    }
-
-    /// Every run update exactly as published, nothing merged: for tests that count what
-    /// the core published (a consumer wants `subscribe_runs`).
-    #[doc(hidden)]
-    pub fn subscribe_runs_unmerged(&self) -> RunUpdates {
-        self.runs.updates.subscribe_unmerged()
-    }
-
-    /// Only the run updates `keep` accepts: the rest are never queued for this subscriber
-    /// (a consumer of statuses holds no copy of a streaming answer).
-    pub fn subscribe_runs_where(
-        &self,
-        keep: impl Fn(&RunUpdate) -> bool + Send + Sync + 'static,
-    ) -> RunUpdates {
-        self.runs.updates.subscribe_where(keep)
-    }
-
     /// Runs this process is driving now.
     pub fn active_run_ids(&self) -> Vec<RunId> {
         lock(&self.runs.active).keys().cloned().collect()
@@ -281,7 +197,8 @@ impl Desk {
         }
         let _guard = self.runs.start_lock.lock().await;
         let run = self.create_run(session_id, text, attachments).await?;
-        self.runs.publish(RunUpdate::Status { run: run.clone() });
+        self.pipeline
+            .publish(RunUpdate::Status { run: run.clone() });
         if run.status == RunStatus::Running {
             self.spawn_run(run.clone());
         }
@@ -306,7 +223,7 @@ impl Desk {
         match run.status {
             RunStatus::Queued => {
                 let run = self.cancel_queued_run(run_id).await?;
-                self.runs.publish(RunUpdate::Status { run });
+                self.pipeline.publish(RunUpdate::Status { run });
                 Ok(())
             }
             s if s.is_terminal() => Err(CoreError::InvalidInput(format!(
@@ -419,7 +336,7 @@ impl Desk {
         if let Ok(runs) = self.store.active_runs().await {
             for r in runs.into_iter().filter(|r| r.status == RunStatus::Queued) {
                 if let Ok(run) = self.cancel_queued_run(&r.id).await {
-                    self.runs.publish(RunUpdate::Status { run });
+                    self.pipeline.publish(RunUpdate::Status { run });
                 }
             }
         }
@@ -439,9 +356,9 @@ impl Desk {
 
     async fn publish_status(&self, run_id: &RunId) {
         if let Some(run) = self.runs.faults.unrecorded(run_id) {
-            self.runs.publish(RunUpdate::Status { run });
+            self.pipeline.publish(RunUpdate::Status { run });
         } else if let Ok(run) = self.store.get_run(run_id).await {
-            self.runs.publish(RunUpdate::Status { run });
+            self.pipeline.publish(RunUpdate::Status { run });
         }
     }
 
@@ -517,13 +434,14 @@ impl Desk {
         let Some(next) = queued else { return };
         if self.runs.shutting_down.load(Ordering::SeqCst) {
             if let Ok(run) = self.cancel_queued_run(&next.id).await {
-                self.runs.publish(RunUpdate::Status { run });
+                self.pipeline.publish(RunUpdate::Status { run });
             }
             return;
         }
         match self.store.start_run(&next.id, None, now_ms()).await {
             Ok(run) => {
-                self.runs.publish(RunUpdate::Status { run: run.clone() });
+                self.pipeline
+                    .publish(RunUpdate::Status { run: run.clone() });
                 self.spawn_run(run);
             }
             Err(e) => tracing::warn!(run = %next.id, error = %e, "queued run could not start"),
@@ -554,30 +472,12 @@ impl Desk {
         let input = self.run_input(run).await?;
 
         let (tx, rx) = mpsc::channel(RECORDER_BACKLOG);
-        let (items_tx, mut items_rx) = mpsc::unbounded_channel();
-        let recorder = RunRecorder::new(
-            self.store.clone(),
-            &session.id,
-            RunReducer::new(&session.id, &run.id),
-        )
-        .approvals(self.approvals.clone())
-        .storage_retry_budget(self.runs.faults.budget())
-        .sink(items_tx);
+        // The run's one reducer: the recorder drives it, the live views watch it.
+        let timeline = self.pipeline.start(&session.id, &run.id);
+        let recorder = RunRecorder::with_timeline(self.store.clone(), &session.id, timeline)
+            .approvals(self.approvals.clone())
+            .storage_retry_budget(self.runs.faults.budget());
         let mut recording = tokio::spawn(recorder.run(rx));
-        self.runs.live.start(&session.id, &run.id);
-        let runs = self.runs.clone();
-        let (sid, rid) = (session.id.clone(), run.id.clone());
-        tokio::spawn(async move {
-            while let Some(items) = items_rx.recv().await {
-                runs.publish(RunUpdate::Items {
-                    session_id: sid.clone(),
-                    run_id: rid.clone(),
-                    items,
-                });
-            }
-        });
-        // Subscribed before the engine starts, so no decision of this run is missed.
-        let approvals_rx = self.approvals.subscribe();
 
         let started = match self.engine(session.engine).await {
             Ok(engine) => engine
@@ -602,7 +502,7 @@ impl Desk {
                     tx: &tx,
                     recording: &mut recording,
                 };
-                recorder_ended = self.pump(agent_run, approvals_rx, ctx).await;
+                recorder_ended = self.pump(agent_run, ctx).await;
             }
             Err(e) => {
                 // The code is the core's error code (engine_missing, engine_not_logged_in...):
@@ -612,12 +512,11 @@ impl Desk {
                     error: e.to_string(),
                     code: Some(e.code().as_str().into()),
                 };
-                self.runs.publish(RunUpdate::Event {
+                self.pipeline.publish(RunUpdate::Event {
                     session_id: session.id.clone(),
                     run_id: run.id.clone(),
                     event: event.clone(),
                 });
-                self.runs.publish_live_event(&session.id, &run.id, &event);
                 let _ = tx.send(RunInput::Event(event)).await;
             }
         }
@@ -627,7 +526,7 @@ impl Desk {
             None => recording.await,
         };
         // Everything is stored now (or the run failed): views read it from the database.
-        self.runs.live.finish(&run.id);
+        self.pipeline.finish(&run.id);
         recorded.map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
         Ok(())
     }
@@ -663,12 +562,7 @@ impl Desk {
 
     /// Returns the recorder's result when it ended before the run did (it could not save the
     /// run); the engine has been stopped then.
-    async fn pump(
-        &self,
-        mut agent_run: AgentRun,
-        mut approvals_rx: broadcast::Receiver<ApprovalChange>,
-        ctx: PumpContext<'_>,
-    ) -> Option<RecorderResult> {
+    async fn pump(&self, mut agent_run: AgentRun, ctx: PumpContext<'_>) -> Option<RecorderResult> {
         let PumpContext {
             session_id,
             run_id,
@@ -691,7 +585,8 @@ impl Desk {
                 control.interrupt();
             }
         }
-        let mut watching_approvals = true;
+        // Engine request id → the queue's approval, for requests the engine withdraws.
+        let mut asked: HashMap<String, ApprovalId> = HashMap::new();
         loop {
             tokio::select! {
                 ev = agent_run.next_event() => {
@@ -699,36 +594,31 @@ impl Desk {
                     // fails the run when its input closes.
                     let Some(ev) = ev else { break };
                     let terminal = ev.is_terminal();
-                    self.runs.publish(RunUpdate::Event {
+                    self.pipeline.publish(RunUpdate::Event {
                         session_id: session_id.clone(),
                         run_id: run_id.clone(),
                         event: ev.clone(),
                     });
-                    self.runs.publish_live_event(session_id, run_id, &ev);
-                    let ask = ApprovalAsk::from_event(session_id, run_id, &ev);
+                    if let Some(ask) = ApprovalAsk::from_event(session_id, run_id, &ev) {
+                        // Recorded first, so the event's item is made naming it.
+                        let request_id = ask.engine_request_id.clone();
+                        if let Some(id) = self.ask(ask, policy, &control).await {
+                            asked.insert(request_id.clone(), id.clone());
+                            let link = RunInput::Linked { request_id, approval_id: id };
+                            let _ = tx.send(link).await;
+                        }
+                    }
+                    self.withdrawn(&ev, &mut asked).await;
                     if tx.send(RunInput::Event(ev)).await.is_err() {
                         // The recorder is gone: the run must not go on unrecorded.
                         control.interrupt();
                         crate::run_faults::drain_stopped(&mut agent_run).await;
                         break;
                     }
-                    if let Some(ask) = ask {
-                        self.ask(ask, policy, &control, tx).await;
-                    }
                     if terminal {
                         break;
                     }
                 }
-                // `Added` is recorded from `ask()`'s return (rules decide without one).
-                change = approvals_rx.recv(), if watching_approvals => match change {
-                    Ok(ApprovalChange::Resolved { approval }) if approval.run_id == *run_id =>
-                    {
-                        self.runs.publish_live_approval(&approval);
-                        let _ = tx.send(RunInput::Approval(Box::new(approval))).await;
-                    }
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(broadcast::error::RecvError::Closed) => watching_approvals = false,
-                },
                 ended = &mut *recording => {
                     // The recorder gave up (it could not save the run): stop the engine rather
                     // than let it work on unrecorded (Codex: the turn is interrupted too).
@@ -742,14 +632,42 @@ impl Desk {
         None
     }
 
-    /// Hand an engine's request to the queue; rules may answer it at once.
+    /// The engine let a request go without a decision (it withdrew it, or its side of the
+    /// conversation ended): the record ends too, so no card waits for an answer nobody takes.
+    /// A request that was decided is no longer held by the queue: nothing happens then.
+    async fn withdrawn(&self, ev: &AgentEvent, asked: &mut HashMap<String, ApprovalId>) {
+        let (request_id, state) = match ev {
+            AgentEvent::ApprovalResolved {
+                request_id,
+                outcome: s @ (ApprovalState::Expired | ApprovalState::Cancelled),
+            } => (request_id, *s),
+            AgentEvent::QuestionAnswered {
+                request_id,
+                answers: None,
+            } => (request_id, ApprovalState::Expired),
+            AgentEvent::ApprovalResolved { request_id, .. }
+            | AgentEvent::QuestionAnswered { request_id, .. } => {
+                asked.remove(request_id);
+                return;
+            }
+            _ => return,
+        };
+        let Some(id) = asked.remove(request_id) else {
+            return;
+        };
+        if let Err(e) = self.approvals.withdraw(&id, state).await {
+            tracing::debug!(%id, error = %e, "a withdrawn request had already ended");
+        }
+    }
+
+    /// Hand an engine's request to the queue; rules may answer it at once. Returns the
+    /// approval's id, or `None` when it could not be recorded (then it was denied).
     async fn ask(
         &self,
         ask: ApprovalAsk,
         policy: &ApprovalPolicy,
         control: &RunHandle,
-        tx: &mpsc::Sender<RunInput>,
-    ) {
+    ) -> Option<ApprovalId> {
         let responder = Box::new(HandleResponder {
             control: control.clone(),
             request_id: ask.engine_request_id.clone(),
@@ -757,12 +675,7 @@ impl Desk {
         });
         let request_id = ask.engine_request_id.clone();
         match self.approvals.request(ask, policy, responder).await {
-            Ok(r) => {
-                self.runs.publish_live_approval(r.approval());
-                let _ = tx
-                    .send(RunInput::Approval(Box::new(r.approval().clone())))
-                    .await;
-            }
+            Ok(r) => Some(r.approval().id.clone()),
             Err(e) => {
                 // The request cannot be recorded, so it cannot be decided safely: deny it.
                 tracing::error!(request = %request_id, error = %e, "cannot record an approval; denied");
@@ -770,6 +683,7 @@ impl Desk {
                     "Agent Desk could not record this request: {e}"
                 ));
                 let _ = control.resolve_approval(&request_id, deny).await;
+                None
             }
         }
     }

@@ -1,19 +1,21 @@
 //! One reducer per run: canonical [`AgentEvent`]s in, timeline items out. Items are keyed
 //! `<run id>:<engine item id>` and updated in place (deltas append to the item), so what is
 //! persisted and sent is the latest state of each changed item, not every delta. An approval
-//! lives inside the tool item it is about (one card), like Zed's acp_thread.
+//! is shown inside the tool item it is about (one card), like Zed's acp_thread; the item
+//! holds only the approval's id (the queue's record is the approval: see
+//! [`crate::approvals`]), linked with [`RunReducer::link_approval`].
+//!
+//! The reducer keeps two sets of changed items: `dirty` (since the recorder's last write) and
+//! `changed` (since the live view's last op), so one reducer feeds both (see
+//! [`crate::pipeline`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalOutcome, DiagnosticSource, FileChangeKind, Question,
-    ToolKind, ToolStatus,
+    AgentEvent, ApprovalKind, DiagnosticSource, FileChangeKind, ToolKind, ToolStatus,
 };
-use agentdesk_protocol::ids::{RunId, SessionId};
-use agentdesk_protocol::ui::{
-    Approval, ApprovalKindName, ApprovalState, ItemApproval, ItemBody, ItemStatus, NoticeLevel,
-    RunStatus, TimelineItem,
-};
+use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
+use agentdesk_protocol::ui::{ItemBody, ItemStatus, NoticeLevel, RunStatus, TimelineItem};
 use serde_json::Value;
 
 /// How the run ended, as the reducer saw it.
@@ -32,9 +34,14 @@ pub struct RunReducer {
     run_id: RunId,
     items: Vec<TimelineItem>,
     by_id: HashMap<String, usize>,
+    /// Changed since the recorder last took them.
     dirty: BTreeSet<usize>,
+    /// Changed since the live view last took them.
+    changed: BTreeSet<usize>,
     /// Engine request id → item index holding that approval or question.
     requests: HashMap<String, usize>,
+    /// Engine request id → the queue's approval id, for requests whose item is not made yet.
+    links: HashMap<String, ApprovalId>,
     diagnostics: u64,
     outcome: Option<RunOutcome>,
     clock: Clock,
@@ -59,25 +66,6 @@ fn tool_status(s: ToolStatus) -> ItemStatus {
     }
 }
 
-fn kind_name(k: ApprovalKind) -> ApprovalKindName {
-    match k {
-        ApprovalKind::Command => ApprovalKindName::Command,
-        ApprovalKind::FileChange => ApprovalKindName::FileChange,
-        ApprovalKind::Permission => ApprovalKindName::Permission,
-        ApprovalKind::Tool => ApprovalKindName::Tool,
-    }
-}
-
-fn outcome_state(o: ApprovalOutcome) -> ApprovalState {
-    match o {
-        ApprovalOutcome::ApprovedOnce => ApprovalState::ApprovedOnce,
-        ApprovalOutcome::ApprovedForSession => ApprovalState::ApprovedSession,
-        ApprovalOutcome::Denied => ApprovalState::Denied,
-        ApprovalOutcome::Expired => ApprovalState::Expired,
-        ApprovalOutcome::Cancelled => ApprovalState::Cancelled,
-    }
-}
-
 impl RunReducer {
     pub fn new(session_id: &SessionId, run_id: &RunId) -> RunReducer {
         Self::with_clock(session_id, run_id, Box::new(agentdesk_store::now_ms))
@@ -91,7 +79,9 @@ impl RunReducer {
             items: Vec::new(),
             by_id: HashMap::new(),
             dirty: BTreeSet::new(),
+            changed: BTreeSet::new(),
             requests: HashMap::new(),
+            links: HashMap::new(),
             diagnostics: 0,
             outcome: None,
             clock,
@@ -110,7 +100,7 @@ impl RunReducer {
         self.outcome.as_ref()
     }
 
-    /// Items changed since the last call, in timeline order.
+    /// Items changed since the last call, in timeline order (what the recorder writes).
     pub fn take_dirty(&mut self) -> Vec<TimelineItem> {
         std::mem::take(&mut self.dirty)
             .into_iter()
@@ -118,9 +108,22 @@ impl RunReducer {
             .collect()
     }
 
-    /// Forget which items changed (the live view sent a delta instead of the item).
-    pub fn clear_dirty(&mut self) {
-        self.dirty.clear();
+    /// Items changed since the last call, in timeline order (what the live view sends).
+    pub fn take_changed(&mut self) -> Vec<TimelineItem> {
+        std::mem::take(&mut self.changed)
+            .into_iter()
+            .filter_map(|i| self.items.get(i).cloned())
+            .collect()
+    }
+
+    /// Forget which items the live view has not seen (it sent a delta instead of the item).
+    pub fn clear_changed(&mut self) {
+        self.changed.clear();
+    }
+
+    fn touch(&mut self, i: usize) {
+        self.dirty.insert(i);
+        self.changed.insert(i);
     }
 
     /// Whether the item this engine item id maps to exists yet.
@@ -167,7 +170,7 @@ impl RunReducer {
                 i
             }
         };
-        self.dirty.insert(idx);
+        self.touch(idx);
         idx
     }
 
@@ -227,18 +230,10 @@ impl RunReducer {
                     output: String::new(),
                     exit_code: None,
                     files: Vec::new(),
-                    approval: None,
+                    approval_id: None,
                 },
             )
         })
-    }
-
-    fn approval_mut(&mut self, idx: usize) -> Option<&mut ItemApproval> {
-        match &mut self.items.get_mut(idx)?.body {
-            ItemBody::Tool { approval, .. } => approval.as_mut(),
-            ItemBody::Approval { approval } => Some(approval),
-            _ => None,
-        }
     }
 
     /// Apply one event. Returns true when it ended the run. A flat mapping: each kind of
@@ -268,12 +263,7 @@ impl RunReducer {
                 item_id,
                 kind,
                 output,
-            } => {
-                let i = self.tool_item(item_id, *kind);
-                if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
-                    o.push_str(output);
-                }
-            }
+            } => self.on_tool_updated(item_id, *kind, output),
             AgentEvent::ToolCompleted { .. } => self.on_tool_completed(ev),
             AgentEvent::FileChanged {
                 item_id,
@@ -281,55 +271,74 @@ impl RunReducer {
                 kind,
                 diff,
             } => self.on_file_changed(item_id, path, *kind, diff),
-            AgentEvent::ApprovalRequested { .. } => self.on_approval_requested(ev),
-            AgentEvent::ApprovalResolved {
+            AgentEvent::ApprovalRequested {
                 request_id,
-                outcome,
-            } => self.on_approval_resolved(request_id, *outcome),
+                kind,
+                item_id,
+                ..
+            } => self.on_approval_requested(request_id, *kind, item_id.as_deref()),
+            // How a request ended is the queue's record, not the item's.
+            AgentEvent::ApprovalResolved { .. } | AgentEvent::QuestionAnswered { .. } => {}
             AgentEvent::QuestionAsked {
                 request_id,
                 item_id,
-                questions,
-            } => self.on_question_asked(request_id, item_id.as_deref(), questions),
-            AgentEvent::QuestionAnswered {
-                request_id,
-                answers,
-            } => self.on_question_answered(request_id, answers.as_ref()),
-            AgentEvent::Usage {
-                input,
-                cached,
-                output,
-                reasoning,
-                cost_usd,
-            } => {
-                let body = ItemBody::Usage {
-                    input: *input,
-                    cached: *cached,
-                    output: *output,
-                    reasoning: *reasoning,
-                    cost_usd: *cost_usd,
-                };
-                let key = self.key("usage");
-                let i = self.push_new(key, ItemStatus::Completed, body.clone());
-                self.items[i].body = body;
-            }
+                ..
+            } => self.on_question_asked(request_id, item_id.as_deref()),
+            AgentEvent::Usage { .. } => self.on_usage(ev),
             AgentEvent::EngineDiagnostic {
                 source,
                 message,
                 raw,
             } => self.on_diagnostic(*source, message, raw.as_ref()),
-            AgentEvent::RunCompleted { stop_reason } => {
-                self.finish(RunOutcome {
-                    status: RunStatus::Completed,
-                    stop_reason: Some(stop_reason.clone()),
-                    error: None,
-                });
+            AgentEvent::RunCompleted { .. }
+            | AgentEvent::RunFailed { .. }
+            | AgentEvent::RunInterrupted {} => {
+                self.on_run_end(ev);
                 return true;
             }
-            AgentEvent::RunFailed { error, code } => {
-                self.on_run_failed(error, code.as_deref());
-                return true;
-            }
+        }
+        false
+    }
+
+    fn on_tool_updated(&mut self, item_id: &str, kind: ToolKind, output: &str) {
+        let i = self.tool_item(item_id, kind);
+        if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
+            o.push_str(output);
+        }
+    }
+
+    fn on_usage(&mut self, ev: &AgentEvent) {
+        let AgentEvent::Usage {
+            input,
+            cached,
+            output,
+            reasoning,
+            cost_usd,
+        } = ev
+        else {
+            return;
+        };
+        let body = ItemBody::Usage {
+            input: *input,
+            cached: *cached,
+            output: *output,
+            reasoning: *reasoning,
+            cost_usd: *cost_usd,
+        };
+        let key = self.key("usage");
+        let i = self.push_new(key, ItemStatus::Completed, body.clone());
+        self.items[i].body = body;
+    }
+
+    /// A terminal event: the run's end row and outcome.
+    fn on_run_end(&mut self, ev: &AgentEvent) {
+        match ev {
+            AgentEvent::RunCompleted { stop_reason } => self.finish(RunOutcome {
+                status: RunStatus::Completed,
+                stop_reason: Some(stop_reason.clone()),
+                error: None,
+            }),
+            AgentEvent::RunFailed { error, code } => self.on_run_failed(error, code.as_deref()),
             AgentEvent::RunInterrupted {} => {
                 self.end_notice(NoticeLevel::Info, "Interrupted".into());
                 self.finish(RunOutcome {
@@ -337,10 +346,9 @@ impl RunReducer {
                     stop_reason: None,
                     error: None,
                 });
-                return true;
             }
+            _ => {}
         }
-        false
     }
 
     fn on_tool_started(&mut self, item_id: &str, kind: ToolKind, name: &str, input: &Value) {
@@ -406,7 +414,7 @@ impl RunReducer {
         };
         match self.by_id.get(&self.key(item_id)).copied() {
             Some(i) if matches!(self.items[i].body, ItemBody::Tool { .. }) => {
-                self.dirty.insert(i);
+                self.touch(i);
                 if let ItemBody::Tool { files, .. } = &mut self.items[i].body {
                     match files.iter_mut().find(|f| f.path == path) {
                         Some(f) => *f = file,
@@ -438,32 +446,34 @@ impl RunReducer {
         }
     }
 
-    /// On its tool's card when it names one, else a row of its own.
-    fn on_approval_requested(&mut self, ev: &AgentEvent) {
-        let AgentEvent::ApprovalRequested {
-            request_id,
-            kind,
-            item_id,
-            command,
-            cwd,
-            files,
-            reason,
-            ..
-        } = ev
-        else {
-            return;
-        };
-        let approval = ItemApproval {
-            approval_id: None,
-            request_id: request_id.clone(),
-            kind: kind_name(*kind),
-            command: command.clone(),
-            cwd: cwd.clone(),
-            files: files.clone(),
-            reason: reason.clone(),
-            state: ApprovalState::Pending,
-            decided_by: None,
-        };
+    /// The queue recorded the engine request `request_id` as approval `id`: the item showing
+    /// it names it (now, or when the request's event makes the item).
+    pub fn link_approval(&mut self, request_id: &str, id: ApprovalId) {
+        match self.requests.get(request_id).copied() {
+            Some(i) => {
+                if let ItemBody::Tool { approval_id, .. }
+                | ItemBody::Approval { approval_id }
+                | ItemBody::Question { approval_id } = &mut self.items[i].body
+                {
+                    *approval_id = Some(id);
+                }
+                self.touch(i);
+            }
+            None => {
+                self.links.insert(request_id.to_owned(), id);
+            }
+        }
+    }
+
+    /// On its tool's card when it names one, else a row of its own (done at once: the row
+    /// only points at the record, which says how the request is doing).
+    fn on_approval_requested(
+        &mut self,
+        request_id: &str,
+        kind: ApprovalKind,
+        item_id: Option<&str>,
+    ) {
+        let id = self.links.remove(request_id);
         let i = match item_id {
             Some(tool_id) => {
                 let tk = match kind {
@@ -472,43 +482,24 @@ impl RunReducer {
                     _ => ToolKind::Other,
                 };
                 let i = self.tool_item(tool_id, tk);
-                if let ItemBody::Tool { approval: a, .. } = &mut self.items[i].body {
-                    *a = Some(approval);
+                if let ItemBody::Tool { approval_id, .. } = &mut self.items[i].body {
+                    *approval_id = id;
                 }
                 i
             }
             None => {
                 let key = self.key(&format!("approval:{request_id}"));
-                self.push_new(key, ItemStatus::Running, ItemBody::Approval { approval })
+                self.push_new(
+                    key,
+                    ItemStatus::Completed,
+                    ItemBody::Approval { approval_id: id },
+                )
             }
         };
-        self.requests.insert(request_id.clone(), i);
+        self.requests.insert(request_id.to_owned(), i);
     }
 
-    fn on_approval_resolved(&mut self, request_id: &str, outcome: ApprovalOutcome) {
-        let Some(&i) = self.requests.get(request_id) else {
-            return;
-        };
-        self.dirty.insert(i);
-        let standalone = matches!(self.items[i].body, ItemBody::Approval { .. });
-        if let Some(a) = self.approval_mut(i) {
-            // The queue's record (set_approval) is authoritative: it knows a timeout from a
-            // deny. The engine's word only fills a gap.
-            if a.state == ApprovalState::Pending {
-                a.state = outcome_state(outcome);
-            }
-        }
-        if standalone {
-            self.items[i].status = ItemStatus::Completed;
-        }
-    }
-
-    fn on_question_asked(
-        &mut self,
-        request_id: &str,
-        item_id: Option<&str>,
-        questions: &[Question],
-    ) {
+    fn on_question_asked(&mut self, request_id: &str, item_id: Option<&str>) {
         let mut key = self.key(item_id.unwrap_or(request_id));
         // Claude asks through a tool call (AskUserQuestion) whose id already names the tool
         // card: reusing that item would keep the tool body and lose the question, so the
@@ -520,49 +511,13 @@ impl RunReducer {
         {
             key = self.key(&format!("question:{request_id}"));
         }
+        let approval_id = self.links.remove(request_id);
         let i = self.push_new(
             key,
-            ItemStatus::Running,
-            ItemBody::Question {
-                request_id: request_id.to_owned(),
-                approval_id: None,
-                questions: questions.to_vec(),
-                answers: None,
-                state: ApprovalState::Pending,
-            },
+            ItemStatus::Completed,
+            ItemBody::Question { approval_id },
         );
         self.requests.insert(request_id.to_owned(), i);
-    }
-
-    fn on_question_answered(
-        &mut self,
-        request_id: &str,
-        answers: Option<&BTreeMap<String, Vec<String>>>,
-    ) {
-        let Some(&i) = self.requests.get(request_id) else {
-            return;
-        };
-        self.dirty.insert(i);
-        let item = &mut self.items[i];
-        item.status = ItemStatus::Completed;
-        if let ItemBody::Question {
-            questions,
-            answers: a,
-            state,
-            ..
-        } = &mut item.body
-        {
-            // The engine has the answer now; what is kept (the store, the window, exports)
-            // never holds a secret one (issue 19, item 8).
-            *a = answers.map(|x| crate::approvals::mask_secret_answers(questions, x));
-            if *state == ApprovalState::Pending {
-                *state = if answers.is_some() {
-                    ApprovalState::Answered
-                } else {
-                    ApprovalState::Expired
-                };
-            }
-        }
     }
 
     fn on_diagnostic(&mut self, source: DiagnosticSource, message: &str, raw: Option<&Value>) {
@@ -602,12 +557,12 @@ impl RunReducer {
     }
 
     /// Close what is still open: a completed run's unfinished messages are complete, any
-    /// other unfinished item was interrupted; approvals still pending expired.
+    /// other unfinished item was interrupted. (Approvals still pending are ended by the
+    /// queue when the run ends: their record says so, not the item.)
     fn finish(&mut self, outcome: RunOutcome) {
         let completed = outcome.status == RunStatus::Completed;
         for i in 0..self.items.len() {
             let item = &mut self.items[i];
-            let mut changed = false;
             if item.status == ItemStatus::Running {
                 let text_like = matches!(
                     item.body,
@@ -618,68 +573,9 @@ impl RunReducer {
                 } else {
                     ItemStatus::Interrupted
                 };
-                changed = true;
-            }
-            match &mut item.body {
-                ItemBody::Tool {
-                    approval: Some(a), ..
-                }
-                | ItemBody::Approval { approval: a }
-                    if a.state == ApprovalState::Pending =>
-                {
-                    a.state = ApprovalState::Expired;
-                    changed = true;
-                }
-                ItemBody::Question { state, .. } if *state == ApprovalState::Pending => {
-                    *state = ApprovalState::Expired;
-                    changed = true;
-                }
-                _ => {}
-            }
-            if changed {
-                self.dirty.insert(i);
+                self.touch(i);
             }
         }
         self.outcome = Some(outcome);
-    }
-
-    /// Reflect the queue's record of an approval (its durable id, state, who decided).
-    pub fn set_approval(&mut self, approval: &Approval) {
-        let Some(&i) = self.requests.get(&approval.engine_request_id) else {
-            return;
-        };
-        self.dirty.insert(i);
-        let decided = !approval.state.is_pending();
-        match &mut self.items[i].body {
-            ItemBody::Tool {
-                approval: Some(a), ..
-            }
-            | ItemBody::Approval { approval: a } => {
-                a.approval_id = Some(approval.id.clone());
-                a.state = approval.state;
-                a.decided_by = approval.decided_by;
-            }
-            ItemBody::Question {
-                approval_id,
-                state,
-                answers,
-                ..
-            } => {
-                *approval_id = Some(approval.id.clone());
-                *state = approval.state;
-                if let Some(a) = approval.decision.as_ref().and_then(|d| d.answers.clone()) {
-                    *answers = Some(a);
-                }
-            }
-            _ => {}
-        }
-        if decided
-            && matches!(
-                self.items[i].body,
-                ItemBody::Approval { .. } | ItemBody::Question { .. }
-            )
-        {
-            self.items[i].status = ItemStatus::Completed;
-        }
     }
 }

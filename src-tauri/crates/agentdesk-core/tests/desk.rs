@@ -3,8 +3,9 @@
 
 mod common;
 
-use agentdesk_core::{Desk, RunInput};
-use agentdesk_protocol::ui::{ItemStatus, RunStatus};
+use agentdesk_core::{ApprovalAnswer, ApprovalAsk, ApprovalPolicy, Desk, RunInput};
+use agentdesk_protocol::events::UserDecision;
+use agentdesk_protocol::ui::{DecidedBy, ItemStatus, RunStatus};
 use common::events;
 use tokio::sync::mpsc;
 
@@ -36,6 +37,24 @@ async fn a_session_lives_is_searched_exported_and_recovered() {
     let (tx, rx) = mpsc::channel(64);
     let task = tokio::spawn(common::recorder(&desk, &s.id, &r1.id).run(rx));
     for ev in events("codex_s2_approval_accept") {
+        // As the run's pump does: the request goes to the queue first (decided here by the
+        // user), and the item is made naming the record.
+        if let Some(ask) = ApprovalAsk::from_event(&s.id, &r1.id, &ev) {
+            let request_id = ask.engine_request_id.clone();
+            let policy = ApprovalPolicy::default();
+            let asked = desk.approvals().request(ask, &policy, Box::new(|_| {}));
+            let id = asked.await.unwrap().approval().id.clone();
+            let answer = ApprovalAnswer::Decision(UserDecision::ApproveOnce.into());
+            desk.approvals()
+                .decide(&id, answer, DecidedBy::User)
+                .await
+                .unwrap();
+            let link = RunInput::Linked {
+                request_id,
+                approval_id: id,
+            };
+            tx.send(link).await.unwrap();
+        }
         tx.send(RunInput::Event(ev)).await.unwrap();
     }
     assert_eq!(task.await.unwrap().unwrap().status, RunStatus::Completed);

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use agentdesk_protocol::events::{AgentEvent, ApprovalOutcome, UserDecision};
+use agentdesk_protocol::events::{AgentEvent, ApprovalState, UserDecision};
 use tokio::sync::oneshot;
 
 use crate::error::EngineError;
@@ -235,7 +235,7 @@ impl<T> PendingRequests<T> {
             .find(|(_, h)| matches(&h.request))
             .map(|(id, _)| id.clone());
         if let Some((id, h)) = found.and_then(|id| self.held.remove_entry(&id)) {
-            out.push(ended(id, h.question, ApprovalOutcome::Cancelled));
+            out.push(ended(id, h.question, ApprovalState::Cancelled));
         }
     }
 
@@ -245,14 +245,14 @@ impl<T> PendingRequests<T> {
         let mut all: Vec<(String, Held<T>)> = self.held.drain().collect();
         all.sort_by(|a, b| a.0.cmp(&b.0));
         for (id, h) in all {
-            out.push(ended(id, h.question, ApprovalOutcome::Expired));
+            out.push(ended(id, h.question, ApprovalState::Expired));
         }
     }
 }
 
 /// How a held request ended without the user: a question gets no answers, an approval the
 /// outcome.
-fn ended(request_id: String, question: bool, outcome: ApprovalOutcome) -> AgentEvent {
+fn ended(request_id: String, question: bool, outcome: ApprovalState) -> AgentEvent {
     if question {
         AgentEvent::QuestionAnswered {
             request_id,
@@ -268,14 +268,9 @@ fn ended(request_id: String, question: bool, outcome: ApprovalOutcome) -> AgentE
 
 /// `approval.resolved` for a user's decision.
 pub(crate) fn resolved(request_id: &str, decision: UserDecision) -> AgentEvent {
-    let outcome = match decision {
-        UserDecision::ApproveOnce => ApprovalOutcome::ApprovedOnce,
-        UserDecision::ApproveForSession => ApprovalOutcome::ApprovedForSession,
-        UserDecision::Deny => ApprovalOutcome::Denied,
-    };
     AgentEvent::ApprovalResolved {
         request_id: request_id.to_owned(),
-        outcome,
+        outcome: decision.into(),
     }
 }
 

@@ -1,6 +1,6 @@
 use std::sync::{Arc, Mutex};
 
-use agentdesk_protocol::events::{AgentEvent, ApprovalOutcome, UserDecision};
+use agentdesk_protocol::events::{AgentEvent, ApprovalState, UserDecision};
 use serde_json::json;
 
 use super::*;
@@ -42,7 +42,7 @@ fn expiring_ends_everything_in_arrival_order_and_withdrawing_cancels_one() {
         out,
         [AgentEvent::ApprovalResolved {
             request_id: ids[1].clone(),
-            outcome: ApprovalOutcome::Cancelled
+            outcome: ApprovalState::Cancelled
         }]
     );
     out.clear();
@@ -52,7 +52,7 @@ fn expiring_ends_everything_in_arrival_order_and_withdrawing_cancels_one() {
         [
             AgentEvent::ApprovalResolved {
                 request_id: ids[0].clone(),
-                outcome: ApprovalOutcome::Expired
+                outcome: ApprovalState::Expired
             },
             AgentEvent::QuestionAnswered {
                 request_id: ids[2].clone(),

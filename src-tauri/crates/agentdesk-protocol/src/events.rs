@@ -61,19 +61,6 @@ pub struct ApprovalFile {
     pub diff: String,
 }
 
-/// How an approval ended, as far as the engine side knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalOutcome {
-    ApprovedOnce,
-    ApprovedForSession,
-    Denied,
-    /// The engine went away (or the run ended) before anyone answered: not a denial.
-    Expired,
-    /// Withdrawn on purpose (e.g. the run was interrupted).
-    Cancelled,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionOption {
@@ -107,15 +94,68 @@ pub enum DiagnosticSource {
     Warning,
 }
 
-/// The user's (or a rule's) answer to an approval, engine-neutral. Adapters map it to the
-/// engine's wire decision (codex: accept / acceptForSession / decline — never `cancel`, which
-/// would also end the turn).
+/// What was decided on an approval, whoever decided it (the user in the app, the CLI or a
+/// notification; a profile rule; the deadline, which always denies): the one decision
+/// vocabulary from the engine adapters to the window. Adapters map it to the engine's wire
+/// decision (codex: accept / acceptForSession / decline — never `cancel`, which would also
+/// end the turn). Who decided is [`crate::ui::DecidedBy`]; what became of the approval is
+/// [`ApprovalState`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum UserDecision {
     ApproveOnce,
     ApproveForSession,
     Deny,
+}
+
+/// Where an approval (or a question) is in its life: `pending` → one of the others, exactly
+/// once. The one state vocabulary: the queue's record, the store, the engine's
+/// `approval.resolved` and the window all say it with this.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ApprovalState {
+    Pending,
+    ApprovedOnce,
+    ApprovedSession,
+    Denied,
+    /// The engine or the app went away before anyone answered. Not a denial.
+    Expired,
+    /// Withdrawn on purpose (the run was interrupted or the engine withdrew it).
+    Cancelled,
+    /// The profile's deadline passed: the engine got a safe deny, recorded as this.
+    TimedOut,
+    /// A question that got its answers.
+    Answered,
+}
+
+impl ApprovalState {
+    pub fn is_pending(self) -> bool {
+        self == Self::Pending
+    }
+}
+
+impl From<UserDecision> for ApprovalState {
+    fn from(d: UserDecision) -> Self {
+        match d {
+            UserDecision::ApproveOnce => Self::ApprovedOnce,
+            UserDecision::ApproveForSession => Self::ApprovedSession,
+            UserDecision::Deny => Self::Denied,
+        }
+    }
 }
 
 /// One canonical event. `itemId`s are the engine's item ids, stable within a run.
@@ -185,10 +225,11 @@ pub enum AgentEvent {
         #[serde(default)]
         detail: Option<Box<ApprovalDetail>>,
     },
+    /// How the request ended as far as the engine side knows (decided, expired, cancelled).
     #[serde(rename = "approval.resolved", rename_all = "camelCase")]
     ApprovalResolved {
         request_id: String,
-        outcome: ApprovalOutcome,
+        outcome: ApprovalState,
     },
     #[serde(rename = "question.asked", rename_all = "camelCase")]
     QuestionAsked {

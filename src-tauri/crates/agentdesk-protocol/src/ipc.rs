@@ -53,15 +53,15 @@ use serde::{Deserialize, Deserializer, Serialize};
 use ts_rs::{Config, TypeVisitor, TS};
 
 use crate::capabilities::EngineCapabilities;
+use crate::events::UserDecision;
 use crate::ids::{ApprovalId, ProfileId, RunId, SessionId, WorkspaceId};
 pub use crate::ipc_macro::{
     camel, percent_decode, raw_header, read_headers, read_json, Body, Command,
 };
 use crate::ui::{
-    AppInfo, Approval, Attachment, AttachmentRef, CardDecision, DataInfo, Engine, EngineHealth,
-    EngineInfo, ExportFormat, IpcError, LiveBatch, NotificationPrefs, Profile, ProfileError,
-    ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage,
-    UiSettings, Workspace,
+    AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
+    ExportFormat, IpcError, LiveBatch, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run,
+    SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -227,7 +227,8 @@ define_rpc! {
     export_session(ExportSessionArgs { session_id: SessionId, format: ExportFormat }) -> Result<Option<String>, IpcError>;
 
     /// Decide from a card; refused (`conflict`) when the request is no longer pending.
-    decide_approval(DecideApprovalArgs { approval_id: ApprovalId, decision: CardDecision, message: Option<String> }) -> Result<Approval, IpcError>;
+    /// `stop` goes with a deny only: deny and end the run.
+    decide_approval(DecideApprovalArgs { approval_id: ApprovalId, decision: UserDecision, stop: bool, message: Option<String> }) -> Result<Approval, IpcError>;
     answer_question(AnswerQuestionArgs { approval_id: ApprovalId, answers: BTreeMap<String, Vec<String>> }) -> Result<Approval, IpcError>;
     /// Every pending request across sessions (the Approvals view).
     list_pending_approvals(ListPendingApprovalsArgs {}) -> Result<Vec<Approval>, IpcError>;

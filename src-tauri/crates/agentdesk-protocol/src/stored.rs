@@ -23,7 +23,7 @@ stored_names!(
     crate::ui::RunStatus,
     crate::ui::ItemStatus,
     crate::ui::ApprovalKindName,
-    crate::ui::ApprovalState,
+    crate::events::ApprovalState,
     crate::ui::DecidedBy,
     crate::ui::AttachmentKind,
 );

@@ -47,7 +47,6 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::RunStatus>(&cfg, &mut out);
     render::<ui::Run>(&cfg, &mut out);
     render::<ui::ItemStatus>(&cfg, &mut out);
-    render::<ui::ItemApproval>(&cfg, &mut out);
     render::<ui::AttachmentRef>(&cfg, &mut out);
     render::<ui::NoticeLevel>(&cfg, &mut out);
     render::<ui::ItemBody>(&cfg, &mut out);
@@ -63,7 +62,6 @@ fn expected() -> BTreeMap<String, String> {
     // The window's live session stream (issue 12).
     render::<ui::LiveBatch>(&cfg, &mut out);
     render::<ui::LiveOp>(&cfg, &mut out);
-    render::<ui::CardDecision>(&cfg, &mut out);
     render::<ui::SessionActivity>(&cfg, &mut out);
     // Settings, engine health, first run (issue 13).
     render::<ui::EngineHealth>(&cfg, &mut out);
@@ -87,6 +85,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<events::Question>(&cfg, &mut out);
     render::<events::QuestionOption>(&cfg, &mut out);
     render::<events::DiagnosticSource>(&cfg, &mut out);
+    render::<events::UserDecision>(&cfg, &mut out);
     // An approval's engine detail, one variant per engine request (issue 8).
     render::<approval_detail::ApprovalDetail>(&cfg, &mut out);
     render::<approval_detail::ClaudeToolDetail>(&cfg, &mut out);

@@ -396,6 +396,15 @@ async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
              '{{\"requestId\":\"1\",\"questions\":{questions},\"answers\":{answers},\"state\":\"answered\"}}',
              1, 1)"
         ),
+        // A tool card with the approval copied in, its id never filled in (found by request id).
+        "INSERT INTO timeline_items (id, session_id, run_id, seq, kind, payload, created_at,
+         updated_at)
+         VALUES ('t', 's', 'r', 2, 'tool',
+         '{\"toolKind\":\"command\",\"name\":\"Bash\",\"input\":null,\"output\":\"\",
+           \"exitCode\":null,\"files\":[],\"approval\":{\"approvalId\":null,\"requestId\":\"1\",
+           \"kind\":\"command\",\"command\":\"ls\",\"cwd\":null,\"files\":[],\"reason\":null,
+           \"state\":\"pending\",\"decidedBy\":null}}', 1, 1)"
+            .to_string(),
     ] {
         sqlx::query(&sql).execute(&store.pool).await.unwrap();
     }
@@ -410,19 +419,27 @@ async fn secret_answers_stored_in_clear_by_an_older_build_are_masked_on_open() {
         .fetch_one(&store.pool)
         .await
         .unwrap();
-    for stored in [&decision, &payload] {
-        let v: serde_json::Value = serde_json::from_str(stored).unwrap();
-        assert_eq!(
-            v["answers"]["token"],
-            serde_json::json!(["••••••"]),
-            "{stored}"
-        );
-        assert_eq!(
-            v["answers"]["name"],
-            serde_json::json!(["deploy"]),
-            "{stored}"
-        );
-    }
+    // The item names the record and keeps no copy of it (migration 0007): nothing to mask.
+    let item: serde_json::Value = serde_json::from_str(&payload).unwrap();
+    assert_eq!(item, serde_json::json!({"approvalId": "a"}), "{payload}");
+    let tool: String = sqlx::query_scalar("SELECT payload FROM timeline_items WHERE id = 't'")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    let tool: serde_json::Value = serde_json::from_str(&tool).unwrap();
+    assert_eq!(tool["approvalId"], "a", "{tool}");
+    assert!(tool.get("approval").is_none(), "{tool}");
+    let v: serde_json::Value = serde_json::from_str(&decision).unwrap();
+    assert_eq!(
+        v["answers"]["token"],
+        serde_json::json!(["••••••"]),
+        "{decision}"
+    );
+    assert_eq!(
+        v["answers"]["name"],
+        serde_json::json!(["deploy"]),
+        "{decision}"
+    );
     store.close().await;
     let _ = digest(&path);
     let bytes = std::fs::read(&path).unwrap();

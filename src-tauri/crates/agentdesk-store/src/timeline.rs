@@ -53,8 +53,28 @@ fn split(body: &ItemBody) -> Result<Split> {
     })
 }
 
+/// A payload as an older build stored it, read as today's: an approval (in a tool card or
+/// alone) was a copy of the queue's record, `approval: {approvalId, state, ...}`, and a
+/// question carried its questions, answers and state. Today an item names the approval by
+/// its id and nothing else (migration 0007 rewrites stored rows the same way; this keeps a
+/// row from a copied-in or restored database readable too).
+fn upgrade_payload(kind: &str, map: &mut Map<String, Value>) {
+    if matches!(kind, "tool" | "approval") {
+        if let Some(old) = map.remove("approval") {
+            let id = old.get("approvalId").cloned().unwrap_or(Value::Null);
+            map.entry("approvalId").or_insert(id);
+        }
+    }
+    if kind == "question" {
+        for old in ["requestId", "questions", "answers", "state"] {
+            map.remove(old);
+        }
+    }
+}
+
 fn join(kind: String, text: Option<String>, payload: &str) -> Result<ItemBody> {
     let mut map: Map<String, Value> = serde_json::from_str(payload)?;
+    upgrade_payload(&kind, &mut map);
     map.insert("kind".into(), Value::String(kind));
     if let Some(t) = text {
         map.insert("text".into(), Value::String(t));
@@ -201,5 +221,50 @@ impl Store {
                 .fetch_one(&self.pool)
                 .await?,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A payload an older build wrote (the approval copied into the item) still loads, as the
+    /// id it names.
+    #[test]
+    fn an_old_payload_with_the_approval_copied_in_still_loads() {
+        let tool = r#"{"toolKind":"command","name":"Bash","input":{"command":"ls"},"output":"",
+            "exitCode":0,"files":[],"approval":{"approvalId":"a1","requestId":"7","kind":"command",
+            "command":"ls","cwd":null,"files":[],"reason":null,"state":"denied","decidedBy":"user"}}"#;
+        match join("tool".into(), None, tool).unwrap() {
+            ItemBody::Tool { approval_id, .. } => assert_eq!(approval_id, Some("a1".into())),
+            other => panic!("{other:?}"),
+        }
+        let alone = r#"{"approval":{"approvalId":null,"requestId":"7","kind":"permission",
+            "command":null,"cwd":null,"files":[],"reason":null,"state":"pending","decidedBy":null}}"#;
+        assert_eq!(
+            join("approval".into(), None, alone).unwrap(),
+            ItemBody::Approval { approval_id: None }
+        );
+        let question = r#"{"requestId":"9","approvalId":"a9","questions":[],"answers":null,
+            "state":"pending"}"#;
+        assert_eq!(
+            join("question".into(), None, question).unwrap(),
+            ItemBody::Question {
+                approval_id: Some("a9".into())
+            }
+        );
+        // Today's payloads round-trip.
+        let body = ItemBody::Tool {
+            tool_kind: agentdesk_protocol::events::ToolKind::Command,
+            name: "Bash".into(),
+            input: Value::Null,
+            output: String::new(),
+            exit_code: None,
+            files: Vec::new(),
+            approval_id: Some("a2".into()),
+        };
+        let s = split(&body).unwrap();
+        assert_eq!(join(s.kind, s.text, &s.payload).unwrap(), body);
     }
 }

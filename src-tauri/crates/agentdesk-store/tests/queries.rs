@@ -360,7 +360,7 @@ async fn timeline_upserts_pages_and_indexes_messages() {
             output: "a\nb".into(),
             exit_code: Some(0),
             files: vec![],
-            approval: None,
+            approval_id: None,
         },
     ));
     store.upsert_timeline_items(&items).await.unwrap();

@@ -1,5 +1,5 @@
 import { useContext, useEffect, useRef, useState, type KeyboardEvent } from "react";
-import { errorOf, type Approval, type CardDecision } from "../../ipc";
+import { errorOf, type Approval, type UserDecision } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { DiffView } from "../session/DiffView";
 import { EngineCapabilitiesContext } from "./capabilities";
@@ -16,7 +16,17 @@ const KIND_TITLE: Record<CardData["kind"], string> = {
   question: "Answer this question?",
 };
 
-const SHORTCUTS: Record<string, CardDecision> = { a: "approve_once", s: "approve_session", d: "deny" };
+/** What a card's button decides: the decision, and whether a deny also ends the run. */
+interface Choice {
+  decision: UserDecision;
+  stop: boolean;
+}
+
+const APPROVE_ONCE: Choice = { decision: "approve_once", stop: false };
+const APPROVE_SESSION: Choice = { decision: "approve_for_session", stop: false };
+const DENY: Choice = { decision: "deny", stop: false };
+const DENY_AND_STOP: Choice = { decision: "deny", stop: true };
+const SHORTCUTS: Record<string, Choice> = { a: APPROVE_ONCE, s: APPROVE_SESSION, d: DENY };
 
 interface Props {
   data: CardData;
@@ -35,9 +45,8 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
   const [error, setError] = useState<string | null>(null);
   const ref = useRef<HTMLDivElement>(null);
   const pending = data.state === "pending";
-  const ready = pending && data.approvalId !== null && !busy;
-  // Approving waits until the card shows everything approving grants (the queue's detail).
-  const canApprove = ready && data.detailKnown;
+  const ready = pending && !busy;
+  const canApprove = ready;
   // An MCP elicitation's message is its reason: shown with the server, URL and fields.
   const reasonInGrant = readDetail(data.detail)?.source === "codexElicitation";
 
@@ -45,14 +54,14 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
     if (focused) ref.current?.focus();
   }, [focused]);
 
-  const decide = async (decision: CardDecision) => {
-    if (!ready || !data.approvalId) return;
-    if (decision.startsWith("approve") && !canApprove) return;
+  const decide = async ({ decision, stop }: Choice) => {
+    if (!ready) return;
+    if (decision !== "deny" && !canApprove) return;
     setBusy(true);
     setError(null);
     try {
-      const deny = decision === "deny" || decision === "deny_and_stop";
-      const approval = await ipc.decideApproval(data.approvalId, decision, deny && message.trim() ? message.trim() : null);
+      const deny = decision === "deny";
+      const approval = await ipc.decideApproval(data.approvalId, decision, stop, deny && message.trim() ? message.trim() : null);
       onDecided?.(approval);
     } catch (e) {
       setError(errorOf(e).message);
@@ -111,10 +120,10 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
       )}
       {pending && (
         <div className="approval-actions">
-          <button type="button" className="approve" disabled={!canApprove} title="Approve once (A)" onClick={() => decide("approve_once")}>
+          <button type="button" className="approve" disabled={!canApprove} title="Approve once (A)" onClick={() => decide(APPROVE_ONCE)}>
             Approve once
           </button>
-          <button type="button" disabled={!canApprove} title="Approve for session (S)" onClick={() => decide("approve_session")}>
+          <button type="button" disabled={!canApprove} title="Approve for session (S)" onClick={() => decide(APPROVE_SESSION)}>
             Approve for session
           </button>
           <span className="deny-group">
@@ -129,21 +138,20 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
               onKeyDown={(e) => {
                 if (e.key === "Enter") {
                   e.preventDefault();
-                  void decide("deny");
+                  void decide(DENY);
                 }
               }}
             />
-            <button type="button" className="deny" disabled={!ready} title="Deny (D)" onClick={() => decide("deny")}>
+            <button type="button" className="deny" disabled={!ready} title="Deny (D)" onClick={() => decide(DENY)}>
               Deny
             </button>
             {caps?.denyAndStop !== false && (
-              <button type="button" className="deny subtle" disabled={!ready} title="Deny and end the run" onClick={() => decide("deny_and_stop")}>
+              <button type="button" className="deny subtle" disabled={!ready} title="Deny and end the run" onClick={() => decide(DENY_AND_STOP)}>
                 Stop the run
               </button>
             )}
           </span>
           {caps?.denyMessage === false && <span className="muted small">This engine is not told the reason; it is kept with the decision.</span>}
-          {data.approvalId === null && <span className="muted small">Registering the request…</span>}
         </div>
       )}
       {error && (

@@ -253,9 +253,6 @@ export function GrantDetail({ data }: { data: CardData }) {
           </>
         )}
       </dl>
-      {data.state === "pending" && !data.detailKnown && data.approvalId !== null && (
-        <p className="muted small">Loading the request's details… Approving waits for them.</p>
-      )}
     </div>
   );
 }

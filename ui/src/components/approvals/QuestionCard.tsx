@@ -10,7 +10,7 @@ export function isMultiSelect(q: Question): boolean {
 }
 
 interface Props {
-  approvalId: string | null;
+  approvalId: string;
   questions: Question[];
   answers: Record<string, string[]> | null;
   state: ApprovalState;
@@ -45,7 +45,7 @@ export function QuestionCard({ approvalId, questions, answers, state, decidedBy,
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    if (!approvalId || !complete || busy) return;
+    if (!complete || busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -93,7 +93,7 @@ export function QuestionCard({ approvalId, questions, answers, state, decidedBy,
       {questions.map((q) => {
         const multi = isMultiSelect(q);
         return (
-          <fieldset key={q.id} className="question" disabled={busy || !approvalId}>
+          <fieldset key={q.id} className="question" disabled={busy}>
             <legend>
               {q.header && <span className="tag">{q.header}</span>} {q.question}
             </legend>
@@ -124,10 +124,9 @@ export function QuestionCard({ approvalId, questions, answers, state, decidedBy,
         );
       })}
       <div className="approval-actions">
-        <button type="submit" className="approve" disabled={!complete || busy || !approvalId}>
+        <button type="submit" className="approve" disabled={!complete || busy}>
           Submit answer
         </button>
-        {approvalId === null && <span className="muted small">Registering the question…</span>}
       </div>
       {error && (
         <p className="card-error" role="alert">

@@ -1,12 +1,12 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Approval, Ipc, ItemApproval, Question } from "../../ipc";
+import type { Ipc, Question } from "../../ipc";
 import type { ApprovalRequest } from "../../generated/ApprovalRequest";
 import { IpcContext } from "../../ipc/context";
 import { approval, fakeIpc, session } from "../../test/fakeIpc";
 import { ApprovalCard } from "./ApprovalCard";
 import { ApprovalsView } from "./ApprovalsView";
-import { fromApproval, fromItem } from "./decision";
+import { fromApproval } from "./decision";
 import { isMultiSelect, QuestionCard } from "./QuestionCard";
 import { segments } from "./VisibleText";
 
@@ -30,16 +30,17 @@ describe("ApprovalCard", () => {
   });
 
   it.each([
-    ["Approve once", "approve_once"],
-    ["Approve for session", "approve_session"],
-    ["Deny", "deny"],
-  ])("%s calls decide_approval with %s", async (name, decision) => {
+    ["Approve once", "approve_once", false],
+    ["Approve for session", "approve_for_session", false],
+    ["Deny", "deny", false],
+    ["Stop the run", "deny", true],
+  ])("%s calls decide_approval with %s (stop: %s)", async (name, decision, stop) => {
     const ipc = fakeIpc();
     card(ipc);
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name }));
     });
-    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", decision, null);
+    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", decision, stop, null);
   });
 
   it("Deny sends the optional message", async () => {
@@ -49,12 +50,12 @@ describe("ApprovalCard", () => {
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "Deny" }));
     });
-    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", "deny", "not on main");
+    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", "deny", false, "not on main");
   });
 
   it.each([
     ["a", "approve_once"],
-    ["s", "approve_session"],
+    ["s", "approve_for_session"],
     ["d", "deny"],
   ])("key %s on the focused card decides %s", async (key, decision) => {
     const ipc = fakeIpc();
@@ -64,7 +65,7 @@ describe("ApprovalCard", () => {
     await act(async () => {
       fireEvent.keyDown(group, { key });
     });
-    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", decision, null);
+    expect(ipc.decideApproval).toHaveBeenCalledWith("a1", decision, false, null);
   });
 
   it("typing in the message field does not trigger shortcuts", () => {
@@ -279,25 +280,6 @@ describe("ApprovalCard: what approving allows (issue 19 item 4)", () => {
     expect(group.textContent).not.toContain("\u202E");
   });
 
-  it("a card drawn from its timeline item alone waits for the queue's detail before it can be approved", () => {
-    const item: ItemApproval = { approvalId: "a1", requestId: "7", kind: "permission", command: null, cwd: "/repo", files: [], reason: null, state: "pending", decidedBy: null };
-    const durable: Approval = approval({ kind: "permission", request: request({ detail: { source: "codexPermissions", permissions: { network: { enabled: true } } } }) });
-    const { rerender } = render(
-      <IpcContext.Provider value={fakeIpc()}>
-        <ApprovalCard data={fromItem(item, undefined)} />
-      </IpcContext.Provider>,
-    );
-    expect((screen.getByRole("button", { name: "Approve once" }) as HTMLButtonElement).disabled).toBe(true);
-    expect((screen.getByRole("button", { name: "Approve for session" }) as HTMLButtonElement).disabled).toBe(true);
-    expect((screen.getByRole("button", { name: "Deny" }) as HTMLButtonElement).disabled).toBe(false);
-    rerender(
-      <IpcContext.Provider value={fakeIpc()}>
-        <ApprovalCard data={fromItem(item, durable)} />
-      </IpcContext.Provider>,
-    );
-    expect((screen.getByRole("button", { name: "Approve once" }) as HTMLButtonElement).disabled).toBe(false);
-    expect(grant().textContent).toContain("network");
-  });
 });
 
 describe("VisibleText segments", () => {

@@ -1,10 +1,11 @@
-import type { Approval, ApprovalFile, ApprovalState, DecidedBy, ItemApproval } from "../../ipc";
+import type { Approval, ApprovalFile, ApprovalState, DecidedBy } from "../../ipc";
 import { formatTime } from "../../util/format";
 
-/** Everything an approval card shows, from the item (where it happened) and the queue record. */
+/** Everything an approval card shows: the queue's record of the approval, the only state an
+ *  approval has (a timeline item only names it by id; the session store keeps the records). */
 export interface CardData {
-  approvalId: string | null;
-  kind: ItemApproval["kind"];
+  approvalId: string;
+  kind: Approval["kind"];
   tool: string | null;
   command: string | null;
   cwd: string | null;
@@ -15,9 +16,6 @@ export interface CardData {
   reason: string | null;
   /** The engine's detail (`ApprovalRequest.detail`): what else approving grants. */
   detail: unknown;
-  /** Whether `detail` is the queue record's: a card drawn only from its timeline item has
-   *  no detail yet, and cannot be approved until it has (it can be denied). */
-  detailKnown: boolean;
   state: ApprovalState;
   decidedBy: DecidedBy | null;
   decidedAt: number | null;
@@ -36,50 +34,11 @@ export function fromApproval(a: Approval): CardData {
     grantFiles: a.request.files.map(({ path, kind }) => ({ path, kind })),
     reason: a.request.reason,
     detail: a.request.detail ?? null,
-    detailKnown: true,
     state: a.state,
     decidedBy: a.decidedBy,
     decidedAt: a.decidedAt,
     message: a.decision?.message ?? null,
     rule: a.decision?.rule ?? null,
-  };
-}
-
-/** The item's view of the approval, updated by the queue record when there is one. */
-export function fromItem(item: ItemApproval, durable: Approval | undefined): CardData {
-  const base: CardData = {
-    approvalId: item.approvalId,
-    kind: item.kind,
-    tool: null,
-    command: item.command,
-    cwd: item.cwd,
-    files: item.files,
-    grantFiles: item.files.map(({ path, kind }) => ({ path, kind })),
-    reason: item.reason,
-    detail: null,
-    detailKnown: false,
-    state: item.state,
-    decidedBy: item.decidedBy,
-    decidedAt: null,
-    message: null,
-    rule: null,
-  };
-  if (!durable) return base;
-  const d = fromApproval(durable);
-  // Whichever says it is decided wins (the item may lag behind the queue, or the other way).
-  const decided = d.state !== "pending" ? d : base;
-  return {
-    ...base,
-    tool: d.tool,
-    // The queue record is what a decision grants: its detail, and its files when it has any.
-    grantFiles: d.grantFiles.length > 0 ? d.grantFiles : base.grantFiles,
-    detail: d.detail,
-    detailKnown: true,
-    state: decided.state,
-    decidedBy: decided.decidedBy ?? d.decidedBy,
-    decidedAt: d.decidedAt,
-    message: d.message,
-    rule: d.rule,
   };
 }
 

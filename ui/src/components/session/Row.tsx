@@ -3,7 +3,7 @@ import { useItem } from "../../state/hooks";
 import { isRunKey, runIdOf, splitChunkKey, type RowKey, type SessionStore } from "../../state/sessionStore";
 import { useApproval } from "../../state/hooks";
 import { ApprovalCard } from "../approvals/ApprovalCard";
-import { fromItem } from "../approvals/decision";
+import { fromApproval } from "../approvals/decision";
 import { QuestionCard } from "../approvals/QuestionCard";
 import { DiffView } from "./DiffView";
 import { AgentMessage, Notice, Reasoning, UserMessage } from "./items/Messages";
@@ -32,9 +32,9 @@ function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowK
   const { itemId, chunk } = splitChunkKey(rowKey);
   const item = useItem(store, itemId);
   rowStats.renders++;
-  const approvalId =
-    item?.body.kind === "approval" ? item.body.approval.approvalId : item?.body.kind === "question" ? item.body.approvalId : null;
-  const durable = useApproval(store, approvalId);
+  // An approval or question row names the queue's record; the record is what it shows.
+  const approvalId = item?.body.kind === "approval" || item?.body.kind === "question" ? item.body.approvalId : null;
+  const approval = useApproval(store, approvalId);
   if (!item) return <div className="row-missing" />;
   const body = item.body;
   switch (body.kind) {
@@ -49,25 +49,33 @@ function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowK
     case "file_change":
       return <DiffView path={body.path} kind={body.changeKind} diff={body.diff} />;
     case "approval":
-      return <ApprovalCard data={fromItem(body.approval, durable)} focused={focused} onDecided={(a) => store.applyApproval(a)} />;
-    case "question": {
-      const decided = durable && durable.state !== "pending" ? durable : null;
+      if (!approval) return <UnrecordedRequest recorded={body.approvalId !== null} />;
+      return <ApprovalCard data={fromApproval(approval)} focused={focused} onDecided={(a) => store.applyApproval(a)} />;
+    case "question":
+      if (!approval) return <UnrecordedRequest recorded={body.approvalId !== null} />;
       return (
         <QuestionCard
-          approvalId={body.approvalId}
-          questions={body.questions}
-          answers={body.answers ?? decided?.decision?.answers ?? null}
-          state={decided?.state ?? body.state}
-          decidedBy={decided?.decidedBy ?? null}
-          decidedAt={decided?.decidedAt ?? null}
+          approvalId={approval.id}
+          questions={approval.request.questions}
+          answers={approval.decision?.answers ?? null}
+          state={approval.state}
+          decidedBy={approval.decidedBy}
+          decidedAt={approval.decidedAt}
           focused={focused}
           onAnswered={(a) => store.applyApproval(a)}
         />
       );
-    }
     case "notice":
       return <Notice body={body} />;
     default:
       return <div className="row-missing" />;
   }
+}
+
+/** A request row whose record the view does not have: one the queue could not record (it
+ *  was denied then), or one whose record is still on its way. */
+function UnrecordedRequest({ recorded }: { recorded: boolean }) {
+  return (
+    <p className="muted small">{recorded ? "Registering the request…" : "A request Agent Desk could not record (denied)."}</p>
+  );
 }

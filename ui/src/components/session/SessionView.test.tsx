@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FileDropEvent, Ipc, LiveBatch, LiveOp } from "../../ipc";
 import { IpcContext } from "../../ipc/context";
 import { attachment, fakeIpc, session } from "../../test/fakeIpc";
-import { agent, approval, item, itemApproval, reset, run, tool, user } from "../../test/items";
+import { agent, approval, item, reset, run, tool, user } from "../../test/items";
 import { SessionView } from "./SessionView";
 import { timelineOptions } from "./Timeline";
 import { rowStats } from "./Row";
@@ -40,7 +40,7 @@ const timeline = [
   item("r1", "diag:1", { kind: "diagnostic", source: "stderr", message: "engine warning xyz", raw: null }),
   user("r2", "second"),
   user("r3", "third"),
-  tool("r3", "tool1", { approval: itemApproval() }),
+  tool("r3", "tool1", { approvalId: "a1" }),
   user("r4", "fourth"),
 ];
 const runs = [

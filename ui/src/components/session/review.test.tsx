@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { LiveBatch, LiveOp } from "../../ipc";
 import { IpcContext } from "../../ipc/context";
 import { fakeIpc, session } from "../../test/fakeIpc";
-import { item, itemApproval, reset, run, tool, user } from "../../test/items";
+import { approval, item, reset, run, tool, user } from "../../test/items";
 import { SessionView } from "./SessionView";
 import { timelineOptions } from "./Timeline";
 
@@ -43,9 +43,10 @@ describe("the chat window after review", () => {
       name: "apply_patch",
       input: null,
       files: [file],
-      approval: itemApproval({ kind: "file_change", command: null, files: [file], state: "approved_once", decidedBy: "user" }),
+      approvalId: "a1",
     });
-    push([reset([user("r1", "edit it"), change], [run({ id: "r1", status: "completed" })])]);
+    const record = approval({ kind: "file_change", request: { ...approval().request, command: null, files: [file] }, state: "approved_once", decidedBy: "user" });
+    push([reset([user("r1", "edit it"), change], [run({ id: "r1", status: "completed" })], [record])]);
     const log = screen.getByRole("log", { name: "Timeline" });
     expect(screen.getByRole("group", { name: "Approval" }).textContent).toContain("Approved once by you");
     expect(log.textContent?.split("new line").length).toBe(2);
@@ -58,18 +59,19 @@ describe("the chat window after review", () => {
       toolKind: "file_change",
       name: "apply_patch",
       input: null,
-      approval: itemApproval({ kind: "file_change", command: null, files: [file] }),
+      approvalId: "a1",
     });
-    push([reset([user("r1", "edit it"), change], [run({ id: "r1", status: "running", endedAt: null })])]);
+    const record = approval({ kind: "file_change", request: { ...approval().request, command: null, files: [file] } });
+    push([reset([user("r1", "edit it"), change], [run({ id: "r1", status: "running", endedAt: null })], [record])]);
     expect(screen.getByRole("group", { name: "Approval" }).textContent).toContain("new line");
   });
 
   it("a denied command says denied, in one wording", async () => {
     const { push } = open();
     await act(async () => {});
-    const denied = tool("r1", "t1", { approval: itemApproval({ state: "denied", decidedBy: "user" }) }, );
+    const denied = tool("r1", "t1", { approvalId: "a1" });
     denied.status = "declined";
-    push([reset([user("r1", "clean"), denied], [run({ id: "r1", status: "completed" })])]);
+    push([reset([user("r1", "clean"), denied], [run({ id: "r1", status: "completed" })], [approval({ state: "denied", decidedBy: "user" })])]);
     const log = screen.getByRole("log", { name: "Timeline" });
     expect(screen.getByRole("group", { name: "Approval" }).textContent).toContain("Denied by you");
     expect(log.textContent).not.toContain("declined");

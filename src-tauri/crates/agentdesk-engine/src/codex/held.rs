@@ -9,7 +9,7 @@ use agentdesk_protocol::approval_detail::{
     CodexPermissionsDetail,
 };
 use agentdesk_protocol::codex::{
-    ApprovalDecision, CommandExecutionRequestApprovalParams,
+    CommandExecutionApprovalDecision as ApprovalDecision, CommandExecutionRequestApprovalParams,
     CommandExecutionRequestApprovalResponse, FileChangeRequestApprovalParams,
     FileChangeRequestApprovalResponse, McpServerElicitationAction,
     McpServerElicitationRequestParams, McpServerElicitationRequestResponse, PermissionGrantScope,

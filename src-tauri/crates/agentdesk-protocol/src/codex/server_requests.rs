@@ -182,7 +182,7 @@ impl ServerRequest {
 /// Decision for command and file-change approvals. `Decline` lets the turn go on; `Cancel`
 /// also ends the turn — never use it for a plain "no".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum ApprovalDecision {
+pub enum CommandExecutionApprovalDecision {
     #[serde(rename = "accept")]
     Accept,
     #[serde(rename = "acceptForSession")]
@@ -198,8 +198,8 @@ pub enum ApprovalDecision {
     Other(Value),
 }
 
-pub type CommandExecutionApprovalDecision = ApprovalDecision;
-pub type FileChangeApprovalDecision = ApprovalDecision;
+/// Codex gives file changes the same decisions (its schema names the type twice).
+pub type FileChangeApprovalDecision = CommandExecutionApprovalDecision;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandExecutionRequestApprovalResponse {

@@ -259,29 +259,31 @@ fn unknown_methods_and_bad_params_are_kept() {
 
 #[test]
 fn decisions_serialize_like_codex() {
-    let enc = |d: ApprovalDecision| {
+    let enc = |d: CommandExecutionApprovalDecision| {
         serde_json::to_value(CommandExecutionRequestApprovalResponse { decision: d }).unwrap()
     };
     assert_eq!(
-        enc(ApprovalDecision::Accept),
+        enc(CommandExecutionApprovalDecision::Accept),
         serde_json::json!({"decision": "accept"})
     );
     assert_eq!(
-        enc(ApprovalDecision::AcceptForSession),
+        enc(CommandExecutionApprovalDecision::AcceptForSession),
         serde_json::json!({"decision": "acceptForSession"})
     );
     assert_eq!(
-        enc(ApprovalDecision::Decline),
+        enc(CommandExecutionApprovalDecision::Decline),
         serde_json::json!({"decision": "decline"})
     );
     assert_eq!(
-        enc(ApprovalDecision::Cancel),
+        enc(CommandExecutionApprovalDecision::Cancel),
         serde_json::json!({"decision": "cancel"})
     );
     assert_eq!(
-        enc(ApprovalDecision::AcceptWithExecpolicyAmendment {
-            execpolicy_amendment: vec!["touch".into()]
-        }),
+        enc(
+            CommandExecutionApprovalDecision::AcceptWithExecpolicyAmendment {
+                execpolicy_amendment: vec!["touch".into()]
+            }
+        ),
         serde_json::json!({"decision": {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["touch"]}}})
     );
     let p = PermissionsRequestApprovalResponse {

@@ -7,6 +7,7 @@ use serde_json::Value;
 use ts_rs::TS;
 
 use crate::approval_detail::ApprovalDetail;
+pub use crate::events::ApprovalState;
 use crate::events::{ApprovalFile, Question};
 use crate::ids::{ApprovalId, RunId, SessionId};
 
@@ -33,44 +34,6 @@ pub enum ApprovalKindName {
     Permission,
     Tool,
     Question,
-}
-
-/// `pending` → one of the others, exactly once.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum ApprovalState {
-    Pending,
-    ApprovedOnce,
-    ApprovedSession,
-    Denied,
-    /// The engine or the app went away before anyone answered. Not a denial.
-    Expired,
-    /// Withdrawn on purpose (the run was interrupted or the engine withdrew it).
-    Cancelled,
-    /// The profile's deadline passed: the engine got a safe deny, recorded as this.
-    TimedOut,
-    /// A question that got its answers.
-    Answered,
-}
-
-impl ApprovalState {
-    pub fn is_pending(self) -> bool {
-        self == Self::Pending
-    }
 }
 
 /// Who took the decision.
@@ -170,7 +133,8 @@ pub struct Approval {
 pub enum ApprovalChange {
     /// A new approval waits for the user.
     Added { approval: Approval },
-    /// An approval left the pending set (decided, expired, cancelled, timed out).
+    /// An approval left the pending set (decided, expired, cancelled, timed out), or was
+    /// decided by a rule the moment it was asked (it never was pending).
     Resolved { approval: Approval },
 }
 

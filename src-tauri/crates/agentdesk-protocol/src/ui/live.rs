@@ -66,17 +66,6 @@ pub struct SessionActivity {
     pub waiting: u32,
 }
 
-/// What the user chose on an approval card.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum CardDecision {
-    ApproveOnce,
-    ApproveSession,
-    Deny,
-    /// Deny and end the run.
-    DenyAndStop,
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -1,13 +1,11 @@
 //! Sessions, runs and the timeline they are made of.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-use super::{ApprovalKindName, ApprovalState, DecidedBy, Engine};
-use crate::events::{ApprovalFile, DiagnosticSource, FileChangeKind, Question, ToolKind};
+use super::Engine;
+use crate::events::{ApprovalFile, DiagnosticSource, FileChangeKind, ToolKind};
 use crate::ids::{ApprovalId, ProfileId, RunId, SessionId, WorkspaceId};
 
 /// A conversation with one engine, in one workspace, under one profile.
@@ -112,23 +110,6 @@ pub enum ItemStatus {
     Interrupted,
 }
 
-/// An approval as shown inside its tool card (or alone when it has no tool).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct ItemApproval {
-    /// The durable approval id, once the queue has it.
-    pub approval_id: Option<ApprovalId>,
-    /// The engine-side request id.
-    pub request_id: String,
-    pub kind: ApprovalKindName,
-    pub command: Option<String>,
-    pub cwd: Option<String>,
-    pub files: Vec<ApprovalFile>,
-    pub reason: Option<String>,
-    pub state: ApprovalState,
-    pub decided_by: Option<DecidedBy>,
-}
-
 /// A file attached to a user message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -165,6 +146,11 @@ pub enum ItemBody {
         text: String,
     },
     /// A tool call with its approval inside (one card).
+    ///
+    /// An approval is owned by the queue (its record, [`super::Approval`]): an item names it
+    /// by id and holds nothing else of it, so the card always shows the one record. Stored
+    /// items of older builds embedded a copy (`approval: {approvalId, state, ...}`); the store
+    /// reads them as their id.
     Tool {
         tool_kind: ToolKind,
         name: String,
@@ -174,7 +160,9 @@ pub enum ItemBody {
         exit_code: Option<i32>,
         /// Files the tool changed, with diffs.
         files: Vec<ApprovalFile>,
-        approval: Option<ItemApproval>,
+        /// The approval asked about this call, if any (the queue's id).
+        #[serde(default)]
+        approval_id: Option<ApprovalId>,
     },
     /// A file change reported without a tool call to hang it on.
     FileChange {
@@ -182,16 +170,17 @@ pub enum ItemBody {
         change_kind: FileChangeKind,
         diff: String,
     },
-    /// An approval with no tool call to hang it on.
+    /// An approval with no tool call to hang it on. `None` only when the queue could not
+    /// record it (the request was denied then).
     Approval {
-        approval: ItemApproval,
-    },
-    Question {
-        request_id: String,
+        #[serde(default)]
         approval_id: Option<ApprovalId>,
-        questions: Vec<Question>,
-        answers: Option<BTreeMap<String, Vec<String>>>,
-        state: ApprovalState,
+    },
+    /// A question (asked through the approval queue: its questions and answers are the
+    /// record's request and decision).
+    Question {
+        #[serde(default)]
+        approval_id: Option<ApprovalId>,
     },
     Notice {
         level: NoticeLevel,

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
-import type { TimelineItem } from "../../../ipc";
+import type { Approval, TimelineItem } from "../../../ipc";
 import { ApprovalCard } from "../../approvals/ApprovalCard";
-import { fromItem, type CardData } from "../../approvals/decision";
+import { fromApproval, type CardData } from "../../approvals/decision";
 import { useApproval } from "../../../state/hooks";
 import type { SessionStore } from "../../../state/sessionStore";
 import { DiffView } from "../DiffView";
@@ -20,12 +20,14 @@ function field(input: unknown, ...names: string[]): unknown {
   return undefined;
 }
 
-/** The command line and cwd of a tool call, whatever shape the engine gave its input. */
-export function commandOf(body: ToolBody): { command: string | null; cwd: string | null } {
+/** The command line and cwd of a tool call, whatever shape the engine gave its input (else
+ *  as its approval asked it). */
+export function commandOf(body: ToolBody, approval?: Approval): { command: string | null; cwd: string | null } {
   const raw = field(body.input, "command", "cmd");
-  const command = Array.isArray(raw) ? raw.map(String).join(" ") : typeof raw === "string" ? raw : body.approval?.command ?? null;
+  const asked = approval?.request;
+  const command = Array.isArray(raw) ? raw.map(String).join(" ") : typeof raw === "string" ? raw : asked?.command ?? null;
   const cwd = field(body.input, "cwd", "workdir", "working_directory");
-  return { command, cwd: typeof cwd === "string" ? cwd : body.approval?.cwd ?? null };
+  return { command, cwd: typeof cwd === "string" ? cwd : asked?.cwd ?? null };
 }
 
 function lineCount(text: string): number {
@@ -53,11 +55,12 @@ function withoutShown(data: CardData, shown: ToolBody["files"]): CardData {
 
 /** A tool call: the command with its cwd, exit code and output; changed files; its approval. */
 export function ToolCard({ store, item, body, focused }: { store: SessionStore; item: TimelineItem; body: ToolBody; focused: boolean }) {
-  const { command, cwd } = body.toolKind === "command" ? commandOf(body) : { command: null, cwd: null };
+  // The item names its approval; the record (kept by the session store) is the approval.
+  const approval = useApproval(store, body.approvalId);
+  const { command, cwd } = body.toolKind === "command" ? commandOf(body, approval) : { command: null, cwd: null };
   const lines = lineCount(body.output);
   const [open, setOpen] = useState<boolean | null>(null);
   const expanded = open ?? (item.status === "running" || lines <= COLLAPSE_OVER_LINES);
-  const durable = useApproval(store, body.approval?.approvalId ?? null);
   const input = body.toolKind !== "command" && body.input != null ? JSON.stringify(body.input, null, 2) : null;
   const trimmed = body.output.trimEnd();
   const lastLine = trimmed.slice(trimmed.lastIndexOf("\n") + 1);
@@ -112,8 +115,8 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
       {body.files.map((f) => (
         <DiffView key={f.path} path={f.path} kind={f.kind} diff={f.diff} />
       ))}
-      {body.approval && (
-        <ApprovalCard data={withoutShown(fromItem(body.approval, durable), body.files)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
+      {approval && (
+        <ApprovalCard data={withoutShown(fromApproval(approval), body.files)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
       )}
     </div>
   );
