@@ -81,9 +81,12 @@ impl AcpProfile {
         }
     }
 
-    /// "Allow always" may be chosen when the agent offers it.
+    /// "Approve for the session" may choose the agent's `allow_always`: only for a preset
+    /// whose grant is known to be exactly what the user saw (none so far). A custom agent's
+    /// grant is unknown, so it gets `allow_once` and Agent Desk's queue answers the exact
+    /// repeats itself (as for Claude Code).
     pub(crate) fn allow_always_allowed(&self) -> bool {
-        self.preset.is_none_or(|p| PresetSpec::of(p).allow_always)
+        self.preset.is_some_and(|p| PresetSpec::of(p).allow_always)
     }
 }
 
@@ -101,8 +104,11 @@ pub struct PresetSpec {
     /// Its `session/load` works (Gemini CLI 0.61.0's overwrites the saved session before
     /// reading it: "Invalid session identifier").
     pub load_session: bool,
-    /// Choosing its `allow_always` option works (Gemini CLI refuses it for edits in an
-    /// untrusted folder: "Cannot enable privileged approval modes").
+    /// Its `allow_always` grants exactly what was asked, so "approve for the session" may
+    /// choose it. Neither preset's does: opencode's is a wide rule (after "always" on
+    /// `touch one.txt` it ran `touch two.txt` unasked; after one write, it wrote another file
+    /// unasked), and Gemini CLI refuses it for edits in an untrusted folder ("Cannot enable
+    /// privileged approval modes").
     pub allow_always: bool,
 }
 
@@ -146,7 +152,7 @@ impl PresetSpec {
                     r#"{"edit":"ask","bash":"ask","webfetch":"ask"}"#,
                 )],
                 load_session: true,
-                allow_always: true,
+                allow_always: false,
             },
             AcpPreset::Gemini => Self {
                 preset,
@@ -184,7 +190,7 @@ mod tests {
         assert_eq!(p.args, ["acp", "--print-logs"]);
         assert_eq!(p.env[0].0, "OPENCODE_PERMISSION");
         assert!(p.env[0].1.contains(r#""edit":"ask""#));
-        assert!(p.load_allowed() && p.allow_always_allowed());
+        assert!(p.load_allowed() && !p.allow_always_allowed());
         assert_eq!(asks_before_acting(&opts), Some(true));
 
         let gemini = AcpOptions {
@@ -207,7 +213,7 @@ mod tests {
         };
         let p = AcpProfile::from_options(&custom, "/opt/agent".into());
         assert_eq!(p.args, ["serve"]);
-        assert!(p.load_allowed());
+        assert!(p.load_allowed() && !p.allow_always_allowed());
         assert_eq!(asks_before_acting(&custom), None);
         assert!(p.spawn_env().is_empty());
     }
