@@ -225,4 +225,5 @@ scenarios! {
     both: [always_is_exact, file_always_is_exact],
     codex: [symlinked_write_is_asked],
     claude: [read_outside_is_asked],
+    acp: [always_is_exact, file_always_is_exact],
 }
