@@ -1,10 +1,12 @@
 //! Export a session as Markdown (to read) or JSON (to process; everything stored).
 
+use agentdesk_protocol::events::Question;
 use agentdesk_protocol::ids::{ProfileId, SessionId};
 use agentdesk_protocol::ui::{
-    Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
-    SECRET_MASK,
+    Approval, ApprovalState, Attachment, ItemBody, ItemStatus, Profile, Run, Session,
+    TimelineItem, Usage, SECRET_MASK,
 };
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
@@ -229,18 +231,7 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
         ""
     };
     match &item.body {
-        ItemBody::UserMessage { text, .. } => {
-            md.push_str(&format!("### You\n\n{text}\n\n"));
-            for a in attachments {
-                md.push_str(&format!(
-                    "- Attachment: `{}` ({}, {} bytes)\n",
-                    a.name, a.mime, a.size
-                ));
-            }
-            if !attachments.is_empty() {
-                md.push('\n');
-            }
-        }
+        ItemBody::UserMessage { text, .. } => render_user_message(md, text, attachments),
         ItemBody::AgentMessage { text } => {
             md.push_str(&format!("### Agent{interrupted}\n\n{text}\n\n"))
         }
@@ -252,46 +243,7 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
                 .join("\n");
             md.push_str(&format!("> *Reasoning*\n>\n{quoted}\n\n"));
         }
-        ItemBody::Tool {
-            name,
-            input,
-            output,
-            exit_code,
-            files,
-            approval,
-            ..
-        } => {
-            md.push_str(&format!(
-                "**Tool `{name}`** — {}{interrupted}\n\n",
-                item.status.as_str()
-            ));
-            let command = input.get("command").and_then(|c| c.as_str());
-            match command {
-                Some(c) => md.push_str(&fenced("sh", c)),
-                None if !input.is_null() => md.push_str(&fenced(
-                    "json",
-                    &serde_json::to_string_pretty(input).unwrap_or_default(),
-                )),
-                None => {}
-            }
-            if let Some(a) = approval {
-                let by = a
-                    .decided_by
-                    .map(|d| format!(" by {}", d.as_str()))
-                    .unwrap_or_default();
-                md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
-            }
-            for f in files {
-                md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
-                md.push_str(&fenced("diff", &f.diff));
-            }
-            if !output.is_empty() {
-                md.push_str(&fenced("", output));
-            }
-            if let Some(code) = exit_code {
-                md.push_str(&format!("Exit code: {code}\n\n"));
-            }
-        }
+        ItemBody::Tool { .. } => render_tool(md, item, interrupted),
         ItemBody::FileChange {
             path,
             change_kind,
@@ -317,17 +269,7 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
             answers,
             state,
             ..
-        } => {
-            for q in questions {
-                md.push_str(&format!("**Question:** {}\n\n", q.question));
-                if let Some(a) = answers.as_ref().and_then(|a| a.get(&q.id)) {
-                    md.push_str(&format!("**Answer:** {}\n\n", a.join(", ")));
-                }
-            }
-            if answers.is_none() {
-                md.push_str(&format!("*({})*\n\n", state.as_str()));
-            }
-        }
+        } => render_questions(md, questions, answers.as_ref(), *state),
         ItemBody::Notice { text, .. } => md.push_str(&format!("*{text}*\n\n")),
         // Diagnostics are for the diagnostics view, not the conversation.
         ItemBody::Diagnostic { .. } => {}
@@ -348,6 +290,83 @@ fn render_item(md: &mut String, item: &TimelineItem, attachments: &[Attachment])
             };
             md.push_str(&format!("*Usage: {}*\n\n", usage_line(&u)));
         }
+    }
+}
+
+fn render_user_message(md: &mut String, text: &str, attachments: &[Attachment]) {
+    md.push_str(&format!("### You\n\n{text}\n\n"));
+    for a in attachments {
+        md.push_str(&format!(
+            "- Attachment: `{}` ({}, {} bytes)\n",
+            a.name, a.mime, a.size
+        ));
+    }
+    if !attachments.is_empty() {
+        md.push('\n');
+    }
+}
+
+/// A tool call: its command (or input as JSON), the approval it needed, the files it
+/// changed, its output and exit code.
+fn render_tool(md: &mut String, item: &TimelineItem, interrupted: &str) {
+    let ItemBody::Tool {
+        name,
+        input,
+        output,
+        exit_code,
+        files,
+        approval,
+        ..
+    } = &item.body
+    else {
+        return;
+    };
+    md.push_str(&format!(
+        "**Tool `{name}`** — {}{interrupted}\n\n",
+        item.status.as_str()
+    ));
+    let command = input.get("command").and_then(|c| c.as_str());
+    match command {
+        Some(c) => md.push_str(&fenced("sh", c)),
+        None if !input.is_null() => md.push_str(&fenced(
+            "json",
+            &serde_json::to_string_pretty(input).unwrap_or_default(),
+        )),
+        None => {}
+    }
+    if let Some(a) = approval {
+        let by = a
+            .decided_by
+            .map(|d| format!(" by {}", d.as_str()))
+            .unwrap_or_default();
+        md.push_str(&format!("Approval: {}{by}\n\n", a.state.as_str()));
+    }
+    for f in files {
+        md.push_str(&format!("`{}` ({:?})\n\n", f.path, f.kind));
+        md.push_str(&fenced("diff", &f.diff));
+    }
+    if !output.is_empty() {
+        md.push_str(&fenced("", output));
+    }
+    if let Some(code) = exit_code {
+        md.push_str(&format!("Exit code: {code}\n\n"));
+    }
+}
+
+fn render_questions(
+    md: &mut String,
+    questions: &[Question],
+    answers: Option<&BTreeMap<String, Vec<String>>>,
+    state: ApprovalState,
+) {
+    for q in questions {
+        md.push_str(&format!("**Question:** {}\n\n", q.question));
+        if let Some(a) = answers.and_then(|a| a.get(&q.id)) {
+            md.push_str(&format!("**Answer:** {}\n\n", a.join(", ")));
+        }
+    }
+    if answers.is_none() {
+        md.push_str(&format!("*({})*\n\n", state.as_str()));
     }
 }
 
