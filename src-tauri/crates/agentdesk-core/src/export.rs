@@ -3,8 +3,8 @@
 use agentdesk_protocol::events::Question;
 use agentdesk_protocol::ids::{ProfileId, SessionId};
 use agentdesk_protocol::ui::{
-    Approval, ApprovalState, Attachment, ItemBody, ItemStatus, Profile, Run, Session,
-    TimelineItem, Usage, SECRET_MASK,
+    Approval, ApprovalState, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem,
+    Usage, SECRET_MASK,
 };
 use std::collections::BTreeMap;
 use std::io::Write;
