@@ -39,22 +39,7 @@ pub fn run() {
     let saver = window_state::WindowStateSaver::default();
     let gate = Arc::new(Gate::default());
     let admit = Arc::clone(&gate);
-    let mut builder = tauri::Builder::default();
-    // First of all plugins: a second start must hand over before anything else is set up.
-    if single_instance(std::env::var_os(agentdesk_core::paths::DATA_DIR_ENV).as_deref()) {
-        builder = builder.plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
-            // What the second start was given is not acted on beyond this: any local
-            // program can start the app with any arguments (SECURITY.md), so a forwarded
-            // start never decides a request — it only brings the window up. Presses reach
-            // this process from the OS notification service only (`notifications`).
-            tracing::info!(
-                args = args.len(),
-                "a second start handed over; window shown"
-            );
-            tray::show_window(app);
-        }));
-    }
-    let app = builder
+    let app = with_single_instance(tauri::Builder::default())
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
@@ -85,34 +70,58 @@ pub fn run() {
         .build(tauri::generate_context!());
 
     match app {
-        Ok(app) => app.run(|handle, event| match event {
-            tauri::RunEvent::Exit => {
-                if let Some(feeds) = handle.try_state::<feeds::Feeds>() {
-                    feeds.close_all();
-                }
-                if let Some(state) = handle.try_state::<state::AppState>() {
-                    tauri::async_runtime::block_on(state.close());
-                }
-                tracing::info!("Agent Desk stopped");
-            }
-            // A Dock click. Once "keep running in the tray" hid the window nothing is
-            // visible, and without this the click would do nothing.
-            #[cfg(target_os = "macos")]
-            tauri::RunEvent::Reopen {
-                has_visible_windows,
-                ..
-            } => {
-                if reopen_shows_window(has_visible_windows) {
-                    tray::show_window(handle);
-                }
-            }
-            _ => {}
-        }),
+        Ok(app) => app.run(on_run_event),
         Err(e) => {
             tracing::error!(error = %e, "cannot start the window");
             eprintln!("Agent Desk cannot start: {e}");
             std::process::exit(1);
         }
+    }
+}
+
+/// The single-instance plugin, first of all plugins (a second start must hand over before
+/// anything else is set up), when this process takes part (see [`single_instance`]).
+fn with_single_instance(builder: tauri::Builder<Wry>) -> tauri::Builder<Wry> {
+    if single_instance(std::env::var_os(agentdesk_core::paths::DATA_DIR_ENV).as_deref()) {
+        return builder.plugin(tauri_plugin_single_instance::init(|app, args, _cwd| {
+            // What the second start was given is not acted on beyond this: any local
+            // program can start the app with any arguments (SECURITY.md), so a forwarded
+            // start never decides a request — it only brings the window up. Presses reach
+            // this process from the OS notification service only (`notifications`).
+            tracing::info!(
+                args = args.len(),
+                "a second start handed over; window shown"
+            );
+            tray::show_window(app);
+        }));
+    }
+    builder
+}
+
+/// The app's end (close the feeds and the store) and, on macOS, a Dock click.
+fn on_run_event(handle: &AppHandle, event: tauri::RunEvent) {
+    match event {
+        tauri::RunEvent::Exit => {
+            if let Some(feeds) = handle.try_state::<feeds::Feeds>() {
+                feeds.close_all();
+            }
+            if let Some(state) = handle.try_state::<state::AppState>() {
+                tauri::async_runtime::block_on(state.close());
+            }
+            tracing::info!("Agent Desk stopped");
+        }
+        // A Dock click. Once "keep running in the tray" hid the window nothing is
+        // visible, and without this the click would do nothing.
+        #[cfg(target_os = "macos")]
+        tauri::RunEvent::Reopen {
+            has_visible_windows,
+            ..
+        } => {
+            if reopen_shows_window(has_visible_windows) {
+                tray::show_window(handle);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -7,8 +7,10 @@
 //! task, and every command the page sends before it is open waits in a [`Gate`], in arrival
 //! order, instead of failing: no command ever sees a store that is not there yet.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use agentdesk_protocol::sync::lock;
 
 /// Holds items (the page's commands) until it is opened, then lets everything through.
 pub struct Gate<T> {
@@ -30,7 +32,7 @@ impl<T> Gate<T> {
     /// [`open`]: Gate::open
     pub fn admit(&self, item: T) -> Option<T> {
         // Each critical section is a push or a take: a poisoned lock is still consistent.
-        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut waiting = lock(&self.waiting);
         match waiting.as_mut() {
             Some(queue) => {
                 queue.push(item);
@@ -42,11 +44,7 @@ impl<T> Gate<T> {
 
     /// Opens the gate and returns what waited, in arrival order (empty the second time).
     pub fn open(&self) -> Vec<T> {
-        self.waiting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-            .unwrap_or_default()
+        lock(&self.waiting).take().unwrap_or_default()
     }
 }
 

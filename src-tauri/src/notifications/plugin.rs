@@ -306,36 +306,7 @@ impl Server {
         let tx = self.presses.clone();
         let spawned = std::thread::Builder::new()
             .name("notification".into())
-            .spawn(move || {
-                // Held until the wait ends: the slot counts this thread.
-                let _slot = slot;
-                let handle = match n.show() {
-                    Ok(h) => h,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "cannot show a notification");
-                        lock(&seen).remove(&id);
-                        return;
-                    }
-                };
-                if !waits {
-                    // Dropping the handle sends it without waiting (macOS); the toast is
-                    // already up (Windows).
-                    drop(handle);
-                    return;
-                }
-                let _ = handle.wait_for_response(|r: &notify_rust::NotificationResponse| {
-                    let pressed = match r {
-                        notify_rust::NotificationResponse::Default => TAP,
-                        notify_rust::NotificationResponse::Action(a) => a.as_str(),
-                        _ => return,
-                    };
-                    if let Some(signal) = signal_of(pressed, Some(id as i32), &seen) {
-                        let _ = tx.send(signal);
-                    }
-                });
-                // Acted on or gone: a later press cannot come from it.
-                lock(&seen).remove(&id);
-            });
+            .spawn(move || show_and_wait(n, slot, id, &seen, &tx));
         if let Err(e) = spawned {
             lock(&self.buttons).remove(&id);
             return Err(e.into());
@@ -386,6 +357,48 @@ impl Desktop {
     } else {
         Desktop::Freedesktop
     };
+}
+
+/// The body of a macOS / Windows notification's thread: shows `n` and, when it holds a
+/// [`Waiting`] slot, blocks until the user acts, sending the press to `tx`; the
+/// notification's buttons are forgotten when it is acted on or gone.
+#[cfg(any(target_os = "macos", windows))]
+fn show_and_wait(
+    n: notify_rust::Notification,
+    slot: Option<Slot>,
+    id: u32,
+    seen: &Buttons,
+    tx: &mpsc::UnboundedSender<Signal>,
+) {
+    let waits = slot.is_some();
+    // Held until the wait ends: the slot counts this thread.
+    let _slot = slot;
+    let handle = match n.show() {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot show a notification");
+            lock(seen).remove(&id);
+            return;
+        }
+    };
+    if !waits {
+        // Dropping the handle sends it without waiting (macOS); the toast is
+        // already up (Windows).
+        drop(handle);
+        return;
+    }
+    let _ = handle.wait_for_response(|r: &notify_rust::NotificationResponse| {
+        let pressed = match r {
+            notify_rust::NotificationResponse::Default => TAP,
+            notify_rust::NotificationResponse::Action(a) => a.as_str(),
+            _ => return,
+        };
+        if let Some(signal) = signal_of(pressed, Some(id as i32), seen) {
+            let _ = tx.send(signal);
+        }
+    });
+    // Acted on or gone: a later press cannot come from it.
+    lock(seen).remove(&id);
 }
 
 /// The sound name notify-rust passes on. `None` when the user turned sounds off.

@@ -143,21 +143,7 @@ pub struct ProfileFields {
 
 pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
     match cmd {
-        ProfileCommand::List { ws, json } => {
-            let ws = workspace_for(desk, &ws.workspace, false).await?;
-            let profiles = desk.list_profiles(&ws.id).await?;
-            let profiles: Vec<Profile> = profiles.into_iter().map(masked).collect();
-            if json {
-                return print_json(&profiles);
-            }
-            if profiles.is_empty() {
-                println!("no profiles in {} (add one with `profile add`)", ws.path);
-            }
-            for p in &profiles {
-                print_profile(p, false);
-            }
-            Ok(())
-        }
+        ProfileCommand::List { ws, json } => list(desk, &ws, json).await,
         ProfileCommand::Show { ws, name, json } => {
             let ws = workspace_for(desk, &ws.workspace, false).await?;
             let p = masked(find(desk, &ws.id, &name).await?);
@@ -191,28 +177,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             rename,
             clear,
             fields,
-        } => {
-            let ws = workspace_for(desk, &ws.workspace, false).await?;
-            let p = find(desk, &ws.id, &name).await?;
-            let mut spec = p.spec.clone();
-            for field in &clear {
-                clear_field(&mut spec, field)?;
-            }
-            if let Some(e) = engine {
-                spec.engine = parse_engine(&e)?;
-            }
-            if let Some(n) = rename {
-                spec.name = n;
-            }
-            let make_default = fields.default;
-            apply(&mut spec, fields)?;
-            let p = desk.update_profile(&p.id, &spec).await?;
-            if make_default && !p.is_default {
-                desk.set_default_profile(&p.id).await?;
-            }
-            println!("updated profile {:?}", p.spec.name);
-            Ok(())
-        }
+        } => edit(desk, &ws, &name, engine, rename, &clear, fields).await,
         ProfileCommand::Remove { ws, name } => {
             let ws = workspace_for(desk, &ws.workspace, false).await?;
             let p = find(desk, &ws.id, &name).await?;
@@ -221,6 +186,55 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             Ok(())
         }
     }
+}
+
+/// `profile list`: every profile of the workspace, secret env values masked.
+async fn list(desk: &Desk, ws: &WorkspaceArg, json: bool) -> CliResult<()> {
+    let ws = workspace_for(desk, &ws.workspace, false).await?;
+    let profiles = desk.list_profiles(&ws.id).await?;
+    let profiles: Vec<Profile> = profiles.into_iter().map(masked).collect();
+    if json {
+        return print_json(&profiles);
+    }
+    if profiles.is_empty() {
+        println!("no profiles in {} (add one with `profile add`)", ws.path);
+    }
+    for p in &profiles {
+        print_profile(p, false);
+    }
+    Ok(())
+}
+
+/// `profile edit`: the fields named in `clear` emptied first, then the given ones set.
+async fn edit(
+    desk: &Desk,
+    ws: &WorkspaceArg,
+    name: &str,
+    engine: Option<String>,
+    rename: Option<String>,
+    clear: &[String],
+    fields: ProfileFields,
+) -> CliResult<()> {
+    let ws = workspace_for(desk, &ws.workspace, false).await?;
+    let p = find(desk, &ws.id, name).await?;
+    let mut spec = p.spec.clone();
+    for field in clear {
+        clear_field(&mut spec, field)?;
+    }
+    if let Some(e) = engine {
+        spec.engine = parse_engine(&e)?;
+    }
+    if let Some(n) = rename {
+        spec.name = n;
+    }
+    let make_default = fields.default;
+    apply(&mut spec, fields)?;
+    let p = desk.update_profile(&p.id, &spec).await?;
+    if make_default && !p.is_default {
+        desk.set_default_profile(&p.id).await?;
+    }
+    println!("updated profile {:?}", p.spec.name);
+    Ok(())
 }
 
 pub async fn find(desk: &Desk, workspace_id: &WorkspaceId, name: &str) -> CliResult<Profile> {

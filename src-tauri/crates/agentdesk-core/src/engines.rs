@@ -14,6 +14,7 @@ use agentdesk_engine::registry::{self, EngineDescriptor};
 use agentdesk_engine::Executable;
 use agentdesk_engine::{probe_version, AgentEngine, EngineOptions, EngineProgram, EngineVersion};
 pub use agentdesk_engine::{EngineSettings, ProgramSettings};
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{Engine, EngineInfo, ProfileSpec};
 use tokio::sync::Mutex;
 
@@ -34,10 +35,7 @@ pub(crate) struct Engines {
 impl Default for Engines {
     fn default() -> Self {
         Self {
-            slots: Engine::ALL
-                .into_iter()
-                .map(|e| (e, Mutex::new(None)))
-                .collect(),
+            slots: Engine::ALL.iter().map(|&e| (e, Mutex::new(None))).collect(),
             created: std::sync::Mutex::default(),
         }
     }
@@ -63,12 +61,7 @@ impl Engines {
     }
 
     pub(crate) async fn shutdown(&self) {
-        let all: Vec<AgentEngine> = std::mem::take(
-            &mut *self
-                .created
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+        let all: Vec<AgentEngine> = std::mem::take(&mut *lock(&self.created));
         for e in all {
             e.shutdown().await;
         }
@@ -185,12 +178,7 @@ impl Desk {
             }
             None => d.create(None),
         };
-        self.runs
-            .engines
-            .created
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(created.clone());
+        lock(&self.runs.engines.created).push(created.clone());
         *slot = Some(created.clone());
         Ok(created)
     }

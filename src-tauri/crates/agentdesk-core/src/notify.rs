@@ -20,26 +20,8 @@ use crate::{Desk, Result};
 /// Settings key of [`NotificationSettings`].
 pub const NOTIFICATION_SETTINGS_KEY: &str = "notifications";
 
-/// When a kind of notification is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NotifyWhen {
-    Always,
-    /// Only while no Agent Desk window has the focus (the user is looking elsewhere).
-    #[default]
-    WhenUnfocused,
-    Never,
-}
-
-impl NotifyWhen {
-    pub fn allows(self, window_focused: bool) -> bool {
-        match self {
-            NotifyWhen::Always => true,
-            NotifyWhen::WhenUnfocused => !window_focused,
-            NotifyWhen::Never => false,
-        }
-    }
-}
+/// When a kind of notification is shown: the protocol's, which the window edits too.
+pub use agentdesk_protocol::ui::NotifyWhen;
 
 /// What the user chose in Settings → Notifications (stored; the defaults apply without it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use agentdesk_protocol::approval_detail::ApprovalDetail;
+use agentdesk_protocol::events::Question;
 use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine, Run, RunStatus};
 use serde_json::Value;
 
@@ -52,7 +53,9 @@ const OPTION_CHARS: usize = 40;
 const TOOL_NAME_CHARS: usize = 60;
 
 fn engine_name(e: Option<Engine>) -> &'static str {
-    e.map_or("The agent", |e| crate::engines::descriptor(e).display_name())
+    e.map_or("The agent", |e| {
+        crate::engines::descriptor(e).display_name()
+    })
 }
 
 /// Control characters and escape sequences an agent wrote are shown, never obeyed (as on
@@ -243,20 +246,7 @@ pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
         lines: Vec::new(),
         whole: true,
     };
-    let title = match a.kind {
-        ApprovalKindName::Command => format!("{engine} asks to run a command"),
-        ApprovalKindName::FileChange => format!("{engine} asks to change files"),
-        ApprovalKindName::Permission => format!("{engine} asks for permission"),
-        ApprovalKindName::Tool => match &r.tool {
-            Some(t) => {
-                let (name, whole) = shown_line(t, TOOL_NAME_CHARS);
-                body.whole &= whole;
-                format!("{engine} asks to use {name}")
-            }
-            None => format!("{engine} asks to use a tool"),
-        },
-        ApprovalKindName::Question => format!("{engine} asks a question"),
-    };
+    let title = approval_title(a, engine, &mut body);
     body.context(&format!("{} · {}", origin.workspace, origin.session));
     match &r.command {
         Some(c) => body.request(&format!("$ {c}")),
@@ -300,9 +290,41 @@ pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
         body.lines.truncate(BODY_LINES);
         body.unshown();
     }
-    let actions = match (a.kind, body.whole) {
-        (_, false) => Vec::new(),
-        (ApprovalKindName::Question, true) => options
+    let actions = if body.whole {
+        approval_actions(a.kind, options)
+    } else {
+        Vec::new()
+    };
+    Content {
+        title,
+        body: body.lines.join("\n"),
+        actions,
+    }
+}
+
+/// "Codex asks to run a command"; a tool's name that does not fit keeps the buttons off.
+fn approval_title(a: &Approval, engine: &str, body: &mut Body) -> String {
+    match a.kind {
+        ApprovalKindName::Command => format!("{engine} asks to run a command"),
+        ApprovalKindName::FileChange => format!("{engine} asks to change files"),
+        ApprovalKindName::Permission => format!("{engine} asks for permission"),
+        ApprovalKindName::Tool => match &a.request.tool {
+            Some(t) => {
+                let (name, whole) = shown_line(t, TOOL_NAME_CHARS);
+                body.whole &= whole;
+                format!("{engine} asks to use {name}")
+            }
+            None => format!("{engine} asks to use a tool"),
+        },
+        ApprovalKindName::Question => format!("{engine} asks a question"),
+    }
+}
+
+/// The buttons of a request the body shows whole: a single question's options, or
+/// Approve / Deny.
+fn approval_actions(kind: ApprovalKindName, question: Option<&Question>) -> Vec<(String, String)> {
+    match kind {
+        ApprovalKindName::Question => question
             .map(|q| {
                 q.options
                     .iter()
@@ -316,15 +338,10 @@ pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
                     .collect()
             })
             .unwrap_or_default(),
-        (_, true) => vec![
+        _ => vec![
             (ACTION_APPROVE.to_string(), "Approve".to_string()),
             (ACTION_DENY.to_string(), "Deny".to_string()),
         ],
-    };
-    Content {
-        title,
-        body: body.lines.join("\n"),
-        actions,
     }
 }
 

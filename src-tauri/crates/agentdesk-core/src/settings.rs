@@ -1,36 +1,20 @@
 //! The window's preferences (theme, send key), the notification preferences as the window
 //! edits them, and the data folders with the database size (Settings).
 
-use agentdesk_protocol::ui::{DataInfo, NotificationPrefs, NotifyWhenPref, UiSettings};
+use agentdesk_protocol::ui::{DataInfo, NotificationPrefs, UiSettings};
 
-use crate::notify::{NotificationSettings, NotifyWhen};
+use crate::notify::NotificationSettings;
 use crate::{paths, Desk, Result};
 
 /// Settings key of [`UiSettings`].
 pub const UI_SETTINGS_KEY: &str = "ui";
 
-fn pref(w: NotifyWhen) -> NotifyWhenPref {
-    match w {
-        NotifyWhen::Always => NotifyWhenPref::Always,
-        NotifyWhen::WhenUnfocused => NotifyWhenPref::WhenUnfocused,
-        NotifyWhen::Never => NotifyWhenPref::Never,
-    }
-}
-
-fn when(p: NotifyWhenPref) -> NotifyWhen {
-    match p {
-        NotifyWhenPref::Always => NotifyWhen::Always,
-        NotifyWhenPref::WhenUnfocused => NotifyWhen::WhenUnfocused,
-        NotifyWhenPref::Never => NotifyWhen::Never,
-    }
-}
-
 impl From<&NotificationSettings> for NotificationPrefs {
     fn from(s: &NotificationSettings) -> Self {
         NotificationPrefs {
-            approvals: pref(s.approvals),
-            questions: pref(s.questions),
-            runs: pref(s.runs),
+            approvals: s.approvals,
+            questions: s.questions,
+            runs: s.runs,
             run_min_secs: s.run_min_secs,
             sound: s.sound,
         }
@@ -40,9 +24,9 @@ impl From<&NotificationSettings> for NotificationPrefs {
 impl From<&NotificationPrefs> for NotificationSettings {
     fn from(p: &NotificationPrefs) -> Self {
         NotificationSettings {
-            approvals: when(p.approvals),
-            questions: when(p.questions),
-            runs: when(p.runs),
+            approvals: p.approvals,
+            questions: p.questions,
+            runs: p.runs,
             run_min_secs: p.run_min_secs,
             sound: p.sound,
         }
@@ -97,7 +81,7 @@ impl Desk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentdesk_protocol::ui::{Engine, ErrorCode, SendKey, Theme};
+    use agentdesk_protocol::ui::{Engine, ErrorCode, NotifyWhen, SendKey, Theme};
 
     #[tokio::test]
     async fn preferences_round_trip_and_default_when_unset() {
@@ -112,8 +96,8 @@ mod tests {
         assert_eq!(desk.ui_settings().await.unwrap(), ui);
 
         let mut prefs = desk.notification_prefs().await.unwrap();
-        assert_eq!(prefs.approvals, NotifyWhenPref::WhenUnfocused);
-        prefs.runs = NotifyWhenPref::Never;
+        assert_eq!(prefs.approvals, NotifyWhen::WhenUnfocused);
+        prefs.runs = NotifyWhen::Never;
         prefs.run_min_secs = 5;
         prefs.sound = false;
         desk.set_notification_prefs(&prefs).await.unwrap();

@@ -74,107 +74,10 @@ impl AgentEngine {
 
     /// Start one run. `Err` = the run never started; later failures are `run.failed` events.
     pub async fn start_run(&self, req: NeutralRunRequest) -> Result<AgentRun, EngineError> {
-        match (self, req.options) {
-            (
-                Self::Codex(engine),
-                EngineOptions::Codex {
-                    codex_home,
-                    profile,
-                },
-            ) => {
-                let input = req
-                    .input
-                    .into_iter()
-                    .map(|p| match p {
-                        InputPart::Text(t) => UserInput::text(t),
-                        InputPart::LocalImage(path) => {
-                            UserInput::local_image(path.to_string_lossy())
-                        }
-                    })
-                    .collect();
-                let home = codex_home.clone();
-                let limits = engine
-                    .config()
-                    .limits
-                    .with_inactivity_timeout(req.inactivity_timeout);
-                let run = engine
-                    .start_run_with(
-                        RunRequest {
-                            codex_home,
-                            cwd: req.cwd,
-                            profile,
-                            resume_thread_id: req.resume_session_id,
-                            input,
-                        },
-                        limits,
-                    )
-                    .await?;
-                let (session_id, resumed) = (run.thread_id.clone(), run.resumed);
-                let (control, events) = run.into_parts();
-                Ok(AgentRun {
-                    session_id,
-                    resumed,
-                    pid: engine.app_server_pids(home.as_deref()).first().copied(),
-                    events,
-                    control,
-                })
-            }
-            (Self::Claude(engine), EngineOptions::Claude(profile)) => {
-                let limits = engine
-                    .config()
-                    .limits
-                    .with_inactivity_timeout(req.inactivity_timeout);
-                let run = engine
-                    .start_run_with(
-                        ClaudeRunRequest {
-                            cwd: req.cwd,
-                            profile,
-                            resume_session_id: req.resume_session_id,
-                            input: req.input,
-                        },
-                        limits,
-                    )
-                    .await?;
-                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
-                let (control, events) = run.into_parts();
-                Ok(AgentRun {
-                    session_id,
-                    resumed,
-                    pid,
-                    events,
-                    control,
-                })
-            }
-            (Self::Acp(engine), EngineOptions::Acp(profile)) => {
-                let limits = engine
-                    .config()
-                    .limits
-                    .with_inactivity_timeout(req.inactivity_timeout);
-                let run = engine
-                    .start_run_with(
-                        AcpRunRequest {
-                            cwd: req.cwd,
-                            profile,
-                            resume_session_id: req.resume_session_id,
-                            input: req.input,
-                        },
-                        limits,
-                    )
-                    .await?;
-                let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
-                let (control, events) = run.into_parts();
-                Ok(AgentRun {
-                    session_id,
-                    resumed,
-                    pid,
-                    events,
-                    control,
-                })
-            }
-            (engine, _) => Err(EngineError::Preflight(format!(
-                "the profile's options are for another engine than {:?}",
-                engine.kind()
-            ))),
+        match self {
+            Self::Codex(engine) => start_codex(engine, req).await,
+            Self::Claude(engine) => start_claude(engine, req).await,
+            Self::Acp(engine) => start_acp(engine, req).await,
         }
     }
 
@@ -184,6 +87,123 @@ impl AgentEngine {
             engine.shutdown().await;
         }
     }
+}
+
+/// `options` were made for another engine than `engine` (a profile edited under a session).
+fn options_for_another_engine(engine: Engine) -> EngineError {
+    EngineError::Preflight(format!(
+        "the profile's options are for another engine than {engine:?}"
+    ))
+}
+
+async fn start_codex(
+    engine: &CodexEngine,
+    req: NeutralRunRequest,
+) -> Result<AgentRun, EngineError> {
+    let EngineOptions::Codex {
+        codex_home,
+        profile,
+    } = req.options
+    else {
+        return Err(options_for_another_engine(Engine::Codex));
+    };
+    let input = req
+        .input
+        .into_iter()
+        .map(|p| match p {
+            InputPart::Text(t) => UserInput::text(t),
+            InputPart::LocalImage(path) => UserInput::local_image(path.to_string_lossy()),
+        })
+        .collect();
+    let home = codex_home.clone();
+    let limits = engine
+        .config()
+        .limits
+        .with_inactivity_timeout(req.inactivity_timeout);
+    let run = engine
+        .start_run_with(
+            RunRequest {
+                codex_home,
+                cwd: req.cwd,
+                profile,
+                resume_thread_id: req.resume_session_id,
+                input,
+            },
+            limits,
+        )
+        .await?;
+    let (session_id, resumed) = (run.thread_id.clone(), run.resumed);
+    let (control, events) = run.into_parts();
+    Ok(AgentRun {
+        session_id,
+        resumed,
+        pid: engine.app_server_pids(home.as_deref()).first().copied(),
+        events,
+        control,
+    })
+}
+
+async fn start_claude(
+    engine: &ClaudeEngine,
+    req: NeutralRunRequest,
+) -> Result<AgentRun, EngineError> {
+    let EngineOptions::Claude(profile) = req.options else {
+        return Err(options_for_another_engine(Engine::Claude));
+    };
+    let limits = engine
+        .config()
+        .limits
+        .with_inactivity_timeout(req.inactivity_timeout);
+    let run = engine
+        .start_run_with(
+            ClaudeRunRequest {
+                cwd: req.cwd,
+                profile,
+                resume_session_id: req.resume_session_id,
+                input: req.input,
+            },
+            limits,
+        )
+        .await?;
+    let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
+    let (control, events) = run.into_parts();
+    Ok(AgentRun {
+        session_id,
+        resumed,
+        pid,
+        events,
+        control,
+    })
+}
+
+async fn start_acp(engine: &AcpEngine, req: NeutralRunRequest) -> Result<AgentRun, EngineError> {
+    let EngineOptions::Acp(profile) = req.options else {
+        return Err(options_for_another_engine(Engine::Acp));
+    };
+    let limits = engine
+        .config()
+        .limits
+        .with_inactivity_timeout(req.inactivity_timeout);
+    let run = engine
+        .start_run_with(
+            AcpRunRequest {
+                cwd: req.cwd,
+                profile,
+                resume_session_id: req.resume_session_id,
+                input: req.input,
+            },
+            limits,
+        )
+        .await?;
+    let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
+    let (control, events) = run.into_parts();
+    Ok(AgentRun {
+        session_id,
+        resumed,
+        pid,
+        events,
+        control,
+    })
 }
 
 /// A started run, engine-neutral.

@@ -188,7 +188,7 @@ pub(crate) mod unix {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::process::CommandExt;
     use std::path::{Path, PathBuf};
-    use std::process::{Command, Stdio};
+    use std::process::{Child, Command, Stdio};
     use std::sync::mpsc;
     use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -233,8 +233,29 @@ pub(crate) mod unix {
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let marker = format!("_AGENTDESK_PATH_{}_{nonce}_", std::process::id());
+        let (mut child, rx) = spawn_in_own_session(shell, &marker)?;
+        let pid = child.id();
+        let result = read_path(&rx, &marker, shell, timeout);
+        // The shell is not reaped yet, so its pid (= its group's id) cannot have been reused.
+        if let Ok(pgid) = i32::try_from(pid) {
+            // SAFETY: kill(2) on the process group this function created with setsid; no
+            // memory involved; ESRCH (already gone) is fine.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        result
+    }
+
+    /// `shell` started in a session of its own, and what it prints, read by a thread.
+    fn spawn_in_own_session(
+        shell: &Path,
+        marker: &str,
+    ) -> Result<(Child, mpsc::Receiver<Vec<u8>>), EngineError> {
         let mut cmd = Command::new(shell);
-        cmd.args(super::shell_args(shell, &super::probe_command(&marker)))
+        cmd.args(super::shell_args(shell, &super::probe_command(marker)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -244,7 +265,7 @@ pub(crate) mod unix {
         // nothing else is touched. A new session has no controlling terminal, so an
         // interactive shell cannot take the terminal's foreground from the CLI that runs it
         // (which would stop that CLI with SIGTTIN/SIGTTOU), and its process group (its pid)
-        // holds everything its rc files start, for the kill below.
+        // holds everything its rc files start, for the kill in `probe`.
         unsafe {
             cmd.pre_exec(|| {
                 if libc::setsid() == -1 {
@@ -257,7 +278,6 @@ pub(crate) mod unix {
             program: shell.to_path_buf(),
             source,
         })?;
-        let pid = child.id();
         let (tx, rx) = mpsc::channel::<Vec<u8>>();
         if let Some(mut stdout) = child.stdout.take() {
             // A thread of its own: a daemon started by an rc file may hold the pipe open
@@ -272,10 +292,21 @@ pub(crate) mod unix {
                 }
             });
         }
+        Ok((child, rx))
+    }
+
+    /// The `PATH` between the markers in what the shell prints, read until it is there, the
+    /// output ends, or `timeout` passes.
+    fn read_path(
+        rx: &mpsc::Receiver<Vec<u8>>,
+        marker: &str,
+        shell: &Path,
+        timeout: Duration,
+    ) -> Result<OsString, EngineError> {
         let deadline = Instant::now() + timeout;
         let mut output = Vec::new();
-        let result = loop {
-            if let Some(path) = super::parse_probe_output(&output, &marker) {
+        loop {
+            if let Some(path) = super::parse_probe_output(&output, marker) {
                 break Ok(path);
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -293,7 +324,7 @@ pub(crate) mod unix {
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    break super::parse_probe_output(&output, &marker).ok_or_else(|| {
+                    break super::parse_probe_output(&output, marker).ok_or_else(|| {
                         EngineError::Preflight(format!(
                             "the login shell {} printed no PATH ({})",
                             shell.display(),
@@ -302,18 +333,7 @@ pub(crate) mod unix {
                     });
                 }
             }
-        };
-        // The shell is not reaped yet, so its pid (= its group's id) cannot have been reused.
-        if let Ok(pgid) = i32::try_from(pid) {
-            // SAFETY: kill(2) on the process group this function created with setsid; no
-            // memory involved; ESRCH (already gone) is fine.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
         }
-        let _ = child.kill();
-        let _ = child.wait();
-        result
     }
 }
 

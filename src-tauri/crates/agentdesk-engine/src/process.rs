@@ -35,9 +35,10 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agentdesk_protocol::sync::lock;
 use serde::Serialize;
 use tokio::io::AsyncRead;
 use tokio::process::{ChildStdin, ChildStdout, Command};
@@ -398,7 +399,7 @@ struct StderrRing {
 
 impl StderrRing {
     fn push(&self, line: String) {
-        let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut lines = lock(&self.lines);
         if lines.len() >= self.max_lines.max(1) {
             lines.pop_front();
         }
@@ -406,7 +407,7 @@ impl StderrRing {
     }
 
     fn tail(&self) -> String {
-        let lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+        let lines = lock(&self.lines);
         lines.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 }

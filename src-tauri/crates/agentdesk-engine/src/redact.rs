@@ -9,7 +9,9 @@
 //! knows to be secret (a profile's secret variables). Heuristic by nature: it catches the
 //! usual leaks, not every conceivable one.
 
-use std::sync::{PoisonError, RwLock};
+use std::sync::RwLock;
+
+use agentdesk_protocol::sync;
 
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[REDACTED]";
@@ -28,9 +30,7 @@ pub fn register_secret(value: &str) {
     if value.len() < MIN_LITERAL {
         return;
     }
-    let mut known = KNOWN_SECRETS
-        .write()
-        .unwrap_or_else(PoisonError::into_inner);
+    let mut known = sync::write(&KNOWN_SECRETS);
     if !known.iter().any(|k| k == value) {
         known.push(value.to_owned());
     }
@@ -65,7 +65,7 @@ pub fn looks_like_secret_name(name: &str) -> bool {
 pub fn redact(text: &str, secrets: &[String]) -> String {
     let mut out = text.to_owned();
     {
-        let known = KNOWN_SECRETS.read().unwrap_or_else(PoisonError::into_inner);
+        let known = sync::read(&KNOWN_SECRETS);
         for secret in secrets
             .iter()
             .chain(known.iter())

@@ -83,7 +83,7 @@ pub fn descriptor(engine: Engine) -> &'static dyn EngineDescriptor {
 
 /// Every engine, in the order the window lists them.
 pub fn all() -> impl Iterator<Item = &'static dyn EngineDescriptor> {
-    Engine::ALL.into_iter().map(descriptor)
+    Engine::ALL.iter().copied().map(descriptor)
 }
 
 /// What the window shows of an engine.
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn every_engine_is_registered_under_its_own_name() {
-        for engine in Engine::ALL {
+        for &engine in Engine::ALL {
             let d = descriptor(engine);
             assert_eq!(d.engine(), engine);
             assert_eq!(Engine::parse(engine.as_str()), Some(engine));

@@ -17,7 +17,9 @@
 //! `close`, `_exit`…) on stack memory, since the fork copied a multi-threaded process whose
 //! locks (malloc's among them) may be held by threads that do not exist in the child.
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
+
+use agentdesk_protocol::sync::lock;
 
 /// The most groups tracked at once (the child has no heap; a fixed table on its stack).
 pub const MAX_GROUPS: usize = 1024;
@@ -92,7 +94,7 @@ fn send(rec: Record) {
     let Some(channel) = CHANNEL.get_or_init(unix::start) else {
         return;
     };
-    let fd = channel.lock().unwrap_or_else(PoisonError::into_inner);
+    let fd = lock(channel);
     let mut sent = 0;
     while sent < rec.len() {
         let rest = &rec[sent..];

@@ -26,6 +26,9 @@ stored_names!(
     crate::events::ApprovalState,
     crate::ui::DecidedBy,
     crate::ui::AttachmentKind,
+    crate::ui::Engine,
+    crate::ui::PermissionMode,
+    crate::acp::options::AcpPreset,
 );
 
 #[cfg(test)]
@@ -34,8 +37,10 @@ mod tests {
     use serde::Serialize;
     use strum::VariantArray;
 
+    use crate::acp::options::AcpPreset;
     use crate::ui::{
-        ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, ItemStatus, RunStatus,
+        ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, Engine, ItemStatus,
+        PermissionMode, RunStatus,
     };
 
     /// Every stored name is the serde name (the store writes `as_str`, the UI reads serde), and
@@ -59,6 +64,12 @@ mod tests {
         names_agree(RunStatus::as_str, RunStatus::parse);
         names_agree(ItemStatus::as_str, ItemStatus::parse);
         names_agree(AttachmentKind::as_str, AttachmentKind::parse);
+        names_agree(Engine::as_str, Engine::parse);
+        names_agree(PermissionMode::as_str, PermissionMode::parse);
+        names_agree(AcpPreset::as_str, AcpPreset::parse);
         assert_eq!(AttachmentKind::Image.as_str(), "image");
+        assert_eq!(PermissionMode::AutoEdit.as_str(), "auto_edit");
+        assert_eq!(Engine::ALL, [Engine::Codex, Engine::Claude, Engine::Acp]);
+        assert_eq!(AcpPreset::ALL, [AcpPreset::Opencode, AcpPreset::Gemini]);
     }
 }

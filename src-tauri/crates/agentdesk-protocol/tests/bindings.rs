@@ -75,7 +75,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::Theme>(&cfg, &mut out);
     render::<ui::SendKey>(&cfg, &mut out);
     render::<ui::UiSettings>(&cfg, &mut out);
-    render::<ui::NotifyWhenPref>(&cfg, &mut out);
+    render::<ui::NotifyWhen>(&cfg, &mut out);
     render::<ui::NotificationPrefs>(&cfg, &mut out);
     render::<ui::DataInfo>(&cfg, &mut out);
     // Canonical event types the DTOs above refer to.

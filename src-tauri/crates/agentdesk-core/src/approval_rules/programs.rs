@@ -167,20 +167,9 @@ fn expand_into(words: &[String], depth: usize, feed: &Feed, out: &mut Expansion)
     }
     let name = program_name(program);
     let next = depth + 1;
-    // Whatever a runner starts next: a layer of its own, then what that one runs.
-    let run = |inner: &[String], feed: &Feed, out: &mut Expansion| {
-        if inner.is_empty() {
-            if feed.appends {
-                out.unsure("a program read from input");
-            }
-            return;
-        }
-        out.layer(inner);
-        expand_into(inner, next, feed, out);
-    };
     if let Some(w) = super::wrappers::find(&name) {
         match super::wrappers::inner(w, words, out) {
-            super::wrappers::Inner::Command(i) => run(&words[i..], feed, out),
+            super::wrappers::Inner::Command(i) => run_next(&words[i..], next, feed, out),
             super::wrappers::Inner::Script(s) => out.script(&s, next, &feed.posix()),
             super::wrappers::Inner::Windows(s) => out.script(&s, next, &feed.windows()),
             super::wrappers::Inner::Foreign(s) => {
@@ -192,7 +181,25 @@ fn expand_into(words: &[String], depth: usize, feed: &Feed, out: &mut Expansion)
         }
         return;
     }
-    match name.as_str() {
+    expand_by_name(&name, words, next, feed, out);
+}
+
+/// Whatever a runner starts next: a layer of its own, then what that one runs (at `next`).
+fn run_next(inner: &[String], next: usize, feed: &Feed, out: &mut Expansion) {
+    if inner.is_empty() {
+        if feed.appends {
+            out.unsure("a program read from input");
+        }
+        return;
+    }
+    out.layer(inner);
+    expand_into(inner, next, feed, out);
+}
+
+/// What the builtin or runner `name` (not a wrapper) runs beyond itself; other programs go
+/// to the interpreters' check.
+fn expand_by_name(name: &str, words: &[String], next: usize, feed: &Feed, out: &mut Expansion) {
+    match name {
         "eval" => {
             out.unsure("eval, which runs text as a command");
             out.script(&words[1..].join(" "), next, feed);
@@ -210,7 +217,7 @@ fn expand_into(words: &[String], depth: usize, feed: &Feed, out: &mut Expansion)
             Some((i, placeholder)) => {
                 let inner = &words[i..];
                 if !inner.is_empty() {
-                    run(inner, &feed.with(placeholder.as_deref(), true), out);
+                    run_next(inner, next, &feed.with(placeholder.as_deref(), true), out);
                 }
             }
             None => out.unsure("xargs with options this reader does not know"),
@@ -221,7 +228,7 @@ fn expand_into(words: &[String], depth: usize, feed: &Feed, out: &mut Expansion)
                 if inner.is_empty() {
                     continue;
                 }
-                run(inner, &fed, out);
+                run_next(inner, next, &fed, out);
             }
         }
         "parallel" => {
@@ -232,7 +239,7 @@ fn expand_into(words: &[String], depth: usize, feed: &Feed, out: &mut Expansion)
                 .unwrap_or(words.len());
             out.script(&words[1..end].join(" "), next, feed);
         }
-        _ => super::interpreters::check(&name, words, out),
+        _ => super::interpreters::check(name, words, out),
     }
 }
 

@@ -270,41 +270,13 @@ pub fn inner(w: &Wrapper, words: &[String], out: &mut Expansion) -> Inner {
             Inner::Nothing
         }
         Kind::PidMode => after(w.operands),
-        Kind::Shell | Kind::Csh => {
-            if o.has(&["c"]) {
-                let Some(script) = words.get(o.next) else {
-                    return after(0);
-                };
-                return if w.kind == Kind::Shell {
-                    Inner::Script(script.clone())
-                } else {
-                    Inner::Foreign(script.clone())
-                };
-            }
-            if o.has(&["version", "help"]) {
-                Inner::Nothing
-            } else {
-                Inner::Stdin
-            }
-        }
+        Kind::Shell | Kind::Csh => shell_inner(w, &o, words),
         Kind::Fish => match o.value(&["c", "command"]) {
             Some(script) => Inner::Foreign(script.to_string()),
             None if o.has(&["v", "h", "version", "help"]) => Inner::Nothing,
             None => Inner::Stdin,
         },
-        Kind::Su | Kind::Script => {
-            if let Some(script) = o.value(&["c", "command", "session-command"]) {
-                return Inner::Script(script.to_string());
-            }
-            if w.names.contains(&"runuser") && o.has(&["u", "user"]) {
-                return after(0);
-            }
-            if o.has(&["version", "help"]) {
-                Inner::Nothing
-            } else {
-                Inner::Stdin
-            }
-        }
+        Kind::Su | Kind::Script => su_inner(w, &o, words),
         Kind::Watch if o.has(&["x", "exec"]) => after(0),
         // watch runs its words with `sh -c`.
         Kind::Watch => Inner::Script(rest()),
@@ -324,6 +296,41 @@ pub fn inner(w: &Wrapper, words: &[String], out: &mut Expansion) -> Inner {
         Kind::Chroot if !has_program => Inner::Stdin,
         Kind::Chroot => after(1),
         Kind::Cmd | Kind::PowerShell => Inner::Nothing,
+    }
+}
+
+/// `sh -c SCRIPT` (csh's, in a language of its own), or a shell reading commands from input.
+fn shell_inner(w: &Wrapper, o: &Options, words: &[String]) -> Inner {
+    if o.has(&["c"]) {
+        let Some(script) = words.get(o.next) else {
+            return Inner::Command(o.next.min(words.len()));
+        };
+        return if w.kind == Kind::Shell {
+            Inner::Script(script.clone())
+        } else {
+            Inner::Foreign(script.clone())
+        };
+    }
+    if o.has(&["version", "help"]) {
+        Inner::Nothing
+    } else {
+        Inner::Stdin
+    }
+}
+
+/// `su -c SCRIPT` (`script -c`), `runuser -u USER COMMAND`, or a shell reading commands from
+/// input.
+fn su_inner(w: &Wrapper, o: &Options, words: &[String]) -> Inner {
+    if let Some(script) = o.value(&["c", "command", "session-command"]) {
+        return Inner::Script(script.to_string());
+    }
+    if w.names.contains(&"runuser") && o.has(&["u", "user"]) {
+        return Inner::Command(o.next.min(words.len()));
+    }
+    if o.has(&["version", "help"]) {
+        Inner::Nothing
+    } else {
+        Inner::Stdin
     }
 }
 

@@ -129,6 +129,25 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
         }
     }
     check_env(&mut s, &mut e);
+    check_approval_rules(&s, &mut e);
+    if let Some(t) = s.approval_timeout_secs {
+        if t == 0 || t > MAX_TIMEOUT_SECS {
+            e.add(
+                "approvalTimeoutSecs",
+                format!("the approval timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
+            );
+        }
+    }
+    check_engine_options(&s, &mut e);
+    if e.0.is_empty() {
+        Ok(s)
+    } else {
+        Err(e.0)
+    }
+}
+
+/// A rule must match something, and a command prefix only means something on commands.
+fn check_approval_rules(s: &ProfileSpec, e: &mut Errors) {
     for (i, r) in s.approval_rules.iter().enumerate() {
         if r.kind.is_none() && r.tool.is_none() && r.command_prefix.is_none() {
             e.add(
@@ -151,17 +170,12 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
             );
         }
     }
-    if let Some(t) = s.approval_timeout_secs {
-        if t == 0 || t > MAX_TIMEOUT_SECS {
-            e.add(
-                "approvalTimeoutSecs",
-                format!("the approval timeout must be between 1 and {MAX_TIMEOUT_SECS} seconds"),
-            );
-        }
-    }
-    // The engine's own keys, checked by its descriptor: the adapters read a wrong type as
-    // missing (stored profiles keep loading), so without this a typo such as
-    // `"maxTurns": "5"` would be silently dropped.
+}
+
+/// The engine's own keys, checked by its descriptor: the adapters read a wrong type as
+/// missing (stored profiles keep loading), so without this a typo such as `"maxTurns": "5"`
+/// would be silently dropped.
+fn check_engine_options(s: &ProfileSpec, e: &mut Errors) {
     for (field, message) in crate::engines::descriptor(s.engine).check_options(&s.engine_options) {
         let field = if field.is_empty() {
             "engineOptions".to_owned()
@@ -169,11 +183,6 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
             format!("engineOptions.{field}")
         };
         e.add(field, message);
-    }
-    if e.0.is_empty() {
-        Ok(s)
-    } else {
-        Err(e.0)
     }
 }
 

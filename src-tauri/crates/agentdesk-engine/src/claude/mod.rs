@@ -18,8 +18,8 @@
 //! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
 //! ```
 
-mod diff;
 pub mod descriptor;
+mod diff;
 pub mod options;
 mod prompt_file;
 mod run;
@@ -248,6 +248,54 @@ impl ClaudeEngine {
         limits: RunLimits,
     ) -> Result<ClaudeRun, EngineError> {
         let content = prompt_blocks(&req.input).await?;
+        let Opened {
+            mut session,
+            init,
+            session_id,
+            resumed,
+            notices,
+        } = self.open_session(&req).await?;
+        if let Some(account) = init.account.as_ref().filter(|a| !logged_in(a)) {
+            session.child.stop().await;
+            return Err(EngineError::NotLoggedIn(format!(
+                "Claude Code is not logged in (token source: {}): run `claude` in a terminal and sign in with /login, or give the profile an API key variable",
+                account.token_source.as_deref().unwrap_or("none")
+            )));
+        }
+        session.send(&SdkMessage::User(UserMessage::prompt(content)))?;
+
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let mut translator = ClaudeTranslator::new(req.cwd.clone(), req.profile.model.clone());
+        let mut early = Vec::new();
+        for message in notices {
+            translator.notice(DiagnosticSource::Notice, message, None, &mut early);
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        let pid = session.child.pid();
+        let task = RunTask {
+            session,
+            translator,
+            cwd: req.cwd,
+            interrupt_grace: self.config.interrupt_grace,
+            limits,
+            events: events_tx,
+            control: rx,
+        };
+        tokio::spawn(task.run());
+        Ok(ClaudeRun {
+            session_id,
+            resumed,
+            version: init.claude_code_version.clone(),
+            account: init.account,
+            pid,
+            events,
+            control: RunControl::new(tx),
+        })
+    }
+
+    /// Spawn Claude Code and wait for its `initialize` reply. A session to resume that
+    /// Claude Code does not have is replaced by a new one, with a notice saying so.
+    async fn open_session(&self, req: &ClaudeRunRequest) -> Result<Opened, EngineError> {
         let mut notices = Vec::new();
         let (mut session_id, mut resumed) = match &req.resume_session_id {
             Some(id) => (id.clone(), true),
@@ -290,43 +338,24 @@ impl ClaudeEngine {
                 return Err(e);
             }
         };
-        if let Some(account) = init.account.as_ref().filter(|a| !logged_in(a)) {
-            session.child.stop().await;
-            return Err(EngineError::NotLoggedIn(format!(
-                "Claude Code is not logged in (token source: {}): run `claude` in a terminal and sign in with /login, or give the profile an API key variable",
-                account.token_source.as_deref().unwrap_or("none")
-            )));
-        }
-        session.send(&SdkMessage::User(UserMessage::prompt(content)))?;
-
-        let (events_tx, events) = mpsc::unbounded_channel();
-        let mut translator = ClaudeTranslator::new(req.cwd.clone(), req.profile.model.clone());
-        let mut early = Vec::new();
-        for message in notices {
-            translator.notice(DiagnosticSource::Notice, message, None, &mut early);
-        }
-        let (tx, rx) = mpsc::unbounded_channel();
-        let pid = session.child.pid();
-        let task = RunTask {
+        Ok(Opened {
             session,
-            translator,
-            cwd: req.cwd,
-            interrupt_grace: self.config.interrupt_grace,
-            limits,
-            events: events_tx,
-            control: rx,
-        };
-        tokio::spawn(task.run());
-        Ok(ClaudeRun {
+            init,
             session_id,
             resumed,
-            version: init.claude_code_version.clone(),
-            account: init.account,
-            pid,
-            events,
-            control: RunControl::new(tx),
+            notices,
         })
     }
+}
+
+/// A Claude Code process past its `initialize` reply.
+struct Opened {
+    session: Session,
+    init: InitializeResponse,
+    session_id: String,
+    /// `false` when the session asked for could not be resumed (see `notices`).
+    resumed: bool,
+    notices: Vec<String>,
 }
 
 /// Logged in, or authenticating through a provider we cannot judge (Bedrock, Vertex, ...).

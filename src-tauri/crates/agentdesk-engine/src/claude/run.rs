@@ -12,13 +12,14 @@ use std::time::Duration;
 use agentdesk_protocol::approval_detail::{ApprovalDetail, ClaudeToolDetail};
 use agentdesk_protocol::claude::{
     CanUseToolRequest, ControlRequest, ControlRequestBody, ControlResponse, ControlResponseBody,
-    InitializeRequest, InitializeResponse, PermissionAllow, PermissionDeny, PermissionResult,
-    SdkMessage,
+    HookJsonOutput, InitializeRequest, InitializeResponse, McpMessageResponse, PermissionAllow,
+    PermissionDeny, PermissionResult, SdkMessage,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, ApprovalKind, Question, QuestionOption, ToolKind, UserDecision,
 };
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -119,7 +120,18 @@ impl Session {
         Ok(id)
     }
 
-    fn respond(&self, request_id: &str, response: Value) -> Result<(), EngineError> {
+    /// Answer the CLI's request `request_id` with a typed response (`what` names it in an
+    /// encoding error).
+    fn respond<T: Serialize>(
+        &self,
+        request_id: &str,
+        what: &str,
+        response: &T,
+    ) -> Result<(), EngineError> {
+        let response = serde_json::to_value(response).map_err(|source| EngineError::Encode {
+            context: what.into(),
+            source,
+        })?;
         self.send(&SdkMessage::ControlResponse(ControlResponse::success(
             request_id, response,
         )))
@@ -137,17 +149,14 @@ impl Session {
         let result = match &req.request {
             ControlRequestBody::CanUseTool(_) => return Some(req),
             // We register no hooks; answering keeps the CLI from waiting on one.
-            ControlRequestBody::HookCallback(_) => self.respond(&id, json!({"continue": true})),
-            ControlRequestBody::McpMessage(m) => {
-                let reply = match m.message.get("id") {
-                    Some(rpc_id) => {
-                        json!({"jsonrpc": "2.0", "id": rpc_id, "error": {"code": -32601,
-                        "message": format!("Agent Desk has no in-process MCP server `{}`", m.server_name)}})
-                    }
-                    None => json!({"jsonrpc": "2.0", "result": {}}),
-                };
-                self.respond(&id, json!({ "mcp_response": reply }))
+            ControlRequestBody::HookCallback(_) => {
+                self.respond(&id, "hook output", &HookJsonOutput::CONTINUE)
             }
+            ControlRequestBody::McpMessage(m) => self.respond(
+                &id,
+                "MCP reply",
+                &McpMessageResponse::no_such_server(&m.server_name, &m.message),
+            ),
             other => {
                 let subtype = other.tag().unwrap_or("?");
                 self.respond_error(
@@ -212,39 +221,11 @@ pub(crate) async fn initialize(
             }
             // Garbage on stdout during start-up: keep it for the timeline's diagnostics.
             Some(Inbound::Diagnostic(_)) => continue,
-            None => {
-                let exit = s.exit_after_eof().await;
-                let tail = exit
-                    .as_ref()
-                    .map_or_else(|| s.child.stderr_tail(), |e| e.stderr_tail.clone());
-                if let Some(m) = no_conversation(&tail) {
-                    return Err(InitFailure::NoConversation(m));
-                }
-                return Err(InitFailure::Other(EngineError::ChildExited {
-                    status: exit.map(|e| e.status),
-                    stderr_tail: tail,
-                }));
-            }
+            None => return Err(exited_during_init(s).await),
         };
         match msg {
             SdkMessage::ControlResponse(r) if r.request_id() == Some(id.as_str()) => {
-                return match r.response {
-                    ControlResponseBody::Success(ok) => Ok(ok
-                        .response
-                        .and_then(|v| serde_json::from_value(v).ok())
-                        .unwrap_or_default()),
-                    ControlResponseBody::Error(e) => {
-                        Err(InitFailure::Other(EngineError::Preflight(format!(
-                            "Claude Code refused to start: {}",
-                            e.error
-                        ))))
-                    }
-                    ControlResponseBody::Unknown(v) => {
-                        Err(InitFailure::Other(EngineError::Preflight(format!(
-                            "Claude Code answered `initialize` with {v}"
-                        ))))
-                    }
-                };
+                return init_reply(r.response);
             }
             SdkMessage::ControlRequest(req) => {
                 if let Some(req) = s.answer_simple(req) {
@@ -266,6 +247,38 @@ pub(crate) async fn initialize(
             }
             other => s.backlog.push(ClaudeLine::Message(Box::new(other))),
         }
+    }
+}
+
+/// Claude Code's stdout ended before its `initialize` reply: why (from its stderr).
+async fn exited_during_init(s: &Session) -> InitFailure {
+    let exit = s.exit_after_eof().await;
+    let tail = exit
+        .as_ref()
+        .map_or_else(|| s.child.stderr_tail(), |e| e.stderr_tail.clone());
+    if let Some(m) = no_conversation(&tail) {
+        return InitFailure::NoConversation(m);
+    }
+    InitFailure::Other(EngineError::ChildExited {
+        status: exit.map(|e| e.status),
+        stderr_tail: tail,
+    })
+}
+
+/// The `initialize` reply (its unread or mistyped fields are defaults), or why it failed.
+fn init_reply(response: ControlResponseBody) -> Result<InitializeResponse, InitFailure> {
+    match response {
+        ControlResponseBody::Success(ok) => Ok(ok
+            .response
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()),
+        ControlResponseBody::Error(e) => Err(InitFailure::Other(EngineError::Preflight(format!(
+            "Claude Code refused to start: {}",
+            e.error
+        )))),
+        ControlResponseBody::Unknown(v) => Err(InitFailure::Other(EngineError::Preflight(
+            format!("Claude Code answered `initialize` with {v}"),
+        ))),
     }
 }
 
@@ -434,11 +447,8 @@ impl RunTask {
                 })
             }
         };
-        let value = serde_json::to_value(&result).map_err(|source| EngineError::Encode {
-            context: "permission result".into(),
-            source,
-        })?;
-        self.session.respond(&p.engine_id, value)?;
+        self.session
+            .respond(&p.engine_id, "permission result", &result)?;
         out.push(resolved(request_id, d.decision));
         Ok(())
     }
@@ -465,11 +475,8 @@ impl RunTask {
             updated_permissions: None,
             extra: Map::new(),
         });
-        let value = serde_json::to_value(&result).map_err(|source| EngineError::Encode {
-            context: "question answer".into(),
-            source,
-        })?;
-        self.session.respond(&p.engine_id, value)?;
+        self.session
+            .respond(&p.engine_id, "question answer", &result)?;
         out.push(AgentEvent::QuestionAnswered {
             request_id: request_id.to_owned(),
             answers: Some(answers),

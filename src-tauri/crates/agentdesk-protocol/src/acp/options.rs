@@ -10,8 +10,22 @@ use crate::engine_options::{string_key, strings_key};
 
 /// An ACP agent Agent Desk knows how to start and what its quirks are (see the engine crate's
 /// `acp::options::PresetSpec`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum AcpPreset {
     /// opencode (`opencode acp`).
     Opencode,
@@ -20,18 +34,8 @@ pub enum AcpPreset {
 }
 
 impl AcpPreset {
-    pub const ALL: [AcpPreset; 2] = [Self::Opencode, Self::Gemini];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Opencode => "opencode",
-            Self::Gemini => "gemini",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
-    }
+    /// Every preset, in declaration order; names are `as_str` / `parse` (`crate::stored`).
+    pub const ALL: &'static [AcpPreset] = <AcpPreset as strum::VariantArray>::VARIANTS;
 }
 
 /// The `engineOptions` keys an ACP profile reads.

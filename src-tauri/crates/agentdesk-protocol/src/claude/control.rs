@@ -315,8 +315,77 @@ pub struct PermissionDeny {
     pub extra: Extra,
 }
 
-/// The answer to `mcp_message`.
+/// The answer to `mcp_message`: `{"mcp_response": <JSON-RPC reply>}` (the SDKs'
+/// `mcp_response` field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct McpMessageResponse {
-    pub mcp_response: Value,
+    pub mcp_response: JsonRpcReply,
+}
+
+impl McpMessageResponse {
+    /// Agent Desk runs no in-process (`type: "sdk"`) MCP server: a request (it has an `id`)
+    /// gets JSON-RPC's "method not found" naming the server; a notification an empty result.
+    pub fn no_such_server(server_name: &str, message: &Value) -> Self {
+        let mcp_response = match message.get("id") {
+            Some(id) => JsonRpcReply {
+                jsonrpc: JsonRpcReply::VERSION.to_owned(),
+                id: Some(id.clone()),
+                result: None,
+                error: Some(JsonRpcError {
+                    code: JsonRpcError::METHOD_NOT_FOUND,
+                    message: format!("Agent Desk has no in-process MCP server `{server_name}`"),
+                }),
+            },
+            None => JsonRpcReply {
+                jsonrpc: JsonRpcReply::VERSION.to_owned(),
+                id: None,
+                result: Some(Value::Object(Extra::new())),
+                error: None,
+            },
+        };
+        Self { mcp_response }
+    }
+}
+
+/// A JSON-RPC 2.0 reply (the MCP SDK's `JSONRPCResponse` / `JSONRPCError`): `result` or
+/// `error`, with the request's `id` when it had one.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcReply {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    #[serde(default)]
+    pub id: Option<Value>,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub error: Option<JsonRpcError>,
+}
+
+impl JsonRpcReply {
+    pub const VERSION: &'static str = "2.0";
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonRpcError {
+    pub code: i64,
+    pub message: String,
+}
+
+impl JsonRpcError {
+    /// JSON-RPC's "Method not found".
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+}
+
+/// The answer to `hook_callback` (the SDKs' `SyncHookJSONOutput`, the fields we send).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookJsonOutput {
+    /// `false` stops Claude after the hook; `true` lets it go on.
+    #[serde(rename = "continue")]
+    pub continue_: bool,
+}
+
+impl HookJsonOutput {
+    /// Go on as if no hook were registered.
+    pub const CONTINUE: Self = Self { continue_: true };
 }

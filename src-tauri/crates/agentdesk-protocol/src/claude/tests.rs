@@ -312,3 +312,40 @@ fn host_messages_serialise_as_the_sdk_sends_them() {
         json!({"type": "control_response", "response": {"subtype": "error", "request_id": "x", "error": "Unsupported"}})
     );
 }
+
+/// The host's answers to the CLI's control requests, pinned to the JSON the adapter sent
+/// when it built them with `json!`.
+#[test]
+fn answers_to_cli_requests_keep_their_wire_json() {
+    assert_eq!(wire(&HookJsonOutput::CONTINUE), json!({"continue": true}));
+    let request = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"});
+    assert_eq!(
+        wire(&McpMessageResponse::no_such_server("files", &request)),
+        json!({"mcp_response": {"jsonrpc": "2.0", "id": 7, "error": {"code": -32601,
+            "message": "Agent Desk has no in-process MCP server `files`"}}})
+    );
+    let notification = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        wire(&McpMessageResponse::no_such_server("files", &notification)),
+        json!({"mcp_response": {"jsonrpc": "2.0", "result": {}}})
+    );
+    let deny = PermissionResult::Deny(PermissionDeny {
+        message: "no".to_owned(),
+        interrupt: Some(true),
+        extra: Extra::new(),
+    });
+    assert_eq!(
+        wire(&deny),
+        json!({"behavior": "deny", "message": "no", "interrupt": true})
+    );
+    let ok = SdkMessage::ControlResponse(ControlResponse::success("r1", json!({"continue": true})));
+    assert_eq!(
+        wire(&ok),
+        json!({"type": "control_response", "response": {"subtype": "success", "request_id": "r1",
+            "response": {"continue": true}}})
+    );
+}
+
+fn wire<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap()
+}

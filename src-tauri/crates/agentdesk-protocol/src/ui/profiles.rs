@@ -12,8 +12,24 @@ use crate::ids::{ProfileId, WorkspaceId};
 /// Which engine a profile (and a session) drives. The variants are the engine crate's
 /// registered engines (`agentdesk_engine::registry`): everything else about an engine (its
 /// name, capabilities, executables, options) is declared there, never matched on here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Engine {
     Codex,
     Claude,
@@ -23,26 +39,29 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// Every engine, in the order the window lists them.
-    pub const ALL: [Engine; 3] = [Engine::Codex, Engine::Claude, Engine::Acp];
-
-    /// The stored and wire name (`codex`, `claude`, `acp`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Codex => "codex",
-            Engine::Claude => "claude",
-            Engine::Acp => "acp",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Engine> {
-        Self::ALL.into_iter().find(|e| e.as_str() == s)
-    }
+    /// Every engine, in the order the window lists them (declaration order). The stored and
+    /// wire names (`codex`, `claude`, `acp`) are `as_str` / `parse` (`crate::stored`).
+    pub const ALL: &'static [Engine] = <Engine as strum::VariantArray>::VARIANTS;
 }
 
 /// How much the agent may do without asking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, TS)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum PermissionMode {
     /// Every write and command is asked (read-only tools are not).
     #[default]
@@ -53,27 +72,6 @@ pub enum PermissionMode {
     FullAuto,
     /// Nothing that writes or runs is allowed: such requests are denied by rule.
     ReadOnly,
-}
-
-impl PermissionMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Ask => "ask",
-            PermissionMode::AutoEdit => "auto_edit",
-            PermissionMode::FullAuto => "full_auto",
-            PermissionMode::ReadOnly => "read_only",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<PermissionMode> {
-        match s {
-            "ask" => Some(PermissionMode::Ask),
-            "auto_edit" => Some(PermissionMode::AutoEdit),
-            "full_auto" => Some(PermissionMode::FullAuto),
-            "read_only" => Some(PermissionMode::ReadOnly),
-            _ => None,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

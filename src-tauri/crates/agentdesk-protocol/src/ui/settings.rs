@@ -99,22 +99,34 @@ pub struct UiSettings {
     pub send_key: SendKey,
 }
 
-/// When a kind of notification is shown (mirrors the core's `NotifyWhen`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// When a kind of notification is shown (stored by the core, edited by the window).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
-pub enum NotifyWhenPref {
+pub enum NotifyWhen {
     Always,
+    /// Only while no Agent Desk window has the focus (the user is looking elsewhere).
+    #[default]
     WhenUnfocused,
     Never,
+}
+
+impl NotifyWhen {
+    pub fn allows(self, window_focused: bool) -> bool {
+        match self {
+            NotifyWhen::Always => true,
+            NotifyWhen::WhenUnfocused => !window_focused,
+            NotifyWhen::Never => false,
+        }
+    }
 }
 
 /// Settings → Notifications, as the window edits them (the core's `NotificationSettings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct NotificationPrefs {
-    pub approvals: NotifyWhenPref,
-    pub questions: NotifyWhenPref,
-    pub runs: NotifyWhenPref,
+    pub approvals: NotifyWhen,
+    pub questions: NotifyWhen,
+    pub runs: NotifyWhen,
     /// Runs shorter than this end without a notification.
     #[ts(type = "number")]
     pub run_min_secs: u64,
