@@ -388,8 +388,8 @@ async fn a_default_claude_session_through_the_core_gets_no_foreign_secrets() {
     std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
     let desk = Desk::open(&root.join("data")).await.unwrap();
     desk.set_engine_settings(&EngineSettings::default().with_bin("claude", claude))
-    .await
-    .unwrap();
+        .await
+        .unwrap();
     let ws = desk
         .add_workspace(&s(&root.join("work")), None)
         .await

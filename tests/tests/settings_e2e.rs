@@ -412,7 +412,10 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     app.quit().await?;
     let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
     // The picked executable, never the path the page named.
-    assert_eq!(desk.engine_settings().await?.program("codex").bin, Some(bin.clone()));
+    assert_eq!(
+        desk.engine_settings().await?.program("codex").bin,
+        Some(bin.clone())
+    );
     assert_eq!(
         desk.ui_settings().await?.theme,
         agentdesk_protocol::ui::Theme::Light

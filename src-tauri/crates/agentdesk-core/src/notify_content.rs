@@ -165,6 +165,30 @@ fn value_text(v: &Value) -> String {
     }
 }
 
+/// The input keys of an ACP agent's tool (opencode's `bash`, `write`, `edit`; Gemini CLI's
+/// shell and file tools) shown elsewhere for a request of `kind`, as for Claude: the command
+/// as the `$` line, the path as the file, the content as the card's diff, the agent's
+/// description of its command.
+fn acp_input_shown_elsewhere(kind: ApprovalKindName, key: &str) -> bool {
+    match kind {
+        ApprovalKindName::Command => matches!(key, "command" | "description"),
+        ApprovalKindName::FileChange => matches!(
+            key,
+            "filePath"
+                | "file_path"
+                | "path"
+                | "absolute_path"
+                | "content"
+                | "oldString"
+                | "newString"
+                | "old_string"
+                | "new_string"
+                | "replaceAll"
+        ),
+        _ => false,
+    }
+}
+
 /// The input keys of a Claude tool the body shows in lines of their own, for a request of
 /// `kind`: the rest is shown elsewhere (`command` as the `$` line, a file tool's path as the
 /// file) or is the file change's content (the card's diff, which no notification shows for
@@ -229,8 +253,22 @@ fn render_detail(body: &mut Body, a: &Approval) {
             body.context(&format!("from the MCP server {}", e.server_name));
             body.unshown();
         }
-        // The agent's raw input may hold more than the command and files shown.
-        ApprovalDetail::AcpToolCall(_) | ApprovalDetail::Unknown(_) => body.unshown(),
+        // An ACP agent's tool input, like a Claude tool's: every key that decides something is
+        // a line (a tool without a command or files, e.g. a fetch, shows its input).
+        ApprovalDetail::AcpToolCall(t) => match &t.raw_input {
+            Value::Object(fields) => {
+                for (key, value) in fields {
+                    if !acp_input_shown_elsewhere(a.kind, key) {
+                        body.request(&format!("{key}: {}", value_text(value)));
+                    }
+                }
+            }
+            Value::Null if a.kind == ApprovalKindName::Tool => body.unshown(),
+            Value::Null => {}
+            other => body.request(&value_text(other)),
+        },
+        // What this build cannot read may hold more than the command and files shown.
+        ApprovalDetail::Unknown(_) => body.unshown(),
     }
 }
 

@@ -494,6 +494,19 @@ fn claude_tool(kind: ApprovalKindName, tool: &str, input: serde_json::Value) -> 
     )
 }
 
+fn acp_call(
+    kind: &str,
+    raw_input: serde_json::Value,
+) -> agentdesk_protocol::acp::AcpToolCallDetail {
+    agentdesk_protocol::acp::AcpToolCallDetail {
+        tool_call_id: "call-1".into(),
+        title: None,
+        tool_kind: Some(kind.into()),
+        raw_input,
+        offered: vec!["allow_once".into(), "reject_once".into()],
+    }
+}
+
 fn files(n: usize) -> Vec<ApprovalFile> {
     (0..n)
         .map(|i| ApprovalFile {
@@ -651,6 +664,45 @@ fn approve_is_offered_only_when_the_whole_request_is_shown() {
             detailed(
                 ApprovalKindName::Command,
                 ApprovalDetail::Unknown(json!({"source": "geminiShell"})),
+            ),
+            false,
+            None,
+        ),
+        (
+            "an ACP agent's write: the path is the file, the content the card's diff",
+            with(
+                detailed(
+                    ApprovalKindName::FileChange,
+                    ApprovalDetail::AcpToolCall(acp_call(
+                        "edit",
+                        json!({"filePath": "/w/src/f0.rs", "content": "x".repeat(500)}),
+                    )),
+                ),
+                |r| r.files = files(1),
+            ),
+            true,
+            Some("src/f0.rs"),
+        ),
+        (
+            "an ACP agent's command with a switch of its own",
+            with(
+                detailed(
+                    ApprovalKindName::Command,
+                    ApprovalDetail::AcpToolCall(acp_call(
+                        "execute",
+                        json!({"command": "ls", "description": "list", "timeout": 5}),
+                    )),
+                ),
+                |r| r.command = Some("ls".into()),
+            ),
+            true,
+            Some("$ ls\ntimeout: 5"),
+        ),
+        (
+            "an ACP tool without its input",
+            detailed(
+                ApprovalKindName::Tool,
+                ApprovalDetail::AcpToolCall(acp_call("fetch", serde_json::Value::Null)),
             ),
             false,
             None,

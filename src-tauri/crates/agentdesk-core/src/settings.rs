@@ -133,7 +133,10 @@ mod tests {
                 .contains(&format!("{} is not an executable file", missing.display())),
             "{err}"
         );
-        assert_eq!(desk.engine_settings().await.unwrap().program("codex").bin, None);
+        assert_eq!(
+            desk.engine_settings().await.unwrap().program("codex").bin,
+            None
+        );
         let relative = desk.set_engine_path("codex", Some("codex")).await;
         assert_eq!(relative.unwrap_err().code(), ErrorCode::InvalidInput);
         desk.close().await;
@@ -150,10 +153,11 @@ mod tests {
         std::fs::write(&fake, "#!/bin/sh\necho 'codex-cli 0.1.0'\n").unwrap();
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
         let path = fake.display().to_string();
-        desk.set_engine_path("codex", Some(&path))
+        desk.set_engine_path("codex", Some(&path)).await.unwrap();
+        let check = desk
+            .check_engine_health(Engine::Codex, false)
             .await
             .unwrap();
-        let check = desk.check_engine_health(Engine::Codex, false).await.unwrap();
         let h = &check.health;
         assert_eq!(h.path.as_deref(), Some(path.as_str()));
         assert_eq!(h.found_via.as_deref(), Some("settings"));
@@ -167,7 +171,10 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::EngineVersionUnsupported);
         // Cleared: back to PATH discovery.
         desk.set_engine_path("codex", Some("")).await.unwrap();
-        assert_eq!(desk.engine_settings().await.unwrap().program("codex").bin, None);
+        assert_eq!(
+            desk.engine_settings().await.unwrap().program("codex").bin,
+            None
+        );
         desk.close().await;
     }
 }

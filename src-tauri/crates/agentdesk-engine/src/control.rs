@@ -12,7 +12,7 @@ use tokio::sync::oneshot;
 
 use crate::error::EngineError;
 use crate::process::ChildExit;
-use crate::vocab::{ApprovalDecision, EngineCapabilities, Engine};
+use crate::vocab::{ApprovalDecision, Engine, EngineCapabilities};
 
 type Reply = oneshot::Sender<Result<(), EngineError>>;
 

@@ -205,6 +205,7 @@ pub use limits::RunLimits;
 pub use process::{
     BaseEnv, ChildExit, ChildProcess, ExitStatusInfo, ExitWatch, ProcessSpec, StopConfig,
 };
+pub use registry::{EngineDescriptor, EngineSettings, ProgramSettings};
 #[cfg(feature = "internals")]
 pub use rpc::{
     Dispatch, ForwardAll, ForwardMethods, InboundRequest, Notification, PeerEvent, PeerEvents,
@@ -214,5 +215,4 @@ pub use rpc::{
 pub use transport::{
     AbortOnDrop, Decode, Inbound, InboundRx, JsonLines, LineWriter, Transport, TransportConfig,
 };
-pub use registry::{EngineDescriptor, EngineSettings, ProgramSettings};
 pub use vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};

@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 pub use agentdesk_protocol::capabilities::EngineCapabilities;
-pub use agentdesk_protocol::ui::Engine;
 use agentdesk_protocol::events::UserDecision;
+pub use agentdesk_protocol::ui::Engine;
 use serde_json::Value;
 
 /// A piece of the user's message.
@@ -115,12 +115,14 @@ mod tests {
     /// The window reads the same declaration (camelCase, through `engine_capabilities`).
     #[test]
     fn capabilities_cross_to_the_window_in_camel_case() {
-        let v = serde_json::to_value(crate::registry::descriptor(Engine::Codex).capabilities()).unwrap_or_default();
+        let v = serde_json::to_value(crate::registry::descriptor(Engine::Codex).capabilities())
+            .unwrap_or_default();
         assert_eq!(v["editedInput"], false);
         assert_eq!(v["denyMessage"], false);
         assert_eq!(v["denyAndStop"], true);
         assert_eq!(v["sessionGrants"], true);
-        let v = serde_json::to_value(crate::registry::descriptor(Engine::Claude).capabilities()).unwrap_or_default();
+        let v = serde_json::to_value(crate::registry::descriptor(Engine::Claude).capabilities())
+            .unwrap_or_default();
         assert_eq!(v["editedInput"], true);
         assert_eq!(v["denyMessage"], true);
     }
