@@ -20,6 +20,8 @@ use agentdesk_tests::real::{engine_bin, OPENCODE_BIN};
 
 const STREAM: Duration = Duration::from_secs(60);
 const TIMELINE: &str = "[role=log][aria-label=Timeline]";
+/// The head line of a file-change tool call (its tool's name and status badge).
+const WRITE_CALL: &str = ".tool-card.tool-file_change .tool-head";
 const CARD: &str = "//*[@role='group' and @aria-label='Approval']";
 
 /// One app at a time: two windows and two engines at once starve a 2-core machine.
@@ -173,8 +175,13 @@ async fn steps(
         asked[0].contains("hello from fake model"),
         "the card shows the change: {asked:?}"
     );
+    // The tool call is in the timeline: opencode's `write`, running while it asks.
+    let call = app
+        .wait_for_text_containing(WRITE_CALL, "write", STREAM)
+        .await?;
+    assert!(call.contains("running"), "tool call: {call:?}");
     let timeline = app
-        .wait_for_text_containing(TIMELINE, "approved.txt", STREAM)
+        .wait_for_text_containing(TIMELINE, "I will use a tool.", STREAM)
         .await?;
     assert!(!approved.exists(), "written before the approval");
     assert!(
@@ -187,6 +194,8 @@ async fn steps(
     app.wait_for_text_containing(TIMELINE, "Wrote approved.txt.", STREAM)
         .await?;
     app.wait_for_last_run_status("Completed", STREAM).await?;
+    app.wait_for_text_containing(WRITE_CALL, "done", STREAM)
+        .await?;
     assert_eq!(
         std::fs::read_to_string(&approved)?,
         "hello from fake model\n"
@@ -215,6 +224,8 @@ async fn steps(
         "card: {decided:?}"
     );
     assert!(!denied.exists(), "written although denied");
+    app.wait_for_text_containing(WRITE_CALL, "denied", STREAM)
+        .await?;
     let timeline = app
         .wait_for_text_containing(TIMELINE, "denied.txt", STREAM)
         .await?;
