@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod e2e;
+pub mod e2e_acp;
 pub mod events;
 pub mod fake_chat;
 pub mod fake_messages;
