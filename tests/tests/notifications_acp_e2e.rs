@@ -4,9 +4,8 @@
 //! the fake Chat Completions server, the real SQLite file. opencode asks before writing a
 //! file: the notification names the request and carries Approve / Deny; a press on Approve
 //! writes the file, withdraws the notification, and the card says it was decided from a
-//! notification (ignored until the core understands an ACP request's detail: today the
-//! notification only opens the card; the second test covers that and a decision in the
-//! window withdrawing it). No opencode process outlives the app. Screenshots land in
+//! notification; the second test decides in the window, which withdraws the notification.
+//! No opencode process outlives the app. Screenshots land in
 //! `target/test-artifacts/notifications_acp/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -27,13 +26,11 @@ const STREAM: Duration = Duration::from_secs(60);
 const NOTIFY: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the core does not understand an ACP request's detail (ApprovalDetail::Unknown), so the \
-            notification has no Approve/Deny, only Open (reported to the lead, e2e 01:50)"]
 async fn an_acp_write_is_approved_from_the_notification() {
     run("notifications_acp", Decide::FromNotification).await;
 }
 
-/// What works today: the request is notified, and a decision in the window withdraws it.
+/// The request is notified, and a decision in the window withdraws it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_acp_write_is_notified_and_a_decision_in_the_window_withdraws_it() {
     run("notifications_acp_card", Decide::FromCard).await;
@@ -177,12 +174,9 @@ async fn steps(
     );
     assert!(n.body.contains("demo · "), "workspace and session: {n:?}");
     assert!(n.body.contains("notified.txt"), "the file: {n:?}");
-    if decide == Decide::FromCard {
-        // Today's notification: only "Open" (see the ignored test above).
-        assert!(n.meanings().contains(&"default"), "{n:?}");
-    } else {
-        assert_eq!(n.meanings(), ["default", "approve", "deny"], "{n:?}");
-    }
+    // The whole request is in the body (the file; its content is the card's diff), so the
+    // notification carries the buttons that decide.
+    assert_eq!(n.meanings(), ["default", "approve", "deny"], "{n:?}");
     assert!(!file.exists(), "written before the approval");
     app.screenshot(&artifacts.join("01-asked.png")).await?;
 

@@ -54,7 +54,7 @@ export function scopeOf(data: Pick<CardData, "kind" | "tool" | "command" | "gran
     const root = detail?.source === "codexFileChange" && detail.grantRoot !== null;
     return { once: "this change only", session: root ? `${files}; Codex may also take it as leave to write anywhere under the folder above` : files };
   }
-  if (detail?.source === "claudeTool") {
+  if (detail?.source === "claudeTool" || detail?.source === "acpToolCall") {
     return { once: "this call only", session: "this tool with exactly this input again in this session without asking" };
   }
   return { once: "this request only", session: "this exact request again in this session without asking" };
@@ -184,6 +184,34 @@ function EngineRows({ detail, data }: { detail: Detail; data: CardData }) {
               <JsonView value={detail.permissionSuggestions} />
             </Row>
           )}
+        </>
+      );
+    case "acpToolCall":
+      return (
+        <>
+          <Row label="Tool">
+            <Code text={detail.title ?? detail.toolCallId} />
+            {detail.toolKind !== null && (
+              <>
+                {" "}
+                <span className="grant-text">
+                  (<VisibleText text={detail.toolKind} />)
+                </span>
+              </>
+            )}
+          </Row>
+          {hasContent(detail.rawInput) && (
+            <Row label="Input">
+              <JsonView value={detail.rawInput} />
+            </Row>
+          )}
+          <Row label="The agent offers">
+            <p className="grant-note">
+              Approve once is answered with the agent&apos;s “once”; Agent Desk keeps “for the session” itself and never answers “always”, which
+              the agent may apply more widely.
+            </p>
+            <Code text={detail.offered.join(", ")} />
+          </Row>
         </>
       );
     case "raw":

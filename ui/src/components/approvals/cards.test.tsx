@@ -147,6 +147,28 @@ describe("ApprovalCard: what approving allows (issue 19 item 4)", () => {
     expect(within(g).getByText("/home/dev")).toBeTruthy();
   });
 
+  it("an ACP agent's write shows its tool, input and offered options, never as a detail not understood", () => {
+    card(fakeIpc(), {
+      kind: "file_change",
+      request: request({
+        files: [{ path: "/w/notes.txt", kind: "add", diff: "@@ -0,0 +1 @@\n+hi\n" }],
+        detail: {
+          source: "acpToolCall",
+          toolCallId: "call_1",
+          title: "notes.txt",
+          toolKind: "edit",
+          rawInput: { filePath: "/w/notes.txt", content: "hi" },
+          offered: ["allow_once", "allow_always", "reject_once"],
+        },
+      }),
+    });
+    const g = grant();
+    for (const text of ["notes.txt", "edit", "filePath", "allow_once, allow_always, reject_once", "never answers “always”"]) {
+      expect(g.textContent).toContain(text);
+    }
+    expect(g.textContent).not.toContain("Not understood");
+  });
+
   it("a Codex file change whose files were not seen says so, and what the grant root may cover", () => {
     card(fakeIpc(), { kind: "file_change", request: request({ detail: { source: "codexFileChange", grantRoot: "/" } }) });
     const g = grant();

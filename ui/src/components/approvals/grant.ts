@@ -1,3 +1,4 @@
+import type { AcpToolCallDetail } from "../../generated/AcpToolCallDetail";
 import type { ClaudeToolDetail } from "../../generated/ClaudeToolDetail";
 import type { CodexCommandDetail } from "../../generated/CodexCommandDetail";
 import type { CodexElicitationDetail } from "../../generated/CodexElicitationDetail";
@@ -15,6 +16,7 @@ export type Detail =
   | ({ source: "codexFileChange" } & CodexFileChangeDetail)
   | ({ source: "codexPermissions" } & CodexPermissionsDetail)
   | ({ source: "codexElicitation" } & CodexElicitationDetail)
+  | ({ source: "acpToolCall" } & AcpToolCallDetail)
   | { source: "raw"; value: unknown };
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -61,6 +63,16 @@ export function readDetail(detail: unknown): Detail | null {
         mode: str(d.mode),
         url: str(d.url),
         requestedSchema: d.requestedSchema ?? null,
+      };
+    case "acpToolCall":
+      if (typeof d.toolCallId !== "string" || !optStr(d.title) || !optStr(d.toolKind) || !optStrArray(d.offered)) return raw;
+      return {
+        source: "acpToolCall",
+        toolCallId: d.toolCallId,
+        title: str(d.title),
+        toolKind: str(d.toolKind),
+        rawInput: d.rawInput ?? null,
+        offered: (d.offered as string[] | null | undefined) ?? [],
       };
     default:
       return raw;

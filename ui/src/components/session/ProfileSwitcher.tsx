@@ -1,10 +1,12 @@
 import { useEffect, useState } from "react";
 import { errorOf, type IpcError, type Profile, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
+import { engineName, useEngines } from "../../state/engines";
 
 /** Which profile the next run uses. */
 export function ProfileSwitcher({ session, onChanged, onError }: { session: Session; onChanged: (s: Session) => void; onError: (e: IpcError) => void }) {
   const ipc = useIpc();
+  const engines = useEngines();
   const [profiles, setProfiles] = useState<Profile[] | null>(null);
 
   useEffect(() => {
@@ -33,7 +35,7 @@ export function ProfileSwitcher({ session, onChanged, onError }: { session: Sess
       <select value={current} onChange={(e) => void change(e.target.value)} aria-label="Profile">
         {profiles.map((p) => (
           <option key={p.id} value={p.id}>
-            {p.name} · {p.engine}
+            {p.name} · {engineName(engines, p.engine)}
             {p.model ? ` · ${p.model}` : ""}
           </option>
         ))}

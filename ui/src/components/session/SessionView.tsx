@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { engineName, useEngines } from "../../state/engines";
 import { errorOf, type IpcError, type OfferedFile, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { useActiveRuns } from "../../state/hooks";
@@ -23,6 +24,7 @@ interface Props {
 export function SessionView({ session, focusApproval, onSessionChanged, onError }: Props) {
   const ipc = useIpc();
   const caps = useEngineCapabilities(session.engine);
+  const engines = useEngines();
   const store = useMemo(() => new SessionStore(session.id), [session.id]);
   const [diagOpen, setDiagOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
@@ -111,7 +113,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
       <header className="session-header">
         <div className="session-heading">
           <h1 id="session-title">{session.title || "Untitled session"}</h1>
-          <span className={`engine-tag engine-${session.engine}`}>{session.engine}</span>
+          <span className={`engine-tag engine-${session.engine}`}>{engineName(engines, session.engine)}</span>
         </div>
         <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
       </header>
