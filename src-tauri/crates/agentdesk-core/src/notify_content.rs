@@ -167,16 +167,19 @@ fn value_text(v: &Value) -> String {
 
 /// The input keys of an ACP agent's tool (opencode's `bash`, `write`, `edit`; Gemini CLI's
 /// shell and file tools) shown elsewhere for a request of `kind`, as for Claude: the command
-/// as the `$` line, the path as the file, the content as the card's diff, the agent's
-/// description of its command.
+/// as the `$` line, the path as the file, the content or diff as the card's diff, the agent's
+/// description of its command. opencode 1.18.33 asks an edit's permission with
+/// `{filepath, diff}`.
 fn acp_input_shown_elsewhere(kind: ApprovalKindName, key: &str) -> bool {
     match kind {
         ApprovalKindName::Command => matches!(key, "command" | "description"),
         ApprovalKindName::FileChange => matches!(
             key,
             "filePath"
+                | "filepath"
                 | "file_path"
                 | "path"
+                | "diff"
                 | "absolute_path"
                 | "content"
                 | "oldString"

@@ -675,7 +675,7 @@ fn approve_is_offered_only_when_the_whole_request_is_shown() {
                     ApprovalKindName::FileChange,
                     ApprovalDetail::AcpToolCall(acp_call(
                         "edit",
-                        json!({"filePath": "/w/src/f0.rs", "content": "x".repeat(500)}),
+                        json!({"filepath": "/w/src/f0.rs", "diff": "x".repeat(500)}),
                     )),
                 ),
                 |r| r.files = files(1),
