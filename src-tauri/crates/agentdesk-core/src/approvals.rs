@@ -13,7 +13,7 @@
 //! as `denied`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use agentdesk_engine::ApprovalDecision;
@@ -260,10 +260,7 @@ impl ApprovalQueue {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave the maps half-updated (each critical
         // section is a single insert/remove), so a poisoned lock is still consistent.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        agentdesk_protocol::sync::lock(&self.inner.state)
     }
 
     /// The pending set, updated on every change (badge count, queue view).

@@ -16,7 +16,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
@@ -76,10 +76,8 @@ struct Slot<T> {
     merge: bool,
 }
 
-fn lock<Q>(m: &Mutex<Q>) -> MutexGuard<'_, Q> {
-    // Every critical section leaves the queue consistent: a poisoned lock is still usable.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+// Every critical section leaves the queue consistent: a poisoned lock is still usable.
+use agentdesk_protocol::sync::lock;
 
 impl<T: Coalesce> Slot<T> {
     fn push(&self, update: T) {

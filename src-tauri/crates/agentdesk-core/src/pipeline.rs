@@ -34,7 +34,7 @@
 //! `Desk::pipeline`, a field of the desk, not through `runs`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
@@ -99,7 +99,7 @@ enum Step<'a> {
 impl Pipeline {
     fn lock(&self) -> MutexGuard<'_, HashMap<RunId, LiveRun>> {
         // Every critical section leaves the map consistent: a poisoned lock is still usable.
-        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+        agentdesk_protocol::sync::lock(&self.runs)
     }
 
     pub(crate) fn publish(&self, update: RunUpdate) {

@@ -50,7 +50,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle};
@@ -129,10 +129,8 @@ impl Default for Runs {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each critical section is a single map operation: a poisoned lock is still consistent.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+// Each critical section is a single map operation: a poisoned lock is still consistent.
+use agentdesk_protocol::sync::lock;
 
 impl Runs {
     /// The run is no longer driven by this process; whoever waits for that is woken.
