@@ -314,7 +314,18 @@ impl AgentEvent {
 /// CLI's error subtypes) and a run that never reached its engine carries the core's error
 /// code (`engine_missing`, ...), so the event keeps a string; these are the ones our code
 /// produces and matches on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum FailureCode {
     /// The engine process died mid-run.
     EngineCrashed,
@@ -327,26 +338,8 @@ pub enum FailureCode {
 }
 
 impl FailureCode {
-    pub const ALL: [FailureCode; 4] = [
-        Self::EngineCrashed,
-        Self::EngineSilent,
-        Self::OversizedResult,
-        Self::NoEnd,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::EngineCrashed => "engine_crashed",
-            Self::EngineSilent => "engine_silent",
-            Self::OversizedResult => "oversized_result",
-            Self::NoEnd => "no_end",
-        }
-    }
-
-    /// One of ours, or `None` (an engine's or the core's code).
-    pub fn parse(code: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.as_str() == code)
-    }
+    /// Every code (the names come from strum: no list kept by hand).
+    pub const ALL: &'static [FailureCode] = <Self as strum::VariantArray>::VARIANTS;
 }
 
 impl std::fmt::Display for FailureCode {
@@ -396,7 +389,7 @@ mod tests {
 
     #[test]
     fn failure_codes_read_back_and_others_stay_strings() {
-        for c in FailureCode::ALL {
+        for &c in FailureCode::ALL {
             assert_eq!(FailureCode::parse(c.as_str()), Some(c));
         }
         assert_eq!(FailureCode::parse("http_401"), None);

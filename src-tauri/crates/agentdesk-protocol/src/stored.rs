@@ -29,6 +29,7 @@ stored_names!(
     crate::ui::Engine,
     crate::ui::PermissionMode,
     crate::acp::options::AcpPreset,
+    crate::events::FailureCode,
 );
 
 #[cfg(test)]
