@@ -81,7 +81,7 @@ impl Desk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentdesk_protocol::ui::{Engine, ErrorCode, NotifyWhen, SendKey, Theme};
+    use agentdesk_protocol::ui::{ErrorCode, NotifyWhen, SendKey, Theme};
 
     #[tokio::test]
     async fn preferences_round_trip_and_default_when_unset() {
@@ -155,7 +155,7 @@ mod tests {
         let path = fake.display().to_string();
         desk.set_engine_path("codex", Some(&path)).await.unwrap();
         let check = desk
-            .check_engine_health(Engine::Codex, false)
+            .check_engine_health(agentdesk_protocol::ui::Engine::Codex, false)
             .await
             .unwrap();
         let h = &check.health;
@@ -167,7 +167,10 @@ mod tests {
         assert_eq!(h.fix_commands, vec!["npm install -g @openai/codex@0.169.0"]);
         assert!(check.unsupported.is_some());
         // A run is refused with the same error (the stored path is the one runs use).
-        let err = desk.check_engine(Engine::Codex).await.unwrap_err();
+        let err = desk
+            .check_engine(agentdesk_protocol::ui::Engine::Codex)
+            .await
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::EngineVersionUnsupported);
         // Cleared: back to PATH discovery.
         desk.set_engine_path("codex", Some("")).await.unwrap();
