@@ -175,6 +175,7 @@ pub mod process;
 #[allow(dead_code)] // parts only the tests crate uses (with `internals`)
 mod process;
 pub mod profile_options;
+pub mod real_path;
 pub mod redact;
 pub mod registry;
 #[cfg(feature = "internals")]

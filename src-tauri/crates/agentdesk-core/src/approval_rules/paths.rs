@@ -7,85 +7,14 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use agentdesk_engine::real_path;
+
 /// The real location of `path` (relative paths are taken from `base`), or `None` when it
-/// cannot be told: `..` above the root, a dangling symlink (writing through it would create
-/// its target, wherever that is), a loop, a non-directory in the middle, a relative base, or
-/// a `..` whose meaning depends on who resolves it (the kernel follows a symlink before
-/// `..`, a program that normalises the text first does not).
+/// cannot be told (see `agentdesk_engine::real_path`). Windows paths stay in their plain form.
 pub fn resolve(path: &str, base: &Path) -> Option<PathBuf> {
-    // `~` is expanded by some tools and not by others: never guess.
-    if path.starts_with('~') {
-        return None;
-    }
-    let p = Path::new(path);
-    let joined = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    };
-    if !joined.is_absolute() {
-        return None;
-    }
-    let lexical = walk(&lexical(&joined)?)?;
-    if joined.components().any(|c| c == Component::ParentDir) && walk(&joined)? != lexical {
-        return None;
-    }
-    Some(lexical)
-}
-
-/// `..` and `.` removed from the text; `None` when `..` climbs above the root.
-fn lexical(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                if out.parent().is_none() || !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    Some(out)
-}
-
-/// The kernel's reading: every existing prefix canonicalised, the rest appended.
-fn walk(abs: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    // While true, `out` exists and is canonical (so `..` pops to its real parent).
-    let mut exists = true;
-    for c in abs.components() {
-        match c {
-            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
-            Component::CurDir => {}
-            // Above the root, or through a folder that does not exist (the kernel refuses;
-            // a program that creates folders first would not).
-            Component::ParentDir => {
-                if !exists || out.parent().is_none() || !out.pop() {
-                    return None;
-                }
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                if exists {
-                    match agentdesk_store::canonical::canonicalize(&out) {
-                        Ok(real) => out = real,
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                            let is_link = std::fs::symlink_metadata(&out)
-                                .is_ok_and(|m| m.file_type().is_symlink());
-                            if is_link {
-                                return None;
-                            }
-                            exists = false;
-                        }
-                        Err(_) => return None,
-                    }
-                }
-            }
-        }
-    }
-    Some(out)
+    real_path::resolve_with(Path::new(path), base, &|p| {
+        agentdesk_store::canonical::canonicalize(p)
+    })
 }
 
 /// The user's home folder, resolved.

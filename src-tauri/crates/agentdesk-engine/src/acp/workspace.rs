@@ -6,7 +6,7 @@
 //! yet appended as written; a `..` whose meaning depends on who resolves it, a dangling
 //! symlink or anything else that cannot be told counts as outside (then the user is asked).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::events::FileChangeKind;
 
@@ -44,78 +44,7 @@ impl Workspace {
     }
 }
 
-/// The real location of `path` (relative paths from `base`), or `None` when it cannot be
-/// told (see the module docs).
-pub fn resolve(path: &Path, base: &Path) -> Option<PathBuf> {
-    if path.to_str().is_some_and(|p| p.starts_with('~')) {
-        return None;
-    }
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        base.join(path)
-    };
-    if !joined.is_absolute() {
-        return None;
-    }
-    let real = walk(&lexical(&joined)?)?;
-    if joined.components().any(|c| c == Component::ParentDir) && walk(&joined)? != real {
-        return None;
-    }
-    Some(real)
-}
-
-/// `..` and `.` removed from the text; `None` when `..` climbs above the root.
-fn lexical(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                if out.parent().is_none() || !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    Some(out)
-}
-
-/// The kernel's reading: every existing prefix canonicalised, the rest appended.
-fn walk(abs: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    let mut exists = true;
-    for c in abs.components() {
-        match c {
-            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !exists || out.parent().is_none() || !out.pop() {
-                    return None;
-                }
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                if exists {
-                    match std::fs::canonicalize(&out) {
-                        Ok(real) => out = real,
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                            let is_link = std::fs::symlink_metadata(&out)
-                                .is_ok_and(|m| m.file_type().is_symlink());
-                            if is_link {
-                                return None;
-                            }
-                            exists = false;
-                        }
-                        Err(_) => return None,
-                    }
-                }
-            }
-        }
-    }
-    Some(out)
-}
+pub use crate::real_path::resolve;
 
 /// `fs/read_text_file`'s answer: the text from 1-based `line`, at most `limit` lines.
 pub fn slice_lines(text: &str, line: Option<u32>, limit: Option<u32>) -> String {
