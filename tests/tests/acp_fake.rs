@@ -4,6 +4,7 @@
 //! workspace). Fast; no network.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -155,13 +156,13 @@ async fn a_text_turn_through_the_facade() {
     assert!(t.starts_with("Hello from fake."), "{t}");
     assert!(t.contains("blocks=text"), "{t}");
     assert!(ev.iter().any(|e| e.type_name() == "reasoning.completed"));
-    assert!(ev.contains(&AgentEvent::Usage {
+    assert!(ev.contains(&AgentEvent::Usage(TokenUsage {
         input: 10,
         cached: 0,
         output: 5,
         reasoning: 0,
         cost_usd: Some(0.25),
-    }));
+    })));
     assert_eq!(ev.iter().filter(|e| e.is_terminal()).count(), 1);
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunCompleted { stop_reason }) if stop_reason == "end_turn")

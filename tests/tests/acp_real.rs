@@ -19,6 +19,7 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -265,7 +266,7 @@ async fn text_turn(bin: PathBuf) {
     let usage = ev
         .iter()
         .find_map(|e| match e {
-            AgentEvent::Usage { input, output, .. } => Some((*input, *output)),
+            AgentEvent::Usage(TokenUsage { input, output, .. }) => Some((*input, *output)),
             _ => None,
         })
         .expect("no usage");

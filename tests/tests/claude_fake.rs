@@ -3,6 +3,7 @@
 //! unknown control request, a withdrawn permission, a silent hang, no login). Fast; no network.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -155,7 +156,7 @@ async fn text_turn_argv_entrypoint_usage_and_nothing_left_running() {
     ] {
         assert!(text.contains(want), "{want} not in {text}");
     }
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage { input: 9, cached: 2, output: 3, cost_usd: Some(c), .. } if *c == 0.5)), "{ev:#?}");
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { input: 9, cached: 2, output: 3, cost_usd: Some(c), .. }) if *c == 0.5)), "{ev:#?}");
     assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
     assert!(
         !alive(run.pid),

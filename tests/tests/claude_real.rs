@@ -5,6 +5,7 @@
 //! where a missing binary is a failure. Every wait is bounded; no test can hang.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -188,7 +189,7 @@ real_test!(streamed_text_and_thinking, |bin| {
     ));
     assert_eq!(completed_text(&ev), "Hello from fake!");
     assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::Usage { input: 10, output: 5, cost_usd: Some(c), .. } if *c > 0.0)),
+        ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { input: 10, output: 5, cost_usd: Some(c), .. }) if *c > 0.0)),
         "{ev:#?}"
     );
     assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
@@ -531,7 +532,7 @@ real_test!(resume_in_a_new_process_and_unknown_resume_id, |bin| {
     // Per-run cost, although the CLI's total_cost_usd is cumulative over the session.
     let first_cost = 0.000105;
     assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::Usage { cost_usd: Some(c), .. } if (*c - first_cost).abs() < 1e-9)),
+        ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { cost_usd: Some(c), .. }) if (*c - first_cost).abs() < 1e-9)),
         "{ev:#?}"
     );
     let t = env.fake.model_requests().pop().unwrap().transcript();

@@ -5,6 +5,7 @@
 //! where a missing binary is a failure. Every wait is bounded; no test can hang.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -156,11 +157,11 @@ real_test!(streamed_text_and_reasoning, |bin| {
     assert!(
         ev.iter().any(|e| matches!(
             e,
-            AgentEvent::Usage {
+            AgentEvent::Usage(TokenUsage {
                 input: 10,
                 output: 5,
                 ..
-            }
+            })
         )),
         "{ev:#?}"
     );
@@ -429,11 +430,11 @@ real_test!(resume_in_a_new_app_server_process, |bin| {
     assert!(
         ev.iter().any(|e| matches!(
             e,
-            AgentEvent::Usage {
+            AgentEvent::Usage(TokenUsage {
                 input: 10,
                 output: 5,
                 ..
-            }
+            })
         )),
         "{ev:#?}"
     );

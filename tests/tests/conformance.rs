@@ -29,6 +29,7 @@
 //!     whose replayed history is dropped by the adapter.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -382,12 +383,12 @@ async fn text<H: Harness>(bin: PathBuf) {
         |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Hello from fake!")
     ));
     let cost = ev.iter().find_map(|e| match e {
-        AgentEvent::Usage {
+        AgentEvent::Usage(TokenUsage {
             input,
             output,
             cost_usd,
             ..
-        } => {
+        }) => {
             assert!(*input >= 10 && *output >= 5, "{e:?}");
             Some(*cost_usd)
         }

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use agentdesk_core::notify::{NotificationSettings, NotifyWhen};
+use agentdesk_core::notify::{NotificationPrefs, NotifyWhen};
 use agentdesk_tests::e2e::{
     artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
 };
@@ -80,7 +80,7 @@ async fn scenario(
     let p = prepare_acp_workspace(&env, bin, &fake).await?;
     // Notified whatever the focus (the window under Xvfb may or may not have it).
     p.desk
-        .set_notification_settings(&NotificationSettings {
+        .set_notification_prefs(&NotificationPrefs {
             approvals: NotifyWhen::Always,
             questions: NotifyWhen::Always,
             sound: false,

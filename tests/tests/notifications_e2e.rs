@@ -15,7 +15,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentdesk_core::notify::{NotificationSettings, NotifyWhen};
+use agentdesk_core::notify::{NotificationPrefs, NotifyWhen};
 use agentdesk_protocol::ui::{ApprovalKindName, ApprovalRule, RuleAction};
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, repo_root, target_dir, AppEnv,
@@ -42,7 +42,7 @@ async fn prepare(
     bin: PathBuf,
     fake: &FakeResponses,
     plan_mode: bool,
-    settings: &NotificationSettings,
+    settings: &NotificationPrefs,
 ) -> Result<PathBuf, BoxError> {
     let ws = prepare_codex_workspace(env, bin, fake.base_url(), |spec| {
         spec.approval_rules = vec![ApprovalRule {
@@ -54,14 +54,14 @@ async fn prepare(
         spec.engine_options["planMode"] = json!(plan_mode);
     })
     .await?;
-    ws.desk.set_notification_settings(settings).await?;
+    ws.desk.set_notification_prefs(settings).await?;
     ws.desk.close().await;
     Ok(ws.work)
 }
 
 /// Requests notified whatever the focus, no sound.
-fn always() -> NotificationSettings {
-    NotificationSettings {
+fn always() -> NotificationPrefs {
+    NotificationPrefs {
         approvals: NotifyWhen::Always,
         questions: NotifyWhen::Always,
         sound: false,
@@ -110,7 +110,7 @@ async fn start_with(
     test: &str,
     actions: bool,
     plan_mode: bool,
-    settings: &NotificationSettings,
+    settings: &NotificationPrefs,
     app_env: &[(&str, &str)],
     before_launch: impl AsyncFnOnce(
         &AppEnv,
@@ -437,7 +437,7 @@ async fn actions_scenario(w: &World) -> Result<(), BoxError> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_plugin_backend_carries_approve_and_deny() {
     // With sound: the plugin path passes the preference on too.
-    let settings = NotificationSettings {
+    let settings = NotificationPrefs {
         sound: true,
         ..always()
     };
@@ -640,7 +640,7 @@ async fn burst_scenario(w: &World) -> Result<(), BoxError> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn by_default_only_an_unfocused_window_gets_notifications_and_run_ends() {
     // The defaults ("when unfocused" for requests and run ends), every run long enough.
-    let settings = NotificationSettings {
+    let settings = NotificationPrefs {
         sound: false,
         run_min_secs: 0,
         ..Default::default()

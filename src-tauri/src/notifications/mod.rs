@@ -362,7 +362,7 @@ impl Service {
     }
 
     async fn added(&mut self, approval: Approval) {
-        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        let settings = self.desk.notification_prefs().await.unwrap_or_default();
         let show = settings.shows_request(approval.kind, self.window_focused());
         self.planner.added(approval, show, Instant::now());
     }
@@ -401,7 +401,7 @@ impl Service {
         if run.ended_at.is_none() || self.runs_notified.contains(&run.id) {
             return;
         }
-        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        let settings = self.desk.notification_prefs().await.unwrap_or_default();
         let origin = self.origin_of_session(&run.session_id).await;
         let focused = self.window_focused();
         if let Some(content) = run_end_content(&run, &origin, &settings, focused) {
@@ -414,7 +414,7 @@ impl Service {
     }
 
     async fn apply(&mut self, steps: Vec<Step>) {
-        let settings = self.desk.notification_settings().await.unwrap_or_default();
+        let settings = self.desk.notification_prefs().await.unwrap_or_default();
         for step in steps {
             match step {
                 Step::Show { key, approval } => {

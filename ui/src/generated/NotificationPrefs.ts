@@ -2,10 +2,19 @@
 import type { NotifyWhen } from "./NotifyWhen";
 
 /**
- * Settings → Notifications, as the window edits them (the core's `NotificationSettings`).
+ * Settings → Notifications: what the window edits, the core stores and the notification
+ * planner reads (one type; a field missing from a stored value takes its default).
  */
-export type NotificationPrefs = { approvals: NotifyWhen, questions: NotifyWhen, runs: NotifyWhen, 
+export type NotificationPrefs = { 
 /**
- * Runs shorter than this end without a notification.
+ * Commands, file changes, permissions, tools.
+ */
+approvals: NotifyWhen, questions: NotifyWhen, 
+/**
+ * A run finished or failed.
+ */
+runs: NotifyWhen, 
+/**
+ * Runs shorter than this end without a notification (the user just watched them).
  */
 runMinSecs: number, sound: boolean, };

@@ -6,7 +6,7 @@
 
 use agentdesk_protocol::events::{AgentEvent, ApprovalFile};
 use agentdesk_protocol::ids::ApprovalId;
-use agentdesk_protocol::ui::{Approval, ApprovalKindName, ItemBody, Run, TimelineItem, Usage};
+use agentdesk_protocol::ui::{Approval, ApprovalKindName, ItemBody, Run, TimelineItem, TokenUsage};
 use serde_json::Value;
 
 /// `YYYY-MM-DD HH:MM` in the user's local time zone (TZ, else the system's) from Unix
@@ -115,7 +115,7 @@ pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Opti
         ItemBody::Notice { text, .. } => format!("note: {text}"),
         ItemBody::Diagnostic { message, .. } if diagnostics => format!("[diagnostic] {message}"),
         ItemBody::Diagnostic { .. } => return None,
-        ItemBody::Usage { .. } => return None,
+        ItemBody::Usage(_) => return None,
     })
 }
 
@@ -139,7 +139,7 @@ pub fn run_end(run: &Run) -> String {
     s
 }
 
-pub fn usage(u: &Usage) -> String {
+pub fn usage(u: &TokenUsage) -> String {
     let mut s = format!(
         "-- tokens: {} in ({} cached), {} out ({} reasoning)",
         u.input, u.cached, u.output, u.reasoning
@@ -273,22 +273,7 @@ pub fn event(ev: &AgentEvent, streamed: &mut std::collections::HashSet<String>) 
         AgentEvent::ApprovalResolved { outcome, .. } => {
             Some(format!("[approval] {outcome:?}\n").to_lowercase())
         }
-        AgentEvent::Usage {
-            input,
-            cached,
-            output,
-            reasoning,
-            cost_usd,
-        } => Some(
-            usage(&Usage {
-                input: *input,
-                cached: *cached,
-                output: *output,
-                reasoning: *reasoning,
-                cost_usd: *cost_usd,
-                runs: 1,
-            }) + "\n",
-        ),
+        AgentEvent::Usage(tokens) => Some(usage(tokens) + "\n"),
         AgentEvent::RunCompleted { stop_reason } => {
             Some(format!("-- run completed ({stop_reason})\n"))
         }

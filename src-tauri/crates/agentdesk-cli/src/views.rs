@@ -215,7 +215,7 @@ pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {
     }
     let usage = desk.session_usage(&s.id).await?;
     if usage.runs > 0 {
-        writeln!(out, "{}", render::usage(&usage)).map_err(|e| CliError::io("stdout", e))?;
+        writeln!(out, "{}", render::usage(&usage.tokens)).map_err(|e| CliError::io("stdout", e))?;
     }
     Ok(())
 }

@@ -2,8 +2,8 @@
 
 use agentdesk_protocol::ids::{ApprovalId, ProfileId, SessionId};
 use agentdesk_protocol::ui::{
-    Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, Usage,
-    SECRET_MASK,
+    Approval, Attachment, ItemBody, ItemStatus, Profile, Run, Session, TimelineItem, TokenUsage,
+    Usage, SECRET_MASK,
 };
 use std::collections::HashMap;
 use std::io::Write;
@@ -175,7 +175,7 @@ fn fenced(lang: &str, text: &str) -> String {
     format!("{fence}{lang}\n{text}{nl}{fence}\n\n")
 }
 
-fn usage_line(u: &Usage) -> String {
+fn usage_line(u: &TokenUsage) -> String {
     let cost = u.cost_usd.map(|c| format!(", ${c:.4}")).unwrap_or_default();
     format!(
         "{} in ({} cached), {} out ({} reasoning){cost}",
@@ -269,7 +269,7 @@ pub fn render_markdown(e: &SessionExport) -> String {
         "Engine: {} · runs: {} · tokens: {}\n\n",
         e.session.engine.as_str(),
         e.runs.len(),
-        usage_line(&e.usage)
+        usage_line(&e.usage.tokens)
     ));
     // Items name their approval; the record says what was asked and how it ended.
     let approvals: HashMap<&ApprovalId, &Approval> =
@@ -350,22 +350,9 @@ fn render_item(
         ItemBody::Notice { text, .. } => md.push_str(&format!("*{text}*\n\n")),
         // Diagnostics are for the diagnostics view, not the conversation.
         ItemBody::Diagnostic { .. } => {}
-        ItemBody::Usage {
-            input,
-            cached,
-            output,
-            reasoning,
-            cost_usd,
-        } => {
-            let u = Usage {
-                input: *input,
-                cached: *cached,
-                output: *output,
-                reasoning: *reasoning,
-                cost_usd: *cost_usd,
-                runs: 1,
-            };
-            md.push_str(&format!("*Usage: {}*\n\n", usage_line(&u)));
+        ItemBody::Usage(tokens) => {
+            let line = usage_line(tokens);
+            md.push_str(&format!("*Usage: {line}*\n\n"));
         }
     }
 }

@@ -17,59 +17,17 @@ use agentdesk_protocol::events::UserDecision;
 
 use crate::{Desk, Result};
 
-/// Settings key of [`NotificationSettings`].
+/// Settings key of [`NotificationPrefs`].
 pub const NOTIFICATION_SETTINGS_KEY: &str = "notifications";
 
 /// When a kind of notification is shown: the protocol's, which the window edits too.
 pub use agentdesk_protocol::ui::NotifyWhen;
 
 /// What the user chose in Settings → Notifications (stored; the defaults apply without it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct NotificationSettings {
-    /// Commands, file changes, permissions, tools.
-    pub approvals: NotifyWhen,
-    pub questions: NotifyWhen,
-    /// A run finished or failed.
-    pub runs: NotifyWhen,
-    /// Runs shorter than this end without a notification (the user just watched them).
-    pub run_min_secs: u64,
-    pub sound: bool,
-}
-
-impl Default for NotificationSettings {
-    fn default() -> Self {
-        NotificationSettings {
-            approvals: NotifyWhen::WhenUnfocused,
-            questions: NotifyWhen::WhenUnfocused,
-            runs: NotifyWhen::WhenUnfocused,
-            run_min_secs: 30,
-            sound: true,
-        }
-    }
-}
-
-impl NotificationSettings {
-    pub fn for_kind(&self, kind: ApprovalKindName) -> NotifyWhen {
-        match kind {
-            ApprovalKindName::Question => self.questions,
-            _ => self.approvals,
-        }
-    }
-
-    /// Whether a request of `kind` arriving now gets a notification.
-    pub fn shows_request(&self, kind: ApprovalKindName, window_focused: bool) -> bool {
-        self.for_kind(kind).allows(window_focused)
-    }
-
-    /// Whether the end of a run that lasted `took` gets a notification.
-    pub fn shows_run_end(&self, took: Duration, window_focused: bool) -> bool {
-        self.runs.allows(window_focused) && took.as_secs() >= self.run_min_secs
-    }
-}
+pub use agentdesk_protocol::ui::NotificationPrefs;
 
 impl Desk {
-    pub async fn notification_settings(&self) -> Result<NotificationSettings> {
+    pub async fn notification_prefs(&self) -> Result<NotificationPrefs> {
         Ok(self
             .store()
             .get_setting(NOTIFICATION_SETTINGS_KEY)
@@ -77,10 +35,10 @@ impl Desk {
             .unwrap_or_default())
     }
 
-    pub async fn set_notification_settings(&self, settings: &NotificationSettings) -> Result<()> {
+    pub async fn set_notification_prefs(&self, prefs: &NotificationPrefs) -> Result<()> {
         Ok(self
             .store()
-            .set_setting(NOTIFICATION_SETTINGS_KEY, settings)
+            .set_setting(NOTIFICATION_SETTINGS_KEY, prefs)
             .await?)
     }
 }

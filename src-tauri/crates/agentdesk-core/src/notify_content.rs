@@ -9,8 +9,7 @@ use agentdesk_protocol::ui::{Approval, ApprovalKindName, Engine, Run, RunStatus}
 use serde_json::Value;
 
 use super::{
-    single_question, NotificationSettings, ACTION_APPROVE, ACTION_DENY, NONCE_SEPARATOR,
-    OPTION_PREFIX,
+    single_question, NotificationPrefs, ACTION_APPROVE, ACTION_DENY, NONCE_SEPARATOR, OPTION_PREFIX,
 };
 
 /// Where a request comes from, for its notification.
@@ -412,7 +411,7 @@ pub fn summary_content(count: usize, held_elsewhere: bool) -> Content {
 pub fn run_end_content(
     run: &Run,
     origin: &Origin,
-    settings: &NotificationSettings,
+    settings: &NotificationPrefs,
     window_focused: bool,
 ) -> Option<Content> {
     let took = match (run.started_at, run.ended_at) {

@@ -73,7 +73,7 @@ fn origin() -> Origin {
 
 #[test]
 fn preferences_decide_by_kind_and_focus() {
-    let mut s = NotificationSettings::default();
+    let mut s = NotificationPrefs::default();
     assert!(s.shows_request(ApprovalKindName::Command, false));
     assert!(!s.shows_request(ApprovalKindName::Command, true));
     s.approvals = NotifyWhen::Always;
@@ -81,7 +81,7 @@ fn preferences_decide_by_kind_and_focus() {
     assert!(s.shows_request(ApprovalKindName::FileChange, true));
     assert!(!s.shows_request(ApprovalKindName::Question, false));
     // Runs: only long ones, only while unfocused by default.
-    let d = NotificationSettings::default();
+    let d = NotificationPrefs::default();
     assert!(d.shows_run_end(Duration::from_secs(31), false));
     assert!(!d.shows_run_end(Duration::from_secs(5), false));
     assert!(!d.shows_run_end(Duration::from_secs(60), true));
@@ -89,7 +89,7 @@ fn preferences_decide_by_kind_and_focus() {
 
 #[test]
 fn settings_read_back_with_defaults_for_missing_fields() {
-    let s: NotificationSettings =
+    let s: NotificationPrefs =
         serde_json::from_str(r#"{"approvals":"always","sound":false}"#).unwrap();
     assert_eq!(s.approvals, NotifyWhen::Always);
     assert_eq!(s.questions, NotifyWhen::WhenUnfocused);
@@ -102,16 +102,16 @@ async fn settings_are_stored() {
     let dir = tempfile::tempdir().unwrap();
     let desk = Desk::open(dir.path()).await.unwrap();
     assert_eq!(
-        desk.notification_settings().await.unwrap(),
-        NotificationSettings::default()
+        desk.notification_prefs().await.unwrap(),
+        NotificationPrefs::default()
     );
-    let s = NotificationSettings {
+    let s = NotificationPrefs {
         approvals: NotifyWhen::Never,
         sound: false,
         ..Default::default()
     };
-    desk.set_notification_settings(&s).await.unwrap();
-    assert_eq!(desk.notification_settings().await.unwrap(), s);
+    desk.set_notification_prefs(&s).await.unwrap();
+    assert_eq!(desk.notification_prefs().await.unwrap(), s);
     desk.close().await;
 }
 
@@ -372,7 +372,7 @@ fn run(status: RunStatus, secs: i64) -> Run {
 
 #[test]
 fn long_runs_that_finish_or_fail_are_notified_while_unfocused() {
-    let s = NotificationSettings::default();
+    let s = NotificationPrefs::default();
     let done = run_end_content(&run(RunStatus::Completed, 95), &origin(), &s, false).unwrap();
     assert_eq!(done.title, "Codex finished");
     assert_eq!(done.body, "demo · Fix the build\nafter 1 min 35 s");

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use agentdesk_protocol::events::{AgentEvent, FailureCode};
 use agentdesk_protocol::ids::{ApprovalId, SessionId};
-use agentdesk_protocol::ui::{ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, Usage};
+use agentdesk_protocol::ui::{ApprovalState, ItemStatus, Run, RunStatus, TimelineItem, TokenUsage};
 use agentdesk_store::{now_ms, RunEnd, Store, StoreError};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -65,7 +65,7 @@ struct Unsaved {
     items: Vec<TimelineItem>,
     model: Option<String>,
     engine_session_id: Option<String>,
-    usage: Option<Usage>,
+    usage: Option<TokenUsage>,
 }
 
 impl Unsaved {
@@ -261,22 +261,7 @@ impl RunRecorder {
                     self.unsaved.engine_session_id = Some(id.clone());
                 }
             }
-            AgentEvent::Usage {
-                input,
-                cached,
-                output,
-                reasoning,
-                cost_usd,
-            } => {
-                self.unsaved.usage = Some(Usage {
-                    input: *input,
-                    cached: *cached,
-                    output: *output,
-                    reasoning: *reasoning,
-                    cost_usd: *cost_usd,
-                    runs: 1,
-                });
-            }
+            AgentEvent::Usage(tokens) => self.unsaved.usage = Some(*tokens),
             _ => return Ok(()),
         }
         if self.retry.failing() {

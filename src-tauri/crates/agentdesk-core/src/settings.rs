@@ -1,37 +1,11 @@
-//! The window's preferences (theme, send key), the notification preferences as the window
-//! edits them, and the data folders with the database size (Settings).
+//! The window's preferences (theme, send key) and the data folders with the database size (Settings).
 
-use agentdesk_protocol::ui::{DataInfo, NotificationPrefs, UiSettings};
+use agentdesk_protocol::ui::{DataInfo, UiSettings};
 
-use crate::notify::NotificationSettings;
 use crate::{paths, Desk, Result};
 
 /// Settings key of [`UiSettings`].
 pub const UI_SETTINGS_KEY: &str = "ui";
-
-impl From<&NotificationSettings> for NotificationPrefs {
-    fn from(s: &NotificationSettings) -> Self {
-        NotificationPrefs {
-            approvals: s.approvals,
-            questions: s.questions,
-            runs: s.runs,
-            run_min_secs: s.run_min_secs,
-            sound: s.sound,
-        }
-    }
-}
-
-impl From<&NotificationPrefs> for NotificationSettings {
-    fn from(p: &NotificationPrefs) -> Self {
-        NotificationSettings {
-            approvals: p.approvals,
-            questions: p.questions,
-            runs: p.runs,
-            run_min_secs: p.run_min_secs,
-            sound: p.sound,
-        }
-    }
-}
 
 impl Desk {
     pub async fn ui_settings(&self) -> Result<UiSettings> {
@@ -44,17 +18,6 @@ impl Desk {
 
     pub async fn set_ui_settings(&self, settings: &UiSettings) -> Result<()> {
         Ok(self.store.set_setting(UI_SETTINGS_KEY, settings).await?)
-    }
-
-    pub async fn notification_prefs(&self) -> Result<NotificationPrefs> {
-        Ok(NotificationPrefs::from(
-            &self.notification_settings().await?,
-        ))
-    }
-
-    pub async fn set_notification_prefs(&self, prefs: &NotificationPrefs) -> Result<()> {
-        self.set_notification_settings(&NotificationSettings::from(prefs))
-            .await
     }
 
     /// Where the data and the logs are, and how much the database takes on disk (with its
@@ -101,10 +64,7 @@ mod tests {
         prefs.run_min_secs = 5;
         prefs.sound = false;
         desk.set_notification_prefs(&prefs).await.unwrap();
-        // The notifications read the core's own type: the window's edit reaches them.
-        let stored = desk.notification_settings().await.unwrap();
-        assert_eq!(stored.runs, NotifyWhen::Never);
-        assert_eq!((stored.run_min_secs, stored.sound), (5, false));
+        assert_eq!(desk.notification_prefs().await.unwrap(), prefs);
         desk.close().await;
     }
 

@@ -284,7 +284,7 @@ impl RunReducer {
                 item_id,
                 ..
             } => self.on_question_asked(request_id, item_id.as_deref()),
-            AgentEvent::Usage { .. } => self.on_usage(ev),
+            AgentEvent::Usage(_) => self.on_usage(ev),
             AgentEvent::EngineDiagnostic {
                 source,
                 message,
@@ -308,23 +308,10 @@ impl RunReducer {
     }
 
     fn on_usage(&mut self, ev: &AgentEvent) {
-        let AgentEvent::Usage {
-            input,
-            cached,
-            output,
-            reasoning,
-            cost_usd,
-        } = ev
-        else {
+        let AgentEvent::Usage(tokens) = ev else {
             return;
         };
-        let body = ItemBody::Usage {
-            input: *input,
-            cached: *cached,
-            output: *output,
-            reasoning: *reasoning,
-            cost_usd: *cost_usd,
-        };
+        let body = ItemBody::Usage(*tokens);
         let key = self.key("usage");
         let i = self.push_new(key, ItemStatus::Completed, body.clone());
         self.items[i].body = body;

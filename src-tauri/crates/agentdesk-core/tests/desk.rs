@@ -75,8 +75,11 @@ async fn a_session_lives_is_searched_exported_and_recovered() {
     );
 
     let usage = desk.session_usage(&s.id).await.unwrap();
-    assert_eq!((usage.input, usage.output, usage.runs), (20, 10, 1));
-    assert_eq!(desk.workspace_usage(&ws.id).await.unwrap().input, 20);
+    assert_eq!(
+        (usage.tokens.input, usage.tokens.output, usage.runs),
+        (20, 10, 1)
+    );
+    assert_eq!(desk.workspace_usage(&ws.id).await.unwrap().tokens.input, 20);
 
     let md = desk.export_session_markdown(&s.id).await.unwrap();
     for expected in [

@@ -8,7 +8,7 @@ use std::time::Duration;
 use agentdesk_core::approvals::{ApprovalAsk, Requested};
 use agentdesk_core::{ApprovalPolicy, RunInput};
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind};
-use agentdesk_protocol::ui::{ApprovalState, ItemBody, ItemStatus, RunStatus};
+use agentdesk_protocol::ui::{ApprovalState, ItemBody, ItemStatus, RunStatus, TokenUsage};
 use common::delta;
 use tokio::sync::mpsc;
 
@@ -94,13 +94,13 @@ async fn an_engine_that_goes_away_fails_the_run_and_keeps_the_text() {
     .await
     .unwrap();
     tx.send(delta("partial answ")).await.unwrap();
-    tx.send(RunInput::Event(AgentEvent::Usage {
+    tx.send(RunInput::Event(AgentEvent::Usage(TokenUsage {
         input: 5,
         cached: 1,
         output: 2,
         reasoning: 0,
         cost_usd: Some(0.01),
-    }))
+    })))
     .await
     .unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -130,7 +130,7 @@ async fn an_engine_that_goes_away_fails_the_run_and_keeps_the_text() {
     let msg = items.iter().find(|i| i.id.ends_with(":m")).unwrap();
     assert_eq!(msg.status, ItemStatus::Interrupted);
     assert_eq!(
-        desk.run_usage(&run).await.unwrap().unwrap().cost_usd,
+        desk.run_usage(&run).await.unwrap().unwrap().tokens.cost_usd,
         Some(0.01)
     );
 }

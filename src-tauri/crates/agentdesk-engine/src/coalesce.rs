@@ -7,6 +7,39 @@
 //! touched and the order of everything is kept.
 
 use agentdesk_protocol::events::AgentEvent;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::limits::DiagnosticBudget;
+
+/// Send what a run loop collected: deltas merged, diagnostics within the budget, in order.
+/// (Nobody listening is no error: the run's owner dropped it and is stopping it.)
+pub(crate) fn send_out(
+    out: &mut Vec<AgentEvent>,
+    budget: &mut DiagnosticBudget,
+    events: &UnboundedSender<AgentEvent>,
+) {
+    coalesce_deltas(out);
+    budget.apply(out);
+    for ev in out.drain(..) {
+        let _ = events.send(ev);
+    }
+}
+
+/// [`send_out`] for the end of a run: everything but the terminal event, which is handed
+/// back to go out after the engine is stopped ("run ended" then means nothing of it is
+/// left running).
+pub(crate) fn send_out_but_terminal(
+    out: &mut Vec<AgentEvent>,
+    budget: &mut DiagnosticBudget,
+    events: &UnboundedSender<AgentEvent>,
+) -> Option<AgentEvent> {
+    let terminal = out
+        .iter()
+        .position(AgentEvent::is_terminal)
+        .map(|i| out.remove(i));
+    send_out(out, budget, events);
+    terminal
+}
 
 /// Merge, in place, each run of consecutive same-item deltas into its first event.
 pub(crate) fn coalesce_deltas(out: &mut Vec<AgentEvent>) {

@@ -244,18 +244,8 @@ pub enum AgentEvent {
         answers: Option<std::collections::BTreeMap<String, Vec<String>>>,
     },
     /// Token usage of this run (not of the whole session).
-    #[serde(rename = "usage", rename_all = "camelCase")]
-    Usage {
-        #[ts(type = "number")]
-        input: i64,
-        #[ts(type = "number")]
-        cached: i64,
-        #[ts(type = "number")]
-        output: i64,
-        #[ts(type = "number")]
-        reasoning: i64,
-        cost_usd: Option<f64>,
-    },
+    #[serde(rename = "usage")]
+    Usage(crate::ui::TokenUsage),
     #[serde(rename = "run.completed", rename_all = "camelCase")]
     RunCompleted { stop_reason: String },
     #[serde(rename = "run.failed", rename_all = "camelCase")]
@@ -293,7 +283,7 @@ impl AgentEvent {
             Self::ApprovalResolved { .. } => "approval.resolved",
             Self::QuestionAsked { .. } => "question.asked",
             Self::QuestionAnswered { .. } => "question.answered",
-            Self::Usage { .. } => "usage",
+            Self::Usage(_) => "usage",
             Self::RunCompleted { .. } => "run.completed",
             Self::RunFailed { .. } => "run.failed",
             Self::RunInterrupted {} => "run.interrupted",

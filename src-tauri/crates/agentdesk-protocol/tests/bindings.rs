@@ -54,6 +54,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::TimelinePage>(&cfg, &mut out);
     render::<ui::AttachmentKind>(&cfg, &mut out);
     render::<ui::Attachment>(&cfg, &mut out);
+    render::<ui::TokenUsage>(&cfg, &mut out);
     render::<ui::Usage>(&cfg, &mut out);
     render::<ui::SnippetPart>(&cfg, &mut out);
     render::<ui::SearchHit>(&cfg, &mut out);

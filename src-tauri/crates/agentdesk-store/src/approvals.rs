@@ -2,14 +2,11 @@
 //! the database is the one arbiter of which decision wins, so an approval is never decided
 //! twice and a decision for one that is no longer pending is refused, not replayed.
 
+use crate::{stored_name, Result, Store, StoreError};
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalDecisionDetail, ApprovalKindName, ApprovalState, DecidedBy,
 };
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
-
-use crate::{Result, Store, StoreError};
 
 const COLUMNS: &str = "id, session_id, run_id, item_id, engine_request_id, kind, request,
     suggestions, state, decided_by, decision, created_at, deadline_at, decided_at";
@@ -24,36 +21,54 @@ pub struct ApprovalEnd<'a> {
     pub at: i64,
 }
 
-fn from_row(row: &SqliteRow) -> Result<Approval> {
-    let kind: String = row.try_get("kind")?;
-    let state: String = row.try_get("state")?;
-    let decided_by: Option<String> = row.try_get("decided_by")?;
-    let request: String = row.try_get("request")?;
-    let suggestions: String = row.try_get("suggestions")?;
-    let decision: Option<String> = row.try_get("decision")?;
-    Ok(Approval {
-        id: row.try_get("id")?,
-        session_id: row.try_get("session_id")?,
-        run_id: row.try_get("run_id")?,
-        item_id: row.try_get("item_id")?,
-        engine_request_id: row.try_get("engine_request_id")?,
-        kind: ApprovalKindName::parse(&kind)
-            .ok_or_else(|| StoreError::Schema(format!("unknown approval kind {kind:?}")))?,
-        request: serde_json::from_str(&request)?,
-        suggestions: serde_json::from_str(&suggestions)?,
-        state: ApprovalState::parse(&state)
-            .ok_or_else(|| StoreError::Schema(format!("unknown approval state {state:?}")))?,
-        decided_by: decided_by
-            .map(|d| {
-                DecidedBy::parse(&d)
-                    .ok_or_else(|| StoreError::Schema(format!("unknown decider {d:?}")))
-            })
-            .transpose()?,
-        decision: decision.map(|d| serde_json::from_str(&d)).transpose()?,
-        created_at: row.try_get("created_at")?,
-        deadline_at: row.try_get("deadline_at")?,
-        decided_at: row.try_get("decided_at")?,
-    })
+/// The columns [`COLUMNS`] selects.
+#[derive(sqlx::FromRow)]
+struct ApprovalRow {
+    id: ApprovalId,
+    session_id: SessionId,
+    run_id: RunId,
+    item_id: Option<String>,
+    engine_request_id: String,
+    kind: String,
+    request: String,
+    suggestions: String,
+    state: String,
+    decided_by: Option<String>,
+    decision: Option<String>,
+    created_at: i64,
+    deadline_at: Option<i64>,
+    decided_at: Option<i64>,
+}
+
+impl TryFrom<ApprovalRow> for Approval {
+    type Error = StoreError;
+
+    fn try_from(r: ApprovalRow) -> Result<Self> {
+        Ok(Approval {
+            kind: stored_name("approval kind", &r.kind, ApprovalKindName::parse)?,
+            request: serde_json::from_str(&r.request)?,
+            suggestions: serde_json::from_str(&r.suggestions)?,
+            state: stored_name("approval state", &r.state, ApprovalState::parse)?,
+            decided_by: r
+                .decided_by
+                .map(|d| stored_name("decider", &d, DecidedBy::parse))
+                .transpose()?,
+            decision: r.decision.map(|d| serde_json::from_str(&d)).transpose()?,
+            id: r.id,
+            session_id: r.session_id,
+            run_id: r.run_id,
+            item_id: r.item_id,
+            engine_request_id: r.engine_request_id,
+            created_at: r.created_at,
+            deadline_at: r.deadline_at,
+            decided_at: r.decided_at,
+        })
+    }
+}
+
+/// Rows to approvals; the first that does not decode fails the whole answer.
+fn to_approvals(rows: Vec<ApprovalRow>) -> Result<Vec<Approval>> {
+    rows.into_iter().map(Approval::try_from).collect()
 }
 
 fn not_found(id: &ApprovalId) -> StoreError {
@@ -88,12 +103,13 @@ impl Store {
     }
 
     pub async fn get_approval(&self, id: &ApprovalId) -> Result<Approval> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| not_found(id))?;
-        from_row(&row)
+        let row: ApprovalRow =
+            sqlx::query_as(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?"))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| not_found(id))?;
+        row.try_into()
     }
 
     /// `pending → end.state`, only if still pending. Otherwise `ApprovalNotPending` (with the
@@ -104,7 +120,7 @@ impl Store {
                 "an approval cannot be ended as pending".into(),
             ));
         }
-        let row = sqlx::query(&format!(
+        let row: Option<ApprovalRow> = sqlx::query_as(&format!(
             "UPDATE approvals SET state = ?, decided_by = ?, decision = ?, decided_at = ?
              WHERE id = ? AND state = 'pending' RETURNING {COLUMNS}"
         ))
@@ -120,7 +136,7 @@ impl Store {
         .into_iter()
         .next();
         match row {
-            Some(row) => from_row(&row),
+            Some(row) => row.try_into(),
             None => {
                 let current = self.get_approval(id).await?;
                 Err(StoreError::ApprovalNotPending {
@@ -133,36 +149,36 @@ impl Store {
 
     /// All pending approvals, oldest first.
     pub async fn pending_approvals(&self) -> Result<Vec<Approval>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM approvals WHERE state = 'pending' ORDER BY created_at, id"
         ))
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        to_approvals(rows)
     }
 
     /// A session's approvals (any state), oldest first.
     pub async fn session_approvals(&self, session_id: &SessionId) -> Result<Vec<Approval>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM approvals WHERE session_id = ? ORDER BY created_at, id"
         ))
         .bind(session_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        to_approvals(rows)
     }
 
     /// Every pending approval becomes expired (start-up: the engines that asked are gone).
     /// Nobody decided, so `decided_by` stays NULL. Returns the approvals changed.
     pub async fn expire_all_pending_approvals(&self, at: i64) -> Result<Vec<Approval>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
             "UPDATE approvals SET state = 'expired', decided_at = ?
              WHERE state = 'pending' RETURNING {COLUMNS}"
         ))
         .bind(at)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        to_approvals(rows)
     }
 
     /// A run's pending approvals end as `state` (expired when its engine died, cancelled
@@ -179,7 +195,7 @@ impl Store {
                 state.as_str()
             )));
         }
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
             "UPDATE approvals SET state = ?, decided_at = ?
              WHERE run_id = ? AND state = 'pending' RETURNING {COLUMNS}"
         ))
@@ -188,6 +204,6 @@ impl Store {
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(from_row).collect()
+        to_approvals(rows)
     }
 }

@@ -7,10 +7,9 @@
 use agentdesk_protocol::ids::{RunId, SessionId};
 use agentdesk_protocol::ui::{ItemBody, ItemStatus, TimelineItem, TimelinePage};
 use serde_json::{Map, Value};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Sqlite, Transaction};
 
-use crate::{Result, Store, StoreError};
+use crate::{stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str =
     "pk, id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at";
@@ -82,21 +81,42 @@ fn join(kind: String, text: Option<String>, payload: &str) -> Result<ItemBody> {
     Ok(serde_json::from_value(Value::Object(map))?)
 }
 
-fn from_row(row: &SqliteRow) -> Result<(i64, TimelineItem)> {
-    let status: String = row.try_get("status")?;
-    let payload: String = row.try_get("payload")?;
-    let item = TimelineItem {
-        id: row.try_get("id")?,
-        session_id: row.try_get("session_id")?,
-        run_id: row.try_get("run_id")?,
-        seq: row.try_get("seq")?,
-        status: ItemStatus::parse(&status)
-            .ok_or_else(|| StoreError::Schema(format!("unknown item status {status:?}")))?,
-        body: join(row.try_get("kind")?, row.try_get("text")?, &payload)?,
-        created_at: row.try_get("created_at")?,
-        updated_at: row.try_get("updated_at")?,
-    };
-    Ok((row.try_get("pk")?, item))
+/// The columns [`COLUMNS`] selects.
+#[derive(sqlx::FromRow)]
+struct ItemRow {
+    pk: i64,
+    id: String,
+    session_id: SessionId,
+    run_id: RunId,
+    seq: i64,
+    kind: String,
+    status: String,
+    text: Option<String>,
+    payload: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl TryFrom<ItemRow> for TimelineItem {
+    type Error = StoreError;
+
+    fn try_from(r: ItemRow) -> Result<Self> {
+        Ok(TimelineItem {
+            status: stored_name("item status", &r.status, ItemStatus::parse)?,
+            body: join(r.kind, r.text, &r.payload)?,
+            id: r.id,
+            session_id: r.session_id,
+            run_id: r.run_id,
+            seq: r.seq,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        })
+    }
+}
+
+/// Rows to items; the first that does not decode fails the whole answer.
+fn to_items(rows: Vec<ItemRow>) -> Result<Vec<TimelineItem>> {
+    rows.into_iter().map(TimelineItem::try_from).collect()
 }
 
 async fn upsert_one(tx: &mut Transaction<'_, Sqlite>, item: &TimelineItem) -> Result<()> {
@@ -148,7 +168,7 @@ impl Store {
         limit: u32,
     ) -> Result<TimelinePage> {
         let limit = limit.clamp(1, MAX_PAGE);
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ItemRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM timeline_items
              WHERE session_id = ? AND pk < ? ORDER BY pk DESC LIMIT ?"
         ))
@@ -160,10 +180,9 @@ impl Store {
         let more = rows.len() > limit as usize;
         let mut items = Vec::with_capacity(rows.len().min(limit as usize));
         let mut oldest = None;
-        for row in rows.iter().take(limit as usize) {
-            let (pk, item) = from_row(row)?;
-            oldest = Some(pk);
-            items.push(item);
+        for row in rows.into_iter().take(limit as usize) {
+            oldest = Some(row.pk);
+            items.push(TimelineItem::try_from(row)?);
         }
         items.reverse();
         Ok(TimelinePage {
@@ -174,24 +193,24 @@ impl Store {
 
     /// Every item of a session in order (export).
     pub async fn session_items(&self, session_id: &SessionId) -> Result<Vec<TimelineItem>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ItemRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM timeline_items WHERE session_id = ? ORDER BY pk"
         ))
         .bind(session_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(|r| from_row(r).map(|(_, i)| i)).collect()
+        to_items(rows)
     }
 
     /// A run's items in order.
     pub async fn run_items(&self, run_id: &RunId) -> Result<Vec<TimelineItem>> {
-        let rows = sqlx::query(&format!(
+        let rows: Vec<ItemRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM timeline_items WHERE run_id = ? ORDER BY seq, pk"
         ))
         .bind(run_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter().map(|r| from_row(r).map(|(_, i)| i)).collect()
+        to_items(rows)
     }
 
     /// A run's items still streaming or running end as `status` (the run ended under them:

@@ -1,7 +1,7 @@
 //! Token usage and cost per run, summed per session and per workspace.
 
 use agentdesk_protocol::ids::{RunId, SessionId, WorkspaceId};
-use agentdesk_protocol::ui::Usage;
+use agentdesk_protocol::ui::{TokenUsage, Usage};
 
 use crate::{Result, Store};
 
@@ -19,11 +19,13 @@ struct SumRow {
 impl From<SumRow> for Usage {
     fn from(r: SumRow) -> Self {
         Usage {
-            input: r.input,
-            cached: r.cached,
-            output: r.output,
-            reasoning: r.reasoning,
-            cost_usd: r.cost,
+            tokens: TokenUsage {
+                input: r.input,
+                cached: r.cached,
+                output: r.output,
+                reasoning: r.reasoning,
+                cost_usd: r.cost,
+            },
             runs: r.runs,
         }
     }
@@ -35,7 +37,7 @@ const SUMS: &str = "COALESCE(SUM(u.input_tokens), 0) AS input,
 
 impl Store {
     /// Set a run's usage (engines report running totals for the run, so this replaces).
-    pub async fn upsert_usage(&self, run_id: &RunId, u: &Usage, at: i64) -> Result<()> {
+    pub async fn upsert_usage(&self, run_id: &RunId, u: &TokenUsage, at: i64) -> Result<()> {
         sqlx::query(
             "INSERT INTO usage (run_id, input_tokens, cached_input_tokens, output_tokens,
                 reasoning_tokens, cost_usd, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -584,13 +584,12 @@ async fn usage_sums_per_session_and_workspace() {
     run(&store, "s1", "r1").await;
     run(&store, "s1", "r2").await;
     run(&store, "s2", "r3").await;
-    let u = |i, c: Option<f64>| Usage {
+    let u = |i, c: Option<f64>| TokenUsage {
         input: i,
         cached: 1,
         output: 2,
         reasoning: 3,
         cost_usd: c,
-        runs: 1,
     };
     store
         .upsert_usage(&"r1".into(), &u(10, None), 1)
@@ -610,17 +609,22 @@ async fn usage_sums_per_session_and_workspace() {
         .unwrap();
     assert_eq!(
         store.run_usage(&"r1".into()).await.unwrap(),
-        Some(u(100, Some(0.5)))
+        Some(Usage::from(u(100, Some(0.5))))
     );
     assert_eq!(store.run_usage(&"nope".into()).await.unwrap(), None);
     let s1 = store.session_usage(&"s1".into()).await.unwrap();
     assert_eq!(
-        (s1.input, s1.cached, s1.cost_usd, s1.runs),
+        (
+            s1.tokens.input,
+            s1.tokens.cached,
+            s1.tokens.cost_usd,
+            s1.runs
+        ),
         (105, 2, Some(0.5), 2)
     );
     let w = store.workspace_usage(&"w".into()).await.unwrap();
     assert_eq!(
-        (w.input, w.output, w.cost_usd, w.runs),
+        (w.tokens.input, w.tokens.output, w.tokens.cost_usd, w.runs),
         (106, 6, Some(0.75), 3)
     );
     let none = store.session_usage(&"empty".into()).await.unwrap();

@@ -25,7 +25,7 @@ use super::permission::{
 use super::session::{describe, Agent};
 use super::translate::AcpTranslator;
 use super::workspace::{planned_write, read_text, write_text, Workspace};
-use crate::coalesce::coalesce_deltas;
+use crate::coalesce::{send_out, send_out_but_terminal};
 use crate::control::{crash_message, resolved, sleep_until, Command};
 use crate::diagnostic::Diagnostic;
 use crate::error::EngineError;
@@ -467,13 +467,8 @@ impl RunTask {
 
     /// Send what is waiting, consecutive deltas of one item merged.
     fn flush(&mut self, st: &mut LoopState) {
-        if st.out.is_empty() {
-            return;
-        }
-        coalesce_deltas(&mut st.out);
-        st.budget.apply(&mut st.out);
-        for ev in st.out.drain(..) {
-            let _ = self.events.send(ev);
+        if !st.out.is_empty() {
+            send_out(&mut st.out, &mut st.budget, &self.events);
         }
     }
 
@@ -481,16 +476,7 @@ impl RunTask {
     /// ("run ended" then means nothing of it is left running).
     async fn finish(mut self, mut st: LoopState) {
         st.pending.expire_all(&mut st.out);
-        coalesce_deltas(&mut st.out);
-        st.budget.apply(&mut st.out);
-        let terminal = st
-            .out
-            .iter()
-            .position(AgentEvent::is_terminal)
-            .map(|i| st.out.remove(i));
-        for ev in st.out.drain(..) {
-            let _ = self.events.send(ev);
-        }
+        let terminal = send_out_but_terminal(&mut st.out, &mut st.budget, &self.events);
         self.agent.peer.close();
         self.agent.child.stop().await;
         if let Some(ev) = terminal {

@@ -1,6 +1,7 @@
 //! Translator and decision tests: replay the real opencode 1.18.33 and Gemini CLI 0.61.0
 //! transcripts (tests/fixtures/acp/) prompt by prompt, as the run task feeds them.
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::Path;
 
 use agentdesk_protocol::acp::{
@@ -117,13 +118,13 @@ fn opencode_text_turn_streams_thought_message_usage() {
         matches!(text[0], AgentEvent::MessageCompleted { item_id, text }
         if item_id == "msg_2333fbdc3001iQq8L3cZLwt3NB" && text == "Hello from the fake OpenAI.")
     );
-    assert!(t.events.contains(&AgentEvent::Usage {
+    assert!(t.events.contains(&AgentEvent::Usage(TokenUsage {
         input: 10,
         cached: 0,
         output: 5,
         reasoning: 0,
         cost_usd: Some(0.0),
-    }));
+    })));
     insta::assert_json_snapshot!(
         "opencode_offline",
         turns.iter().map(|t| &t.events).collect::<Vec<_>>()
@@ -230,13 +231,13 @@ fn gemini_turns_mint_item_ids_and_ask_about_unannounced_calls() {
         ]
     );
     // Gemini CLI's token counts come from `_meta.quota`.
-    assert!(turns[0].events.contains(&AgentEvent::Usage {
+    assert!(turns[0].events.contains(&AgentEvent::Usage(TokenUsage {
         input: 10,
         cached: 0,
         output: 5,
         reasoning: 0,
         cost_usd: None,
-    }));
+    })));
     // The write: asked about before any `tool_call`, then completed with its diff.
     let write = &turns[1].events;
     assert_eq!(

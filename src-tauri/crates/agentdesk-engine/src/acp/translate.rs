@@ -22,6 +22,7 @@
 //! - The prompt result's `stopReason` → `run.completed` (`end_turn`), `run.interrupted`
 //!   (`cancelled`) or `run.failed` (`refusal`, `max_tokens`, `max_turn_requests`).
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::collections::{HashMap, HashSet};
 
 use agentdesk_protocol::acp::{
@@ -572,13 +573,13 @@ impl AcpTranslator {
             return;
         }
         let (input, cached, output, reasoning) = tokens.unwrap_or_default();
-        out.push(AgentEvent::Usage {
+        out.push(AgentEvent::Usage(TokenUsage {
             input,
             cached,
             output,
             reasoning,
             cost_usd: self.cost_usd,
-        });
+        }));
     }
 
     /// The run failed outside the prompt's result (crash, silence, an error reply).

@@ -3,7 +3,7 @@
 //!
 //! Events leave in batches: while lines of the current read are still waiting
 //! ([`InboundRx::has_buffered`]), the events they produce are kept, and consecutive deltas of
-//! one item merge into one ([`coalesce_deltas`]). Nothing waits for it: the lines are already
+//! one item merge into one ([`send_out`]). Nothing waits for it: the lines are already
 //! here, the engine is ahead of us. A fast stream then costs everything downstream (the
 //! recorder, the live views, the terminal) one event per read instead of one per line, and a
 //! slow one (a delta per read) is passed on exactly as it came.
@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::run::{Control, Held, RunTask};
 use super::wire::ClaudeLine;
-use crate::coalesce::coalesce_deltas;
+use crate::coalesce::{send_out, send_out_but_terminal};
 use crate::control::{crash_message, sleep_until, Command};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
@@ -224,31 +224,15 @@ impl RunTask {
 
     /// Send what is waiting, consecutive deltas of one item merged.
     fn flush(&mut self, st: &mut LoopState) {
-        if st.out.is_empty() {
-            return;
-        }
-        coalesce_deltas(&mut st.out);
-        st.budget.apply(&mut st.out);
-        for ev in st.out.drain(..) {
-            let _ = self.events.send(ev);
+        if !st.out.is_empty() {
+            send_out(&mut st.out, &mut st.budget, &self.events);
         }
     }
 
     /// The run has its outcome: send everything, stop the CLI, then the terminal event.
     async fn finish(mut self, mut st: LoopState) {
         st.pending.expire_all(&mut st.out);
-        coalesce_deltas(&mut st.out);
-        st.budget.apply(&mut st.out);
-        // The terminal event goes last, after the process is gone: "run ended" then really
-        // means nothing of it is left running.
-        let terminal = st
-            .out
-            .iter()
-            .position(AgentEvent::is_terminal)
-            .map(|i| st.out.remove(i));
-        for ev in st.out.drain(..) {
-            let _ = self.events.send(ev);
-        }
+        let terminal = send_out_but_terminal(&mut st.out, &mut st.budget, &self.events);
         // stdin closes only now (closing it earlier fails pending permissions).
         self.session.writer.close();
         self.session.child.stop().await;

@@ -2,6 +2,7 @@
 //! The process side (handshake, approvals, crashes) is covered by the fake-claude and
 //! real-claude suites in `tests/`.
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::path::PathBuf;
 
 use agentdesk_protocol::claude::SdkMessage;
@@ -58,7 +59,7 @@ fn text_turn() {
         })
         .collect();
     assert!(ids.iter().all(|i| *i == ids[0]), "{ids:?}");
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage { input: 10, output: 5, cost_usd: Some(c), .. } if (*c - 0.000105).abs() < 1e-12)));
+    assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { input: 10, output: 5, cost_usd: Some(c), .. }) if (*c - 0.000105).abs() < 1e-12)));
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunCompleted { stop_reason }) if stop_reason == "completed")
     );

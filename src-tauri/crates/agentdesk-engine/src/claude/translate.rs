@@ -10,6 +10,7 @@
 //! - `result` → `usage` + the terminal event. API errors arrive as `subtype: success` with
 //!   `is_error: true`; the synthetic assistant message that precedes them is not chat text.
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -479,13 +480,13 @@ impl ClaudeTranslator {
                 .and_then(|d| d.get("thinking_tokens"))
                 .and_then(Value::as_i64)
                 .unwrap_or(0);
-            out.push(AgentEvent::Usage {
+            out.push(AgentEvent::Usage(TokenUsage {
                 input: i64::try_from(input).unwrap_or(i64::MAX),
                 cached: i64::try_from(u.cache_read_input_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
                 output: i64::try_from(u.output_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
                 reasoning,
                 cost_usd: r.turn_cost_usd(),
-            });
+            }));
         }
         let aborted = matches!(
             r.terminal_reason,

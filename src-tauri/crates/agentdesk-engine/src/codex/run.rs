@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use super::held::{answer, hold, resolve, Held};
 use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
-use crate::coalesce::coalesce_deltas;
+use crate::coalesce::send_out;
 use crate::control::{crash_message, sleep_until, Command};
 use crate::diagnostic::DiagnosticSource as RawSource;
 use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
@@ -191,11 +191,7 @@ impl RunTask {
 
     /// Send what is collected; true when the turn is over (its route is then removed).
     async fn flush(&self, t: &mut Turn) -> bool {
-        coalesce_deltas(&mut t.out);
-        t.budget.apply(&mut t.out);
-        for ev in t.out.drain(..) {
-            let _ = self.events.send(ev);
-        }
+        send_out(&mut t.out, &mut t.budget, &self.events);
         let Some(outcome) = self.translator.outcome() else {
             return false;
         };

@@ -2,6 +2,7 @@
 
 use agentdesk_protocol::codex::ServerNotification;
 use agentdesk_protocol::events::{AgentEvent, FileChangeKind, ToolKind, ToolStatus};
+use agentdesk_protocol::ui::TokenUsage;
 use serde_json::Value;
 
 use super::translate::{TurnOutcome, TurnTranslator};
@@ -98,13 +99,13 @@ fn text_turn_streams_reasoning_message_usage() {
         item_id: "msg_4103a222fe94".into(),
         text: "Hello from the fake model!".into()
     }));
-    assert!(ev.contains(&AgentEvent::Usage {
+    assert!(ev.contains(&AgentEvent::Usage(TokenUsage {
         input: 1234,
         cached: 1000,
         output: 56,
         reasoning: 7,
         cost_usd: None
-    }));
+    })));
 }
 
 #[test]
@@ -177,13 +178,13 @@ fn file_change_emits_file_changed_and_indexes_paths() {
     assert_eq!(changed[0].1, FileChangeKind::Add);
     assert_eq!(changed[0].2, "hello from apply_patch\n");
     // Usage is per run: thread totals 45 after, 15 before.
-    assert!(ev.contains(&AgentEvent::Usage {
+    assert!(ev.contains(&AgentEvent::Usage(TokenUsage {
         input: 20,
         cached: 0,
         output: 10,
         reasoning: 0,
         cost_usd: None
-    }));
+    })));
 }
 
 #[test]
@@ -214,13 +215,13 @@ fn resume_replay_of_old_totals_is_the_baseline() {
     let turns = replay("s9_resume_b.jsonl");
     let (ev, _) = &turns[0];
     assert!(
-        ev.contains(&AgentEvent::Usage {
+        ev.contains(&AgentEvent::Usage(TokenUsage {
             input: 10,
             cached: 0,
             output: 5,
             reasoning: 0,
             cost_usd: None
-        }),
+        })),
         "{ev:?}"
     );
 }

@@ -4,6 +4,7 @@
 //! Tracks what is open (items started but not completed) so an interrupt or a crash can close
 //! them: codex sends no `item/completed` for a partial message after `turn/interrupt`.
 
+use agentdesk_protocol::ui::TokenUsage;
 use std::collections::{HashMap, VecDeque};
 
 use agentdesk_protocol::codex::{
@@ -299,13 +300,13 @@ impl TurnTranslator {
             return;
         };
         let u = latest.saturating_sub(&self.usage_baseline.unwrap_or_default());
-        out.push(AgentEvent::Usage {
+        out.push(AgentEvent::Usage(TokenUsage {
             input: u.input_tokens,
             cached: u.cached_input_tokens,
             output: u.output_tokens,
             reasoning: u.reasoning_output_tokens,
             cost_usd: None,
-        });
+        }));
     }
 
     fn finalise_open(&mut self, tool_status: ToolStatus, out: &mut Vec<AgentEvent>) {

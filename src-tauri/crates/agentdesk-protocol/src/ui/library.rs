@@ -44,10 +44,11 @@ pub struct Attachment {
     pub path: String,
 }
 
-/// Token counts and cost; per run, or summed.
+/// Token counts and cost of one run: the one shape the engines' usage
+/// reports are translated into, the timeline's usage item and the sums share.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
-pub struct Usage {
+pub struct TokenUsage {
     #[ts(type = "number")]
     pub input: i64,
     #[ts(type = "number")]
@@ -56,11 +57,26 @@ pub struct Usage {
     pub output: i64,
     #[ts(type = "number")]
     pub reasoning: i64,
-    /// `None` when no run of the sum reported a cost.
+    /// `None` when the engine (or no run of a sum) reported a cost.
     pub cost_usd: Option<f64>,
+}
+
+/// Token counts and cost summed over runs (a session's, a workspace's).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// How many runs the sum covers (1 for a run's own usage).
     #[ts(type = "number")]
     pub runs: i64,
+}
+
+impl From<TokenUsage> for Usage {
+    /// One run's usage as a sum of one.
+    fn from(tokens: TokenUsage) -> Self {
+        Self { tokens, runs: 1 }
+    }
 }
 
 /// A piece of a search snippet; `highlight` pieces matched the query.

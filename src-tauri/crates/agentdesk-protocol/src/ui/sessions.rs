@@ -193,17 +193,7 @@ pub enum ItemBody {
         #[ts(type = "unknown")]
         raw: Option<Value>,
     },
-    Usage {
-        #[ts(type = "number")]
-        input: i64,
-        #[ts(type = "number")]
-        cached: i64,
-        #[ts(type = "number")]
-        output: i64,
-        #[ts(type = "number")]
-        reasoning: i64,
-        cost_usd: Option<f64>,
-    },
+    Usage(crate::ui::TokenUsage),
 }
 
 impl ItemBody {
@@ -219,7 +209,7 @@ impl ItemBody {
             Self::Question { .. } => "question",
             Self::Notice { .. } => "notice",
             Self::Diagnostic { .. } => "diagnostic",
-            Self::Usage { .. } => "usage",
+            Self::Usage(_) => "usage",
         }
     }
 }

@@ -120,17 +120,51 @@ impl NotifyWhen {
     }
 }
 
-/// Settings → Notifications, as the window edits them (the core's `NotificationSettings`).
+/// Settings → Notifications: what the window edits, the core stores and the notification
+/// planner reads (one type; a field missing from a stored value takes its default).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct NotificationPrefs {
+    /// Commands, file changes, permissions, tools.
     pub approvals: NotifyWhen,
     pub questions: NotifyWhen,
+    /// A run finished or failed.
     pub runs: NotifyWhen,
-    /// Runs shorter than this end without a notification.
+    /// Runs shorter than this end without a notification (the user just watched them).
     #[ts(type = "number")]
     pub run_min_secs: u64,
     pub sound: bool,
+}
+
+impl Default for NotificationPrefs {
+    fn default() -> Self {
+        NotificationPrefs {
+            approvals: NotifyWhen::WhenUnfocused,
+            questions: NotifyWhen::WhenUnfocused,
+            runs: NotifyWhen::WhenUnfocused,
+            run_min_secs: 30,
+            sound: true,
+        }
+    }
+}
+
+impl NotificationPrefs {
+    pub fn for_kind(&self, kind: super::ApprovalKindName) -> NotifyWhen {
+        match kind {
+            super::ApprovalKindName::Question => self.questions,
+            _ => self.approvals,
+        }
+    }
+
+    /// Whether a request of `kind` arriving now gets a notification.
+    pub fn shows_request(&self, kind: super::ApprovalKindName, window_focused: bool) -> bool {
+        self.for_kind(kind).allows(window_focused)
+    }
+
+    /// Whether the end of a run that lasted `took` gets a notification.
+    pub fn shows_run_end(&self, took: std::time::Duration, window_focused: bool) -> bool {
+        self.runs.allows(window_focused) && took.as_secs() >= self.run_min_secs
+    }
 }
 
 /// The data folders and the database size (Settings → Data).
