@@ -161,6 +161,7 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
                 title: "left running".into(),
                 engine: Engine::Codex,
                 engine_session_id: None,
+                origin: Default::default(),
                 created_at: 1,
                 updated_at: 1,
                 archived_at: None,

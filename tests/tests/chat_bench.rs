@@ -258,6 +258,7 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
             title: SEEDED_TITLE.into(),
             engine: Engine::Codex,
             engine_session_id: None,
+            origin: Default::default(),
             // Old: the sessions the benchmark creates list above it.
             created_at: 1,
             updated_at: 1,

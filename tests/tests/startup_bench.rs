@@ -48,6 +48,7 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
                 title: title.into(),
                 engine: Engine::Codex,
                 engine_session_id: None,
+                origin: Default::default(),
                 created_at: at,
                 updated_at: at,
                 archived_at: None,

@@ -36,6 +36,7 @@ async fn setup() -> (tempfile::TempDir, Store) {
             title: String::new(),
             engine: Engine::Codex,
             engine_session_id: None,
+            origin: Default::default(),
             created_at: 1,
             updated_at: 1,
             archived_at: None,

@@ -111,6 +111,7 @@ impl Desk {
                 .to_string(),
             engine,
             engine_session_id: None,
+            origin: agentdesk_protocol::ui::SessionOrigin::App,
             created_at: now,
             updated_at: now,
             archived_at: None,

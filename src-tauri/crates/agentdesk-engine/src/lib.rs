@@ -167,6 +167,7 @@ pub mod diagnostic;
 pub mod discovery;
 pub mod engine;
 pub mod error;
+pub mod history;
 pub mod limits;
 pub mod login_path;
 #[cfg(feature = "internals")]

@@ -30,6 +30,7 @@ stored_names!(
     crate::ui::PermissionMode,
     crate::acp::options::AcpPreset,
     crate::events::FailureCode,
+    crate::ui::SessionOrigin,
 );
 
 #[cfg(test)]
@@ -41,7 +42,7 @@ mod tests {
     use crate::acp::options::AcpPreset;
     use crate::ui::{
         ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, Engine, ItemStatus,
-        PermissionMode, RunStatus,
+        PermissionMode, RunStatus, SessionOrigin,
     };
 
     /// Every stored name is the serde name (the store writes `as_str`, the UI reads serde), and
@@ -67,6 +68,7 @@ mod tests {
         names_agree(AttachmentKind::as_str, AttachmentKind::parse);
         names_agree(Engine::as_str, Engine::parse);
         names_agree(PermissionMode::as_str, PermissionMode::parse);
+        names_agree(SessionOrigin::as_str, SessionOrigin::parse);
         names_agree(AcpPreset::as_str, AcpPreset::parse);
         assert_eq!(AttachmentKind::Image.as_str(), "image");
         assert_eq!(PermissionMode::AutoEdit.as_str(), "auto_edit");

@@ -134,6 +134,7 @@ pub async fn seed(dir: Option<PathBuf>, sessions: usize, per_session: usize) -> 
                     title: s.to_string(),
                     engine: Engine::Codex,
                     engine_session_id: None,
+                    origin: Default::default(),
                     created_at: 1,
                     updated_at: 1,
                     archived_at: None,

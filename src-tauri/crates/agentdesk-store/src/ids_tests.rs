@@ -106,6 +106,7 @@ async fn typed_ids_are_written_as_plain_text() {
         title: String::new(),
         engine: agentdesk_protocol::ui::Engine::Claude,
         engine_session_id: None,
+        origin: Default::default(),
         created_at: 1,
         updated_at: 1,
         archived_at: None,

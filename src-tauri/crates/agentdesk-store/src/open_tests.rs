@@ -638,14 +638,28 @@ async fn engines_are_not_listed_in_the_schema_after_migration_6() {
         title: String::new(),
         engine,
         engine_session_id: None,
+        origin: Default::default(),
         created_at: 1,
         updated_at: 1,
         archived_at: None,
     };
+    // The old schema's columns (no `origin` yet), as that build wrote them.
+    let old_insert = |s: &Session| {
+        sqlx::query(
+            "INSERT INTO sessions (id, workspace_id, title, engine, created_at, updated_at)
+             VALUES (?, ?, '', ?, 1, 1)",
+        )
+        .bind(s.id.clone())
+        .bind(s.workspace_id.clone())
+        .bind(s.engine.as_str())
+    };
     let kept = session(Engine::Codex);
-    store.insert_session(&kept).await.unwrap();
+    old_insert(&kept).execute(&store.pool).await.unwrap();
     assert!(
-        store.insert_session(&session(Engine::Acp)).await.is_err(),
+        old_insert(&session(Engine::Acp))
+            .execute(&store.pool)
+            .await
+            .is_err(),
         "the old schema refuses acp"
     );
     store.close().await;

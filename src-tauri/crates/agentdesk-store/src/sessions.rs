@@ -1,12 +1,12 @@
 //! Sessions: conversations in a workspace.
 
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
-use agentdesk_protocol::ui::{Engine, Session};
+use agentdesk_protocol::ui::{Engine, Session, SessionOrigin};
 
 use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_session_id,
-    created_at, updated_at, archived_at";
+    origin, created_at, updated_at, archived_at";
 
 /// A `sessions` row ([`COLUMNS`]); the engine is checked when it becomes a [`Session`].
 #[derive(sqlx::FromRow)]
@@ -17,6 +17,7 @@ struct SessionRow {
     title: String,
     engine: String,
     engine_session_id: Option<String>,
+    origin: String,
     created_at: i64,
     updated_at: i64,
     archived_at: Option<i64>,
@@ -28,6 +29,7 @@ impl TryFrom<SessionRow> for Session {
     fn try_from(r: SessionRow) -> Result<Self> {
         Ok(Session {
             engine: stored_name("engine", &r.engine, Engine::parse)?,
+            origin: stored_name("session origin", &r.origin, SessionOrigin::parse)?,
             id: r.id,
             workspace_id: r.workspace_id,
             profile_id: r.profile_id,
@@ -56,7 +58,7 @@ fn check_one(res: sqlx::sqlite::SqliteQueryResult, id: &SessionId) -> Result<()>
 impl Store {
     pub async fn insert_session(&self, s: &Session) -> Result<()> {
         sqlx::query(&format!(
-            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
+            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"
         ))
         .bind(&s.id)
         .bind(&s.workspace_id)
@@ -64,6 +66,7 @@ impl Store {
         .bind(&s.title)
         .bind(s.engine.as_str())
         .bind(&s.engine_session_id)
+        .bind(s.origin.as_str())
         .bind(s.created_at)
         .bind(s.updated_at)
         .bind(s.archived_at)

@@ -28,6 +28,7 @@ async fn fixture() -> (tempfile::TempDir, Store) {
             title: "t".into(),
             engine: Engine::Claude,
             engine_session_id: None,
+            origin: Default::default(),
             created_at: 1,
             updated_at: 1,
             archived_at: None,

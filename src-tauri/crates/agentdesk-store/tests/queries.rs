@@ -55,6 +55,7 @@ async fn session(store: &Store, ws: &str, id: &str) -> Session {
         title: format!("title {id}"),
         engine: Engine::Codex,
         engine_session_id: None,
+        origin: Default::default(),
         created_at: 10,
         updated_at: 10,
         archived_at: None,

@@ -28,6 +28,7 @@ async fn store_with(texts: &[&str]) -> (tempfile::TempDir, Store) {
                 title: format!("title {s}"),
                 engine: Engine::Codex,
                 engine_session_id: None,
+                origin: Default::default(),
                 created_at: 1,
                 updated_at: 1,
                 archived_at: None,

@@ -20,6 +20,7 @@
 
 pub mod descriptor;
 mod diff;
+pub mod history;
 pub mod options;
 mod prompt_file;
 mod run;

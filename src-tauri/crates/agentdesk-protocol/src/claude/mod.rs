@@ -135,9 +135,11 @@ macro_rules! tagged_union {
 
 mod control;
 mod messages;
+mod transcript;
 
 pub use control::*;
 pub use messages::*;
+pub use transcript::*;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

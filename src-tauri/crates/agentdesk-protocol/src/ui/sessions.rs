@@ -19,12 +19,54 @@ pub struct Session {
     pub engine: Engine,
     /// Codex thread id or Claude session id, once the engine has given one.
     pub engine_session_id: Option<String>,
+    /// Where the session began: here, or in an engine's own terminal app (imported).
+    pub origin: SessionOrigin,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number")]
     pub updated_at: i64,
     #[ts(type = "number | null")]
     pub archived_at: Option<i64>,
+}
+
+/// Where a session began. Imported sessions come from the engines' own histories on this
+/// machine and are continued here like any other.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    TS,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum SessionOrigin {
+    /// Started in Agent Desk.
+    #[default]
+    App,
+    /// A thread of the Codex CLI (`codex`, `codex resume`).
+    CodexCli,
+    /// A Claude Code session (`claude`, `claude --resume`).
+    ClaudeCode,
+}
+
+impl SessionOrigin {
+    /// How the window names the origin ("from Claude Code").
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Self::App => "Agent Desk",
+            Self::CodexCli => "the Codex CLI",
+            Self::ClaudeCode => "Claude Code",
+        }
+    }
 }
 
 #[derive(
