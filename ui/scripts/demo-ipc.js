@@ -13,7 +13,7 @@
     { id: "w2", name: "website", path: "/home/dev/src/website", createdAt: now - 80 * min },
   ];
   const session = (id, workspaceId, title, engine, ago) => ({
-    id, workspaceId, profileId: null, title, engine, engineSessionId: null,
+    id, workspaceId, profileId: null, title, engine, engineSessionId: null, origin: "app",
     createdAt: now - ago * min, updatedAt: now - ago * min, archivedAt: null,
   });
   const sessions = {

@@ -30,6 +30,7 @@ export function session(over: Partial<Session> = {}): Session {
     title: "Fix the build",
     engine: "codex",
     engineSessionId: null,
+    origin: "app",
     createdAt: 1,
     updatedAt: 1,
     archivedAt: null,

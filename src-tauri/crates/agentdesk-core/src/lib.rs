@@ -14,6 +14,7 @@ mod error;
 pub mod export;
 pub mod fanout;
 pub mod health;
+pub mod history;
 pub mod integrity;
 pub mod live;
 mod message_index;

@@ -420,10 +420,15 @@ impl RunRecorder {
                 }
             })
             .await?;
-        match ended {
-            Some(run) => Ok(run),
-            None => Ok(self.store.get_run(&run_id).await?),
+        let run = match ended {
+            Some(run) => run,
+            None => self.store.get_run(&run_id).await?,
+        };
+        // An imported session's engine wrote this turn to its own history too.
+        if let Err(e) = crate::history::after_app_run(&self.store, &run).await {
+            tracing::warn!(run = %run.id, error = %e, "history position not updated");
         }
+        Ok(run)
     }
 }
 

@@ -8,6 +8,7 @@ use ts_rs::TS;
 use crate::ids::WorkspaceId;
 
 mod approvals;
+mod history;
 mod library;
 mod live;
 mod profiles;
@@ -15,6 +16,7 @@ mod sessions;
 mod settings;
 
 pub use approvals::*;
+pub use history::*;
 pub use library::*;
 pub use live::*;
 pub use profiles::*;

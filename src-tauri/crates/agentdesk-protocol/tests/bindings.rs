@@ -43,7 +43,12 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::ApprovalDecisionDetail>(&cfg, &mut out);
     render::<ui::Approval>(&cfg, &mut out);
     render::<ui::ApprovalChange>(&cfg, &mut out);
+    render::<ui::SessionOrigin>(&cfg, &mut out);
     render::<ui::Session>(&cfg, &mut out);
+    render::<ui::FolderCount>(&cfg, &mut out);
+    render::<ui::SourceReport>(&cfg, &mut out);
+    render::<ui::ImportReport>(&cfg, &mut out);
+    render::<ui::ImportProgress>(&cfg, &mut out);
     render::<ui::RunStatus>(&cfg, &mut out);
     render::<ui::Run>(&cfg, &mut out);
     render::<ui::ItemStatus>(&cfg, &mut out);

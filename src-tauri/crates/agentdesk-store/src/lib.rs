@@ -8,6 +8,7 @@ pub mod approvals;
 pub mod attachments;
 pub mod canonical;
 mod error;
+pub mod history;
 mod message_index;
 mod open;
 pub mod private;
@@ -23,6 +24,7 @@ pub mod workspaces;
 pub use approvals::ApprovalEnd;
 pub use attachments::{Blob, RunAttachment};
 pub use error::{Result, StoreError};
+pub use history::{HistoryFileState, HistoryImport, ImportedTurn};
 pub use open::{Store, DATABASE_FILE_NAME};
 pub use runs::{NewRun, RunEnd};
 

@@ -119,7 +119,10 @@ fn to_items(rows: Vec<ItemRow>) -> Result<Vec<TimelineItem>> {
     rows.into_iter().map(TimelineItem::try_from).collect()
 }
 
-async fn upsert_one(tx: &mut Transaction<'_, Sqlite>, item: &TimelineItem) -> Result<()> {
+pub(crate) async fn upsert_one(
+    tx: &mut Transaction<'_, Sqlite>,
+    item: &TimelineItem,
+) -> Result<()> {
     let s = split(&item.body)?;
     sqlx::query(
         "INSERT INTO timeline_items

@@ -363,6 +363,40 @@ impl TranscriptReader {
     }
 }
 
+/// Claude Code's transcripts under one config dir.
+#[derive(Debug, Clone)]
+pub struct ClaudeHistory {
+    config_dir: PathBuf,
+}
+
+impl ClaudeHistory {
+    pub fn new(config_dir: PathBuf) -> Self {
+        Self { config_dir }
+    }
+}
+
+impl crate::history::HistorySource for ClaudeHistory {
+    fn origin(&self) -> SessionOrigin {
+        SessionOrigin::ClaudeCode
+    }
+
+    fn engine(&self) -> agentdesk_protocol::ui::Engine {
+        agentdesk_protocol::ui::Engine::Claude
+    }
+
+    fn folder(&self) -> &Path {
+        &self.config_dir
+    }
+
+    fn discover(&self) -> (Vec<HistoryFile>, u64) {
+        discover(&self.config_dir)
+    }
+
+    fn read(&self, path: &Path, from: u64) -> std::io::Result<HistoryRead> {
+        read_transcript(path, from)
+    }
+}
+
 #[cfg(test)]
 #[path = "history_tests.rs"]
 mod tests;

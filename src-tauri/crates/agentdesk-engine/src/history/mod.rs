@@ -58,3 +58,36 @@ pub struct HistoryFile {
     pub origin: SessionOrigin,
     pub path: PathBuf,
 }
+
+/// One engine's history on this machine: where it is, what files it has, how one is read.
+pub trait HistorySource: Send + Sync + std::fmt::Debug {
+    fn origin(&self) -> SessionOrigin;
+    /// The engine that continues these sessions.
+    fn engine(&self) -> agentdesk_protocol::ui::Engine;
+    /// The folder read, as the engine resolves it.
+    fn folder(&self) -> &std::path::Path;
+    /// The history files, and how many folders could not be listed.
+    fn discover(&self) -> (Vec<HistoryFile>, u64);
+    /// Read `path` from byte `from` (blocking: call it off the async threads).
+    fn read(&self, path: &std::path::Path, from: u64) -> std::io::Result<HistoryRead>;
+}
+
+/// The history sources of this machine as the engines resolve their folders from `env`
+/// (`CLAUDE_CONFIG_DIR`, `HOME`/`USERPROFILE`). A source whose folder does not exist is still
+/// listed (it simply has no files).
+pub fn sources_from_env(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<std::sync::Arc<dyn HistorySource>> {
+    let home = env("HOME")
+        .or_else(|| env("USERPROFILE"))
+        .map(PathBuf::from);
+    let mut out: Vec<std::sync::Arc<dyn HistorySource>> = Vec::new();
+    if let Some(dir) =
+        crate::claude::history::config_dir(env("CLAUDE_CONFIG_DIR").map(PathBuf::from), home)
+    {
+        out.push(std::sync::Arc::new(
+            crate::claude::history::ClaudeHistory::new(dir),
+        ));
+    }
+    out
+}

@@ -1,0 +1,425 @@
+//! Importing the engines' own histories (issue 22): every session a terminal ran, in the
+//! workspace whose folder it ran in, recorded with the same timeline reducer as a run here so
+//! it renders, searches and continues like one. The engines' files are only read.
+//!
+//! A scan is incremental: each file's last read is remembered (identity, size, mtime, how far
+//! it was read, where its last turn began). An unchanged file is not opened; a grown one is
+//! read from its last turn on (that turn may have gone on) and that turn's run replaced; a
+//! replaced or shrunk one is read again whole. Each file's turns are written in one
+//! transaction with its new position (see `agentdesk_store::history`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agentdesk_engine::history::{HistoryFile, HistoryRead, HistorySource, HistoryTurn};
+use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
+use agentdesk_protocol::ui::{
+    FolderCount, ImportProgress, ImportReport, Run, RunStatus, Session, SourceReport, Workspace,
+};
+use agentdesk_store::{now_ms, HistoryFileState, HistoryImport, ImportedTurn, Store};
+
+use crate::timeline::RunReducer;
+use crate::{CoreError, Desk, Result};
+
+/// A title longer than this is cut (the first prompt of a session can be pages).
+const TITLE_CHARS: usize = 80;
+
+/// What an import looks at and whether it writes.
+#[derive(Debug, Default)]
+pub struct ImportOptions {
+    pub sources: Vec<Arc<dyn HistorySource>>,
+    /// Count what would be imported; write nothing.
+    pub dry_run: bool,
+}
+
+/// A file's identity and size now.
+struct FileNow {
+    id: String,
+    size: i64,
+    mtime_ms: i64,
+}
+
+fn stat(path: &Path) -> std::io::Result<FileNow> {
+    let meta = std::fs::metadata(path)?;
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    #[cfg(unix)]
+    let id = {
+        use std::os::unix::fs::MetadataExt;
+        format!("{}:{}", meta.dev(), meta.ino())
+    };
+    // No stable file id without opening the file: its creation time stands in.
+    #[cfg(not(unix))]
+    let id = meta
+        .created()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or_else(String::new, |d| d.as_nanos().to_string());
+    Ok(FileNow {
+        id,
+        size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
+        mtime_ms,
+    })
+}
+
+/// The workspace a session's folder belongs to (the folder itself, as stored).
+fn workspace_for<'a>(workspaces: &'a [Workspace], cwd: &Path) -> Option<&'a Workspace> {
+    let canonical = agentdesk_store::canonical::canonicalize(cwd).unwrap_or(cwd.to_path_buf());
+    workspaces
+        .iter()
+        .find(|w| Path::new(&w.path) == canonical || Path::new(&w.path) == cwd)
+}
+
+fn title_of(read: &HistoryRead, first_prompt: Option<&str>) -> String {
+    let raw = read
+        .title
+        .as_deref()
+        .or(first_prompt)
+        .unwrap_or("")
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim();
+    let mut title: String = raw.chars().take(TITLE_CHARS).collect();
+    if raw.chars().count() > TITLE_CHARS {
+        title.push('…');
+    }
+    title
+}
+
+/// One turn as a run of the session, its items made by the run reducer.
+fn turn_to_run(session: &Session, seq: i64, turn: &HistoryTurn, last: bool) -> ImportedTurn {
+    let run_id = RunId::new();
+    let started = turn.started_at.unwrap_or(session.created_at);
+    let ended = turn.ended_at.unwrap_or(started);
+    let mut reducer = RunReducer::with_clock(&session.id, &run_id, Box::new(move || started));
+    let mut usage = None;
+    for ev in &turn.events {
+        if let AgentEvent::Usage(u) = ev {
+            usage = Some(*u);
+        }
+        reducer.apply(ev);
+    }
+    // A turn the file has not finished is being written (a terminal drives it) or was cut
+    // off; only the last one can be the former, and the next scan reads it again.
+    let (status, stop_reason) = if turn.complete {
+        (RunStatus::Completed, Some("end_turn".to_owned()))
+    } else if last {
+        (RunStatus::Interrupted, Some("unfinished".to_owned()))
+    } else {
+        (RunStatus::Interrupted, None)
+    };
+    ImportedTurn {
+        run: Run {
+            id: run_id,
+            session_id: session.id.clone(),
+            seq,
+            status,
+            prompt: turn.prompt.clone(),
+            profile_id: session.profile_id.clone(),
+            model: None,
+            stop_reason,
+            error: None,
+            created_at: started,
+            started_at: Some(started),
+            ended_at: Some(ended),
+        },
+        items: reducer.items().to_vec(),
+        usage,
+    }
+}
+
+impl Desk {
+    /// Scan the sources and import what is new; `progress` hears each file done.
+    pub async fn import_histories(
+        &self,
+        opts: &ImportOptions,
+        progress: &(dyn Fn(ImportProgress) + Send + Sync),
+    ) -> Result<ImportReport> {
+        let workspaces = self.store.list_workspaces().await?;
+        let mut found: Vec<(usize, HistoryFile)> = Vec::new();
+        let mut reports = Vec::new();
+        for (i, source) in opts.sources.iter().enumerate() {
+            let (files, unreadable) = source.discover();
+            reports.push(SourceReport {
+                origin: source.origin(),
+                folder: source.folder().display().to_string(),
+                files: files.len() as u64,
+                unreadable,
+                ..SourceReport::default()
+            });
+            found.extend(files.into_iter().map(|f| (i, f)));
+        }
+        let total = found.len() as u64;
+        let mut without: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); reports.len()];
+        for (done, (i, file)) in found.into_iter().enumerate() {
+            let source = &opts.sources[i];
+            let scan = FileScan {
+                store: &self.store,
+                source,
+                workspaces: &workspaces,
+                dry_run: opts.dry_run,
+            };
+            match scan.run(&file.path).await {
+                Ok(outcome) => outcome.count(&mut reports[i], &mut without[i]),
+                Err(e) => {
+                    tracing::warn!(path = %file.path.display(), error = %e, "history file not imported");
+                    reports[i].unreadable += 1;
+                }
+            }
+            progress(ImportProgress {
+                done: done as u64 + 1,
+                total,
+            });
+        }
+        for (report, folders) in reports.iter_mut().zip(without) {
+            report.without_workspace = folders
+                .into_iter()
+                .map(|(folder, sessions)| FolderCount { folder, sessions })
+                .collect();
+        }
+        Ok(ImportReport {
+            dry_run: opts.dry_run,
+            sources: reports,
+        })
+    }
+}
+
+/// A run of the app on an imported session ended: the engine wrote its turn to its own
+/// file too, which the next scan must not import a second time. The file is marked read
+/// to its current end, the next turn after this run.
+pub(crate) async fn after_app_run(store: &Store, run: &Run) -> Result<()> {
+    let Some(mut state) = store.history_file_of_session(&run.session_id).await? else {
+        return Ok(());
+    };
+    let path = PathBuf::from(&state.path);
+    let Ok(now) = tokio::task::spawn_blocking(move || stat(&path))
+        .await
+        .map_err(|e| CoreError::Internal(e.to_string()))?
+    else {
+        return Ok(());
+    };
+    state.file_id = now.id;
+    state.size = now.size;
+    state.mtime_ms = now.mtime_ms;
+    state.read_to = now.size;
+    state.turn_at = now.size;
+    state.turn_seq = run.seq + 1;
+    state.updated_at = now_ms();
+    store.set_history_file(&state).await?;
+    Ok(())
+}
+
+/// What scanning one file did.
+enum Outcome {
+    Unchanged,
+    /// Its folder is not a workspace.
+    NoWorkspace(String),
+    /// Nothing to import yet (no prompt).
+    Empty {
+        skipped: u64,
+    },
+    Imported {
+        added: bool,
+        turns: u64,
+        skipped: u64,
+    },
+}
+
+impl Outcome {
+    fn count(self, r: &mut SourceReport, without: &mut BTreeMap<String, u64>) {
+        match self {
+            Outcome::Unchanged => r.unchanged += 1,
+            Outcome::NoWorkspace(folder) => *without.entry(folder).or_default() += 1,
+            Outcome::Empty { skipped } => r.skipped += skipped,
+            Outcome::Imported {
+                added,
+                turns,
+                skipped,
+            } => {
+                if added {
+                    r.sessions_added += 1;
+                } else {
+                    r.sessions_updated += 1;
+                }
+                r.turns += turns;
+                r.skipped += skipped;
+            }
+        }
+    }
+}
+
+struct FileScan<'a> {
+    store: &'a Store,
+    source: &'a Arc<dyn HistorySource>,
+    workspaces: &'a [Workspace],
+    dry_run: bool,
+}
+
+impl FileScan<'_> {
+    async fn run(&self, path: &Path) -> Result<Outcome> {
+        let key = path.display().to_string();
+        let owned = path.to_path_buf();
+        let now = tokio::task::spawn_blocking(move || stat(&owned))
+            .await
+            .map_err(|e| CoreError::Internal(e.to_string()))?
+            .map_err(|e| CoreError::InvalidInput(format!("cannot read {key}: {e}")))?;
+        let state = self.store.history_file(&key).await?;
+        let same_file = state
+            .as_ref()
+            .is_some_and(|s| s.file_id == now.id && now.size >= s.read_to);
+        if let Some(s) = state.as_ref().filter(|_| same_file) {
+            if s.size == now.size && s.mtime_ms == now.mtime_ms {
+                return Ok(Outcome::Unchanged);
+            }
+        }
+        // Grown: from the last turn on, replacing its run. Replaced or new: from the start.
+        let (from, from_seq) = match state.as_ref().filter(|_| same_file) {
+            Some(s) if s.session_id.is_some() => (s.turn_at, s.turn_seq),
+            _ => (0, 1),
+        };
+        let read = self.read(path, u64::try_from(from).unwrap_or(0)).await?;
+        let Some(cwd) = read.cwd.clone() else {
+            return Ok(Outcome::Empty {
+                skipped: read.skipped,
+            });
+        };
+        let Some(ws) = workspace_for(self.workspaces, &cwd) else {
+            return Ok(Outcome::NoWorkspace(cwd.display().to_string()));
+        };
+        let (Some(engine_sid), false) = (read.session_id.clone(), read.turns.is_empty()) else {
+            return Ok(Outcome::Empty {
+                skipped: read.skipped,
+            });
+        };
+        let existing = self
+            .store
+            .imported_session(self.source.origin(), &engine_sid)
+            .await?;
+        let added = existing.is_none();
+        let turns = read.turns.len() as u64;
+        if self.dry_run {
+            return Ok(Outcome::Imported {
+                added,
+                turns,
+                skipped: read.skipped,
+            });
+        }
+        let session = self.session(existing, ws, &engine_sid, &read).await?;
+        let last = read.turns.len() - 1;
+        let runs: Vec<ImportedTurn> = read
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| turn_to_run(&session, from_seq + i as i64, t, i == last))
+            .collect();
+        let file = HistoryFileState {
+            path: key,
+            origin: self.source.origin(),
+            session_id: Some(session.id.clone()),
+            file_id: now.id,
+            size: now.size,
+            mtime_ms: now.mtime_ms,
+            read_to: i64::try_from(read.read_to).unwrap_or(i64::MAX),
+            turn_at: i64::try_from(read.turns[last].at).unwrap_or(i64::MAX),
+            turn_seq: from_seq + last as i64,
+            skipped: state.map_or(0, |s| s.skipped) + read.skipped as i64,
+            updated_at: now_ms(),
+        };
+        self.store
+            .import_history(&HistoryImport {
+                session: &session,
+                replace_from_seq: from_seq,
+                turns: &runs,
+                file: &file,
+            })
+            .await?;
+        Ok(Outcome::Imported {
+            added,
+            turns,
+            skipped: read.skipped,
+        })
+    }
+
+    async fn read(&self, path: &Path, from: u64) -> Result<HistoryRead> {
+        // Blocking file I/O of possibly many MB: on the blocking pool.
+        let path = path.to_path_buf();
+        let shown = path.display().to_string();
+        let source = Arc::clone(self.source);
+        tokio::task::spawn_blocking(move || source.read(&path, from))
+            .await
+            .map_err(|e| CoreError::Internal(e.to_string()))?
+            .map_err(|e| CoreError::InvalidInput(format!("cannot read {shown}: {e}")))
+    }
+
+    /// The session the file's turns go to: the one imported before, or a new one in `ws`
+    /// with the workspace's profile for the engine (default first).
+    async fn session(
+        &self,
+        existing: Option<SessionId>,
+        ws: &Workspace,
+        engine_sid: &str,
+        read: &HistoryRead,
+    ) -> Result<Session> {
+        let first_prompt = read.turns.first().map(|t| t.prompt.as_str());
+        let updated = read
+            .turns
+            .iter()
+            .filter_map(|t| t.ended_at.or(t.started_at))
+            .max()
+            .unwrap_or_else(now_ms);
+        if let Some(id) = existing {
+            let mut s = self.store.get_session(&id).await?;
+            if read.title.is_some() {
+                s.title = title_of(read, None);
+            }
+            s.updated_at = updated;
+            return Ok(s);
+        }
+        let created = read
+            .turns
+            .first()
+            .and_then(|t| t.started_at)
+            .unwrap_or(updated);
+        Ok(Session {
+            id: SessionId::new(),
+            workspace_id: ws.id.clone(),
+            profile_id: self.profile_for(ws).await?,
+            title: title_of(read, first_prompt),
+            engine: self.source.engine(),
+            engine_session_id: Some(engine_sid.to_owned()),
+            origin: self.source.origin(),
+            created_at: created,
+            updated_at: updated,
+            archived_at: None,
+        })
+    }
+
+    async fn profile_for(&self, ws: &Workspace) -> Result<Option<ProfileId>> {
+        let engine = self.source.engine();
+        if let Some(p) = self.store.default_profile(&ws.id).await? {
+            if p.spec.engine == engine {
+                return Ok(Some(p.id));
+            }
+        }
+        let profiles = self.store.list_profiles(&ws.id).await?;
+        Ok(profiles
+            .into_iter()
+            .find(|p| p.spec.engine == engine)
+            .map(|p| p.id))
+    }
+}
+
+/// The sources as the engines find them from this process's environment.
+pub fn sources_from_env() -> Vec<Arc<dyn HistorySource>> {
+    agentdesk_engine::history::sources_from_env(&|k| std::env::var_os(k))
+}
+
+#[cfg(test)]
+#[path = "history_tests.rs"]
+mod tests;
