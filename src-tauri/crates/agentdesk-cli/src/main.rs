@@ -4,6 +4,7 @@
 mod doctor;
 mod error;
 mod escape;
+mod import;
 mod profile;
 mod render;
 mod run;
@@ -76,6 +77,9 @@ enum Command {
     /// Check the engines, the data directory and the database; runs left `running` by a
     /// process that died are marked interrupted.
     Doctor(doctor::DoctorArgs),
+    /// Import the sessions the engines ran in a terminal (Claude Code's history) into the
+    /// workspaces they ran in; run again to pick up what is new.
+    Import(import::ImportArgs),
     /// Manage a workspace's profiles.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
@@ -130,6 +134,7 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
                 Command::Export(a) => views::export(&desk, a).await,
                 Command::Approvals(a) => views::approvals(&desk, a).await,
                 Command::Profile(c) => profile::profile(&desk, c).await,
+                Command::Import(a) => import::import(&desk, a).await,
                 Command::Run(_) | Command::Doctor(_) => Ok(()),
             };
             desk.close().await;

@@ -161,10 +161,18 @@ pub async fn sessions(desk: &Desk, a: SessionsArgs) -> CliResult<()> {
             } else {
                 visible_line(&s.title)
             },
-            format_args!("  [{}]", visible_line(ws))
+            format_args!("  [{}]{}", visible_line(ws), origin_note(s))
         );
     }
     Ok(())
+}
+
+/// "  (from Claude Code)" for a session imported from an engine's own history.
+fn origin_note(s: &Session) -> String {
+    match s.origin {
+        agentdesk_protocol::ui::SessionOrigin::App => String::new(),
+        o => format!("  (from {})", o.display_name()),
+    }
 }
 
 pub async fn show(desk: &Desk, a: ShowArgs) -> CliResult<()> {

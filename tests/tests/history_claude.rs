@@ -1,0 +1,226 @@
+//! The engines' own histories with the REAL claude (`CLAUDE_BIN`) against the fake model
+//! server: a session run in a terminal (`claude -p`, as a user would, with its own config dir)
+//! is imported into the workspace it ran in — by the core and by `agentdesk-cli import` —,
+//! found by search, and continued from the desk: the model receives the earlier turns, the
+//! engine's own file gets the new turn (what `claude --resume` sees), and the next import
+//! neither adds it twice nor misses what the terminal does after.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentdesk_core::history::ImportOptions;
+use agentdesk_engine::claude::history::ClaudeHistory;
+use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, Session, SessionOrigin};
+use agentdesk_tests::fake_messages::{FakeMessages, Reply, FAKE_MODEL};
+use agentdesk_tests::real::{cli_bin, cli_output, engine_bin};
+use agentdesk_tests::world::{fresh_root, Fake, World};
+
+const SUITE: &str = "claude history suite";
+
+/// What a terminal user's `claude` sees: its own HOME and config dir under `root`, the fake
+/// model as its endpoint.
+fn terminal_env(root: &Path, fake: &FakeMessages) -> Vec<(String, String)> {
+    let s = |p: PathBuf| p.display().to_string();
+    vec![
+        ("HOME".into(), s(root.join("home"))),
+        ("CLAUDE_CONFIG_DIR".into(), s(root.join("home/.claude"))),
+        ("CLAUDE_CODE_TMPDIR".into(), s(root.join("t"))),
+        ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+        ("ANTHROPIC_BASE_URL".into(), fake.base_url()),
+        ("ANTHROPIC_API_KEY".into(), "dummy".into()),
+        (
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+            "1".into(),
+        ),
+        ("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()),
+        ("DISABLE_AUTOUPDATER".into(), "1".into()),
+        ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
+    ]
+}
+
+/// `claude -p PROMPT [--resume ID]` in `work`, as a terminal would run it.
+async fn terminal(
+    bin: &Path,
+    work: &Path,
+    env: &[(String, String)],
+    prompt: &str,
+    resume: Option<&str>,
+) {
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.args(["-p", "--model", FAKE_MODEL])
+        .args(resume.map(|id| vec!["--resume", id]).unwrap_or_default())
+        .arg(prompt)
+        .current_dir(work)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
+        .await
+        .expect("claude -p in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "claude -p failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn import(w: &World, config: &Path) -> ImportReport {
+    let opts = ImportOptions {
+        sources: vec![Arc::new(ClaudeHistory::new(config.to_path_buf()))],
+        dry_run: false,
+    };
+    w.desk.import_histories(&opts, &|_| {}).await.unwrap()
+}
+
+async fn imported(w: &World) -> Session {
+    let ws = w.session.workspace_id.clone();
+    w.desk
+        .list_sessions(&ws, true)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.origin == SessionOrigin::ClaudeCode)
+        .expect("the imported session")
+}
+
+#[tokio::test]
+async fn a_terminal_session_is_imported_searched_and_continued() {
+    let Some(bin) = engine_bin("CLAUDE_BIN", SUITE) else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_claude", "continue");
+    let w = World::new(root.clone(), Engine::Claude, &bin, None, |_| {}).await;
+    let Fake::Claude(fake) = &w.fake else {
+        unreachable!()
+    };
+    let env = terminal_env(&root, fake);
+    let config = root.join("home/.claude");
+
+    // In the terminal: one question, one answer.
+    fake.push(Reply::text(&["The zebra number ", "is forty-two."]));
+    terminal(&bin, &w.work, &env, "what is the zebra number?", None).await;
+
+    let report = import(&w, &config).await;
+    let r = &report.sources[0];
+    assert_eq!((r.sessions_added, r.turns, r.skipped), (1, 1, 0), "{r:?}");
+    let s = imported(&w).await;
+    assert_eq!(s.title, "what is the zebra number?");
+    let engine_sid = s.engine_session_id.clone().unwrap();
+    let hits = w.desk.search("zebra", None, 10).await.unwrap();
+    assert!(hits.iter().any(|h| h.session_id == s.id), "{hits:?}");
+
+    // Continued from the desk: the same engine session, the earlier turn sent along.
+    fake.push(Reply::text(&["Still ", "forty-two."]));
+    let run = w
+        .desk
+        .send_message(&s.id, "and the giraffe number?", &[])
+        .await
+        .unwrap();
+    w.completed(&run.id).await;
+    let last = fake.model_requests().pop().unwrap();
+    let seen = last.transcript();
+    assert!(
+        seen.contains("what is the zebra number?") && seen.contains("is forty-two."),
+        "the model saw the terminal's turn: {seen}"
+    );
+    assert_eq!(
+        w.desk
+            .get_session(&s.id)
+            .await
+            .unwrap()
+            .engine_session_id
+            .as_deref(),
+        Some(engine_sid.as_str()),
+        "the same engine session"
+    );
+    let file = std::fs::read_dir(config.join("projects"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|e| e.path())
+        .find(|p| p.file_stem().is_some_and(|n| n == engine_sid.as_str()))
+        .expect("the engine's own file");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("and the giraffe number?"),
+        "what `claude --resume` sees"
+    );
+
+    // The next import does not add the desk's turn a second time…
+    let again = import(&w, &config).await;
+    assert_eq!(again.sources[0].turns, 0, "{again:?}");
+    assert_eq!(w.desk.list_runs(&s.id).await.unwrap().len(), 2);
+
+    // …and picks up what the terminal does next, after it.
+    fake.push(Reply::text(&["Seven."]));
+    terminal(
+        &bin,
+        &w.work,
+        &env,
+        "and the okapi number?",
+        Some(&engine_sid),
+    )
+    .await;
+    let third = import(&w, &config).await;
+    assert_eq!(third.sources[0].sessions_updated, 1, "{third:?}");
+    let runs = w.desk.list_runs(&s.id).await.unwrap();
+    let prompts: Vec<_> = runs
+        .iter()
+        .map(|r| (r.seq, r.prompt.as_str(), r.status))
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            (1, "what is the zebra number?", RunStatus::Completed),
+            (2, "and the giraffe number?", RunStatus::Completed),
+            (3, "and the okapi number?", RunStatus::Completed),
+        ]
+    );
+
+    // The CLI imports the same way, into another data dir, and lists the origin.
+    if let Some(cli) = cli_bin(env!("CARGO_TARGET_TMPDIR"), SUITE) {
+        let data = root.join("cli-data").display().to_string();
+        let work = w.work.display().to_string();
+        let call = |args: Vec<&str>| {
+            let mut cmd = tokio::process::Command::new(&cli);
+            cmd.arg("--data-dir").arg(&data).args(&args);
+            cmd.env("CLAUDE_CONFIG_DIR", &config);
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            async move {
+                let shown: Vec<&str> = args.iter().map(String::as_str).collect();
+                cli_output(cmd, &shown, Duration::from_secs(60)).await
+            }
+        };
+        let out = call(vec![
+            "profile",
+            "add",
+            "--workspace",
+            &work,
+            "c",
+            "--engine",
+            "claude",
+        ])
+        .await;
+        assert!(out.status.success());
+        let out = call(vec!["import", "--engine", "claude", "--json"]).await;
+        assert!(out.status.success());
+        let report: ImportReport = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (report.sources[0].sessions_added, report.sources[0].turns),
+            (1, 3),
+            "{report:?}"
+        );
+        let out = call(vec!["sessions", "--json"]).await;
+        assert!(out.status.success());
+        let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(list[0]["origin"], "claude-code", "{list}");
+        assert_eq!(list[0]["engineSessionId"], engine_sid.as_str());
+    }
+    w.finish(&[]).await;
+}
