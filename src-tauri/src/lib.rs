@@ -277,6 +277,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::get_notification_prefs,
         commands::settings::set_notification_prefs,
         commands::settings::data_info,
+        commands::history::import_histories,
         commands::settings::open_data_folder,
         commands::window::window_painted,
     ]

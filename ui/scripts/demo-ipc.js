@@ -21,6 +21,7 @@
       session("s1", "w1", "Fix the flaky timeline test", "codex", 12),
       session("s2", "w1", "Dark mode for the settings page", "claude", 60),
       session("s3", "w1", "Explain the approval queue", "claude", 300),
+      { ...session("s5", "w1", "Profile the search index", "claude", 1440), origin: "claude-code", engineSessionId: "78f3acaa" },
     ],
     w2: [session("s4", "w2", "Update dependencies", "codex", 900)],
   };
@@ -312,6 +313,7 @@ See the [SQLite docs on transactions](https://www.sqlite.org/lang_transaction.ht
     app_info: () => ({ version: "0.1.0", dataDir: "/home/dev/.local/share/dev.agentdesk.desktop", databasePath: "", logDir: "", startupError: null }),
     list_workspaces: () => ws,
     list_sessions: ({ workspaceId }) => sessions[workspaceId] ?? [],
+    import_histories: () => ({ dryRun: false, sources: [] }),
     list_profiles: () => profiles,
     list_engines: () => engines,
     get_notification_prefs: () => ({ approvals: "when_away", questions: "when_away", runs: "when_away", runMinSecs: 30, sound: true }),

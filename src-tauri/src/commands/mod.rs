@@ -10,6 +10,7 @@
 pub mod approvals;
 pub mod attachments;
 pub mod engines;
+pub mod history;
 pub mod profiles;
 pub mod search;
 pub mod session_admin;

@@ -1,5 +1,7 @@
 // The sidebar: search, the Approvals entry, the workspaces and their sessions, Settings.
 import { AddWorkspace } from "../components/AddWorkspace";
+import { ImportHistories } from "../components/sidebar/ImportHistories";
+import { useIpc } from "../ipc/context";
 import { SearchBox } from "../components/search/SearchBox";
 import { WorkspaceList } from "../components/WorkspaceList";
 import type { SearchController } from "../state/search";
@@ -21,6 +23,7 @@ interface Props {
 export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts }: Props) {
   const { state, dispatch, sessions } = desk;
   const storeBroken = Boolean(desk.info?.startupError);
+  const ipc = useIpc();
   return (
     <aside className="sidebar" aria-label="Workspaces">
       <header className="sidebar-header">
@@ -73,6 +76,7 @@ export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts 
         }}
       />
       <AddWorkspace disabled={storeBroken} onAdd={desk.add} onPick={desk.pick} />
+      <ImportHistories ipc={ipc} disabled={storeBroken} onImported={sessions.reloadAll} onError={desk.fail} />
       <div className="sidebar-footer">
         <button
           type="button"

@@ -12,6 +12,8 @@ import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
 import type { ExportFormat } from "../generated/ExportFormat";
+import type { ImportProgress } from "../generated/ImportProgress";
+import type { ImportReport } from "../generated/ImportReport";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
@@ -134,6 +136,8 @@ export type GetNotificationPrefsArgs = Record<symbol, never>;
 export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 
 export type DataInfoArgs = Record<symbol, never>;
+
+export type ImportHistoriesArgs = { onProgress: Channel<ImportProgress>, };
 
 export type OpenDataFolderArgs = { which: "data" | "logs", };
 
@@ -457,6 +461,14 @@ export function dataInfo(): Promise<DataInfo> {
 }
 
 /**
+ * Import the sessions the engines ran in a terminal (their own histories) into the
+ * workspaces they ran in; again later, only what is new. `onProgress` hears files done.
+ */
+export function importHistories(onProgress: ImportHistoriesArgs["onProgress"]): Promise<ImportReport> {
+  return invokeCommand<ImportReport>("import_histories", "IpcError", { onProgress });
+}
+
+/**
  * Open the data or the log folder in the file manager (named, never a path).
  */
 export function openDataFolder(which: OpenDataFolderArgs["which"]): Promise<null> {
@@ -515,6 +527,7 @@ export const COMMANDS = [
   "get_notification_prefs",
   "set_notification_prefs",
   "data_info",
+  "import_histories",
   "open_data_folder",
 ] as const;
 
@@ -572,5 +585,6 @@ export type CommandError = {
   get_notification_prefs: IpcError;
   set_notification_prefs: IpcError;
   data_info: IpcError;
+  import_histories: IpcError;
   open_data_folder: IpcError;
 };

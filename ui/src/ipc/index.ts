@@ -25,6 +25,8 @@ import type { Profile } from "../generated/Profile";
 import type { Question } from "../generated/Question";
 import type { Run } from "../generated/Run";
 import type { RunStatus } from "../generated/RunStatus";
+import type { ImportProgress } from "../generated/ImportProgress";
+import type { ImportReport } from "../generated/ImportReport";
 import type { Session } from "../generated/Session";
 import type { SessionActivity } from "../generated/SessionActivity";
 import type { TimelineItem } from "../generated/TimelineItem";
@@ -43,6 +45,8 @@ export type {
   Engine,
   EngineCapabilities,
   ErrorCode,
+  ImportProgress,
+  ImportReport,
   IpcError,
   ItemBody,
   LiveBatch,
@@ -139,6 +143,13 @@ export const ipc = {
     const channel = new Channel<null>();
     channel.onmessage = () => onAsk();
     await commands.watchCloseRequests(channel);
+  },
+  /** Import the sessions the engines ran in a terminal into their workspaces (again later:
+   *  only what is new); `onProgress` hears files done of found. */
+  importHistories: async (onProgress: (p: ImportProgress) => void): Promise<ImportReport> => {
+    const channel = new Channel<ImportProgress>();
+    channel.onmessage = onProgress;
+    return commands.importHistories(channel);
   },
   /** The answer (stored): keep running in the tray (hides the window) or quit. */
   keepRunningInTray: commands.keepRunningInTray,

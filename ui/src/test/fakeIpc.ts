@@ -177,6 +177,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     watchActivity: vi.fn(async () => {}),
     watchNotificationClicks: vi.fn(async () => {}),
     watchCloseRequests: vi.fn(async () => {}),
+    importHistories: vi.fn(async () => ({ dryRun: false, sources: [] })),
     keepRunningInTray: vi.fn(async () => null),
     openExternal: vi.fn(async () => null),
     onFileDrop: vi.fn(async () => () => {}),

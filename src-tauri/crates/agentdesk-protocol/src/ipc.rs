@@ -60,8 +60,9 @@ pub use crate::ipc_macro::{
 };
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
-    ExportFormat, IpcError, LiveBatch, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run,
-    SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace,
+    ExportFormat, ImportProgress, ImportReport, IpcError, LiveBatch, NotificationPrefs, Profile,
+    ProfileError, ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint,
+    TimelinePage, UiSettings, Workspace,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -274,6 +275,9 @@ define_rpc! {
     get_notification_prefs(GetNotificationPrefsArgs {}) -> Result<NotificationPrefs, IpcError>;
     set_notification_prefs(SetNotificationPrefsArgs { prefs: NotificationPrefs }) -> Result<(), IpcError>;
     data_info(DataInfoArgs {}) -> Result<DataInfo, IpcError>;
+    /// Import the sessions the engines ran in a terminal (their own histories) into the
+    /// workspaces they ran in; again later, only what is new. `onProgress` hears files done.
+    import_histories(ImportHistoriesArgs { on_progress: Channel<ImportProgress> }) -> Result<ImportReport, IpcError>;
     /// Open the data or the log folder in the file manager (named, never a path).
     open_data_folder(OpenDataFolderArgs {
         #[ts(type = "\"data\" | \"logs\"")]

@@ -1,7 +1,14 @@
 import { useState } from "react";
 import type { Session } from "../../ipc";
+import type { SessionOrigin } from "../../generated/SessionOrigin";
 import { useSessionActivity, type ActivityStore } from "../../state/activity";
 import { RenameField, SessionMenu, useSessionActions } from "./SessionActions";
+
+/** Where an imported session began, as the sidebar names it ("from Claude Code"). */
+export const ORIGIN_NAMES: Record<Exclude<SessionOrigin, "app">, string> = {
+  "codex-cli": "the Codex CLI",
+  "claude-code": "Claude Code",
+};
 
 function SessionEntry({ session, activity, selected, onOpen }: { session: Session; activity: ActivityStore; selected: boolean; onOpen: () => void }) {
   const a = useSessionActivity(activity, session.id);
@@ -13,7 +20,16 @@ function SessionEntry({ session, activity, selected, onOpen }: { session: Sessio
         <RenameField session={session} ctx={actions} onDone={() => setRenaming(false)} />
       ) : (
         <button type="button" className="session-select" aria-current={selected ? "page" : undefined} onClick={onOpen} data-testid="session-item">
-          <span className="session-title">{session.title || "Untitled session"}</span>
+          {session.origin === "app" ? (
+            <span className="session-title">{session.title || "Untitled session"}</span>
+          ) : (
+            <span className="session-text">
+              <span className="session-title">{session.title || "Untitled session"}</span>
+              <span className="session-origin-tag" title={`Started in ${ORIGIN_NAMES[session.origin]}; continued here`}>
+                {" "}from {ORIGIN_NAMES[session.origin]}
+              </span>
+            </span>
+          )}
           {session.archivedAt !== null && <span className="session-archived-tag">archived</span>}
           {a?.running && (
             <span className="activity-dot" title={a.queued ? `Running, ${a.queued} queued` : "Running"}>
