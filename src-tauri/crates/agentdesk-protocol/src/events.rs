@@ -108,38 +108,24 @@ pub enum UserDecision {
     Deny,
 }
 
-/// Where an approval (or a question) is in its life: `pending` → one of the others, exactly
-/// once. The one state vocabulary: the queue's record, the store, the engine's
-/// `approval.resolved` and the window all say it with this.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum ApprovalState {
-    Pending,
-    ApprovedOnce,
-    ApprovedSession,
-    Denied,
-    /// The engine or the app went away before anyone answered. Not a denial.
-    Expired,
-    /// Withdrawn on purpose (the run was interrupted or the engine withdrew it).
-    Cancelled,
-    /// The profile's deadline passed: the engine got a safe deny, recorded as this.
-    TimedOut,
-    /// A question that got its answers.
-    Answered,
+stored_enum! {
+    /// Where an approval (or a question) is in its life: `pending` → one of the others, exactly
+    /// once. The one state vocabulary: the queue's record, the store, the engine's
+    /// `approval.resolved` and the window all say it with this.
+    pub enum ApprovalState {
+        Pending,
+        ApprovedOnce,
+        ApprovedSession,
+        Denied,
+        /// The engine or the app went away before anyone answered. Not a denial.
+        Expired,
+        /// Withdrawn on purpose (the run was interrupted or the engine withdrew it).
+        Cancelled,
+        /// The profile's deadline passed: the engine got a safe deny, recorded as this.
+        TimedOut,
+        /// A question that got its answers.
+        Answered,
+    }
 }
 
 impl ApprovalState {

@@ -10,6 +10,31 @@
 //! - [`sync::lock`]: the one poison-tolerant mutex lock, here because every crate depends on
 //!   this one.
 
+/// A unit enum the store keeps by name: the derives all of them share (serde and strum
+/// names in snake_case, the same on the wire and in the database; see `stored.rs`).
+macro_rules! stored_enum {
+    ($(#[$meta:meta])* pub enum $name:ident { $($body:tt)* }) => {
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            ::serde::Serialize,
+            ::serde::Deserialize,
+            ::ts_rs::TS,
+            ::strum::IntoStaticStr,
+            ::strum::EnumString,
+            ::strum::VariantArray,
+        )]
+        #[serde(rename_all = "snake_case")]
+        #[strum(serialize_all = "snake_case")]
+        $(#[$meta])*
+        pub enum $name { $($body)* }
+    };
+}
+
 pub mod acp;
 pub mod approval_detail;
 pub mod capabilities;

@@ -8,29 +8,15 @@ use ts_rs::TS;
 
 use crate::engine_options::{string_key, strings_key};
 
-/// An ACP agent Agent Desk knows how to start and what its quirks are (see the engine crate's
-/// `acp::options::PresetSpec`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum AcpPreset {
-    /// opencode (`opencode acp`).
-    Opencode,
-    /// Gemini CLI (`gemini --acp`).
-    Gemini,
+stored_enum! {
+    /// An ACP agent Agent Desk knows how to start and what its quirks are (see the engine crate's
+    /// `acp::options::PresetSpec`).
+    pub enum AcpPreset {
+        /// opencode (`opencode acp`).
+        Opencode,
+        /// Gemini CLI (`gemini --acp`).
+        Gemini,
+    }
 }
 
 impl AcpPreset {

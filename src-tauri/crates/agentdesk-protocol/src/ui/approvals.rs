@@ -11,57 +11,29 @@ pub use crate::events::ApprovalState;
 use crate::events::{ApprovalFile, Question};
 use crate::ids::{ApprovalId, RunId, SessionId};
 
-/// What an approval is about. Questions go through the same queue as their own kind.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum ApprovalKindName {
-    Command,
-    FileChange,
-    Permission,
-    Tool,
-    Question,
+stored_enum! {
+    /// What an approval is about. Questions go through the same queue as their own kind.
+    pub enum ApprovalKindName {
+        Command,
+        FileChange,
+        Permission,
+        Tool,
+        Question,
+    }
 }
 
-/// Who took the decision.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum DecidedBy {
-    /// The user, in the app (or the CLI).
-    User,
-    /// The user, from an OS notification's action button.
-    Notification,
-    /// A profile rule or an "always for this session" choice.
-    Rule,
-    /// The profile's deadline passed.
-    Deadline,
+stored_enum! {
+    /// Who took the decision.
+    pub enum DecidedBy {
+        /// The user, in the app (or the CLI).
+        User,
+        /// The user, from an OS notification's action button.
+        Notification,
+        /// A profile rule or an "always for this session" choice.
+        Rule,
+        /// The profile's deadline passed.
+        Deadline,
+    }
 }
 
 /// What exactly is asked.

@@ -5,27 +5,13 @@ use ts_rs::TS;
 
 use crate::ids::{RunId, SessionId, WorkspaceId};
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum AttachmentKind {
-    /// Passed to the engine as an image (codex localImage, claude image block).
-    Image,
-    /// Passed as a path the agent can read, mentioned in the prompt.
-    File,
+stored_enum! {
+    pub enum AttachmentKind {
+        /// Passed to the engine as an image (codex localImage, claude image block).
+        Image,
+        /// Passed as a path the agent can read, mentioned in the prompt.
+        File,
+    }
 }
 
 /// A content-addressed blob in `<data dir>/attachments/<sha256>`.

@@ -69,29 +69,15 @@ impl SessionOrigin {
     }
 }
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum RunStatus {
-    /// Waiting for the session's active run to end.
-    Queued,
-    Running,
-    Completed,
-    Failed,
-    Interrupted,
+stored_enum! {
+    pub enum RunStatus {
+        /// Waiting for the session's active run to end.
+        Queued,
+        Running,
+        Completed,
+        Failed,
+        Interrupted,
+    }
 }
 
 impl RunStatus {
@@ -124,32 +110,18 @@ pub struct Run {
     pub ended_at: Option<i64>,
 }
 
-/// Where an item is in its life.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum ItemStatus {
-    /// Streaming or running.
-    Running,
-    Completed,
-    Failed,
-    /// The user (or a rule) said no.
-    Declined,
-    /// The run ended before the item did.
-    Interrupted,
+stored_enum! {
+    /// Where an item is in its life.
+    pub enum ItemStatus {
+        /// Streaming or running.
+        Running,
+        Completed,
+        Failed,
+        /// The user (or a rule) said no.
+        Declined,
+        /// The run ended before the item did.
+        Interrupted,
+    }
 }
 
 /// A file attached to a user message.
