@@ -33,11 +33,16 @@ pub(crate) fn send_out_but_terminal(
     budget: &mut DiagnosticBudget,
     events: &UnboundedSender<AgentEvent>,
 ) -> Option<AgentEvent> {
+    // The budget sees the terminal event: that is when it adds the count of what it dropped.
+    coalesce_deltas(out);
+    budget.apply(out);
     let terminal = out
         .iter()
         .position(AgentEvent::is_terminal)
         .map(|i| out.remove(i));
-    send_out(out, budget, events);
+    for ev in out.drain(..) {
+        let _ = events.send(ev);
+    }
     terminal
 }
 
