@@ -82,7 +82,7 @@ fn print_report(r: &ImportReport) {
         }
         for f in &s.without_workspace {
             println!(
-                "  {} sessions in {} (not a workspace: add it with `agentdesk-cli profile add --workspace {}` to import them)",
+                "  {} sessions in {} (not a workspace: add it with `agentdesk-cli profile add --workspace {} NAME --engine ENGINE`, then import again)",
                 f.sessions,
                 visible_line(&f.folder),
                 visible_line(&f.folder)

@@ -29,3 +29,5 @@ CREATE TABLE history_files (
     skipped     INTEGER NOT NULL DEFAULT 0,
     updated_at  INTEGER NOT NULL
 );
+-- Every run's end looks up its session's file (`history_file_of_session`): by index, not a scan.
+CREATE INDEX history_files_by_session ON history_files(session_id);
