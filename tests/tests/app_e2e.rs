@@ -154,29 +154,16 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
             })
             .await?;
         store
-            .insert_session(&Session {
-                id: "s".into(),
-                workspace_id: "w".into(),
-                profile_id: None,
-                title: "left running".into(),
-                engine: Engine::Codex,
-                engine_session_id: None,
-                origin: Default::default(),
-                created_at: 1,
-                updated_at: 1,
-                archived_at: None,
-            })
+            .insert_session(&Session::begun(
+                "s".into(),
+                "w".into(),
+                Engine::Codex,
+                "left running",
+                1,
+            ))
             .await?;
         store
-            .create_run(&NewRun {
-                id: &"r".into(),
-                session_id: &"s".into(),
-                status: RunStatus::Running,
-                prompt: "p",
-                profile_id: None,
-                model: None,
-                at: 1,
-            })
+            .create_run(&NewRun::running(&"r".into(), &"s".into(), "p", 1))
             .await?;
         store.close().await;
 

@@ -251,30 +251,22 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
     let store = desk.store();
     let (sid, rid) = ("seeded-session", "seeded-run");
     store
-        .insert_session(&Session {
-            id: sid.into(),
+        // Old (created at 1): the sessions the benchmark creates list above it.
+        .insert_session(&Session::begun(
+            sid.into(),
             workspace_id,
-            profile_id: None,
-            title: SEEDED_TITLE.into(),
-            engine: Engine::Codex,
-            engine_session_id: None,
-            origin: Default::default(),
-            // Old: the sessions the benchmark creates list above it.
-            created_at: 1,
-            updated_at: 1,
-            archived_at: None,
-        })
+            Engine::Codex,
+            SEEDED_TITLE,
+            1,
+        ))
         .await?;
     store
-        .create_run(&agentdesk_store::NewRun {
-            id: &rid.into(),
-            session_id: &sid.into(),
-            status: RunStatus::Running,
-            prompt: "p",
-            profile_id: None,
-            model: None,
-            at: 1,
-        })
+        .create_run(&agentdesk_store::NewRun::running(
+            &rid.into(),
+            &sid.into(),
+            "p",
+            1,
+        ))
         .await?;
     let mut from = 0;
     while from < SEEDED_ITEMS {

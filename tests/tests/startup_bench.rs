@@ -41,31 +41,23 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
     let store = desk.store();
     for (sid, title, n, at) in [("big", BIG, SEEDED_ITEMS, 1), ("small", SMALL, 3, 2)] {
         store
-            .insert_session(&Session {
-                id: sid.into(),
-                workspace_id: ws.id.clone(),
-                profile_id: None,
-                title: title.into(),
-                engine: Engine::Codex,
-                engine_session_id: None,
-                origin: Default::default(),
-                created_at: at,
-                updated_at: at,
-                archived_at: None,
-            })
+            .insert_session(&Session::begun(
+                sid.into(),
+                ws.id.clone(),
+                Engine::Codex,
+                title,
+                at,
+            ))
             .await?;
         let rid = agentdesk_protocol::ids::RunId::from(format!("{sid}-run"));
         store
-            .create_run(&agentdesk_store::NewRun {
-                id: &rid,
-                session_id: &sid.into(),
-                // A run starts as running; the app's start-up recovery marks it interrupted.
-                status: RunStatus::Running,
-                prompt: "p",
-                profile_id: None,
-                model: None,
+            // A run starts as running; the app's start-up recovery marks it interrupted.
+            .create_run(&agentdesk_store::NewRun::running(
+                &rid,
+                &sid.into(),
+                "p",
                 at,
-            })
+            ))
             .await?;
         let mut from = 0;
         while from < n {

@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use agentdesk_protocol::ui::{Engine, PermissionMode, Run, RunStatus, Session, Workspace};
+use agentdesk_protocol::ui::{Engine, PermissionMode, Run, Session, Workspace};
 use agentdesk_store::NewRun;
 use proptest::prelude::*;
 
@@ -29,31 +29,18 @@ async fn setup() -> (tempfile::TempDir, Store) {
         .await
         .unwrap();
     store
-        .insert_session(&Session {
-            id: "s".into(),
-            workspace_id: "w".into(),
-            profile_id: None,
-            title: String::new(),
-            engine: Engine::Codex,
-            engine_session_id: None,
-            origin: Default::default(),
-            created_at: 1,
-            updated_at: 1,
-            archived_at: None,
-        })
+        .insert_session(&Session::begun(
+            "s".into(),
+            "w".into(),
+            Engine::Codex,
+            "",
+            1,
+        ))
         .await
         .unwrap();
     for r in ["r0", "r1"] {
         let _: Run = store
-            .create_run(&NewRun {
-                id: &r.into(),
-                session_id: &"s".into(),
-                status: RunStatus::Running,
-                prompt: "p",
-                profile_id: None,
-                model: None,
-                at: 1,
-            })
+            .create_run(&NewRun::running(&r.into(), &"s".into(), "p", 1))
             .await
             .unwrap();
     }

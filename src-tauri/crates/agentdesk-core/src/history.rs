@@ -386,17 +386,19 @@ impl FileScan<'_> {
             .first()
             .and_then(|t| t.started_at)
             .unwrap_or(updated);
+        let title = title_of(read, first_prompt);
         Ok(Session {
-            id: SessionId::new(),
-            workspace_id: ws.id.clone(),
             profile_id: self.profile_for(ws).await?,
-            title: title_of(read, first_prompt),
-            engine: self.source.engine(),
             engine_session_id: Some(engine_sid.to_owned()),
             origin: self.source.origin(),
-            created_at: created,
             updated_at: updated,
-            archived_at: None,
+            ..Session::begun(
+                SessionId::new(),
+                ws.id.clone(),
+                self.source.engine(),
+                title,
+                created,
+            )
         })
     }
 

@@ -98,23 +98,16 @@ impl Desk {
                     "choose an engine (codex or claude) or add a profile to this workspace".into(),
                 )
             })?;
-        let now = now_ms();
+        let title = new.title.as_deref().map(str::trim).unwrap_or_default();
         let s = Session {
-            id: SessionId::new(),
-            workspace_id: new.workspace_id.clone(),
             profile_id: profile.map(|p| p.id),
-            title: new
-                .title
-                .as_deref()
-                .map(str::trim)
-                .unwrap_or_default()
-                .to_string(),
-            engine,
-            engine_session_id: None,
-            origin: agentdesk_protocol::ui::SessionOrigin::App,
-            created_at: now,
-            updated_at: now,
-            archived_at: None,
+            ..Session::begun(
+                SessionId::new(),
+                new.workspace_id.clone(),
+                engine,
+                title,
+                now_ms(),
+            )
         };
         self.store.insert_session(&s).await?;
         Ok(s)
@@ -268,17 +261,13 @@ impl Desk {
         let run = self
             .store
             .create_run(&NewRun {
-                id: &id,
-                session_id,
                 status: if busy {
                     RunStatus::Queued
                 } else {
                     RunStatus::Running
                 },
-                prompt,
                 profile_id: session.profile_id.as_ref(),
-                model: None,
-                at,
+                ..NewRun::running(&id, session_id, prompt, at)
             })
             .await?;
         let links: Vec<(&str, &str)> = attachments

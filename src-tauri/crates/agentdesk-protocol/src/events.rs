@@ -286,31 +286,21 @@ impl AgentEvent {
     }
 }
 
-/// The `run.failed` codes Agent Desk itself gives. Engines add their own (`http_401`, the
-/// CLI's error subtypes) and a run that never reached its engine carries the core's error
-/// code (`engine_missing`, ...), so the event keeps a string; these are the ones our code
-/// produces and matches on.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[strum(serialize_all = "snake_case")]
-pub enum FailureCode {
-    /// The engine process died mid-run.
-    EngineCrashed,
-    /// The engine said nothing for the inactivity limit (the watchdog stopped it).
-    EngineSilent,
-    /// The engine's final result was over the line size limit.
-    OversizedResult,
-    /// The adapter went away without a terminal event.
-    NoEnd,
+stored_enum! {
+    /// The `run.failed` codes Agent Desk itself gives. Engines add their own (`http_401`, the
+    /// CLI's error subtypes) and a run that never reached its engine carries the core's error
+    /// code (`engine_missing`, ...), so the event keeps a string; these are the ones our code
+    /// produces and matches on.
+    pub enum FailureCode {
+        /// The engine process died mid-run.
+        EngineCrashed,
+        /// The engine said nothing for the inactivity limit (the watchdog stopped it).
+        EngineSilent,
+        /// The engine's final result was over the line size limit.
+        OversizedResult,
+        /// The adapter went away without a terminal event.
+        NoEnd,
+    }
 }
 
 impl FailureCode {

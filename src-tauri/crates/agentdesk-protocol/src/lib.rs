@@ -14,6 +14,9 @@
 /// names in snake_case, the same on the wire and in the database; see `stored.rs`).
 macro_rules! stored_enum {
     ($(#[$meta:meta])* pub enum $name:ident { $($body:tt)* }) => {
+        stored_enum! { case "snake_case"; $(#[$meta])* pub enum $name { $($body)* } }
+    };
+    (case $case:tt; $(#[$meta:meta])* pub enum $name:ident { $($body:tt)* }) => {
         #[derive(
             Debug,
             Clone,
@@ -28,8 +31,8 @@ macro_rules! stored_enum {
             ::strum::EnumString,
             ::strum::VariantArray,
         )]
-        #[serde(rename_all = "snake_case")]
-        #[strum(serialize_all = "snake_case")]
+        #[serde(rename_all = $case)]
+        #[strum(serialize_all = $case)]
         $(#[$meta])*
         pub enum $name { $($body)* }
     };

@@ -46,55 +46,42 @@ pub struct IpcError {
     pub message: String,
 }
 
-/// Stable error codes; the UI may branch on them. Each names something the user can act on
-/// differently (install an engine, log in, close the other program, free disk space...).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum ErrorCode {
-    /// The input was rejected (e.g. a path that does not exist).
-    InvalidInput,
-    /// The thing asked for does not exist.
-    NotFound,
-    /// It exists already (e.g. the same folder added twice), or it changed meanwhile.
-    Conflict,
-    /// The engine's executable was not found: install it or set its path in Settings.
-    EngineMissing,
-    /// The engine is installed but not logged in (and no API key is configured).
-    EngineNotLoggedIn,
-    /// The installed engine's version is outside the supported range.
-    EngineVersionUnsupported,
-    /// The engine could not be started or stopped answering (crashed, refused a request).
-    EngineFailed,
-    /// A bounded wait expired.
-    TimedOut,
-    /// The app is shutting down and takes no new work.
-    ShuttingDown,
-    /// Another program holds the database (or the data directory's lock): try again after
-    /// closing it.
-    Busy,
-    /// The database file is damaged: restore a backup or move it aside.
-    StorageCorrupt,
-    /// The disk holding the data directory is full.
-    StorageFull,
-    /// The data directory or the database is read-only.
-    StorageReadOnly,
-    /// The database could not be opened, migrated or written for another reason.
-    Storage,
-    /// Anything else; the message says what.
-    Internal,
+stored_enum! {
+    /// Stable error codes; the UI may branch on them. Each names something the user can act on
+    /// differently (install an engine, log in, close the other program, free disk space...).
+    pub enum ErrorCode {
+        /// The input was rejected (e.g. a path that does not exist).
+        InvalidInput,
+        /// The thing asked for does not exist.
+        NotFound,
+        /// It exists already (e.g. the same folder added twice), or it changed meanwhile.
+        Conflict,
+        /// The engine's executable was not found: install it or set its path in Settings.
+        EngineMissing,
+        /// The engine is installed but not logged in (and no API key is configured).
+        EngineNotLoggedIn,
+        /// The installed engine's version is outside the supported range.
+        EngineVersionUnsupported,
+        /// The engine could not be started or stopped answering (crashed, refused a request).
+        EngineFailed,
+        /// A bounded wait expired.
+        TimedOut,
+        /// The app is shutting down and takes no new work.
+        ShuttingDown,
+        /// Another program holds the database (or the data directory's lock): try again after
+        /// closing it.
+        Busy,
+        /// The database file is damaged: restore a backup or move it aside.
+        StorageCorrupt,
+        /// The disk holding the data directory is full.
+        StorageFull,
+        /// The data directory or the database is read-only.
+        StorageReadOnly,
+        /// The database could not be opened, migrated or written for another reason.
+        Storage,
+        /// Anything else; the message says what.
+        Internal,
+    }
 }
 
 impl ErrorCode {

@@ -127,30 +127,17 @@ pub async fn seed(dir: Option<PathBuf>, sessions: usize, per_session: usize) -> 
             .unwrap();
         for (s, r) in &ids {
             store
-                .insert_session(&Session {
-                    id: s.clone(),
-                    workspace_id: "w".into(),
-                    profile_id: None,
-                    title: s.to_string(),
-                    engine: Engine::Codex,
-                    engine_session_id: None,
-                    origin: Default::default(),
-                    created_at: 1,
-                    updated_at: 1,
-                    archived_at: None,
-                })
+                .insert_session(&Session::begun(
+                    s.clone(),
+                    "w".into(),
+                    Engine::Codex,
+                    s.to_string(),
+                    1,
+                ))
                 .await
                 .unwrap();
             store
-                .create_run(&NewRun {
-                    id: r,
-                    session_id: s,
-                    status: RunStatus::Running,
-                    prompt: "p",
-                    profile_id: None,
-                    model: None,
-                    at: 1,
-                })
+                .create_run(&NewRun::running(r, s, "p", 1))
                 .await
                 .unwrap();
             let mut from = 0;

@@ -99,30 +99,17 @@ async fn typed_ids_are_written_as_plain_text() {
     .execute(p)
     .await
     .unwrap();
-    let session = agentdesk_protocol::ui::Session {
-        id: SessionId::new(),
-        workspace_id: WS.into(),
-        profile_id: None,
-        title: String::new(),
-        engine: agentdesk_protocol::ui::Engine::Claude,
-        engine_session_id: None,
-        origin: Default::default(),
-        created_at: 1,
-        updated_at: 1,
-        archived_at: None,
-    };
+    let session = agentdesk_protocol::ui::Session::begun(
+        SessionId::new(),
+        WS.into(),
+        agentdesk_protocol::ui::Engine::Claude,
+        "",
+        1,
+    );
     store.insert_session(&session).await.unwrap();
     let run_id = RunId::new();
     store
-        .create_run(&NewRun {
-            id: &run_id,
-            session_id: &session.id,
-            status: agentdesk_protocol::ui::RunStatus::Running,
-            prompt: "hi",
-            profile_id: None,
-            model: None,
-            at: 2,
-        })
+        .create_run(&NewRun::running(&run_id, &session.id, "hi", 2))
         .await
         .unwrap();
     // Read back with plain strings, as a build without the typed ids would.

@@ -631,18 +631,7 @@ async fn engines_are_not_listed_in_the_schema_after_migration_6() {
     let (_m, old) = migrator_until(5).await;
     let store = open_with(&path, &old).await.unwrap();
     store.insert_workspace(&ws("w", "/w")).await.unwrap();
-    let session = |engine| Session {
-        id: SessionId::new(),
-        workspace_id: "w".into(),
-        profile_id: None,
-        title: String::new(),
-        engine,
-        engine_session_id: None,
-        origin: Default::default(),
-        created_at: 1,
-        updated_at: 1,
-        archived_at: None,
-    };
+    let session = |engine| Session::begun(SessionId::new(), "w".into(), engine, "", 1);
     // The old schema's columns (no `origin` yet), as that build wrote them.
     let old_insert = |s: &Session| {
         sqlx::query(

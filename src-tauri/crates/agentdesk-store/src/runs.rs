@@ -23,6 +23,22 @@ pub struct NewRun<'a> {
     pub at: i64,
 }
 
+impl<'a> NewRun<'a> {
+    /// A run that starts at once, under no profile and the engine's default model. Set the
+    /// rest with `NewRun { status, profile_id, ..NewRun::running(..) }`.
+    pub fn running(id: &'a RunId, session_id: &'a SessionId, prompt: &'a str, at: i64) -> Self {
+        NewRun {
+            id,
+            session_id,
+            status: RunStatus::Running,
+            prompt,
+            profile_id: None,
+            model: None,
+            at,
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub struct RunEnd<'a> {

@@ -21,30 +21,17 @@ async fn fixture() -> (tempfile::TempDir, Store) {
         .await
         .unwrap();
     store
-        .insert_session(&Session {
-            id: "s".into(),
-            workspace_id: "w".into(),
-            profile_id: None,
-            title: "t".into(),
-            engine: Engine::Claude,
-            engine_session_id: None,
-            origin: Default::default(),
-            created_at: 1,
-            updated_at: 1,
-            archived_at: None,
-        })
+        .insert_session(&Session::begun(
+            "s".into(),
+            "w".into(),
+            Engine::Claude,
+            "t",
+            1,
+        ))
         .await
         .unwrap();
     store
-        .create_run(&NewRun {
-            id: &"r".into(),
-            session_id: &"s".into(),
-            status: RunStatus::Running,
-            prompt: "hi",
-            profile_id: None,
-            model: None,
-            at: 2,
-        })
+        .create_run(&NewRun::running(&"r".into(), &"s".into(), "hi", 2))
         .await
         .unwrap();
     (dir, store)

@@ -66,15 +66,7 @@ async fn session(store: &Store, ws: &str, id: &str) -> Session {
 
 async fn run(store: &Store, session: &str, id: &str) -> Run {
     store
-        .create_run(&NewRun {
-            id: &id.into(),
-            session_id: &session.into(),
-            status: RunStatus::Running,
-            prompt: "hi",
-            profile_id: None,
-            model: None,
-            at: 20,
-        })
+        .create_run(&NewRun::running(&id.into(), &session.into(), "hi", 20))
         .await
         .unwrap()
 }
@@ -246,13 +238,8 @@ async fn runs_transitions_are_compare_and_set() {
     );
     let r2 = store
         .create_run(&NewRun {
-            id: &"r2".into(),
-            session_id: &"s".into(),
             status: RunStatus::Queued,
-            prompt: "next",
-            profile_id: None,
-            model: None,
-            at: 21,
+            ..NewRun::running(&"r2".into(), &"s".into(), "next", 21)
         })
         .await
         .unwrap();
@@ -313,15 +300,7 @@ async fn runs_transitions_are_compare_and_set() {
     assert!(store.active_runs().await.unwrap().is_empty());
     assert_eq!(store.list_runs(&"s".into()).await.unwrap().len(), 3);
     let missing = store
-        .create_run(&NewRun {
-            id: &"x".into(),
-            session_id: &"nope".into(),
-            status: RunStatus::Running,
-            prompt: "",
-            profile_id: None,
-            model: None,
-            at: 1,
-        })
+        .create_run(&NewRun::running(&"x".into(), &"nope".into(), "", 1))
         .await
         .unwrap_err();
     assert!(

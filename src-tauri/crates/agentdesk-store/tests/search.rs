@@ -21,30 +21,17 @@ async fn store_with(texts: &[&str]) -> (tempfile::TempDir, Store) {
     }
     for (s, ws) in [("s", "w"), ("t", "v")] {
         store
-            .insert_session(&Session {
-                id: s.into(),
-                workspace_id: ws.into(),
-                profile_id: None,
-                title: format!("title {s}"),
-                engine: Engine::Codex,
-                engine_session_id: None,
-                origin: Default::default(),
-                created_at: 1,
-                updated_at: 1,
-                archived_at: None,
-            })
+            .insert_session(&Session::begun(
+                s.into(),
+                ws.into(),
+                Engine::Codex,
+                format!("title {s}"),
+                1,
+            ))
             .await
             .unwrap();
         store
-            .create_run(&NewRun {
-                id: &format!("r{s}").into(),
-                session_id: &s.into(),
-                status: RunStatus::Running,
-                prompt: "p",
-                profile_id: None,
-                model: None,
-                at: 1,
-            })
+            .create_run(&NewRun::running(&format!("r{s}").into(), &s.into(), "p", 1))
             .await
             .unwrap();
     }

@@ -9,33 +9,18 @@ use ts_rs::TS;
 use super::ApprovalKindName;
 use crate::ids::{ProfileId, WorkspaceId};
 
-/// Which engine a profile (and a session) drives. The variants are the engine crate's
-/// registered engines (`agentdesk_engine::registry`): everything else about an engine (its
-/// name, capabilities, executables, options) is declared there, never matched on here.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum Engine {
-    Codex,
-    Claude,
-    /// Any Agent Client Protocol agent (opencode, Gemini CLI, ...), started with the profile's
-    /// command.
-    Acp,
+stored_enum! {
+    /// Which engine a profile (and a session) drives. The variants are the engine crate's
+    /// registered engines (`agentdesk_engine::registry`): everything else about an engine (its
+    /// name, capabilities, executables, options) is declared there, never matched on here.
+    #[derive(PartialOrd, Ord)]
+    pub enum Engine {
+        Codex,
+        Claude,
+        /// Any Agent Client Protocol agent (opencode, Gemini CLI, ...), started with the profile's
+        /// command.
+        Acp,
+    }
 }
 
 impl Engine {
@@ -44,34 +29,20 @@ impl Engine {
     pub const ALL: &'static [Engine] = <Engine as strum::VariantArray>::VARIANTS;
 }
 
-/// How much the agent may do without asking.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-pub enum PermissionMode {
-    /// Every write and command is asked (read-only tools are not).
-    #[default]
-    Ask,
-    /// File changes inside the workspace are approved; commands are asked.
-    AutoEdit,
-    /// Everything is approved.
-    FullAuto,
-    /// Nothing that writes or runs is allowed: such requests are denied by rule.
-    ReadOnly,
+stored_enum! {
+    /// How much the agent may do without asking.
+    #[derive(Default)]
+    pub enum PermissionMode {
+        /// Every write and command is asked (read-only tools are not).
+        #[default]
+        Ask,
+        /// File changes inside the workspace are approved; commands are asked.
+        AutoEdit,
+        /// Everything is approved.
+        FullAuto,
+        /// Nothing that writes or runs is allowed: such requests are denied by rule.
+        ReadOnly,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]

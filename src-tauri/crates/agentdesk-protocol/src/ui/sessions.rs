@@ -29,33 +29,45 @@ pub struct Session {
     pub archived_at: Option<i64>,
 }
 
-/// Where a session began. Imported sessions come from the engines' own histories on this
-/// machine and are continued here like any other.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    TS,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum SessionOrigin {
-    /// Started in Agent Desk.
-    #[default]
-    App,
-    /// A thread of the Codex CLI (`codex`, `codex resume`).
-    CodexCli,
-    /// A Claude Code session (`claude`, `claude --resume`).
-    ClaudeCode,
+impl Session {
+    /// A session begun here at `at`, under no profile, with no engine session yet. Set the
+    /// rest with `Session { profile_id, ..Session::begun(..) }`.
+    pub fn begun(
+        id: SessionId,
+        workspace_id: WorkspaceId,
+        engine: Engine,
+        title: impl Into<String>,
+        at: i64,
+    ) -> Session {
+        Session {
+            id,
+            workspace_id,
+            profile_id: None,
+            title: title.into(),
+            engine,
+            engine_session_id: None,
+            origin: SessionOrigin::App,
+            created_at: at,
+            updated_at: at,
+            archived_at: None,
+        }
+    }
+}
+
+stored_enum! {
+    case "kebab-case";
+    /// Where a session began. Imported sessions come from the engines' own histories on this
+    /// machine and are continued here like any other.
+    #[derive(Default)]
+    pub enum SessionOrigin {
+        /// Started in Agent Desk.
+        #[default]
+        App,
+        /// A thread of the Codex CLI (`codex`, `codex resume`).
+        CodexCli,
+        /// A Claude Code session (`claude`, `claude --resume`).
+        ClaudeCode,
+    }
 }
 
 impl SessionOrigin {
