@@ -6,7 +6,7 @@ use agentdesk_protocol::ipc::{AnswerQuestionArgs, DecideApprovalArgs, ListPendin
 use agentdesk_protocol::ui::DecidedBy;
 use tauri::State;
 
-use super::{Args, Reply};
+use super::Reply;
 use crate::state::AppState;
 
 /// The card's decision, whole: `stop` (deny and end the run) goes with a deny only.
@@ -24,41 +24,17 @@ fn to_engine(decision: UserDecision, stop: bool, message: Option<String>) -> App
     }
 }
 
-/// Decide from a card; refused (`conflict`) when the request is no longer pending.
-#[tauri::command]
-pub async fn decide_approval(
-    state: State<'_, AppState>,
-    args: Args<DecideApprovalArgs>,
-) -> Reply<DecideApprovalArgs> {
-    let DecideApprovalArgs {
-        approval_id,
-        decision,
-        stop,
-        message,
-    } = args.args;
-    Ok(state
-        .desk()?
-        .decide_approval(
-            &approval_id,
-            to_engine(decision, stop, message),
-            DecidedBy::User,
-        )
-        .await?)
-}
+desk_commands! {
+    /// Decide from a card; refused (`conflict`) when the request is no longer pending.
+    fn decide_approval(desk, args: DecideApprovalArgs) {
+        let DecideApprovalArgs { approval_id, decision, stop, message } = args;
+        let decision = to_engine(decision, stop, message);
+        desk.decide_approval(&approval_id, decision, DecidedBy::User).await?
+    }
 
-#[tauri::command]
-pub async fn answer_question(
-    state: State<'_, AppState>,
-    args: Args<AnswerQuestionArgs>,
-) -> Reply<AnswerQuestionArgs> {
-    let AnswerQuestionArgs {
-        approval_id,
-        answers,
-    } = args.args;
-    Ok(state
-        .desk()?
-        .answer_question(&approval_id, answers, DecidedBy::User)
-        .await?)
+    fn answer_question(desk, args: AnswerQuestionArgs) {
+        desk.answer_question(&args.approval_id, args.answers, DecidedBy::User).await?
+    }
 }
 
 /// Every pending request across sessions (the Approvals view).

@@ -7,6 +7,25 @@
 //! command that drifts from the table does not compile; `lib.rs` checks the registered names
 //! against the table at compile time.
 
+/// Commands that only call the desk, written as `fn name(desk, args: XArgs) { answer }`:
+/// the signature they all share (the app state, the table's arguments, the table's reply)
+/// and the desk lookup are written once, here. The body's value is the answer; `?` and
+/// `return Err(..)` work as in any command.
+macro_rules! desk_commands {
+    ($($(#[$meta:meta])* fn $name:ident($desk:ident, $args:ident: $ty:ty) $body:block)*) => {$(
+        $(#[$meta])*
+        #[tauri::command]
+        pub async fn $name(
+            state: tauri::State<'_, crate::state::AppState>,
+            args: crate::commands::Args<$ty>,
+        ) -> crate::commands::Reply<$ty> {
+            let $desk = state.desk()?;
+            let $args = args.args;
+            Ok($body)
+        }
+    )*};
+}
+
 pub mod approvals;
 pub mod attachments;
 pub mod engines;

@@ -12,50 +12,30 @@ use tauri_plugin_dialog::DialogExt;
 use super::{internal, invalid, Args, Reply};
 use crate::state::AppState;
 
-#[tauri::command]
-pub async fn rename_session(
-    state: State<'_, AppState>,
-    args: Args<RenameSessionArgs>,
-) -> Reply<RenameSessionArgs> {
-    let RenameSessionArgs { session_id, title } = args.args;
-    if title.trim().is_empty() {
-        return Err(invalid("a session needs a name"));
+desk_commands! {
+    fn rename_session(desk, args: RenameSessionArgs) {
+        let RenameSessionArgs { session_id, title } = args;
+        if title.trim().is_empty() {
+            return Err(invalid("a session needs a name"));
+        }
+        desk.rename_session(&session_id, &title).await?;
+        desk.get_session(&session_id).await?
     }
-    let desk = state.desk()?;
-    desk.rename_session(&session_id, &title).await?;
-    Ok(desk.get_session(&session_id).await?)
-}
 
-/// Archive (hidden from the list unless "Show archived" is on) or unarchive.
-#[tauri::command]
-pub async fn archive_session(
-    state: State<'_, AppState>,
-    args: Args<ArchiveSessionArgs>,
-) -> Reply<ArchiveSessionArgs> {
-    let ArchiveSessionArgs {
-        session_id,
-        archived,
-    } = args.args;
-    let desk = state.desk()?;
-    desk.archive_session(&session_id, archived).await?;
-    Ok(desk.get_session(&session_id).await?)
-}
+    /// Archive (hidden from the list unless "Show archived" is on) or unarchive.
+    fn archive_session(desk, args: ArchiveSessionArgs) {
+        desk.archive_session(&args.session_id, args.archived).await?;
+        desk.get_session(&args.session_id).await?
+    }
 
-/// What deleting the session would remove, for the confirm.
-#[tauri::command]
-pub async fn session_footprint(
-    state: State<'_, AppState>,
-    args: Args<SessionFootprintArgs>,
-) -> Reply<SessionFootprintArgs> {
-    Ok(state.desk()?.session_footprint(&args.session_id).await?)
-}
+    /// What deleting the session would remove, for the confirm.
+    fn session_footprint(desk, args: SessionFootprintArgs) {
+        desk.session_footprint(&args.session_id).await?
+    }
 
-#[tauri::command]
-pub async fn delete_session(
-    state: State<'_, AppState>,
-    args: Args<DeleteSessionArgs>,
-) -> Reply<DeleteSessionArgs> {
-    Ok(state.desk()?.delete_session(&args.session_id).await?)
+    fn delete_session(desk, args: DeleteSessionArgs) {
+        desk.delete_session(&args.session_id).await?
+    }
 }
 
 /// A file name from the session's title: what the save dialog proposes.

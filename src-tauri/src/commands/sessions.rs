@@ -11,39 +11,42 @@ use super::{Args, Reply};
 use crate::feeds::Feeds;
 use crate::state::AppState;
 
-/// A workspace's sessions, newest first.
-#[tauri::command]
-pub async fn list_sessions(
-    state: State<'_, AppState>,
-    args: Args<ListSessionsArgs>,
-) -> Reply<ListSessionsArgs> {
-    Ok(state
-        .desk()?
-        .list_sessions(&args.workspace_id, args.archived)
-        .await?)
-}
+desk_commands! {
+    /// A workspace's sessions, newest first.
+    fn list_sessions(desk, args: ListSessionsArgs) {
+        desk.list_sessions(&args.workspace_id, args.archived).await?
+    }
 
-/// A new session; with no profile, the workspace's default one; with neither, the engine
-/// the user picked (a workspace without profiles runs the engine's own defaults).
-#[tauri::command]
-pub async fn create_session(
-    state: State<'_, AppState>,
-    args: Args<CreateSessionArgs>,
-) -> Reply<CreateSessionArgs> {
-    let CreateSessionArgs {
-        workspace_id,
-        profile_id,
-        engine,
-    } = args.args;
-    Ok(state
-        .desk()?
-        .create_session(&NewSession {
-            workspace_id,
-            profile_id,
-            engine,
-            title: None,
-        })
-        .await?)
+    /// A new session; with no profile, the workspace's default one; with neither, the engine
+    /// the user picked (a workspace without profiles runs the engine's own defaults).
+    fn create_session(desk, args: CreateSessionArgs) {
+        let CreateSessionArgs { workspace_id, profile_id, engine } = args;
+        let new = NewSession { profile_id, engine, ..NewSession::new(workspace_id) };
+        desk.create_session(&new).await?
+    }
+
+    /// Older items: the page before `before` (from a reset or a previous page).
+    fn load_timeline(desk, args: LoadTimelineArgs) {
+        let limit = args.limit.clamp(1, 1000);
+        desk.load_timeline(&args.session_id, args.before, Some(limit)).await?
+    }
+
+    /// Send a message; the run is queued while another one of the session is active.
+    fn send_message(desk, args: SendMessageArgs) {
+        let refs: Vec<(String, String)> =
+            args.attachments.into_iter().map(|a| (a.sha256, a.name)).collect();
+        desk.send_message(&args.session_id, &args.text, &refs).await?
+    }
+
+    /// Running → interrupted; queued → cancelled.
+    fn interrupt_run(desk, args: InterruptRunArgs) {
+        desk.interrupt(&args.run_id).await?
+    }
+
+    /// The profile the session's next run uses.
+    fn set_session_profile(desk, args: SetSessionProfileArgs) {
+        desk.set_session_profile(&args.session_id, &args.profile_id).await?
+    }
 }
 
 /// Start streaming a session to the window: a reset first, then at most a batch a frame.
@@ -89,62 +92,4 @@ pub async fn watch_activity(
     let watch = state.desk()?.watch_activity().await;
     feeds.watch_activity(watch, on_activity);
     Ok(())
-}
-
-/// Older items: the page before `before` (from a reset or a previous page).
-#[tauri::command]
-pub async fn load_timeline(
-    state: State<'_, AppState>,
-    args: Args<LoadTimelineArgs>,
-) -> Reply<LoadTimelineArgs> {
-    Ok(state
-        .desk()?
-        .load_timeline(
-            &args.session_id,
-            args.before,
-            Some(args.limit.clamp(1, 1000)),
-        )
-        .await?)
-}
-
-/// Send a message; the run is queued while another one of the session is active.
-#[tauri::command]
-pub async fn send_message(
-    state: State<'_, AppState>,
-    args: Args<SendMessageArgs>,
-) -> Reply<SendMessageArgs> {
-    let SendMessageArgs {
-        session_id,
-        text,
-        attachments,
-    } = args.args;
-    let refs: Vec<(String, String)> = attachments
-        .into_iter()
-        .map(|a| (a.sha256, a.name))
-        .collect();
-    Ok(state
-        .desk()?
-        .send_message(&session_id, &text, &refs)
-        .await?)
-}
-
-/// Running → interrupted; queued → cancelled.
-#[tauri::command]
-pub async fn interrupt_run(
-    state: State<'_, AppState>,
-    args: Args<InterruptRunArgs>,
-) -> Reply<InterruptRunArgs> {
-    Ok(state.desk()?.interrupt(&args.run_id).await?)
-}
-
-/// The profile the session's next run uses.
-#[tauri::command]
-pub async fn set_session_profile(
-    state: State<'_, AppState>,
-    args: Args<SetSessionProfileArgs>,
-) -> Reply<SetSessionProfileArgs> {
-    Ok(state
-        .desk()?
-        .set_session_profile(&args.session_id, &args.profile_id)
-        .await?)
 }

@@ -13,38 +13,35 @@ use tauri_plugin_dialog::DialogExt;
 use super::{internal, invalid, Args, Reply};
 use crate::state::AppState;
 
-/// Every engine program: found where, version, logged in (`checkLogin` starts each once).
-#[tauri::command]
-pub async fn engines_health(
-    state: State<'_, AppState>,
-    args: Args<EnginesHealthArgs>,
-) -> Reply<EnginesHealthArgs> {
-    let desk = state.desk()?;
-    Ok(desk
-        .engines_health(args.check_login)
-        .await
-        .into_iter()
-        .map(|c| c.health)
-        .collect())
-}
-
-/// Forget the executable chosen for an engine (find it on PATH again). The window cannot
-/// name a path here (issue 19 item 7): an executable is only ever the one the user picked in
-/// the native dialog ([`pick_engine_binary`]), since a compromised window (agent output is
-/// hostile) could otherwise point the app at a program of its choosing to run with the
-/// user's keys. `path` is accepted for the old call shape and must be empty.
-#[tauri::command]
-pub async fn set_engine_path(
-    state: State<'_, AppState>,
-    args: Args<SetEnginePathArgs>,
-) -> Reply<SetEnginePathArgs> {
-    let SetEnginePathArgs { program, path } = args.args;
-    if path.as_deref().is_some_and(|p| !p.trim().is_empty()) {
-        return Err(invalid(
-            "an engine's executable can only be chosen with “Choose…” (the system's file picker)",
-        ));
+desk_commands! {
+    /// Every engine program: found where, version, logged in (`checkLogin` starts each once).
+    fn engines_health(desk, args: EnginesHealthArgs) {
+        let checks = desk.engines_health(args.check_login).await;
+        checks.into_iter().map(|c| c.health).collect()
     }
-    Ok(state.desk()?.set_engine_path(&program, None).await?)
+
+    /// Forget the executable chosen for an engine (find it on PATH again). The window cannot
+    /// name a path here (issue 19 item 7): an executable is only ever the one the user picked in
+    /// the native dialog ([`pick_engine_binary`]), since a compromised window (agent output is
+    /// hostile) could otherwise point the app at a program of its choosing to run with the
+    /// user's keys. `path` is accepted for the old call shape and must be empty.
+    fn set_engine_path(desk, args: SetEnginePathArgs) {
+        let SetEnginePathArgs { program, path } = args;
+        if path.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+            return Err(invalid(
+                "an engine's executable can only be chosen with “Choose…” (the system's file picker)",
+            ));
+        }
+        desk.set_engine_path(&program, None).await?
+    }
+
+    fn set_ui_settings(desk, args: SetUiSettingsArgs) {
+        desk.set_ui_settings(&args.settings).await?
+    }
+
+    fn set_notification_prefs(desk, args: SetNotificationPrefsArgs) {
+        desk.set_notification_prefs(&args.prefs).await?
+    }
 }
 
 /// The native file picker for an engine's executable; the picked file is checked (an
@@ -93,24 +90,8 @@ pub async fn get_ui_settings(state: State<'_, AppState>) -> Reply<GetUiSettingsA
 }
 
 #[tauri::command]
-pub async fn set_ui_settings(
-    state: State<'_, AppState>,
-    args: Args<SetUiSettingsArgs>,
-) -> Reply<SetUiSettingsArgs> {
-    Ok(state.desk()?.set_ui_settings(&args.settings).await?)
-}
-
-#[tauri::command]
 pub async fn get_notification_prefs(state: State<'_, AppState>) -> Reply<GetNotificationPrefsArgs> {
     Ok(state.desk()?.notification_prefs().await?)
-}
-
-#[tauri::command]
-pub async fn set_notification_prefs(
-    state: State<'_, AppState>,
-    args: Args<SetNotificationPrefsArgs>,
-) -> Reply<SetNotificationPrefsArgs> {
-    Ok(state.desk()?.set_notification_prefs(&args.prefs).await?)
 }
 
 #[tauri::command]

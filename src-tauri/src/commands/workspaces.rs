@@ -6,7 +6,7 @@ use agentdesk_protocol::ipc::{
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 
-use super::{internal, invalid, Args, Reply};
+use super::{internal, invalid, Reply};
 use crate::state::AppState;
 
 #[tauri::command]
@@ -19,23 +19,14 @@ pub async fn list_workspaces(state: State<'_, AppState>) -> Reply<ListWorkspaces
     Ok(state.desk()?.list_workspaces().await?)
 }
 
-#[tauri::command]
-pub async fn add_workspace(
-    state: State<'_, AppState>,
-    args: Args<AddWorkspaceArgs>,
-) -> Reply<AddWorkspaceArgs> {
-    Ok(state
-        .desk()?
-        .add_workspace(&args.path, args.name.as_deref())
-        .await?)
-}
+desk_commands! {
+    fn add_workspace(desk, args: AddWorkspaceArgs) {
+        desk.add_workspace(&args.path, args.name.as_deref()).await?
+    }
 
-#[tauri::command]
-pub async fn remove_workspace(
-    state: State<'_, AppState>,
-    args: Args<RemoveWorkspaceArgs>,
-) -> Reply<RemoveWorkspaceArgs> {
-    Ok(state.desk()?.remove_workspace(&args.id).await?)
+    fn remove_workspace(desk, args: RemoveWorkspaceArgs) {
+        desk.remove_workspace(&args.id).await?
+    }
 }
 
 /// Open the native folder picker; `None` when the user cancels.
