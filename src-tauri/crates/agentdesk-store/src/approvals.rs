@@ -2,6 +2,7 @@
 //! the database is the one arbiter of which decision wins, so an approval is never decided
 //! twice and a decision for one that is no longer pending is refused, not replayed.
 
+use crate::select::Table;
 use crate::{stored_name, Result, Store, StoreError};
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
@@ -23,7 +24,7 @@ pub struct ApprovalEnd<'a> {
 
 /// The columns [`COLUMNS`] selects.
 #[derive(sqlx::FromRow)]
-struct ApprovalRow {
+pub(crate) struct ApprovalRow {
     id: ApprovalId,
     session_id: SessionId,
     run_id: RunId,
@@ -77,6 +78,12 @@ fn not_found(id: &ApprovalId) -> StoreError {
     }
 }
 
+impl Table for Approval {
+    type Row = ApprovalRow;
+    const TABLE: &'static str = "approvals";
+    const COLUMNS: &'static str = COLUMNS;
+}
+
 impl Store {
     /// Record an approval as it is (pending, or already decided by a rule).
     pub async fn insert_approval(&self, a: &Approval) -> Result<()> {
@@ -103,13 +110,9 @@ impl Store {
     }
 
     pub async fn get_approval(&self, id: &ApprovalId) -> Result<Approval> {
-        let row: ApprovalRow =
-            sqlx::query_as(&format!("SELECT {COLUMNS} FROM approvals WHERE id = ?"))
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or_else(|| not_found(id))?;
-        row.try_into()
+        self.select_one("WHERE id = ?", id)
+            .await?
+            .ok_or_else(|| not_found(id))
     }
 
     /// `pending → end.state`, only if still pending. Otherwise `ApprovalNotPending` (with the
@@ -149,23 +152,14 @@ impl Store {
 
     /// All pending approvals, oldest first.
     pub async fn pending_approvals(&self) -> Result<Vec<Approval>> {
-        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM approvals WHERE state = 'pending' ORDER BY created_at, id"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        to_approvals(rows)
+        self.select_all("WHERE state = 'pending' ORDER BY created_at, id")
+            .await
     }
 
     /// A session's approvals (any state), oldest first.
     pub async fn session_approvals(&self, session_id: &SessionId) -> Result<Vec<Approval>> {
-        let rows: Vec<ApprovalRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM approvals WHERE session_id = ? ORDER BY created_at, id"
-        ))
-        .bind(session_id)
-        .fetch_all(&self.pool)
-        .await?;
-        to_approvals(rows)
+        self.select("WHERE session_id = ? ORDER BY created_at, id", session_id)
+            .await
     }
 
     /// Every pending approval becomes expired (start-up: the engines that asked are gone).

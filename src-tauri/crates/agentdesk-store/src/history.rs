@@ -8,6 +8,7 @@ use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{Run, Session, SessionOrigin, TimelineItem, TokenUsage};
 use sqlx::{Sqlite, Transaction};
 
+use crate::select::Table;
 use crate::timeline::upsert_one;
 use crate::{stored_name, Result, Store, StoreError};
 
@@ -35,7 +36,7 @@ pub struct HistoryFileState {
 }
 
 #[derive(sqlx::FromRow)]
-struct StateRow {
+pub(crate) struct StateRow {
     path: String,
     origin: String,
     session_id: Option<SessionId>,
@@ -91,15 +92,16 @@ pub struct HistoryImport<'a> {
     pub file: &'a HistoryFileState,
 }
 
+impl Table for HistoryFileState {
+    type Row = StateRow;
+    const TABLE: &'static str = "history_files";
+    const COLUMNS: &'static str = STATE_COLUMNS;
+}
+
 impl Store {
     pub async fn history_file(&self, path: &str) -> Result<Option<HistoryFileState>> {
-        let row: Option<StateRow> = sqlx::query_as(&format!(
-            "SELECT {STATE_COLUMNS} FROM history_files WHERE path = ?"
-        ))
-        .bind(path)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(HistoryFileState::try_from).transpose()
+        // Owned: the key outlives the query text built for it.
+        self.select_one("WHERE path = ?", path.to_owned()).await
     }
 
     /// The history file a session was imported from, if it was.
@@ -107,23 +109,13 @@ impl Store {
         &self,
         session_id: &SessionId,
     ) -> Result<Option<HistoryFileState>> {
-        let row: Option<StateRow> = sqlx::query_as(&format!(
-            "SELECT {STATE_COLUMNS} FROM history_files WHERE session_id = ? LIMIT 1"
-        ))
-        .bind(session_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(HistoryFileState::try_from).transpose()
+        self.select_one("WHERE session_id = ? LIMIT 1", session_id)
+            .await
     }
 
     /// Every history file read so far, by path.
     pub async fn history_files(&self) -> Result<Vec<HistoryFileState>> {
-        let rows: Vec<StateRow> = sqlx::query_as(&format!(
-            "SELECT {STATE_COLUMNS} FROM history_files ORDER BY path"
-        ))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter().map(HistoryFileState::try_from).collect()
+        self.select_all("ORDER BY path").await
     }
 
     /// The session imported from the engine session `engine_session_id` of `origin`.

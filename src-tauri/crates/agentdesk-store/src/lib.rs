@@ -15,6 +15,7 @@ pub mod private;
 pub mod profiles;
 pub mod runs;
 pub mod search;
+mod select;
 pub mod sessions;
 pub mod settings;
 pub mod timeline;

@@ -4,6 +4,7 @@
 use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, PermissionMode, Profile, ProfileSpec};
 
+use crate::select::Table;
 use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, name, is_default, engine, model, base_url, api_key_env,
@@ -13,7 +14,7 @@ const COLUMNS: &str = "id, workspace_id, name, is_default, engine, model, base_u
 /// A `profiles` row ([`COLUMNS`]): names and JSON columns are checked when it becomes a
 /// [`Profile`].
 #[derive(sqlx::FromRow)]
-struct ProfileRow {
+pub(crate) struct ProfileRow {
     id: ProfileId,
     workspace_id: WorkspaceId,
     name: String,
@@ -86,6 +87,12 @@ fn engine_options_text(spec: &ProfileSpec) -> Result<String> {
         return Ok("{}".into());
     }
     Ok(serde_json::to_string(&spec.engine_options)?)
+}
+
+impl Table for Profile {
+    type Row = ProfileRow;
+    const TABLE: &'static str = "profiles";
+    const COLUMNS: &'static str = COLUMNS;
 }
 
 impl Store {
@@ -167,35 +174,23 @@ impl Store {
     }
 
     pub async fn get_profile(&self, id: &ProfileId) -> Result<Profile> {
-        let row: ProfileRow =
-            sqlx::query_as(&format!("SELECT {COLUMNS} FROM profiles WHERE id = ?"))
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or_else(|| not_found(id))?;
-        row.try_into()
+        self.select_one("WHERE id = ?", id)
+            .await?
+            .ok_or_else(|| not_found(id))
     }
 
     /// A workspace's profiles, the default first, then by name.
     pub async fn list_profiles(&self, workspace_id: &WorkspaceId) -> Result<Vec<Profile>> {
-        let rows: Vec<ProfileRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ?
-             ORDER BY is_default DESC, name COLLATE NOCASE, created_at"
-        ))
-        .bind(workspace_id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter().map(Profile::try_from).collect()
+        self.select(
+            "WHERE workspace_id = ? ORDER BY is_default DESC, name COLLATE NOCASE, created_at",
+            workspace_id,
+        )
+        .await
     }
 
     pub async fn default_profile(&self, workspace_id: &WorkspaceId) -> Result<Option<Profile>> {
-        let row: Option<ProfileRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM profiles WHERE workspace_id = ? AND is_default = 1"
-        ))
-        .bind(workspace_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.map(Profile::try_from).transpose()
+        self.select_one("WHERE workspace_id = ? AND is_default = 1", workspace_id)
+            .await
     }
 
     pub async fn find_profile_by_name(

@@ -5,6 +5,7 @@
 use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
 use agentdesk_protocol::ui::{Run, RunStatus};
 
+use crate::select::Table;
 use crate::{stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, session_id, seq, status, prompt, profile_id, model, stop_reason, error,
@@ -51,7 +52,7 @@ pub struct RunEnd<'a> {
 
 /// A `runs` row ([`COLUMNS`]); the status is checked when it becomes a [`Run`].
 #[derive(sqlx::FromRow)]
-struct RunRow {
+pub(crate) struct RunRow {
     id: RunId,
     session_id: SessionId,
     seq: i64,
@@ -91,6 +92,12 @@ fn not_found(id: &RunId) -> StoreError {
     StoreError::NotFound {
         what: format!("run {id}"),
     }
+}
+
+impl Table for Run {
+    type Row = RunRow;
+    const TABLE: &'static str = "runs";
+    const COLUMNS: &'static str = COLUMNS;
 }
 
 impl Store {
@@ -139,23 +146,15 @@ impl Store {
     }
 
     pub async fn get_run(&self, id: &RunId) -> Result<Run> {
-        let row: RunRow = sqlx::query_as(&format!("SELECT {COLUMNS} FROM runs WHERE id = ?"))
-            .bind(id)
-            .fetch_optional(&self.pool)
+        self.select_one("WHERE id = ?", id)
             .await?
-            .ok_or_else(|| not_found(id))?;
-        row.try_into()
+            .ok_or_else(|| not_found(id))
     }
 
     /// A session's runs in order.
     pub async fn list_runs(&self, session_id: &SessionId) -> Result<Vec<Run>> {
-        let rows: Vec<RunRow> = sqlx::query_as(&format!(
-            "SELECT {COLUMNS} FROM runs WHERE session_id = ? ORDER BY seq"
-        ))
-        .bind(session_id)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.into_iter().map(Run::try_from).collect()
+        self.select("WHERE session_id = ? ORDER BY seq", session_id)
+            .await
     }
 
     /// `queued → running`. Refused for any other current status.

@@ -3,6 +3,7 @@
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{Engine, Session, SessionOrigin};
 
+use crate::select::Table;
 use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_session_id,
@@ -10,7 +11,7 @@ const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_sessi
 
 /// A `sessions` row ([`COLUMNS`]); the engine is checked when it becomes a [`Session`].
 #[derive(sqlx::FromRow)]
-struct SessionRow {
+pub(crate) struct SessionRow {
     id: SessionId,
     workspace_id: WorkspaceId,
     profile_id: Option<ProfileId>,
@@ -55,6 +56,12 @@ fn check_one(res: sqlx::sqlite::SqliteQueryResult, id: &SessionId) -> Result<()>
     Ok(())
 }
 
+impl Table for Session {
+    type Row = SessionRow;
+    const TABLE: &'static str = "sessions";
+    const COLUMNS: &'static str = COLUMNS;
+}
+
 impl Store {
     pub async fn insert_session(&self, s: &Session) -> Result<()> {
         sqlx::query(&format!(
@@ -76,13 +83,9 @@ impl Store {
     }
 
     pub async fn get_session(&self, id: &SessionId) -> Result<Session> {
-        let row: SessionRow =
-            sqlx::query_as(&format!("SELECT {COLUMNS} FROM sessions WHERE id = ?"))
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or_else(|| not_found(id))?;
-        row.try_into()
+        self.select_one("WHERE id = ?", id)
+            .await?
+            .ok_or_else(|| not_found(id))
     }
 
     /// A workspace's sessions, most recently active first.
