@@ -10,6 +10,55 @@
 //! - Notifications and server requests are parsed from `(method, params)` because the RPC
 //!   peer has already split the envelope; unknown methods come back as `Unknown { .. }`.
 
+/// An enum of the server's messages of one kind (notifications, requests), one variant per
+/// method, and its parsing: unknown methods, and known ones whose params do not parse, are
+/// kept as `Unknown` (with the reason), never an error.
+macro_rules! by_method {
+    ($(#[$enum_doc:meta])* pub enum $name:ident {
+        $( $(#[$doc:meta])* $variant:ident($ty:ty) = $method:literal, )*
+    }) => {
+        $(#[$enum_doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum $name {
+            $( $(#[$doc])* $variant($ty), )*
+            /// Anything else, or a known method whose params did not parse (`error` says why).
+            Unknown { method: String, params: Value, error: Option<String> },
+        }
+
+        impl $name {
+            /// Parses a message. Never fails: see `Unknown`.
+            pub fn from_parts(method: &str, params: &Value) -> Self {
+                match method {
+                    $( $method => match <$ty>::deserialize(params) {
+                        Ok(p) => Self::$variant(p),
+                        Err(e) => Self::Unknown {
+                            method: method.to_owned(),
+                            params: params.clone(),
+                            error: Some(e.to_string()),
+                        },
+                    }, )*
+                    _ => Self::Unknown { method: method.to_owned(), params: params.clone(), error: None },
+                }
+            }
+
+            pub fn method(&self) -> &str {
+                match self {
+                    $( Self::$variant(_) => $method, )*
+                    Self::Unknown { method, .. } => method,
+                }
+            }
+
+            /// The params as JSON again (for diagnostics and round-trip tests).
+            pub fn params(&self) -> Value {
+                match self {
+                    $( Self::$variant(p) => serde_json::to_value(p).unwrap_or(Value::Null), )*
+                    Self::Unknown { params, .. } => params.clone(),
+                }
+            }
+        }
+    };
+}
+
 pub mod client;
 pub mod items;
 pub mod notifications;

@@ -161,71 +161,30 @@ pub struct DeprecationNoticeNotification {
     pub details: Option<String>,
 }
 
-macro_rules! server_notifications {
-    ($( $(#[$doc:meta])* $variant:ident($ty:ty) = $method:literal, )*) => {
-        /// A server → client notification.
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum ServerNotification {
-            $( $(#[$doc])* $variant($ty), )*
-            /// Anything else, or a known method whose params did not parse (`error` says why).
-            Unknown { method: String, params: Value, error: Option<String> },
-        }
-
-        impl ServerNotification {
-            /// Parses a notification. Never fails: see [`ServerNotification::Unknown`].
-            pub fn from_parts(method: &str, params: &Value) -> Self {
-                match method {
-                    $( $method => match <$ty>::deserialize(params) {
-                        Ok(p) => Self::$variant(p),
-                        Err(e) => Self::Unknown {
-                            method: method.to_owned(),
-                            params: params.clone(),
-                            error: Some(e.to_string()),
-                        },
-                    }, )*
-                    _ => Self::Unknown { method: method.to_owned(), params: params.clone(), error: None },
-                }
-            }
-
-            pub fn method(&self) -> &str {
-                match self {
-                    $( Self::$variant(_) => $method, )*
-                    Self::Unknown { method, .. } => method,
-                }
-            }
-
-            /// The params as JSON again (for diagnostics and round-trip tests).
-            pub fn params(&self) -> Value {
-                match self {
-                    $( Self::$variant(p) => serde_json::to_value(p).unwrap_or(Value::Null), )*
-                    Self::Unknown { params, .. } => params.clone(),
-                }
-            }
-        }
-    };
-}
-
-server_notifications! {
-    ThreadStarted(ThreadStartedNotification) = "thread/started",
-    ThreadStatusChanged(ThreadStatusChangedNotification) = "thread/status/changed",
-    ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedNotification) = "thread/tokenUsage/updated",
-    TurnStarted(TurnStartedNotification) = "turn/started",
-    TurnCompleted(TurnCompletedNotification) = "turn/completed",
-    TurnDiffUpdated(TurnDiffUpdatedNotification) = "turn/diff/updated",
-    TurnPlanUpdated(TurnPlanUpdatedNotification) = "turn/plan/updated",
-    ItemStarted(ItemStartedNotification) = "item/started",
-    ItemCompleted(ItemCompletedNotification) = "item/completed",
-    AgentMessageDelta(AgentMessageDeltaNotification) = "item/agentMessage/delta",
-    PlanDelta(PlanDeltaNotification) = "item/plan/delta",
-    ReasoningSummaryTextDelta(ReasoningSummaryTextDeltaNotification) = "item/reasoning/summaryTextDelta",
-    ReasoningSummaryPartAdded(ReasoningSummaryPartAddedNotification) = "item/reasoning/summaryPartAdded",
-    ReasoningTextDelta(ReasoningTextDeltaNotification) = "item/reasoning/textDelta",
-    CommandExecutionOutputDelta(CommandExecutionOutputDeltaNotification) = "item/commandExecution/outputDelta",
-    FileChangeOutputDelta(FileChangeOutputDeltaNotification) = "item/fileChange/outputDelta",
-    Error(ErrorNotification) = "error",
-    Warning(WarningNotification) = "warning",
-    ServerRequestResolved(ServerRequestResolvedNotification) = "serverRequest/resolved",
-    DeprecationNotice(DeprecationNoticeNotification) = "deprecationNotice",
+by_method! {
+    /// A server → client notification.
+    pub enum ServerNotification {
+        ThreadStarted(ThreadStartedNotification) = "thread/started",
+        ThreadStatusChanged(ThreadStatusChangedNotification) = "thread/status/changed",
+        ThreadTokenUsageUpdated(ThreadTokenUsageUpdatedNotification) = "thread/tokenUsage/updated",
+        TurnStarted(TurnStartedNotification) = "turn/started",
+        TurnCompleted(TurnCompletedNotification) = "turn/completed",
+        TurnDiffUpdated(TurnDiffUpdatedNotification) = "turn/diff/updated",
+        TurnPlanUpdated(TurnPlanUpdatedNotification) = "turn/plan/updated",
+        ItemStarted(ItemStartedNotification) = "item/started",
+        ItemCompleted(ItemCompletedNotification) = "item/completed",
+        AgentMessageDelta(AgentMessageDeltaNotification) = "item/agentMessage/delta",
+        PlanDelta(PlanDeltaNotification) = "item/plan/delta",
+        ReasoningSummaryTextDelta(ReasoningSummaryTextDeltaNotification) = "item/reasoning/summaryTextDelta",
+        ReasoningSummaryPartAdded(ReasoningSummaryPartAddedNotification) = "item/reasoning/summaryPartAdded",
+        ReasoningTextDelta(ReasoningTextDeltaNotification) = "item/reasoning/textDelta",
+        CommandExecutionOutputDelta(CommandExecutionOutputDeltaNotification) = "item/commandExecution/outputDelta",
+        FileChangeOutputDelta(FileChangeOutputDeltaNotification) = "item/fileChange/outputDelta",
+        Error(ErrorNotification) = "error",
+        Warning(WarningNotification) = "warning",
+        ServerRequestResolved(ServerRequestResolvedNotification) = "serverRequest/resolved",
+        DeprecationNotice(DeprecationNoticeNotification) = "deprecationNotice",
+    }
 }
 
 impl ServerNotification {

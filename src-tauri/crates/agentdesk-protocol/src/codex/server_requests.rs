@@ -113,54 +113,16 @@ pub struct McpServerElicitationRequestParams {
     pub url: Option<String>,
 }
 
-macro_rules! server_requests {
-    ($( $(#[$doc:meta])* $variant:ident($ty:ty) = $method:literal, )*) => {
-        /// A server → client request (the JSON-RPC id is held by the RPC peer).
-        #[derive(Debug, Clone, PartialEq)]
-        pub enum ServerRequest {
-            $( $(#[$doc])* $variant($ty), )*
-            /// Anything else (answer -32601), or a known method with unparseable params.
-            Unknown { method: String, params: Value, error: Option<String> },
-        }
-
-        impl ServerRequest {
-            pub fn from_parts(method: &str, params: &Value) -> Self {
-                match method {
-                    $( $method => match <$ty>::deserialize(params) {
-                        Ok(p) => Self::$variant(p),
-                        Err(e) => Self::Unknown {
-                            method: method.to_owned(),
-                            params: params.clone(),
-                            error: Some(e.to_string()),
-                        },
-                    }, )*
-                    _ => Self::Unknown { method: method.to_owned(), params: params.clone(), error: None },
-                }
-            }
-
-            pub fn method(&self) -> &str {
-                match self {
-                    $( Self::$variant(_) => $method, )*
-                    Self::Unknown { method, .. } => method,
-                }
-            }
-
-            pub fn params(&self) -> Value {
-                match self {
-                    $( Self::$variant(p) => serde_json::to_value(p).unwrap_or(Value::Null), )*
-                    Self::Unknown { params, .. } => params.clone(),
-                }
-            }
-        }
-    };
-}
-
-server_requests! {
-    CommandExecutionRequestApproval(CommandExecutionRequestApprovalParams) = "item/commandExecution/requestApproval",
-    FileChangeRequestApproval(FileChangeRequestApprovalParams) = "item/fileChange/requestApproval",
-    PermissionsRequestApproval(PermissionsRequestApprovalParams) = "item/permissions/requestApproval",
-    ToolRequestUserInput(ToolRequestUserInputParams) = "item/tool/requestUserInput",
-    McpServerElicitationRequest(McpServerElicitationRequestParams) = "mcpServer/elicitation/request",
+by_method! {
+    /// A server → client request (the JSON-RPC id is held by the RPC peer); an `Unknown` one
+    /// is answered -32601.
+    pub enum ServerRequest {
+        CommandExecutionRequestApproval(CommandExecutionRequestApprovalParams) = "item/commandExecution/requestApproval",
+        FileChangeRequestApproval(FileChangeRequestApprovalParams) = "item/fileChange/requestApproval",
+        PermissionsRequestApproval(PermissionsRequestApprovalParams) = "item/permissions/requestApproval",
+        ToolRequestUserInput(ToolRequestUserInputParams) = "item/tool/requestUserInput",
+        McpServerElicitationRequest(McpServerElicitationRequestParams) = "mcpServer/elicitation/request",
+    }
 }
 
 impl ServerRequest {
