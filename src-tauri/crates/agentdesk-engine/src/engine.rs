@@ -18,11 +18,12 @@ use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::AgentEvent;
 use tokio::sync::mpsc;
 
-use crate::acp::{AcpEngine, AcpProfile, AcpRunRequest};
-use crate::claude::{ClaudeEngine, ClaudeProfile, ClaudeRunRequest};
+use crate::acp::{AcpEngine, AcpProfile};
+use crate::claude::{ClaudeEngine, ClaudeProfile};
 use crate::codex::{CodexEngine, CodexProfile, RunRequest};
 pub use crate::control::RunHandle;
 use crate::error::EngineError;
+use crate::limits::RunLimits;
 pub use crate::vocab::{ApprovalDecision, Engine, EngineCapabilities, InputPart};
 
 /// Which engine, with its per-profile options.
@@ -132,78 +133,78 @@ async fn start_codex(
             limits,
         )
         .await?;
-    let (session_id, resumed) = (run.thread_id.clone(), run.resumed);
-    let (control, events) = run.into_parts();
-    Ok(AgentRun {
-        session_id,
-        resumed,
-        pid: engine.app_server_pids(home.as_deref()).first().copied(),
-        events,
-        control,
-    })
+    let pid = engine.app_server_pids(home.as_deref()).first().copied();
+    Ok(AgentRun::new(
+        run.thread_id.clone(),
+        run.resumed,
+        pid,
+        run.into_parts(),
+    ))
 }
 
 async fn start_claude(
     engine: &ClaudeEngine,
     req: NeutralRunRequest,
 ) -> Result<AgentRun, EngineError> {
-    let EngineOptions::Claude(profile) = req.options else {
-        return Err(options_for_another_engine(Engine::Claude));
-    };
-    let limits = engine
-        .config()
-        .limits
-        .with_inactivity_timeout(req.inactivity_timeout);
-    let run = engine
-        .start_run_with(
-            ClaudeRunRequest {
-                cwd: req.cwd,
-                profile,
-                resume_session_id: req.resume_session_id,
-                input: req.input,
-            },
-            limits,
-        )
-        .await?;
-    let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
-    let (control, events) = run.into_parts();
-    Ok(AgentRun {
-        session_id,
-        resumed,
-        pid,
-        events,
-        control,
-    })
+    let (limits, req) = req.for_session(Engine::Claude, engine.config().limits, |o| match o {
+        EngineOptions::Claude(profile) => Some(profile),
+        _ => None,
+    })?;
+    let run = engine.start_run_with(req, limits).await?;
+    Ok(AgentRun::new(
+        run.session_id.clone(),
+        run.resumed,
+        run.pid,
+        run.into_parts(),
+    ))
 }
 
 async fn start_acp(engine: &AcpEngine, req: NeutralRunRequest) -> Result<AgentRun, EngineError> {
-    let EngineOptions::Acp(profile) = req.options else {
-        return Err(options_for_another_engine(Engine::Acp));
-    };
-    let limits = engine
-        .config()
-        .limits
-        .with_inactivity_timeout(req.inactivity_timeout);
-    let run = engine
-        .start_run_with(
-            AcpRunRequest {
-                cwd: req.cwd,
-                profile,
-                resume_session_id: req.resume_session_id,
-                input: req.input,
-            },
-            limits,
-        )
-        .await?;
-    let (session_id, resumed, pid) = (run.session_id.clone(), run.resumed, run.pid);
-    let (control, events) = run.into_parts();
-    Ok(AgentRun {
-        session_id,
-        resumed,
-        pid,
-        events,
-        control,
-    })
+    let (limits, req) = req.for_session(Engine::Acp, engine.config().limits, |o| match o {
+        EngineOptions::Acp(profile) => Some(profile),
+        _ => None,
+    })?;
+    let run = engine.start_run_with(req, limits).await?;
+    Ok(AgentRun::new(
+        run.session_id.clone(),
+        run.resumed,
+        run.pid,
+        run.into_parts(),
+    ))
+}
+
+/// One message of a session for an engine that keeps a session per process run (Claude,
+/// ACP agents), with that engine's profile `P`.
+#[derive(Debug, Clone)]
+pub struct SessionRunRequest<P> {
+    /// The workspace folder.
+    pub cwd: PathBuf,
+    pub profile: P,
+    /// The engine's session id from the previous run (`None` on the first run).
+    pub resume_session_id: Option<String>,
+    /// Text and images.
+    pub input: Vec<InputPart>,
+}
+
+impl NeutralRunRequest {
+    /// The run's limits (the engine's, with this run's inactivity limit) and its request for
+    /// `engine`, whose profile `profile` takes out of the options (`None`: they are another
+    /// engine's, a profile edited under a session).
+    fn for_session<P>(
+        self,
+        engine: Engine,
+        limits: RunLimits,
+        profile: impl FnOnce(EngineOptions) -> Option<P>,
+    ) -> Result<(RunLimits, SessionRunRequest<P>), EngineError> {
+        let limits = limits.with_inactivity_timeout(self.inactivity_timeout);
+        let req = SessionRunRequest {
+            profile: profile(self.options).ok_or_else(|| options_for_another_engine(engine))?,
+            cwd: self.cwd,
+            resume_session_id: self.resume_session_id,
+            input: self.input,
+        };
+        Ok((limits, req))
+    }
 }
 
 /// A started run, engine-neutral.
@@ -221,6 +222,21 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
+    fn new(
+        session_id: String,
+        resumed: bool,
+        pid: Option<u32>,
+        (control, events): (RunHandle, mpsc::UnboundedReceiver<AgentEvent>),
+    ) -> Self {
+        AgentRun {
+            session_id,
+            resumed,
+            pid,
+            events,
+            control,
+        }
+    }
+
     /// The next event; `None` after the terminal event.
     pub async fn next_event(&mut self) -> Option<AgentEvent> {
         self.events.recv().await

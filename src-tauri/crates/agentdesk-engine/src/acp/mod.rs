@@ -33,7 +33,6 @@ mod session;
 pub mod translate;
 pub mod workspace;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,10 +47,11 @@ pub use permission::choose_option;
 pub use translate::{AcpTranslator, RunOutcome};
 
 use crate::control::{Command, CommandSink, RunHandle};
+use crate::engine::SessionRunRequest;
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
-use crate::vocab::{Engine, InputPart};
+use crate::vocab::Engine;
 use run::RunTask;
 use session::{prompt_blocks, Agent};
 use workspace::Workspace;
@@ -96,17 +96,9 @@ impl Default for AcpEngineConfig {
     }
 }
 
-/// One message of a session, run as one agent process.
-#[derive(Debug, Clone)]
-pub struct AcpRunRequest {
-    /// The workspace folder.
-    pub cwd: PathBuf,
-    pub profile: AcpProfile,
-    /// The agent's session id from the previous run (`None` on the first run).
-    pub resume_session_id: Option<String>,
-    /// Text and images (sent inline as base64 when the agent takes images).
-    pub input: Vec<InputPart>,
-}
+/// One message of a session, run as one agent process. Images are sent inline as base64
+/// when the agent takes images.
+pub type AcpRunRequest = SessionRunRequest<AcpProfile>;
 
 /// Delivers [`RunHandle`]'s commands to the run task.
 struct Sink(mpsc::UnboundedSender<Command>);

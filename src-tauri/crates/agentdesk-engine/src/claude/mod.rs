@@ -46,6 +46,7 @@ pub use wire::{ClaudeLine, ClaudeLines};
 
 use crate::control::{Command, CommandSink, RunHandle};
 use crate::discovery::{probe_version, EngineVersion, Executable, FoundVia};
+use crate::engine::SessionRunRequest;
 use crate::error::EngineError;
 use crate::limits::RunLimits;
 use crate::process::StopConfig;
@@ -83,17 +84,9 @@ impl ClaudeEngineConfig {
     }
 }
 
-/// One message of a session, run as one `claude` process.
-#[derive(Debug, Clone)]
-pub struct ClaudeRunRequest {
-    /// The workspace folder.
-    pub cwd: PathBuf,
-    pub profile: ClaudeProfile,
-    /// The session id from the previous run (`None` on the first run).
-    pub resume_session_id: Option<String>,
-    /// Text and images (read and sent inline as base64).
-    pub input: Vec<InputPart>,
-}
+/// One message of a session, run as one `claude` process. Images are read and sent inline
+/// as base64.
+pub type ClaudeRunRequest = SessionRunRequest<ClaudeProfile>;
 
 /// What `claude --version` and an `initialize` handshake tell about the installation.
 #[derive(Debug, Clone)]
