@@ -1,7 +1,8 @@
-//! A minimal HTTP/1.1 server over tokio for fake model APIs (OpenAI Responses now, Anthropic
-//! Messages later). Binds 127.0.0.1:0 only. Keep-alive, `Content-Length` and chunked request
-//! bodies, and chunked streaming responses (for SSE). Only what the engines' HTTP clients
-//! need; no TLS, no pipelining beyond sequential keep-alive.
+//! A minimal HTTP/1.1 server over tokio for the fake model APIs (OpenAI Responses and Chat
+//! Completions, Anthropic Messages; their shared skeleton is [`crate::script`]). Binds
+//! 127.0.0.1:0 only. Keep-alive, `Content-Length` and chunked request bodies, and chunked
+//! streaming responses (for SSE). Only what the engines' HTTP clients need; no TLS, no
+//! pipelining beyond sequential keep-alive.
 //!
 //! A handler turns each [`HttpRequest`] into an [`HttpResponse`]; a streaming body is an mpsc
 //! receiver of byte chunks, so a handler can pace a stream (slow streams for interrupt tests)
@@ -33,12 +34,18 @@ pub struct HttpRequest {
 
 impl HttpRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
-        let name = name.to_ascii_lowercase();
-        self.headers
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v.as_str())
+        header_value(&self.headers, name)
     }
+}
+
+/// A header's value from lower-cased `headers` (shared with the fakes' recorded requests,
+/// which keep the headers but not the request).
+pub fn header_value<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    let name = name.to_ascii_lowercase();
+    headers
+        .iter()
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 pub enum Body {
@@ -105,6 +112,11 @@ impl SseSender {
 
 pub fn sse_frame(event: &str, data: &serde_json::Value) -> Vec<u8> {
     format!("event: {event}\ndata: {data}\n\n").into_bytes()
+}
+
+/// One SSE frame as the OpenAI Chat Completions API writes it: no `event:` line.
+pub fn data_frame(data: &str) -> Vec<u8> {
+    format!("data: {data}\n\n").into_bytes()
 }
 
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -344,4 +356,34 @@ pub async fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bo
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A raw `connection: close` POST and the whole raw answer, for the fakes' own unit tests
+/// (they check the bytes on the wire, so no HTTP client library in between).
+#[cfg(test)]
+pub(crate) async fn post(addr: SocketAddr, path: &str, body: &str) -> String {
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out
+}
+
+/// Reads from `s` until what came so far contains `marker` (the fakes' unit tests on a raw
+/// connection); panics if the server closes first.
+#[cfg(test)]
+pub(crate) async fn read_until(s: &mut TcpStream, marker: &str) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(marker) {
+        let n = s.read(&mut buf).await.unwrap();
+        let so_far = String::from_utf8_lossy(&got);
+        assert!(n > 0, "closed before {marker:?}: {so_far}");
+        got.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&got).into_owned()
 }

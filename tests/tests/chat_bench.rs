@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
 use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,

@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, RunStatus, Session, TimelineItem};
+use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
 use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
