@@ -1,7 +1,7 @@
 //! The engines' own histories: importing the sessions a terminal ran (the core does the work;
 //! this carries the progress to the window).
 
-use agentdesk_core::history::{sources_from_env, ImportOptions};
+use agentdesk_core::history::ImportOptions;
 use agentdesk_protocol::ipc::ImportHistoriesArgs;
 use tauri::State;
 
@@ -15,13 +15,14 @@ pub async fn import_histories(
     args: Args<ImportHistoriesArgs>,
 ) -> Reply<ImportHistoriesArgs> {
     let on_progress = args.channel(&args.on_progress)?;
+    let desk = state.desk()?;
     let opts = ImportOptions {
-        sources: sources_from_env(),
+        sources: desk.history_sources().await,
         dry_run: false,
     };
     let progress = move |p| {
         // The window may have gone; the import goes on.
         let _ = on_progress.send(p);
     };
-    Ok(state.desk()?.import_histories(&opts, &progress).await?)
+    Ok(desk.import_histories(&opts, &progress).await?)
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use agentdesk_core::history::{sources_from_env, ImportOptions};
+use agentdesk_core::history::ImportOptions;
 use agentdesk_core::Desk;
 use agentdesk_protocol::ui::{Engine, ImportProgress, ImportReport};
 use clap::Args;
@@ -29,14 +29,14 @@ pub struct ImportArgs {
 }
 
 pub async fn import(desk: &Desk, a: ImportArgs) -> CliResult<()> {
-    let mut sources = sources_from_env();
+    let mut sources = desk.history_sources().await;
     if let Some(name) = &a.engine {
         let engine = Engine::parse(name)
             .ok_or_else(|| CliError::invalid(format!("unknown engine {name:?} (codex, claude)")))?;
         sources.retain(|s| s.engine() == engine);
         if sources.is_empty() {
             return Err(CliError::invalid(format!(
-                "this build reads no {} history yet (Claude Code's is read)",
+                "no {} history to read: its executable was not found (see `agentdesk-cli doctor`)",
                 agentdesk_engine::registry::descriptor(engine).display_name()
             )));
         }

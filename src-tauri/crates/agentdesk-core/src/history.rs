@@ -9,7 +9,7 @@
 //! transaction with its new position (see `agentdesk_store::history`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use agentdesk_engine::history::{HistoryFile, HistoryRead, HistorySource, HistoryTurn};
@@ -32,39 +32,6 @@ pub struct ImportOptions {
     pub sources: Vec<Arc<dyn HistorySource>>,
     /// Count what would be imported; write nothing.
     pub dry_run: bool,
-}
-
-/// A file's identity and size now.
-struct FileNow {
-    id: String,
-    size: i64,
-    mtime_ms: i64,
-}
-
-fn stat(path: &Path) -> std::io::Result<FileNow> {
-    let meta = std::fs::metadata(path)?;
-    let mtime_ms = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    #[cfg(unix)]
-    let id = {
-        use std::os::unix::fs::MetadataExt;
-        format!("{}:{}", meta.dev(), meta.ino())
-    };
-    // No stable file id without opening the file: its creation time stands in.
-    #[cfg(not(unix))]
-    let id = meta
-        .created()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or_else(String::new, |d| d.as_nanos().to_string());
-    Ok(FileNow {
-        id,
-        size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
-        mtime_ms,
-    })
 }
 
 /// The workspace a session's folder belongs to (the folder itself, as stored).
@@ -145,7 +112,13 @@ impl Desk {
         let mut found: Vec<(usize, HistoryFile)> = Vec::new();
         let mut reports = Vec::new();
         for (i, source) in opts.sources.iter().enumerate() {
-            let (files, unreadable) = source.discover();
+            let (files, unreadable) = match source.discover().await {
+                Ok(found) => found,
+                Err(e) => {
+                    tracing::warn!(folder = %source.folder().display(), error = %e, "history not listed");
+                    (Vec::new(), 1)
+                }
+            };
             reports.push(SourceReport {
                 origin: source.origin(),
                 folder: source.folder().display().to_string(),
@@ -165,7 +138,7 @@ impl Desk {
                 workspaces: &workspaces,
                 dry_run: opts.dry_run,
             };
-            match scan.run(&file.path).await {
+            match scan.run(&file).await {
                 Ok(outcome) => outcome.count(&mut reports[i], &mut without[i]),
                 Err(e) => {
                     tracing::warn!(path = %file.path.display(), error = %e, "history file not imported");
@@ -190,29 +163,45 @@ impl Desk {
     }
 }
 
-/// A run of the app on an imported session ended: the engine wrote its turn to its own
-/// file too, which the next scan must not import a second time. The file is marked read
-/// to its current end, the next turn after this run.
-pub(crate) async fn after_app_run(store: &Store, run: &Run) -> Result<()> {
-    let Some(mut state) = store.history_file_of_session(&run.session_id).await? else {
-        return Ok(());
-    };
-    let path = PathBuf::from(&state.path);
-    let Ok(now) = tokio::task::spawn_blocking(move || stat(&path))
-        .await
-        .map_err(|e| CoreError::Internal(e.to_string()))?
-    else {
-        return Ok(());
-    };
-    state.file_id = now.id;
-    state.size = now.size;
-    state.mtime_ms = now.mtime_ms;
-    state.read_to = now.size;
-    state.turn_at = now.size;
-    state.turn_seq = run.seq + 1;
-    state.updated_at = now_ms();
-    store.set_history_file(&state).await?;
-    Ok(())
+impl Desk {
+    /// A run of the app on an imported session ended: the engine wrote its turn to its own
+    /// history too, which the next scan must not import a second time. The entry is marked
+    /// read to its current end, the next turn after this run.
+    pub(crate) async fn after_app_run(&self, run: &Run) -> Result<()> {
+        let Some(mut state) = self.store.history_file_of_session(&run.session_id).await? else {
+            return Ok(());
+        };
+        let sources = self.history_sources().await;
+        let Some(source) = sources.iter().find(|s| s.origin() == state.origin) else {
+            return Ok(());
+        };
+        let Ok((stamp, end)) = source.end_of(Path::new(&state.path)).await else {
+            return Ok(());
+        };
+        let end = i64::try_from(end).unwrap_or(i64::MAX);
+        state.file_id = stamp.id;
+        state.size = stamp.size;
+        state.mtime_ms = stamp.mtime_ms;
+        state.read_to = end;
+        state.turn_at = end;
+        state.turn_seq = run.seq + 1;
+        state.updated_at = now_ms();
+        self.store.set_history_file(&state).await?;
+        Ok(())
+    }
+
+    /// This machine's history sources: Claude Code's transcripts (files, always), and the
+    /// sources of the engines that read theirs through the engine (Codex's threads, when
+    /// its executable is found).
+    pub async fn history_sources(&self) -> Vec<Arc<dyn HistorySource>> {
+        let mut engines = Vec::new();
+        for engine in agentdesk_protocol::ui::Engine::ALL {
+            if let Ok(e) = self.engine(*engine).await {
+                engines.push(e);
+            }
+        }
+        agentdesk_engine::history::sources(&|k| std::env::var_os(k), &engines)
+    }
 }
 
 /// What scanning one file did.
@@ -262,17 +251,13 @@ struct FileScan<'a> {
 }
 
 impl FileScan<'_> {
-    async fn run(&self, path: &Path) -> Result<Outcome> {
-        let key = path.display().to_string();
-        let owned = path.to_path_buf();
-        let now = tokio::task::spawn_blocking(move || stat(&owned))
-            .await
-            .map_err(|e| CoreError::Internal(e.to_string()))?
-            .map_err(|e| CoreError::InvalidInput(format!("cannot read {key}: {e}")))?;
+    async fn run(&self, file: &HistoryFile) -> Result<Outcome> {
+        let key = file.path.display().to_string();
+        let now = &file.stamp;
         let state = self.store.history_file(&key).await?;
         let same_file = state
             .as_ref()
-            .is_some_and(|s| s.file_id == now.id && now.size >= s.read_to);
+            .is_some_and(|s| s.file_id == now.id && now.size >= s.size);
         if let Some(s) = state.as_ref().filter(|_| same_file) {
             if s.size == now.size && s.mtime_ms == now.mtime_ms {
                 return Ok(Outcome::Unchanged);
@@ -283,7 +268,11 @@ impl FileScan<'_> {
             Some(s) if s.session_id.is_some() => (s.turn_at, s.turn_seq),
             _ => (0, 1),
         };
-        let read = self.read(path, u64::try_from(from).unwrap_or(0)).await?;
+        let read = self
+            .source
+            .read(file, u64::try_from(from).unwrap_or(0))
+            .await
+            .map_err(|e| CoreError::InvalidInput(format!("cannot read {key}: {e}")))?;
         let Some(cwd) = read.cwd.clone() else {
             return Ok(Outcome::Empty {
                 skipped: read.skipped,
@@ -322,7 +311,7 @@ impl FileScan<'_> {
             path: key,
             origin: self.source.origin(),
             session_id: Some(session.id.clone()),
-            file_id: now.id,
+            file_id: now.id.clone(),
             size: now.size,
             mtime_ms: now.mtime_ms,
             read_to: i64::try_from(read.read_to).unwrap_or(i64::MAX),
@@ -344,17 +333,6 @@ impl FileScan<'_> {
             turns,
             skipped: read.skipped,
         })
-    }
-
-    async fn read(&self, path: &Path, from: u64) -> Result<HistoryRead> {
-        // Blocking file I/O of possibly many MB: on the blocking pool.
-        let path = path.to_path_buf();
-        let shown = path.display().to_string();
-        let source = Arc::clone(self.source);
-        tokio::task::spawn_blocking(move || source.read(&path, from))
-            .await
-            .map_err(|e| CoreError::Internal(e.to_string()))?
-            .map_err(|e| CoreError::InvalidInput(format!("cannot read {shown}: {e}")))
     }
 
     /// The session the file's turns go to: the one imported before, or a new one in `ws`
@@ -415,11 +393,6 @@ impl FileScan<'_> {
             .find(|p| p.spec.engine == engine)
             .map(|p| p.id))
     }
-}
-
-/// The sources as the engines find them from this process's environment.
-pub fn sources_from_env() -> Vec<Arc<dyn HistorySource>> {
-    agentdesk_engine::history::sources_from_env(&|k| std::env::var_os(k))
 }
 
 #[cfg(test)]

@@ -424,10 +424,6 @@ impl RunRecorder {
             Some(run) => run,
             None => self.store.get_run(&run_id).await?,
         };
-        // An imported session's engine wrote this turn to its own history too.
-        if let Err(e) = crate::history::after_app_run(&self.store, &run).await {
-            tracing::warn!(run = %run.id, error = %e, "history position not updated");
-        }
         Ok(run)
     }
 }

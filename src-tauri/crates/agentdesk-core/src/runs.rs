@@ -525,7 +525,12 @@ impl Desk {
         };
         // Everything is stored now (or the run failed): views read it from the database.
         self.pipeline.finish(&run.id);
-        recorded.map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
+        let ended = recorded
+            .map_err(|e| CoreError::Internal(format!("the run's recorder stopped: {e}")))??;
+        // An imported session's engine wrote this turn to its own history too.
+        if let Err(e) = self.after_app_run(&ended).await {
+            tracing::warn!(run = %ended.id, error = %e, "history position not updated");
+        }
         Ok(())
     }
 

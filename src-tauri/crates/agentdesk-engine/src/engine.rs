@@ -82,6 +82,23 @@ impl AgentEngine {
         }
     }
 
+    /// The engine's own history, when it is read through the engine (Codex's threads, in
+    /// `codex_home`); `None` for file histories (see `history::sources`) and engines without.
+    pub fn history_source(
+        &self,
+        codex_home: Option<PathBuf>,
+    ) -> Option<std::sync::Arc<dyn crate::history::HistorySource>> {
+        match self {
+            Self::Codex(engine) => codex_home.map(|home| {
+                std::sync::Arc::new(crate::codex::history::CodexHistory::new(
+                    engine.clone(),
+                    home,
+                )) as std::sync::Arc<dyn crate::history::HistorySource>
+            }),
+            Self::Claude(_) | Self::Acp(_) => None,
+        }
+    }
+
     /// Stop everything the engine keeps running (app exit).
     pub async fn shutdown(&self) {
         if let Self::Codex(engine) = self {

@@ -22,7 +22,9 @@ use serde_json::Value;
 use super::diff::{planned_change_from, target_path};
 use super::translate::tool_kind;
 use crate::history::lines::{read_lines, MAX_LINE};
-use crate::history::{rfc3339_ms, HistoryFile, HistoryRead, HistoryTurn};
+use crate::history::{
+    blocking, rfc3339_ms, HistoryFile, HistoryFuture, HistoryRead, HistoryTurn, Stamp,
+};
 
 /// The config dir the CLI uses: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 pub fn config_dir(env_dir: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
@@ -49,13 +51,22 @@ pub fn discover(config_dir: &Path) -> (Vec<HistoryFile>, u64) {
         };
         for e in entries.flatten() {
             let path = e.path();
-            if e.file_type().is_ok_and(|t| t.is_file())
-                && path.extension().is_some_and(|x| x == "jsonl")
+            if !(e.file_type().is_ok_and(|t| t.is_file())
+                && path.extension().is_some_and(|x| x == "jsonl"))
             {
-                files.push(HistoryFile {
+                continue;
+            }
+            match Stamp::of_file(&path) {
+                Ok(stamp) => files.push(HistoryFile {
                     origin: SessionOrigin::ClaudeCode,
+                    session_id: path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                    cwd: None,
+                    title: None,
                     path,
-                });
+                    stamp,
+                }),
+                // Gone since it was listed, or not ours to read.
+                Err(_) => unreadable += 1,
             }
         }
     }
@@ -388,12 +399,27 @@ impl crate::history::HistorySource for ClaudeHistory {
         &self.config_dir
     }
 
-    fn discover(&self) -> (Vec<HistoryFile>, u64) {
-        discover(&self.config_dir)
+    fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>> {
+        let dir = self.config_dir.clone();
+        Box::pin(blocking(move || Ok(discover(&dir))))
     }
 
-    fn read(&self, path: &Path, from: u64) -> std::io::Result<HistoryRead> {
-        read_transcript(path, from)
+    fn read<'a>(
+        &'a self,
+        entry: &'a HistoryFile,
+        from: u64,
+    ) -> HistoryFuture<'a, std::io::Result<HistoryRead>> {
+        let path = entry.path.clone();
+        Box::pin(blocking(move || read_transcript(&path, from)))
+    }
+
+    fn end_of<'a>(&'a self, path: &'a Path) -> HistoryFuture<'a, std::io::Result<(Stamp, u64)>> {
+        let path = path.to_path_buf();
+        Box::pin(blocking(move || {
+            let stamp = Stamp::of_file(&path)?;
+            let end = u64::try_from(stamp.size).unwrap_or(0);
+            Ok((stamp, end))
+        }))
     }
 }
 

@@ -19,6 +19,7 @@
 
 pub mod descriptor;
 mod held;
+pub mod history;
 pub mod options;
 mod run;
 mod server;

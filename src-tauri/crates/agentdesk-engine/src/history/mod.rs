@@ -9,7 +9,10 @@
 pub mod lines;
 mod time;
 
-use std::path::PathBuf;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::Arc;
 
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::SessionOrigin;
@@ -52,42 +55,119 @@ pub struct HistoryRead {
     pub version: Option<String>,
 }
 
-/// A history file found on this machine.
+/// Where a history entry stands now: an entry whose stamp is the last scan's is not read
+/// again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stamp {
+    /// Stays the same while it is the same entry (a file's device and inode; a thread's id).
+    pub id: String,
+    pub size: i64,
+    pub mtime_ms: i64,
+}
+
+impl Stamp {
+    /// A file's identity, size and modification time.
+    pub fn of_file(path: &Path) -> std::io::Result<Stamp> {
+        let meta = std::fs::metadata(path)?;
+        let mtime_ms = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            format!("{}:{}", meta.dev(), meta.ino())
+        };
+        // No stable file id without opening the file: its creation time stands in.
+        #[cfg(not(unix))]
+        let id = meta
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or_else(String::new, |d| d.as_nanos().to_string());
+        Ok(Stamp {
+            id,
+            size: i64::try_from(meta.len()).unwrap_or(i64::MAX),
+            mtime_ms,
+        })
+    }
+}
+
+/// A history entry found on this machine: a transcript file, or a thread the engine lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryFile {
     pub origin: SessionOrigin,
+    /// Where it is kept: the key its last read is remembered by.
     pub path: PathBuf,
+    /// The engine's session id, when the listing says it.
+    pub session_id: Option<String>,
+    /// The folder it ran in and its title, when the listing says them (a transcript says
+    /// them inside).
+    pub cwd: Option<PathBuf>,
+    pub title: Option<String>,
+    pub stamp: Stamp,
 }
 
-/// One engine's history on this machine: where it is, what files it has, how one is read.
+/// A boxed future: the sources are trait objects, and Codex's answer comes from a process.
+pub type HistoryFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One engine's history on this machine: where it is, what it has, how an entry is read.
+/// Positions (`from`, `read_to`, a turn's `at`) are the source's own: a byte offset in a
+/// transcript, a turn's index in a thread.
 pub trait HistorySource: Send + Sync + std::fmt::Debug {
     fn origin(&self) -> SessionOrigin;
     /// The engine that continues these sessions.
     fn engine(&self) -> agentdesk_protocol::ui::Engine;
     /// The folder read, as the engine resolves it.
-    fn folder(&self) -> &std::path::Path;
-    /// The history files, and how many folders could not be listed.
-    fn discover(&self) -> (Vec<HistoryFile>, u64);
-    /// Read `path` from byte `from` (blocking: call it off the async threads).
-    fn read(&self, path: &std::path::Path, from: u64) -> std::io::Result<HistoryRead>;
+    fn folder(&self) -> &Path;
+    /// The entries, and how many places could not be listed.
+    fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>>;
+    /// Read `entry` from position `from` (0, or where a previous read's last turn began).
+    fn read<'a>(
+        &'a self,
+        entry: &'a HistoryFile,
+        from: u64,
+    ) -> HistoryFuture<'a, std::io::Result<HistoryRead>>;
+    /// The entry at `path` now, and the position of its end: a run of the app on its session
+    /// wrote a turn there, which a scan must not import again.
+    fn end_of<'a>(&'a self, path: &'a Path) -> HistoryFuture<'a, std::io::Result<(Stamp, u64)>>;
+}
+
+/// Run blocking file work off the async threads.
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(std::io::Error::other)?
 }
 
 /// The history sources of this machine as the engines resolve their folders from `env`
-/// (`CLAUDE_CONFIG_DIR`, `HOME`/`USERPROFILE`). A source whose folder does not exist is still
-/// listed (it simply has no files).
-pub fn sources_from_env(
+/// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HOME`/`USERPROFILE`): Claude Code's transcripts
+/// (files: always listed, even when the folder does not exist), and the history of each of
+/// `engines` that reads its own through the engine (Codex's threads, through its
+/// app-server).
+pub fn sources(
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-) -> Vec<std::sync::Arc<dyn HistorySource>> {
+    engines: &[crate::AgentEngine],
+) -> Vec<Arc<dyn HistorySource>> {
     let home = env("HOME")
         .or_else(|| env("USERPROFILE"))
         .map(PathBuf::from);
-    let mut out: Vec<std::sync::Arc<dyn HistorySource>> = Vec::new();
-    if let Some(dir) =
-        crate::claude::history::config_dir(env("CLAUDE_CONFIG_DIR").map(PathBuf::from), home)
-    {
-        out.push(std::sync::Arc::new(
-            crate::claude::history::ClaudeHistory::new(dir),
-        ));
+    let mut out: Vec<Arc<dyn HistorySource>> = Vec::new();
+    if let Some(dir) = crate::claude::history::config_dir(
+        env("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+        home.clone(),
+    ) {
+        out.push(Arc::new(crate::claude::history::ClaudeHistory::new(dir)));
+    }
+    let codex_home =
+        crate::codex::history::codex_home(env("CODEX_HOME").map(PathBuf::from), home);
+    for engine in engines {
+        if let Some(source) = engine.history_source(codex_home.clone()) {
+            out.push(source);
+        }
     }
     out
 }

@@ -25,6 +25,9 @@ pub struct Thread {
     pub path: Option<String>,
     #[serde(default)]
     pub cli_version: Option<String>,
+    /// The user's title for it (`/rename`), if any.
+    #[serde(default)]
+    pub name: Option<String>,
     /// `{type:"idle"}`, `{type:"active",activeFlags:[]}`, `{type:"systemError"}`, ...
     #[serde(default)]
     pub status: Option<Value>,

@@ -60,12 +60,14 @@ macro_rules! by_method {
 }
 
 pub mod client;
+pub mod history;
 pub mod items;
 pub mod notifications;
 pub mod requests;
 pub mod server_requests;
 
 pub use client::*;
+pub use history::*;
 pub use items::*;
 pub use notifications::*;
 pub use server_requests::*;
@@ -83,6 +85,8 @@ pub mod method {
     pub const TURN_INTERRUPT: &str = "turn/interrupt";
     pub const ACCOUNT_READ: &str = "account/read";
     pub const MODEL_LIST: &str = "model/list";
+    pub const THREAD_LIST: &str = "thread/list";
+    pub const THREAD_TURNS_LIST: &str = "thread/turns/list";
 }
 
 #[cfg(test)]

@@ -11,6 +11,9 @@ use super::client::{
     ThreadStartResponse, TurnInterruptParams, TurnInterruptResponse, TurnStartParams,
     TurnStartResponse,
 };
+use super::history::{
+    ThreadListParams, ThreadListResponse, ThreadTurnsListParams, ThreadTurnsListResponse,
+};
 use super::method;
 
 /// A client → server request of the app-server protocol.
@@ -46,6 +49,10 @@ requests! {
     AccountRead = method::ACCOUNT_READ, GetAccountParams => GetAccountResponse;
     /// The bundled model catalog (no HTTP call).
     ModelList = method::MODEL_LIST, ModelListParams => ModelListResponse;
+    /// The threads on this machine (a terminal's history), a page at a time.
+    ThreadList = method::THREAD_LIST, ThreadListParams => ThreadListResponse;
+    /// A thread's turns with their items, a page at a time.
+    ThreadTurnsList = method::THREAD_TURNS_LIST, ThreadTurnsListParams => ThreadTurnsListResponse;
 }
 
 #[cfg(test)]
