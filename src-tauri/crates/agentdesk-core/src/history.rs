@@ -26,6 +26,9 @@ use crate::{CoreError, Desk, Result};
 /// A title longer than this is cut (the first prompt of a session can be pages).
 const TITLE_CHARS: usize = 80;
 
+/// History sources, each an engine's history on this machine.
+pub type Sources = Vec<Arc<dyn HistorySource>>;
+
 /// What an import looks at and whether it writes.
 #[derive(Debug, Default)]
 pub struct ImportOptions {
@@ -190,10 +193,19 @@ impl Desk {
         Ok(())
     }
 
+    /// Read these sources instead of the engines' own folders (a data dir of its own, a
+    /// test's engine homes).
+    pub fn use_history_sources(&self, sources: Sources) {
+        *agentdesk_protocol::sync::lock(&self.history_sources) = Some(sources);
+    }
+
     /// This machine's history sources: Claude Code's transcripts (files, always), and the
     /// sources of the engines that read theirs through the engine (Codex's threads, when
-    /// its executable is found).
-    pub async fn history_sources(&self) -> Vec<Arc<dyn HistorySource>> {
+    /// its executable is found); or the ones [`Desk::use_history_sources`] chose.
+    pub async fn history_sources(&self) -> Sources {
+        if let Some(chosen) = agentdesk_protocol::sync::lock(&self.history_sources).clone() {
+            return chosen;
+        }
         let mut engines = Vec::new();
         for engine in agentdesk_protocol::ui::Engine::ALL {
             if let Ok(e) = self.engine(*engine).await {

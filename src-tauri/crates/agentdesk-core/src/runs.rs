@@ -466,7 +466,10 @@ impl Desk {
                 ..Default::default()
             },
         };
-        let options = self.engine_options(session.engine, spec).await?;
+        let mut options = self.engine_options(session.engine, spec).await?;
+        if session.origin != agentdesk_protocol::ui::SessionOrigin::App {
+            options = options.for_terminal_session();
+        }
         let input = self.run_input(run).await?;
 
         let (tx, rx) = mpsc::channel(RECORDER_BACKLOG);

@@ -38,6 +38,17 @@ pub enum EngineOptions {
     Acp(AcpProfile),
 }
 
+impl EngineOptions {
+    /// Options for a session the engine's own terminal continues too (an imported one): the
+    /// run holds nothing of the session once it ends (Codex: an app-server of its own).
+    pub fn for_terminal_session(mut self) -> Self {
+        if let EngineOptions::Codex { profile, .. } = &mut self {
+            profile.own_server = true;
+        }
+        self
+    }
+}
+
 /// One message of a session, engine-neutral.
 #[derive(Debug, Clone)]
 pub struct NeutralRunRequest {

@@ -196,5 +196,7 @@ fn codex_profile(spec: &ProfileSpec, o: CodexOptions) -> CodexProfile {
         env,
         env_remove,
         trust_project_config: o.trust_project_config,
+        // A session's, not a profile's: see `EngineOptions::for_terminal_session`.
+        own_server: false,
     }
 }

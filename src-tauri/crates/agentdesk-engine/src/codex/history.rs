@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::codex::requests::{ThreadList, ThreadTurnsList};
 use agentdesk_protocol::codex::{
-    SortDirection, Thread, ThreadItem, ThreadListParams, ThreadTurnsListParams, Turn,
-    TurnStatus, UserInput, TERMINAL_SOURCES,
+    SortDirection, Thread, ThreadItem, ThreadListParams, ThreadTurnsListParams, Turn, TurnStatus,
+    UserInput, TERMINAL_SOURCES,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use agentdesk_protocol::ui::{Engine, SessionOrigin};
@@ -136,9 +136,10 @@ fn stamp_of(thread: &Thread) -> Stamp {
 
 fn entry(thread: Thread) -> HistoryFile {
     let stamp = stamp_of(&thread);
-    let path = thread
-        .path
-        .map_or_else(|| PathBuf::from(format!("codex-thread:{}", thread.id)), PathBuf::from);
+    let path = thread.path.map_or_else(
+        || PathBuf::from(format!("codex-thread:{}", thread.id)),
+        PathBuf::from,
+    );
     HistoryFile {
         origin: SessionOrigin::CodexCli,
         path,

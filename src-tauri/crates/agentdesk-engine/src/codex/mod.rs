@@ -224,7 +224,15 @@ impl CodexEngine {
         req: RunRequest,
         limits: RunLimits,
     ) -> Result<CodexRun, EngineError> {
-        let server = self.server(req.profile.server_key(req.codex_home.clone()));
+        let mut key = req.profile.server_key(req.codex_home.clone());
+        if req.profile.own_server {
+            key.own = Some(req.resume_thread_id.clone().unwrap_or_default());
+        }
+        let server = self.server(key.clone());
+        let release = req.profile.own_server.then(|| run::Release {
+            servers: Arc::clone(&self.servers),
+            key,
+        });
         let peer = server.peer().await?;
         let (thread, was_resumed, notices) = open_thread(&peer, &req).await?;
         let p = &req.profile;
@@ -287,6 +295,7 @@ impl CodexEngine {
             interrupt_grace: self.config.interrupt_grace,
             limits,
             events: events_tx,
+            release,
         };
         tokio::spawn(task.run(rx));
         Ok(CodexRun {

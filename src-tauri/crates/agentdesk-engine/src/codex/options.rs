@@ -61,6 +61,11 @@ pub struct CodexProfile {
     /// instructions, ...), as codex itself would. Off: the workspace is marked untrusted for
     /// each thread, so a repository cannot start programs or instruct the agent by itself.
     pub trust_project_config: bool,
+    /// The run gets an app-server of its own, stopped when it ends: the session is also
+    /// continued from the Codex CLI, and codex 0.169 keeps a thread's rollout locked ("already
+    /// has an active writer") as long as the app-server that loaded it runs
+    /// (`thread/unsubscribe` does not release it).
+    pub own_server: bool,
 }
 
 /// Identifies one resident app-server: same home, same command line, same environment.
@@ -73,6 +78,8 @@ pub struct ServerKey {
     /// Variables of the app's environment passed on besides codex's own (the custom
     /// provider's key variable).
     pub pass_env: Vec<String>,
+    /// Set for a run with a server of its own (see [`CodexProfile::own_server`]): the thread.
+    pub own: Option<String>,
 }
 
 impl ServerKey {
@@ -161,6 +168,7 @@ impl CodexProfile {
             env,
             env_remove,
             pass_env,
+            own: None,
         }
     }
 }

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::held::{answer, hold, resolve, Held};
+use super::options::ServerKey;
 use super::server::{Route, RunMsg, Server};
 use super::translate::{diagnostic, TurnOutcome, TurnTranslator};
 use crate::coalesce::send_out;
@@ -21,6 +22,15 @@ use crate::control::{crash_message, sleep_until, Command};
 use crate::diagnostic::DiagnosticSource as RawSource;
 use crate::limits::{DiagnosticBudget, RunLimits, Watchdog};
 use crate::rpc::RpcPeer;
+use agentdesk_protocol::sync::lock;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A run's own app-server (see `CodexProfile::own_server`), stopped when the run ends.
+pub(crate) struct Release {
+    pub servers: Arc<Mutex<HashMap<ServerKey, Arc<Server>>>>,
+    pub key: ServerKey,
+}
 
 pub(crate) struct RunTask {
     pub server: Arc<Server>,
@@ -32,6 +42,7 @@ pub(crate) struct RunTask {
     pub interrupt_grace: Duration,
     pub limits: RunLimits,
     pub events: mpsc::UnboundedSender<AgentEvent>,
+    pub release: Option<Release>,
 }
 
 /// What woke the run task up besides a message.
@@ -191,6 +202,16 @@ impl RunTask {
 
     /// Send what is collected; true when the turn is over (its route is then removed).
     async fn flush(&self, t: &mut Turn) -> bool {
+        if let Some(release) = self
+            .release
+            .as_ref()
+            .filter(|_| self.translator.outcome().is_some())
+        {
+            // Before the end is told: the session's next run (or the terminal) may resume
+            // the thread at once, and the lock is held until this process is gone.
+            lock(&release.servers).remove(&release.key);
+            self.server.shutdown().await;
+        }
         send_out(&mut t.out, &mut t.budget, &self.events);
         let Some(outcome) = self.translator.outcome() else {
             return false;

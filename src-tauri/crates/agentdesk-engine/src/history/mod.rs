@@ -162,8 +162,7 @@ pub fn sources(
     ) {
         out.push(Arc::new(crate::claude::history::ClaudeHistory::new(dir)));
     }
-    let codex_home =
-        crate::codex::history::codex_home(env("CODEX_HOME").map(PathBuf::from), home);
+    let codex_home = crate::codex::history::codex_home(env("CODEX_HOME").map(PathBuf::from), home);
     for engine in engines {
         if let Some(source) = engine.history_source(codex_home.clone()) {
             out.push(source);

@@ -1,0 +1,225 @@
+//! The engines' own histories with the REAL codex (`CODEX_BIN`) against the fake Responses
+//! server: a thread run in a terminal (`codex exec`, as a user would, in the Codex home the
+//! workspace's profile uses) is found through `codex app-server` (`thread/list`,
+//! `thread/turns/list`), imported into the workspace it ran in, found by search, and
+//! continued from the desk: the model receives the earlier turns, the thread gets the new
+//! turn (what `codex resume` sees), and the next import neither adds it twice nor misses what
+//! the terminal does after.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agentdesk_engine::codex::history::CodexHistory;
+use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig};
+use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, Session, SessionOrigin};
+use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::world::{fresh_root, Fake, World};
+
+const SUITE: &str = "codex history suite";
+
+/// The terminal user's Codex setup: the fake model as the provider of their `config.toml`,
+/// in the Codex home the workspace's profile uses too (a thread can only be resumed where its
+/// provider is configured).
+fn terminal_config(root: &Path, fake: &FakeResponses) {
+    let config = format!(
+        "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}\"\nwire_api = \"responses\"\nenv_key = \"MOCK_API_KEY\"\nrequires_openai_auth = false\nsupports_websockets = false\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+        fake.base_url()
+    );
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(root.join("home/config.toml"), config).unwrap();
+}
+
+/// `codex exec [resume ID] PROMPT` in `work`, as a terminal would run it: its HOME and
+/// CODEX_HOME under `root` (see [`terminal_config`]).
+async fn terminal(bin: &Path, root: &Path, work: &Path, prompt: &str, resume: Option<&str>) {
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.arg("exec")
+        .arg("--skip-git-repo-check")
+        .args(resume.map(|id| vec!["resume", id]).unwrap_or_default())
+        .arg(prompt)
+        .current_dir(work)
+        .env_clear()
+        .env("HOME", root.join("home"))
+        .env("CODEX_HOME", root.join("home"))
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("MOCK_API_KEY", "dummy")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
+        .await
+        .expect("codex exec in time")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "codex exec failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn import(w: &World) -> ImportReport {
+    let opts = agentdesk_core::history::ImportOptions {
+        sources: w.desk.history_sources().await,
+        dry_run: false,
+    };
+    w.desk.import_histories(&opts, &|_| {}).await.unwrap()
+}
+
+async fn imported(w: &World) -> Session {
+    let ws = w.session.workspace_id.clone();
+    w.desk
+        .list_sessions(&ws, true)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.origin == SessionOrigin::CodexCli)
+        .expect("the imported session")
+}
+
+fn prompts(runs: &[agentdesk_protocol::ui::Run]) -> Vec<(i64, &str, RunStatus)> {
+    runs.iter()
+        .map(|r| (r.seq, r.prompt.as_str(), r.status))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_terminal_thread_is_imported_searched_and_continued() {
+    let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "continue");
+    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let Fake::Codex(fake) = &w.fake else {
+        unreachable!()
+    };
+    terminal_config(&root, fake);
+    // The history is read in the Codex home of the workspace's profile.
+    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
+    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
+        reader.clone(),
+        root.join("home"),
+    ))]);
+
+    // In the terminal: two turns of one thread.
+    fake.push(Reply::text(&["The zebra number ", "is forty-two."]));
+    terminal(&bin, &root, &w.work, "what is the zebra number?", None).await;
+    let report = import(&w).await;
+    let r = &report.sources[0];
+    assert_eq!(
+        (r.origin, r.sessions_added, r.turns),
+        (SessionOrigin::CodexCli, 1, 1),
+        "{r:?}"
+    );
+    let s = imported(&w).await;
+    assert_eq!(s.title, "what is the zebra number?");
+    assert_eq!(s.engine, Engine::Codex);
+    let thread = s.engine_session_id.clone().unwrap();
+    let hits = w.desk.search("zebra", None, 10).await.unwrap();
+    assert!(hits.iter().any(|h| h.session_id == s.id), "{hits:?}");
+    let page = w.desk.load_timeline(&s.id, None, None).await.unwrap();
+    let text = serde_json::to_string(&page).unwrap();
+    assert!(
+        text.contains("is forty-two."),
+        "the answer is on the timeline: {text}"
+    );
+
+    // An unchanged thread is not read again.
+    let again = import(&w).await;
+    assert_eq!(
+        (again.sources[0].unchanged, again.sources[0].turns),
+        (1, 0),
+        "{again:?}"
+    );
+
+    // Continued from the desk: the same thread, the earlier turn sent along.
+    fake.push(Reply::text(&["Still ", "forty-two."]));
+    let run = w
+        .desk
+        .send_message(&s.id, "and the giraffe number?", &[])
+        .await
+        .unwrap();
+    w.completed(&run.id).await;
+    let last = fake.model_requests().pop().unwrap().body.to_string();
+    assert!(
+        last.contains("what is the zebra number?") && last.contains("is forty-two."),
+        "the model saw the terminal's turn: {last}"
+    );
+    assert_eq!(
+        w.desk
+            .get_session(&s.id)
+            .await
+            .unwrap()
+            .engine_session_id
+            .as_deref(),
+        Some(thread.as_str()),
+        "the same thread"
+    );
+
+    // The next import does not add the desk's turn a second time…
+    let after_desk = import(&w).await;
+    assert_eq!(after_desk.sources[0].turns, 0, "{after_desk:?}");
+    assert_eq!(w.desk.list_runs(&s.id).await.unwrap().len(), 2);
+
+    // …and picks up what the terminal does next, after it (`codex exec resume` sees the
+    // desk's turn: the model gets all three).
+    fake.push(Reply::text(&["Seven."]));
+    terminal(&bin, &root, &w.work, "and the okapi number?", Some(&thread)).await;
+    let resumed = fake.model_requests().pop().unwrap().body.to_string();
+    assert!(resumed.contains("and the giraffe number?"), "{resumed}");
+    let third = import(&w).await;
+    assert_eq!(third.sources[0].sessions_updated, 1, "{third:?}");
+    let runs = w.desk.list_runs(&s.id).await.unwrap();
+    assert_eq!(
+        prompts(&runs),
+        [
+            (1, "what is the zebra number?", RunStatus::Completed),
+            (2, "and the giraffe number?", RunStatus::Completed),
+            (3, "and the okapi number?", RunStatus::Completed),
+        ]
+    );
+    reader.shutdown().await;
+    w.finish(&[]).await;
+}
+
+#[tokio::test]
+async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported() {
+    let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "elsewhere");
+    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let Fake::Codex(fake) = &w.fake else {
+        unreachable!()
+    };
+    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
+    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
+        reader.clone(),
+        root.join("home"),
+    ))]);
+    terminal_config(&root, fake);
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    fake.push(Reply::text(&["Elsewhere."]));
+    terminal(&bin, &root, &elsewhere, "a question elsewhere", None).await;
+
+    let report = import(&w).await;
+    let r = &report.sources[0];
+    assert_eq!(r.sessions_added, 0, "{r:?}");
+    let canonical = std::fs::canonicalize(&elsewhere)
+        .unwrap()
+        .display()
+        .to_string();
+    assert!(
+        r.without_workspace.iter().any(
+            |f| f.sessions == 1 && (f.folder == canonical || Path::new(&f.folder) == elsewhere)
+        ),
+        "{r:?}"
+    );
+    reader.shutdown().await;
+    w.finish(&[]).await;
+}
