@@ -8,7 +8,7 @@
 //! replaced or shrunk one is read again whole. Each file's turns are written in one
 //! transaction with its new position (see `agentdesk_store::history`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -132,11 +132,19 @@ impl Desk {
             found.extend(files.into_iter().map(|f| (i, f)));
         }
         let total = found.len() as u64;
+        let known: HashMap<String, HistoryFileState> = self
+            .store
+            .history_files()
+            .await?
+            .into_iter()
+            .map(|s| (s.path.clone(), s))
+            .collect();
         let mut without: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); reports.len()];
         for (done, (i, file)) in found.into_iter().enumerate() {
             let source = &opts.sources[i];
             let scan = FileScan {
                 store: &self.store,
+                known: &known,
                 source,
                 workspaces: &workspaces,
                 dry_run: opts.dry_run,
@@ -257,6 +265,9 @@ impl Outcome {
 
 struct FileScan<'a> {
     store: &'a Store,
+    /// Every entry's last read, by key: one query per scan, not one per entry (an unchanged
+    /// re-scan of thousands of sessions then touches the database once).
+    known: &'a HashMap<String, HistoryFileState>,
     source: &'a Arc<dyn HistorySource>,
     workspaces: &'a [Workspace],
     dry_run: bool,
@@ -266,7 +277,7 @@ impl FileScan<'_> {
     async fn run(&self, file: &HistoryFile) -> Result<Outcome> {
         let key = file.path.display().to_string();
         let now = &file.stamp;
-        let state = self.store.history_file(&key).await?;
+        let state = self.known.get(&key).cloned();
         let same_file = state
             .as_ref()
             .is_some_and(|s| s.file_id == now.id && now.size >= s.size);
