@@ -9,7 +9,7 @@ use agentdesk_protocol::ui::{Run, Session, SessionOrigin, TimelineItem, TokenUsa
 use sqlx::{Sqlite, Transaction};
 
 use crate::select::Table;
-use crate::timeline::upsert_one;
+use crate::timeline::upsert_many;
 use crate::{stored_name, Result, Store, StoreError};
 
 /// What the last read of one history file covered.
@@ -170,58 +170,68 @@ impl Store {
             .bind(batch.replace_from_seq)
             .execute(&mut *tx)
             .await?;
-        for turn in batch.turns {
-            insert_turn(&mut tx, turn).await?;
-        }
+        insert_turns(&mut tx, batch.turns).await?;
         put_state(&mut tx, batch.file).await?;
         tx.commit().await?;
         Ok(())
     }
 }
 
-async fn insert_turn(tx: &mut Transaction<'_, Sqlite>, t: &ImportedTurn) -> Result<()> {
-    let r = &t.run;
-    if !r.status.is_terminal() {
+/// Rows per multi-row statement (see `timeline::upsert_many`).
+const ROWS_PER_STATEMENT: usize = 200;
+
+/// The turns' runs, items and usage, many rows a statement: an import writes hundreds of
+/// turns a session, and a statement per row costs a round trip to the database thread.
+async fn insert_turns(tx: &mut Transaction<'_, Sqlite>, turns: &[ImportedTurn]) -> Result<()> {
+    if let Some(t) = turns.iter().find(|t| !t.run.status.is_terminal()) {
         return Err(StoreError::Conflict(format!(
             "an imported run is over, not {}",
-            r.status.as_str()
+            t.run.status.as_str()
         )));
     }
-    sqlx::query(
-        "INSERT INTO runs (id, session_id, seq, status, prompt, profile_id, model, stop_reason,
-            error, created_at, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&r.id)
-    .bind(&r.session_id)
-    .bind(r.seq)
-    .bind(r.status.as_str())
-    .bind(&r.prompt)
-    .bind(&r.profile_id)
-    .bind(&r.model)
-    .bind(&r.stop_reason)
-    .bind(&r.error)
-    .bind(r.created_at)
-    .bind(r.started_at)
-    .bind(r.ended_at)
-    .execute(&mut **tx)
-    .await?;
-    for item in &t.items {
-        upsert_one(tx, item).await?;
+    for chunk in turns.chunks(ROWS_PER_STATEMENT) {
+        let mut q = sqlx::QueryBuilder::<Sqlite>::new(
+            "INSERT INTO runs (id, session_id, seq, status, prompt, profile_id, model, stop_reason,
+                error, created_at, started_at, ended_at) ",
+        );
+        q.push_values(chunk, |mut b, t| {
+            let r = &t.run;
+            b.push_bind(&r.id)
+                .push_bind(&r.session_id)
+                .push_bind(r.seq)
+                .push_bind(r.status.as_str())
+                .push_bind(&r.prompt)
+                .push_bind(&r.profile_id)
+                .push_bind(&r.model)
+                .push_bind(&r.stop_reason)
+                .push_bind(&r.error)
+                .push_bind(r.created_at)
+                .push_bind(r.started_at)
+                .push_bind(r.ended_at);
+        });
+        q.build().execute(&mut **tx).await?;
     }
-    if let Some(u) = &t.usage {
-        sqlx::query(
+    let items: Vec<&TimelineItem> = turns.iter().flat_map(|t| &t.items).collect();
+    upsert_many(tx, &items).await?;
+    let usage: Vec<(&Run, &TokenUsage)> = turns
+        .iter()
+        .filter_map(|t| t.usage.as_ref().map(|u| (&t.run, u)))
+        .collect();
+    for chunk in usage.chunks(ROWS_PER_STATEMENT) {
+        let mut q = sqlx::QueryBuilder::<Sqlite>::new(
             "INSERT INTO usage (run_id, input_tokens, cached_input_tokens, output_tokens,
-                reasoning_tokens, cost_usd, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&r.id)
-        .bind(u.input)
-        .bind(u.cached)
-        .bind(u.output)
-        .bind(u.reasoning)
-        .bind(u.cost_usd)
-        .bind(r.ended_at.unwrap_or(r.created_at))
-        .execute(&mut **tx)
-        .await?;
+                reasoning_tokens, cost_usd, updated_at) ",
+        );
+        q.push_values(chunk, |mut b, (r, u)| {
+            b.push_bind(&r.id)
+                .push_bind(u.input)
+                .push_bind(u.cached)
+                .push_bind(u.output)
+                .push_bind(u.reasoning)
+                .push_bind(u.cost_usd)
+                .push_bind(r.ended_at.unwrap_or(r.created_at));
+        });
+        q.build().execute(&mut **tx).await?;
     }
     Ok(())
 }

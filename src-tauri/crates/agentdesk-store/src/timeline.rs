@@ -147,6 +147,44 @@ pub(crate) async fn upsert_one(
     Ok(())
 }
 
+/// Rows per multi-row statement: 10 values each stays far below SQLite's 32,766 variables,
+/// and a statement per item would cost a round trip to the database thread each.
+const ROWS_PER_STATEMENT: usize = 200;
+
+/// Insert or update `items` by id, many rows a statement (an import writes thousands).
+pub(crate) async fn upsert_many(
+    tx: &mut Transaction<'_, Sqlite>,
+    items: &[&TimelineItem],
+) -> Result<()> {
+    let splits: Vec<Split> = items.iter().map(|i| split(&i.body)).collect::<Result<_>>()?;
+    let rows: Vec<(&&TimelineItem, &Split)> = items.iter().zip(&splits).collect();
+    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+        let mut q = sqlx::QueryBuilder::<Sqlite>::new(
+            "INSERT INTO timeline_items
+                (id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at) ",
+        );
+        q.push_values(chunk, |mut b, (item, s)| {
+            b.push_bind(&item.id)
+                .push_bind(&item.session_id)
+                .push_bind(&item.run_id)
+                .push_bind(item.seq)
+                .push_bind(&s.kind)
+                .push_bind(item.status.as_str())
+                .push_bind(&s.text)
+                .push_bind(&s.payload)
+                .push_bind(item.created_at)
+                .push_bind(item.updated_at);
+        });
+        q.push(
+            " ON CONFLICT(id) DO UPDATE SET
+                kind = excluded.kind, status = excluded.status, text = excluded.text,
+                payload = excluded.payload, seq = excluded.seq, updated_at = excluded.updated_at",
+        );
+        q.build().execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
 impl Store {
     /// Insert or update items by id, all in one transaction (one fsync for the batch).
     pub async fn upsert_timeline_items(&self, items: &[TimelineItem]) -> Result<()> {
