@@ -9,6 +9,7 @@ pub mod fake_messages;
 pub mod fake_notifications;
 pub mod fake_responses;
 pub mod fake_tray;
+pub mod histories;
 pub mod http;
 pub mod process;
 pub mod real;

@@ -11,10 +11,10 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentdesk_core::history::ImportOptions;
 use agentdesk_engine::claude::history::ClaudeHistory;
-use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, Session, SessionOrigin};
+use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, FAKE_MODEL};
+use agentdesk_tests::histories::{import, imported, prompts};
 use agentdesk_tests::real::{cli_bin, cli_output, engine_bin};
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -70,25 +70,6 @@ async fn terminal(
     );
 }
 
-async fn import(w: &World, config: &Path) -> ImportReport {
-    let opts = ImportOptions {
-        sources: vec![Arc::new(ClaudeHistory::new(config.to_path_buf()))],
-        dry_run: false,
-    };
-    w.desk.import_histories(&opts, &|_| {}).await.unwrap()
-}
-
-async fn imported(w: &World) -> Session {
-    let ws = w.session.workspace_id.clone();
-    w.desk
-        .list_sessions(&ws, true)
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|s| s.origin == SessionOrigin::ClaudeCode)
-        .expect("the imported session")
-}
-
 #[tokio::test]
 async fn a_terminal_session_is_imported_searched_and_continued() {
     let Some(bin) = engine_bin("CLAUDE_BIN", SUITE) else {
@@ -101,15 +82,17 @@ async fn a_terminal_session_is_imported_searched_and_continued() {
     };
     let env = terminal_env(&root, fake);
     let config = root.join("home/.claude");
+    w.desk
+        .use_history_sources(vec![Arc::new(ClaudeHistory::new(config.clone()))]);
 
     // In the terminal: one question, one answer.
     fake.push(Reply::text(&["The zebra number ", "is forty-two."]));
     terminal(&bin, &w.work, &env, "what is the zebra number?", None).await;
 
-    let report = import(&w, &config).await;
+    let report = import(&w).await;
     let r = &report.sources[0];
     assert_eq!((r.sessions_added, r.turns, r.skipped), (1, 1, 0), "{r:?}");
-    let s = imported(&w).await;
+    let s = imported(&w, SessionOrigin::ClaudeCode).await;
     assert_eq!(s.title, "what is the zebra number?");
     let engine_sid = s.engine_session_id.clone().unwrap();
     let hits = w.desk.search("zebra", None, 10).await.unwrap();
@@ -153,7 +136,7 @@ async fn a_terminal_session_is_imported_searched_and_continued() {
     );
 
     // The next import does not add the desk's turn a second time…
-    let again = import(&w, &config).await;
+    let again = import(&w).await;
     assert_eq!(again.sources[0].turns, 0, "{again:?}");
     assert_eq!(w.desk.list_runs(&s.id).await.unwrap().len(), 2);
 
@@ -167,15 +150,11 @@ async fn a_terminal_session_is_imported_searched_and_continued() {
         Some(&engine_sid),
     )
     .await;
-    let third = import(&w, &config).await;
+    let third = import(&w).await;
     assert_eq!(third.sources[0].sessions_updated, 1, "{third:?}");
     let runs = w.desk.list_runs(&s.id).await.unwrap();
-    let prompts: Vec<_> = runs
-        .iter()
-        .map(|r| (r.seq, r.prompt.as_str(), r.status))
-        .collect();
     assert_eq!(
-        prompts,
+        prompts(&runs),
         [
             (1, "what is the zebra number?", RunStatus::Completed),
             (2, "and the giraffe number?", RunStatus::Completed),

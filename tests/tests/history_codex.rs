@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use agentdesk_engine::codex::history::CodexHistory;
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig};
-use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, Session, SessionOrigin};
+use agentdesk_protocol::ui::{Engine, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
+use agentdesk_tests::histories::{import, imported, prompts};
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -62,31 +63,6 @@ async fn terminal(bin: &Path, root: &Path, work: &Path, prompt: &str, resume: Op
     );
 }
 
-async fn import(w: &World) -> ImportReport {
-    let opts = agentdesk_core::history::ImportOptions {
-        sources: w.desk.history_sources().await,
-        dry_run: false,
-    };
-    w.desk.import_histories(&opts, &|_| {}).await.unwrap()
-}
-
-async fn imported(w: &World) -> Session {
-    let ws = w.session.workspace_id.clone();
-    w.desk
-        .list_sessions(&ws, true)
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|s| s.origin == SessionOrigin::CodexCli)
-        .expect("the imported session")
-}
-
-fn prompts(runs: &[agentdesk_protocol::ui::Run]) -> Vec<(i64, &str, RunStatus)> {
-    runs.iter()
-        .map(|r| (r.seq, r.prompt.as_str(), r.status))
-        .collect()
-}
-
 #[tokio::test]
 async fn a_terminal_thread_is_imported_searched_and_continued() {
     let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
@@ -115,7 +91,7 @@ async fn a_terminal_thread_is_imported_searched_and_continued() {
         (SessionOrigin::CodexCli, 1, 1),
         "{r:?}"
     );
-    let s = imported(&w).await;
+    let s = imported(&w, SessionOrigin::CodexCli).await;
     assert_eq!(s.title, "what is the zebra number?");
     assert_eq!(s.engine, Engine::Codex);
     let thread = s.engine_session_id.clone().unwrap();
