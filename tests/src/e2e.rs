@@ -79,12 +79,7 @@ pub fn prerequisites(test: &str) -> Option<Prerequisites> {
         .filter(|(_, p)| p.is_none())
         .map(|(n, _)| *n)
         .collect();
-    if !missing.is_empty() {
-        let msg = format!("SKIP {test}: missing {}", missing.join(", "));
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg} — under CI=true the E2E tests must run");
-        }
-        eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+    if !nothing_missing(test, &missing) {
         return None;
     }
     let [a, t, w, x, d] = found.map(|(_, p)| p.unwrap_or_default());
@@ -95,6 +90,20 @@ pub fn prerequisites(test: &str) -> Option<Prerequisites> {
         xvfb: x,
         dbus_daemon: d,
     })
+}
+
+/// Whether `missing` is empty; otherwise a loud SKIP of `test` that names it — a panic under
+/// `CI=true`, where the E2E tests must run.
+pub fn nothing_missing(test: &str, missing: &[&str]) -> bool {
+    if missing.is_empty() {
+        return true;
+    }
+    let msg = format!("SKIP {test}: missing {}", missing.join(", "));
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg} — under CI=true the E2E tests must run");
+    }
+    eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
+    false
 }
 
 /// A child process that is terminated (SIGTERM, then SIGKILL) when dropped.
@@ -109,6 +118,17 @@ impl Guarded {
     }
     pub fn id(&self) -> u32 {
         self.child.id()
+    }
+
+    /// `cmd` started (no input) with its output piped to the caller, who reads it from the
+    /// returned `stdout`.
+    pub fn spawn_reading(
+        name: &'static str,
+        mut cmd: Command,
+    ) -> Result<(Guarded, std::process::ChildStdout), BoxError> {
+        let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).spawn()?;
+        let stdout = child.stdout.take().ok_or(format!("{name} has no stdout"))?;
+        Ok((Guarded::new(name, child), stdout))
     }
 }
 
@@ -190,14 +210,10 @@ pub struct SessionBus {
 
 impl SessionBus {
     pub fn start(dbus_daemon: &Path) -> Result<SessionBus, BoxError> {
-        let mut child = Command::new(dbus_daemon)
-            .args(["--session", "--nofork", "--print-address=1"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let stdout = child.stdout.take().ok_or("dbus-daemon has no stdout")?;
-        let daemon = Guarded::new("dbus-daemon", child);
+        let mut cmd = Command::new(dbus_daemon);
+        cmd.args(["--session", "--nofork", "--print-address=1"])
+            .stderr(Stdio::null());
+        let (daemon, stdout) = Guarded::spawn_reading("dbus-daemon", cmd)?;
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line)?;
         let address = line.trim().to_string();
@@ -376,12 +392,28 @@ impl AppSession {
     /// The first element matching an XPath, waiting for it (accessible names are matched
     /// this way: visible text or `aria-label`).
     pub async fn find_xpath(&self, xpath: &str) -> Result<fantoccini::elements::Element, BoxError> {
+        self.wait_for(Locator::XPath(xpath), Duration::from_secs(40))
+            .await
+    }
+
+    /// The first element `locator` finds, waiting for it up to `limit`.
+    async fn wait_for(
+        &self,
+        locator: Locator<'_>,
+        limit: Duration,
+    ) -> Result<fantoccini::elements::Element, BoxError> {
         Ok(self
             .client
             .wait()
-            .at_most(Duration::from_secs(40))
-            .for_element(Locator::XPath(xpath))
+            .at_most(limit)
+            .for_element(locator)
             .await?)
+    }
+
+    /// The strings a script in the page returns (`return [...]`).
+    pub async fn script_strings(&self, script: &str) -> Result<Vec<String>, BoxError> {
+        let v = self.client.execute(script, vec![]).await?;
+        Ok(serde_json::from_value(v)?)
     }
 
     /// A button by its accessible name: `aria-label`, else its text without the parts
@@ -445,12 +477,8 @@ impl AppSession {
     }
 
     pub async fn find(&self, css: &str) -> Result<fantoccini::elements::Element, BoxError> {
-        Ok(self
-            .client
-            .wait()
-            .at_most(Duration::from_secs(20))
-            .for_element(Locator::Css(css))
-            .await?)
+        self.wait_for(Locator::Css(css), Duration::from_secs(20))
+            .await
     }
 
     /// Wait until the text content of some element matching `css` equals `text`.
@@ -547,14 +575,10 @@ impl AppSession {
 
     /// The status words of every run line in the timeline, in order (`Completed`, ...).
     pub async fn run_statuses(&self) -> Result<Vec<String>, BoxError> {
-        let v = self
-            .client
-            .execute(
-                "return [...document.querySelectorAll('[data-testid=run-status] .run-status-text')].map((e) => e.textContent.trim())",
-                vec![],
-            )
-            .await?;
-        Ok(serde_json::from_value(v)?)
+        self.script_strings(
+            "return [...document.querySelectorAll('[data-testid=run-status] .run-status-text')].map((e) => e.textContent.trim())",
+        )
+        .await
     }
 
     /// Wait (bounded) until the newest run line reads `want` (`Completed`, ...). Only the
@@ -597,12 +621,281 @@ impl AppSession {
     }
 }
 
+/// The approval cards (`role=group`, named "Approval").
+pub const APPROVAL_CARD: &str = "//*[@role='group' and @aria-label='Approval']";
+
+/// The timeline.
+pub const TIMELINE: &str = "[role=log][aria-label=Timeline]";
+
+/// Helpers for the chat E2E suites: opening a session, sending, approval cards.
+impl AppSession {
+    /// Open a new session in the listed workspace (a picture and the webview's errors when
+    /// that fails, see [`AppSession::on_error`]); its message box.
+    pub async fn open_new_session(
+        &self,
+        artifacts: &Path,
+    ) -> Result<fantoccini::elements::Element, BoxError> {
+        let listed = self.find("[data-testid=workspace-item]").await;
+        self.on_error(artifacts, listed).await?;
+        self.button("New session").await?.click().await?;
+        let message = self.find("textarea[aria-label=Message]").await;
+        self.on_error(artifacts, message).await
+    }
+
+    /// Type `text` in the message box and press Send.
+    pub async fn send_message(&self, text: &str) -> Result<(), BoxError> {
+        let message = self.find("textarea[aria-label=Message]").await?;
+        message.send_keys(text).await?;
+        self.button("Send").await?.click().await?;
+        Ok(())
+    }
+
+    /// Wait (bounded by `limit`) until the timeline contains `text`; its text.
+    pub async fn wait_for_timeline(&self, text: &str, limit: Duration) -> Result<String, BoxError> {
+        self.wait_for_text_containing(TIMELINE, text, limit).await
+    }
+
+    /// The text content of the first element matching an XPath (waiting for it).
+    pub async fn xpath_text(&self, xpath: &str) -> Result<String, BoxError> {
+        let el = self.find_xpath(xpath).await?;
+        Ok(el.prop("textContent").await?.unwrap_or_default())
+    }
+
+    /// The text content of the first element matching `css` (waiting for it).
+    pub async fn css_text(&self, css: &str) -> Result<String, BoxError> {
+        let el = self.find(css).await?;
+        Ok(el.prop("textContent").await?.unwrap_or_default())
+    }
+
+    /// Wait (bounded by `limit`) until the newest run line reads `want`; a picture and the
+    /// webview's errors when it does not (see [`AppSession::on_error`]).
+    pub async fn run_ends(
+        &self,
+        artifacts: &Path,
+        want: &str,
+        limit: Duration,
+    ) -> Result<(), BoxError> {
+        let seen = self.wait_for_last_run_status(want, limit).await;
+        self.on_error(artifacts, seen).await
+    }
+
+    /// The text of every approval card, in order.
+    pub async fn approval_cards(&self) -> Result<Vec<String>, BoxError> {
+        let mut out = Vec::new();
+        for c in self.client.find_all(Locator::XPath(APPROVAL_CARD)).await? {
+            out.push(c.prop("textContent").await?.unwrap_or_default());
+        }
+        Ok(out)
+    }
+
+    /// Click the button `name`, retried when it was re-rendered under the click (a card
+    /// redrawn as its request arrives).
+    pub async fn click_retrying(&self, name: &str) -> Result<(), BoxError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.button(name).await?.click().await {
+                Ok(_) => return Ok(()),
+                Err(e) if attempt < 5 => {
+                    eprintln!("click on {name:?} retried: {e}");
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+/// One app at a time: two windows and two engines at once starve a 2-core machine.
+static ONE_APP: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// What a window test with a real engine needs: the suite's turn (one app at a time: hold
+/// the guard), the desktop's programs ([`prerequisites`]) and the engine binary named by
+/// `engine_var` (`crate::real::engine_bin`, `suite` its name in a skip). `None` after a loud
+/// SKIP when something is missing.
+pub async fn app_with_engine(
+    test: &str,
+    engine_var: &str,
+    suite: &str,
+) -> Option<(tokio::sync::MutexGuard<'static, ()>, Prerequisites, PathBuf)> {
+    let turn = ONE_APP.lock().await;
+    let pre = prerequisites(test)?;
+    let bin = crate::real::engine_bin(engine_var, suite)?;
+    Some((turn, pre, bin))
+}
+
+/// What a window test's scenario starts from.
+pub struct WindowTest<'a> {
+    /// The test's name.
+    pub test: &'a str,
+    /// Where its screenshots and logs go.
+    pub artifacts: PathBuf,
+    pub desktop: Desktop,
+    /// The app's environment, in the look the test asked for.
+    pub env: AppEnv,
+    /// The engine binary.
+    pub bin: PathBuf,
+}
+
+/// A window test with the engine named by `engine_var` (`suite` its name in a skip): once
+/// [`app_with_engine`] has all it needs, `scenario` (on a desktop of its own, the app's
+/// environment in the look `theme`) must succeed within `limit`.
+pub async fn themed_run<'a, F>(
+    test: &'a str,
+    theme: Option<&'a str>,
+    (engine_var, suite, limit): (&str, &str, Duration),
+    scenario: impl FnOnce(WindowTest<'a>) -> F,
+) where
+    F: std::future::Future<Output = Result<(), BoxError>> + 'a,
+{
+    let Some((_turn, pre, bin)) = app_with_engine(test, engine_var, suite).await else {
+        return;
+    };
+    bounded(limit, async move {
+        let (artifacts, desktop, env) = themed_desktop(test, pre, theme)?;
+        let window = WindowTest {
+            test,
+            artifacts,
+            desktop,
+            env,
+            bin,
+        };
+        scenario(window).await
+    })
+    .await;
+}
+
+/// The two `#[tokio::test]`s of a window suite, `$light` (the test `"<$test>_light"`, the
+/// default look) and `$dark` (`"<$test>_dark"`, `Adwaita:dark`): each a [`e2e::themed_run`]
+/// of `$scenario` with the engine `$engine` (`(env var, suite name, seconds)`).
+///
+/// [`e2e::themed_run`]: crate::e2e::themed_run
+#[macro_export]
+macro_rules! light_and_dark {
+    ($light:ident, $dark:ident, $test:literal, ($var:expr, $suite:literal, $secs:literal), $scenario:path) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $light() {
+            let engine = ($var, $suite, std::time::Duration::from_secs($secs));
+            $crate::e2e::themed_run(concat!($test, "_light"), None, engine, $scenario).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $dark() {
+            let engine = ($var, $suite, std::time::Duration::from_secs($secs));
+            let dark = Some("Adwaita:dark");
+            $crate::e2e::themed_run(concat!($test, "_dark"), dark, engine, $scenario).await;
+        }
+    };
+}
+
+/// Run `scenario`, which must succeed within `limit`.
+pub async fn bounded(
+    limit: Duration,
+    scenario: impl std::future::Future<Output = Result<(), BoxError>>,
+) {
+    match tokio::time::timeout(limit, scenario).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => panic!("{e}"),
+        Err(_) => panic!("scenario timed out"),
+    }
+}
+
+/// The artifacts folder of `test`, its desktop, and the app's environment in the look
+/// `theme` (`GTK_THEME`, e.g. `Adwaita:dark`; the default look without).
+fn themed_desktop(
+    test: &str,
+    pre: Prerequisites,
+    theme: Option<&str>,
+) -> Result<(PathBuf, Desktop, AppEnv), BoxError> {
+    let artifacts = artifacts_dir(test);
+    let desktop = Desktop::start(pre)?;
+    let mut env = AppEnv::new(test)?;
+    if let Some(theme) = theme {
+        env.extra.push(("GTK_THEME".into(), theme.into()));
+    }
+    Ok((artifacts, desktop, env))
+}
+
+/// Pids of live processes whose environment holds `var=value` (a test's engine and anything
+/// it started); zombies do not count.
+pub fn processes_with_env(var: &str, value: &Path) -> Vec<u32> {
+    let needle = format!("{var}={}", value.display());
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if !zombie && environ.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Wait (bounded by `limit`) until no process with `var=value` is left; the pids left
+/// otherwise.
+pub async fn wait_no_processes(var: &str, value: &Path, limit: Duration) -> Result<(), BoxError> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let left = processes_with_env(var, value);
+        if left.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("{var} processes left: {left:?}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// The workspace `demo` (the folder `work`, created, with a README) in the app's database,
+/// with `spec` its default profile and `bin` the engine settings' `program` path — as a user
+/// who set up a profile would have it. The database stays open.
+pub async fn demo_workspace(
+    env: &AppEnv,
+    work: &Path,
+    (program, bin): (&str, PathBuf),
+    spec: &agentdesk_protocol::ui::ProfileSpec,
+) -> Result<(agentdesk_core::Desk, agentdesk_protocol::ids::WorkspaceId), BoxError> {
+    std::fs::create_dir_all(work)?;
+    std::fs::write(work.join("README.md"), "demo repo\n")?;
+    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
+    desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin(program, bin))
+        .await?;
+    let ws = desk.add_workspace(&s(work), Some("demo")).await?;
+    let profile = desk.create_profile(&ws.id, spec).await?;
+    desk.set_default_profile(&profile.id).await?;
+    Ok((desk, ws.id))
+}
+
 /// A workspace set up for the chat E2E suites with a default Claude profile.
 pub struct ClaudeWorkspace {
     /// The workspace folder (canonical, as the app shows it).
     pub work: PathBuf,
     /// The engine's config dir: identifies this test's `claude` processes.
     pub claude_config: PathBuf,
+}
+
+impl ClaudeWorkspace {
+    /// Pids of this test's `claude` processes (and anything they started).
+    pub fn processes(&self) -> Vec<u32> {
+        processes_with_env("CLAUDE_CONFIG_DIR", &self.claude_config)
+    }
 }
 
 /// A workspace with a default Claude profile (asks before acting) pointed at a fake Messages
@@ -613,57 +906,24 @@ pub async fn prepare_claude_workspace(
     bin: PathBuf,
     base_url: String,
 ) -> Result<ClaudeWorkspace, BoxError> {
-    use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
-    let s = |p: &Path| p.to_string_lossy().into_owned();
+    use agentdesk_protocol::ui::{Engine, ProfileSpec};
     let work = env.root.join("work");
     let home = env.root.join("home");
     let claude_config = home.join(".claude");
     // Short: the CLI puts a unix socket under its tmp dir (≤ 103 bytes).
     let tmp = PathBuf::from("/tmp").join(format!("adg-{}", uuid::Uuid::new_v4().simple()));
-    for d in [&work, &claude_config, &tmp] {
+    for d in [&claude_config, &tmp] {
         std::fs::create_dir_all(d)?;
     }
-    std::fs::write(work.join("README.md"), "demo repo\n")?;
-    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("claude", bin))
-        .await?;
-    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
-    let mut vars = std::collections::BTreeMap::new();
-    for (k, v) in [
-        ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
-        ("HOME", s(&home)),
-        ("NO_PROXY", "127.0.0.1,localhost".into()),
-        ("CLAUDE_CONFIG_DIR", s(&claude_config)),
-        ("CLAUDE_CODE_TMPDIR", s(&tmp)),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-        ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
-        ("DISABLE_AUTOUPDATER", "1".into()),
-    ] {
-        vars.insert(k.to_string(), v);
-    }
-    let profile = desk
-        .create_profile(
-            &ws.id,
-            &ProfileSpec {
-                name: "claude (fake model)".into(),
-                engine: Engine::Claude,
-                model: Some(crate::fake_messages::FAKE_MODEL.into()),
-                base_url: Some(base_url),
-                api_key_env: Some("AGENTDESK_TEST_ANTHROPIC_KEY".into()),
-                permission_mode: PermissionMode::Ask,
-                allowed_tools: Vec::new(),
-                denied_tools: Vec::new(),
-                system_prompt: None,
-                extra_dirs: Vec::new(),
-                env: vars,
-                secret_env: Vec::new(),
-                approval_rules: Vec::new(),
-                approval_timeout_secs: None,
-                engine_options: serde_json::json!({}),
-            },
-        )
-        .await?;
-    desk.set_default_profile(&profile.id).await?;
+    let mut spec = ProfileSpec::new("claude (fake model)", Engine::Claude);
+    spec.model = Some(crate::fake_messages::FAKE_MODEL.into());
+    spec.base_url = Some(base_url);
+    spec.api_key_env = Some(crate::real::CLAUDE_KEY_ENV.into());
+    spec.env.extend(crate::real::claude_env(&home, &tmp));
+    spec.env
+        .insert(crate::real::CLAUDE_KEY_ENV.into(), "dummy".into());
+    spec.engine_options = serde_json::json!({});
+    let (desk, _) = demo_workspace(env, &work, ("claude", bin), &spec).await?;
     desk.close().await;
     Ok(ClaudeWorkspace {
         work: std::fs::canonicalize(&work)?,
@@ -696,53 +956,37 @@ pub async fn prepare_codex_workspace(
     base_url: String,
     customise: impl FnOnce(&mut agentdesk_protocol::ui::ProfileSpec),
 ) -> Result<CodexWorkspace, BoxError> {
-    use agentdesk_protocol::ui::{Engine, PermissionMode, ProfileSpec};
-    let s = |p: &Path| p.to_string_lossy().into_owned();
+    use agentdesk_protocol::ui::{Engine, ProfileSpec};
     let work = env.root.join("work");
     let home = env.root.join("home");
     std::fs::create_dir_all(&work)?;
     std::fs::create_dir_all(&home)?;
-    std::fs::write(work.join("README.md"), "demo repo\n")?;
     Command::new("git")
         .args(["init", "-q"])
         .current_dir(&work)
         .status()?;
-    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    desk.set_engine_settings(&agentdesk_core::EngineSettings::default().with_bin("codex", bin))
-        .await?;
-    let ws = desk.add_workspace(&s(&work), Some("demo")).await?;
-    let mut vars = std::collections::BTreeMap::new();
-    vars.insert("MOCK_API_KEY".to_string(), "dummy".to_string());
-    vars.insert("HOME".to_string(), s(&home));
-    vars.insert("NO_PROXY".to_string(), "127.0.0.1,localhost".to_string());
-    let mut spec = ProfileSpec {
-        name: "codex (fake model)".into(),
-        engine: Engine::Codex,
-        // A catalog slug: codex then offers `apply_patch` (file-change approvals).
-        model: Some("gpt-5.5".into()),
-        base_url: Some(base_url),
-        api_key_env: Some("MOCK_API_KEY".into()),
-        permission_mode: PermissionMode::Ask,
-        allowed_tools: Vec::new(),
-        denied_tools: Vec::new(),
-        system_prompt: None,
-        extra_dirs: Vec::new(),
-        env: vars,
-        secret_env: Vec::new(),
-        approval_rules: Vec::new(),
-        approval_timeout_secs: None,
-        engine_options: serde_json::json!({
-            "codexHome": s(&home),
-            "requestMaxRetries": 0,
-            "streamMaxRetries": 0,
-        }),
-    };
+    let mut spec = ProfileSpec::new("codex (fake model)", Engine::Codex);
+    // A catalog slug: codex then offers `apply_patch` (file-change approvals).
+    spec.model = Some("gpt-5.5".into());
+    spec.base_url = Some(base_url);
+    spec.api_key_env = Some("MOCK_API_KEY".into());
+    for (k, v) in [
+        ("MOCK_API_KEY", "dummy".to_string()),
+        ("HOME", s(&home)),
+        ("NO_PROXY", "127.0.0.1,localhost".to_string()),
+    ] {
+        spec.env.insert(k.to_string(), v);
+    }
+    spec.engine_options = serde_json::json!({
+        "codexHome": s(&home),
+        "requestMaxRetries": 0,
+        "streamMaxRetries": 0,
+    });
     customise(&mut spec);
-    let profile = desk.create_profile(&ws.id, &spec).await?;
-    desk.set_default_profile(&profile.id).await?;
+    let (desk, workspace_id) = demo_workspace(env, &work, ("codex", bin), &spec).await?;
     Ok(CodexWorkspace {
         work,
-        workspace_id: ws.id,
+        workspace_id,
         desk,
     })
 }

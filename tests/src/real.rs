@@ -1,8 +1,14 @@
 //! What the real-engine suites share: finding the pinned engine binaries (or saying loudly
-//! that a suite did not run), a test image, and an isolated environment for opencode (the ACP
-//! agent the ACP suites run).
+//! that a suite did not run), a test image, the profiles that point each engine at its fake
+//! model server with its files kept under the test's folder, and an isolated environment for
+//! opencode (the ACP agent the ACP suites run).
 
 use std::path::{Path, PathBuf};
+
+use agentdesk_engine::acp::{AcpOptions, AcpPreset, AcpProfile};
+use agentdesk_engine::claude::ClaudeProfile;
+use agentdesk_engine::codex::{CodexProfile, CustomProvider};
+use agentdesk_protocol::codex::{AskForApproval, SandboxMode};
 
 /// A 2×2 pure red PNG. Its image data is a zlib "stored" (uncompressed) block, so the test
 /// below can read its pixels straight from the bytes. (The bytes used before were a 2×2 blue
@@ -90,8 +96,24 @@ pub async fn cli_output(
 /// scenarios on the ACP agent opencode too (module `acp`). The engine binaries are named by
 /// `CODEX_BIN`, `CLAUDE_BIN` and `OPENCODE_BIN` ([`engine_bin`]). The suite defines `SUITE`
 /// (its name in a skip) and `TEST` (a `Duration`).
+///
+/// `all: [...]` in place of `both` runs those scenarios on all three engines (an `acp` list
+/// then adds the ACP agent's own).
 #[macro_export]
 macro_rules! scenarios {
+    (
+        all: [$($all:ident),* $(,)?],
+        codex: [$($codex:ident),* $(,)?],
+        claude: [$($claude:ident),* $(,)?],
+        acp: [$($acp:ident),* $(,)?] $(,)?
+    ) => {
+        $crate::scenarios!(
+            both: [$($all),*],
+            codex: [$($codex),*],
+            claude: [$($claude),*],
+            acp: [$($all,)* $($acp),*]
+        );
+    };
     (
         both: [$($both:ident),* $(,)?],
         codex: [$($codex:ident),* $(,)?],
@@ -125,6 +147,154 @@ macro_rules! scenarios {
             )*
         }
     };
+}
+
+/// One `#[tokio::test]` of a real-engine suite (its attributes first, `#[ignore]`...): `body`
+/// runs with `bin`, the engine binary named by the suite's `BIN_VAR` or by the env var given
+/// after the name (a SKIP without it, [`engine_bin`]), bounded by the suite's `TEST`; the
+/// suite's name in a skip is its `SUITE`.
+#[macro_export]
+macro_rules! real_test {
+    ($(#[$attr:meta])* $name:ident, |$bin:ident| $body:block) => {
+        $crate::real_test!($(#[$attr])* $name, BIN_VAR, |$bin| $body);
+    };
+    ($(#[$attr:meta])* $name:ident, $var:expr, |$bin:ident| $body:block) => {
+        $(#[$attr])*
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            let Some($bin) = $crate::real::engine_bin($var, SUITE) else {
+                return;
+            };
+            tokio::time::timeout(TEST, async move { $body })
+                .await
+                .expect("test timed out");
+        }
+    };
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn pairs(vars: &[(&str, &str)]) -> Vec<(String, String)> {
+    vars.iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
+}
+
+/// The variable a test's Claude profile takes its (dummy) key from.
+pub const CLAUDE_KEY_ENV: &str = "AGENTDESK_TEST_ANTHROPIC_KEY";
+
+/// Where a Claude Code run keeps its files: `home` (its config in `home/.claude`), the
+/// workspace `work`, and `tmp` (short: the CLI puts a unix socket under it, ≤ 103 bytes).
+#[derive(Debug, Clone)]
+pub struct ClaudeDirs {
+    pub home: PathBuf,
+    pub work: PathBuf,
+    pub tmp: PathBuf,
+}
+
+/// `root/{home/.claude,work,t}`, created.
+pub fn claude_dirs(root: &Path) -> ClaudeDirs {
+    let dirs = ClaudeDirs {
+        home: root.join("home"),
+        work: root.join("work"),
+        tmp: root.join("t"),
+    };
+    for d in [&dirs.home.join(".claude"), &dirs.work, &dirs.tmp] {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    }
+    dirs
+}
+
+/// The environment that keeps Claude Code in `home` (config in `home/.claude`) and `tmp`,
+/// quiet (no non-essential traffic, no update) and without retries, talking to 127.0.0.1
+/// directly.
+pub fn claude_env(home: &Path, tmp: &Path) -> Vec<(String, String)> {
+    pairs(&[
+        ("HOME", &s(home)),
+        ("CLAUDE_CONFIG_DIR", &s(&home.join(".claude"))),
+        ("CLAUDE_CODE_TMPDIR", &s(tmp)),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+        ("CLAUDE_CODE_MAX_RETRIES", "0"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("NO_PROXY", "127.0.0.1,localhost"),
+    ])
+}
+
+/// A Claude profile on the fake Messages API at `base_url` (its model, a dummy key in
+/// [`CLAUDE_KEY_ENV`]), confined by [`claude_env`], without the login tokens of the shell.
+pub fn claude_profile(base_url: String, dirs: &ClaudeDirs) -> ClaudeProfile {
+    let mut env = claude_env(&dirs.home, &dirs.tmp);
+    env.push((CLAUDE_KEY_ENV.into(), "dummy".into()));
+    ClaudeProfile {
+        model: Some(crate::fake_messages::FAKE_MODEL.into()),
+        base_url: Some(base_url),
+        api_key_env: Some(CLAUDE_KEY_ENV.into()),
+        env,
+        env_remove: vec![
+            "ANTHROPIC_AUTH_TOKEN".into(),
+            "CLAUDE_CODE_OAUTH_TOKEN".into(),
+        ],
+        ..Default::default()
+    }
+}
+
+/// `root/home` (a CODEX_HOME) and `root/repo` (a git repository), created. Under `target/`,
+/// not $TMPDIR: the Linux sandbox refuses helper binaries there.
+pub fn codex_dirs(root: &Path) -> (PathBuf, PathBuf) {
+    let (home, repo) = (root.join("home"), root.join("repo"));
+    for d in [&home, &repo] {
+        std::fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    }
+    let _ = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status();
+    (home, repo)
+}
+
+/// The model provider `mock` at `base_url`, its key in `env_key`, no retries.
+pub fn mock_provider(base_url: String, env_key: &str) -> CustomProvider {
+    CustomProvider {
+        id: "mock".into(),
+        name: "mock".into(),
+        base_url,
+        env_key: env_key.into(),
+        request_max_retries: Some(0),
+        stream_max_retries: Some(0),
+    }
+}
+
+/// A Codex profile on the fake Responses API at `base_url` (a dummy key in `MOCK_API_KEY`),
+/// HOME `home`, asking by `approval`, writing in the workspace only.
+pub fn codex_profile(base_url: String, home: &Path, approval: AskForApproval) -> CodexProfile {
+    CodexProfile {
+        // A catalog slug: codex then offers `apply_patch` (file-change approvals).
+        model: Some("gpt-5.5".into()),
+        approval_policy: Some(approval),
+        sandbox: Some(SandboxMode::WorkspaceWrite),
+        provider: Some(mock_provider(base_url, "MOCK_API_KEY")),
+        env: pairs(&[
+            ("MOCK_API_KEY", "dummy"),
+            ("HOME", &s(home)),
+            ("NO_PROXY", "127.0.0.1,localhost"),
+        ]),
+        ..Default::default()
+    }
+}
+
+/// The opencode preset's profile (its `acp` argument and asking environment) for `bin`, in
+/// the isolated environment `oc`.
+pub fn opencode_profile(bin: &Path, oc: &OpencodeEnv) -> AcpProfile {
+    let options = AcpOptions {
+        preset: Some(AcpPreset::Opencode),
+        ..AcpOptions::default()
+    };
+    let mut profile = AcpProfile::from_options(&options, bin.to_path_buf());
+    profile.env.extend(oc.env.iter().cloned());
+    profile.env_remove.extend(oc.env_remove.iter().cloned());
+    profile
 }
 
 /// The env var naming the pinned opencode binary (`tests/run-all.sh` sets it).

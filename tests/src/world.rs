@@ -44,6 +44,20 @@ pub fn profile_spec(name: &str, engine: Engine) -> ProfileSpec {
     ProfileSpec::new(name, engine)
 }
 
+/// A desk over `data` (created) with the engine `settings` and the workspace `work`
+/// (created).
+pub async fn desk_with_workspace(
+    data: &Path,
+    work: &Path,
+    settings: &EngineSettings,
+) -> (Desk, Workspace) {
+    std::fs::create_dir_all(work).unwrap();
+    let desk = Desk::open(data).await.unwrap();
+    desk.set_engine_settings(settings).await.unwrap();
+    let ws = desk.add_workspace(&s(work), None).await.unwrap();
+    (desk, ws)
+}
+
 /// A desk over `data` (created) with the engine `settings`, the workspace `work` (created),
 /// a profile `spec` on it and a session on that profile.
 pub async fn desk_with_session(
@@ -52,18 +66,13 @@ pub async fn desk_with_session(
     settings: &EngineSettings,
     spec: &ProfileSpec,
 ) -> (Desk, Workspace, Session) {
-    std::fs::create_dir_all(work).unwrap();
-    let desk = Desk::open(data).await.unwrap();
-    desk.set_engine_settings(settings).await.unwrap();
-    let ws = desk.add_workspace(&s(work), None).await.unwrap();
+    let (desk, ws) = desk_with_workspace(data, work, settings).await;
     let profile = desk.create_profile(&ws.id, spec).await.unwrap();
-    let session = desk
-        .create_session(&NewSession {
-            profile_id: Some(profile.id.clone()),
-            ..NewSession::new(ws.id.clone())
-        })
-        .await
-        .unwrap();
+    let on_profile = NewSession {
+        profile_id: Some(profile.id),
+        ..NewSession::new(ws.id.clone())
+    };
+    let session = desk.create_session(&on_profile).await.unwrap();
     (desk, ws, session)
 }
 
@@ -71,13 +80,19 @@ pub async fn desk_with_session(
 /// engine's version before a run) and otherwise runs `exe` (a scripted fake engine).
 #[cfg(unix)]
 pub fn version_wrapper(dir: &Path, name: &str, version: &str, exe: &str) -> PathBuf {
+    wrapper_script(dir, name, version, "", exe)
+}
+
+/// Like [`version_wrapper`], running the shell lines `prelude` before it hands over to `exe`.
+#[cfg(unix)]
+pub fn wrapper_script(dir: &Path, name: &str, version: &str, prelude: &str, exe: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let path = dir.join(name);
     std::fs::write(
         &path,
         format!(
             "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '{version}'; exit 0; fi\n\
-             exec '{exe}' \"$@\"\n"
+             {prelude}exec '{exe}' \"$@\"\n"
         ),
     )
     .unwrap();
@@ -91,6 +106,94 @@ pub enum Fake {
     Claude(fake_messages::FakeMessages),
     /// An ACP agent's (opencode's) OpenAI-compatible Chat Completions server.
     Chat(fake_chat::FakeChat),
+}
+
+impl Fake {
+    /// The server `engine` talks to, started.
+    pub async fn start(engine: Engine) -> Fake {
+        match engine {
+            Engine::Codex => Fake::Codex(fake_responses::FakeResponses::start().await.unwrap()),
+            Engine::Claude => Fake::Claude(fake_messages::FakeMessages::start().await.unwrap()),
+            Engine::Acp => Fake::Chat(fake_chat::FakeChat::start().await.unwrap()),
+        }
+    }
+
+    /// The next model reply: `pieces` of text.
+    pub fn push_text(&self, pieces: &[&str]) {
+        match self {
+            Fake::Codex(f) => f.push(fake_responses::Reply::text(pieces)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::text(pieces)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::text(pieces)),
+        }
+    }
+
+    /// The next model reply: run the shell command `cmd` (Codex's exec_command, Claude's Bash,
+    /// opencode's bash).
+    pub fn push_command(&self, call_id: &str, cmd: &str) {
+        match self {
+            Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(call_id, cmd)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::bash(call_id, cmd)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::bash(call_id, cmd)),
+        }
+    }
+
+    /// The next model reply: `n` pieces of text `every` apart, a stream that outlasts any
+    /// scenario (it is interrupted or dropped).
+    pub fn push_slow_text(&self, n: usize, every: Duration) {
+        match self {
+            Fake::Codex(f) => f.push(fake_responses::Reply::slow_text(n, every)),
+            Fake::Claude(f) => f.push(fake_messages::Reply::slow_text(n, every)),
+            Fake::Chat(f) => f.push(fake_chat::Reply::slow_text(n, every)),
+        }
+    }
+
+    /// Paths of the requests the server received, in order.
+    pub fn request_paths(&self) -> Vec<String> {
+        match self {
+            Fake::Codex(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
+            Fake::Claude(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
+            Fake::Chat(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
+        }
+    }
+
+    /// Model streams the engine abandoned before their end.
+    pub fn disconnects(&self) -> usize {
+        match self {
+            Fake::Codex(f) => f.disconnects(),
+            Fake::Claude(f) => f.disconnects(),
+            Fake::Chat(f) => f.disconnects(),
+        }
+    }
+
+    /// The body of the last model request, as text ("" before any).
+    pub fn last_body(&self) -> String {
+        let body = match self {
+            Fake::Codex(f) => f.requests().last().map(|r| r.body.clone()),
+            Fake::Claude(f) => f.model_requests().last().map(|r| r.body.clone()),
+            Fake::Chat(f) => f.last_request().map(|r| r.body),
+        };
+        body.map(|b| b.to_string()).unwrap_or_default()
+    }
+
+    /// The image (base64) the engine sent the model in its first request.
+    pub fn image_sent(&self) -> Option<String> {
+        match self {
+            Fake::Codex(f) => {
+                let reqs = f.requests();
+                let content = reqs.first()?.input_content();
+                let url = content.iter().find(|c| c["type"] == "input_image")?["image_url"]
+                    .as_str()?
+                    .to_owned();
+                url.split_once(";base64,").map(|(_, d)| d.to_owned())
+            }
+            Fake::Claude(f) => {
+                let reqs = f.model_requests();
+                let images = reqs.first()?.blocks_of("image");
+                Some(images.first()?["source"]["data"].as_str()?.to_owned())
+            }
+            Fake::Chat(f) => f.image_sent(),
+        }
+    }
 }
 
 /// A desk over a fresh data dir, one workspace `work`, one profile for a real engine pointed
@@ -126,52 +229,39 @@ impl World {
         spec.env.insert("HOME".into(), s(&home));
         spec.env
             .insert("NO_PROXY".into(), "127.0.0.1,localhost".into());
-        let fake = match engine {
-            Engine::Codex => {
+        let fake = Fake::start(engine).await;
+        match &fake {
+            Fake::Codex(f) => {
                 settings.set_bin("codex", Some(bin.to_path_buf()));
                 let _ = std::process::Command::new("git")
                     .args(["init", "-q"])
                     .current_dir(&work)
                     .status();
-                let fake = fake_responses::FakeResponses::start().await.unwrap();
                 spec.env.insert("MOCK_API_KEY".into(), "dummy".into());
                 spec.model = Some("gpt-5.5".into());
-                spec.base_url = Some(fake.base_url());
+                spec.base_url = Some(f.base_url());
                 spec.api_key_env = Some("MOCK_API_KEY".into());
                 spec.engine_options = json!({
                     "codexHome": s(&home),
                     "requestMaxRetries": 0,
                     "streamMaxRetries": 0,
                 });
-                Fake::Codex(fake)
             }
-            Engine::Claude => {
+            Fake::Claude(f) => {
                 settings.set_bin("claude", Some(bin.to_path_buf()));
-                let fake = fake_messages::FakeMessages::start().await.unwrap();
-                for (k, v) in [
-                    ("AGENTDESK_TEST_ANTHROPIC_KEY", "dummy".to_string()),
-                    ("CLAUDE_CONFIG_DIR", s(&home.join(".claude"))),
-                    // Short: the CLI puts a unix socket under it (≤ 103 bytes).
-                    ("CLAUDE_CODE_TMPDIR", s(&tmp)),
-                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
-                    ("CLAUDE_CODE_MAX_RETRIES", "0".into()),
-                    ("DISABLE_AUTOUPDATER", "1".into()),
-                ] {
-                    spec.env.insert(k.into(), v);
-                }
+                spec.env.extend(crate::real::claude_env(&home, &tmp));
+                spec.env
+                    .insert(crate::real::CLAUDE_KEY_ENV.into(), "dummy".into());
                 spec.model = Some(fake_messages::FAKE_MODEL.into());
-                spec.base_url = Some(fake.base_url());
-                spec.api_key_env = Some("AGENTDESK_TEST_ANTHROPIC_KEY".into());
-                Fake::Claude(fake)
+                spec.base_url = Some(f.base_url());
+                spec.api_key_env = Some(crate::real::CLAUDE_KEY_ENV.into());
             }
-            Engine::Acp => {
+            Fake::Chat(f) => {
                 // opencode (the preset: `acp`, asking before edits and commands), its
                 // HOME, XDG dirs and config under `root/oc` (`real::opencode_env`), its
                 // only provider the fake.
-                let fake = fake_chat::FakeChat::start().await.unwrap();
                 settings.set_bin("opencode", Some(bin.to_path_buf()));
-                let oc =
-                    crate::real::opencode_env(&root.join("oc"), &fake.opencode_config()).unwrap();
+                let oc = crate::real::opencode_env(&root.join("oc"), &f.opencode_config()).unwrap();
                 spec.env.extend(oc.env);
                 spec.model = Some(format!(
                     "{}/{}",
@@ -179,9 +269,8 @@ impl World {
                     fake_chat::FAKE_MODEL
                 ));
                 spec.engine_options = json!({"preset": "opencode", "command": s(bin)});
-                Fake::Chat(fake)
             }
-        };
+        }
         customise(&mut spec);
         let (desk, ws, session) = desk_with_session(&data, &work, &settings, &spec).await;
         World {
@@ -195,54 +284,42 @@ impl World {
 
     /// The next model reply: `pieces` of text.
     pub fn push_text(&self, pieces: &[&str]) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::text(pieces)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::text(pieces)),
-            Fake::Chat(f) => f.push(fake_chat::Reply::text(pieces)),
-        }
+        self.fake.push_text(pieces)
     }
 
     /// The next model reply: run the shell command `cmd` (Codex's exec_command, Claude's Bash,
     /// opencode's bash).
     pub fn push_command(&self, call_id: &str, cmd: &str) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::exec_command(call_id, cmd)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::bash(call_id, cmd)),
-            Fake::Chat(f) => f.push(fake_chat::Reply::bash(call_id, cmd)),
-        }
+        self.fake.push_command(call_id, cmd)
     }
 
     /// The next model reply: `n` pieces of text `every` apart, a stream that outlasts any
     /// scenario (it is interrupted or dropped).
     pub fn push_slow_text(&self, n: usize, every: Duration) {
-        match &self.fake {
-            Fake::Codex(f) => f.push(fake_responses::Reply::slow_text(n, every)),
-            Fake::Claude(f) => f.push(fake_messages::Reply::slow_text(n, every)),
-            Fake::Chat(f) => f.push(fake_chat::Reply::slow_text(n, every)),
-        }
+        self.fake.push_slow_text(n, every)
     }
 
     /// Paths of the requests the fake model server received, in order.
     pub fn request_paths(&self) -> Vec<String> {
-        match &self.fake {
-            Fake::Codex(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
-            Fake::Claude(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
-            Fake::Chat(f) => f.requests().iter().map(|r| r.path.clone()).collect(),
-        }
+        self.fake.request_paths()
     }
 
     /// Model streams the engine abandoned before their end.
     pub fn disconnects(&self) -> usize {
-        match &self.fake {
-            Fake::Codex(f) => f.disconnects(),
-            Fake::Claude(f) => f.disconnects(),
-            Fake::Chat(f) => f.disconnects(),
-        }
+        self.fake.disconnects()
     }
 
     /// Send `text` in the session; the new run's id.
     pub async fn send(&self, text: &str) -> RunId {
         self.send_attached(text, &[]).await
+    }
+
+    /// Send `text` in the session; the new run (running, or queued behind the session's).
+    pub async fn message(&self, text: &str) -> Run {
+        self.desk
+            .send_message(&self.session.id, text, &[])
+            .await
+            .unwrap()
     }
 
     /// Send `text` with the files `attach` (imported into the desk first); the new run's id.

@@ -19,6 +19,10 @@ use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, FileChangeKind, ToolStatus,
     UserDecision,
 };
+use agentdesk_tests::events::{
+    all_events, assert_failed, assert_no_longer_pending, decide, deltas as text, has_message,
+    is_approval, notices, request_id, started, until_closed, until_into,
+};
 use agentdesk_tests::process::exited;
 
 const STEP: Duration = Duration::from_secs(20);
@@ -60,72 +64,30 @@ fn request(name: &str, script: &str, env: &[(&str, &str)]) -> AcpRunRequest {
 }
 
 async fn start_req(req: AcpRunRequest, limits: RunLimits) -> AcpRun {
-    tokio::time::timeout(STEP, engine().start_run_with(req, limits))
-        .await
-        .expect("start_run timed out")
-        .expect("start_run failed")
+    started(STEP, engine().start_run_with(req, limits)).await
+}
+
+/// A run of `script` (with the fake's `env`) in the workspace `name`.
+async fn start_with(name: &str, script: &str, env: &[(&str, &str)]) -> AcpRun {
+    start_req(request(name, script, env), RunLimits::default()).await
 }
 
 async fn start(name: &str, script: &str) -> AcpRun {
-    start_req(request(name, script, &[]), RunLimits::default()).await
+    start_with(name, script, &[]).await
 }
 
 /// Events up to the terminal one; asserts nothing follows it.
 async fn until_end(run: &mut AcpRun) -> Vec<AgentEvent> {
-    let mut seen = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .expect("no event in time")
-            .expect("events ended before a terminal event");
-        let end = ev.is_terminal();
-        seen.push(ev);
-        if end {
-            let after = tokio::time::timeout(Duration::from_secs(2), run.next_event()).await;
-            assert!(matches!(after, Ok(None)), "after the end: {after:?}");
-            return seen;
-        }
-    }
+    until_closed(run, Duration::from_secs(2)).await
 }
 
 /// Events up to the first `approval.requested`; returns them and its request id.
 async fn until_approval(run: &mut AcpRun) -> (Vec<AgentEvent>, String) {
     let mut seen = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .expect("no approval in time")
-            .expect("ended before an approval");
-        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-            let id = request_id.clone();
-            seen.push(ev);
-            return (seen, id);
-        }
-        assert!(!ev.is_terminal(), "{seen:#?} {ev:?}");
-        seen.push(ev);
-    }
-}
-
-fn text(ev: &[AgentEvent]) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn notices(ev: &[AgentEvent]) -> Vec<&str> {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::EngineDiagnostic {
-                source: DiagnosticSource::Notice,
-                message,
-                ..
-            } => Some(message.as_str()),
-            _ => None,
-        })
-        .collect()
+    let ask = until_into(run, is_approval, &mut seen).await;
+    let id = request_id(&ask);
+    seen.push(ask);
+    (seen, id)
 }
 
 #[tokio::test]
@@ -144,10 +106,7 @@ async fn a_text_turn_through_the_facade() {
         .unwrap();
     assert!(run.session_id.starts_with("fake-session-"));
     assert!(!run.resumed && run.pid.is_some());
-    let mut ev = Vec::new();
-    while let Some(e) = tokio::time::timeout(STEP, run.next_event()).await.unwrap() {
-        ev.push(e);
-    }
+    let ev = all_events(&mut run).await;
     assert!(
         matches!(&ev[0], AgentEvent::RunStarted { model: Some(m), engine_session_id: Some(s), .. }
         if m == "fake/a" && *s == run.session_id)
@@ -171,16 +130,22 @@ async fn a_text_turn_through_the_facade() {
     assert!(exited(run.pid.unwrap()));
 }
 
-#[tokio::test]
-async fn the_opencode_preset_brings_its_args_asking_env_and_a_server_password() {
+/// A run of the fake as the opencode preset, reporting `version` in `initialize`.
+fn opencode_request(name: &str, version: &str) -> AcpRunRequest {
     let opts = AcpOptions {
         preset: Some(AcpPreset::Opencode),
         ..AcpOptions::default()
     };
-    let mut req = request("preset", "text", &[]);
+    let mut req = request(name, "text", &[("FAKE_ACP_VERSION", version)]);
     let env = std::mem::take(&mut req.profile.env);
     req.profile = AcpProfile::from_options(&opts, fake());
     req.profile.env.extend(env);
+    req
+}
+
+#[tokio::test]
+async fn the_opencode_preset_brings_its_args_asking_env_and_a_server_password() {
+    let req = opencode_request("preset", "1.18.33");
     let mut run = start_req(req, RunLimits::default()).await;
     let t = text(&until_end(&mut run).await);
     assert!(t.contains(r#"args=["acp"]"#), "{t}");
@@ -192,26 +157,45 @@ async fn the_opencode_preset_brings_its_args_asking_env_and_a_server_password() 
 }
 
 #[tokio::test]
-async fn the_model_is_switched_when_offered_and_ignored_with_a_notice_otherwise() {
-    let mut req = request("model", "text", &[]);
-    req.profile.model = Some("fake/b".into());
+async fn a_preset_agent_of_an_unverified_version_is_refused_before_any_session() {
+    let req = opencode_request("preset-old", "0.9.1");
+    let err = engine()
+        .start_run_with(req, RunLimits::default())
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(err, EngineError::UnsupportedVersion { ref found, .. } if found == "0.9.1"),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("opencode-ai@1.18.33"),
+        "names what to install: {message}"
+    );
+}
+
+/// The events of a `text` run in the workspace `name` (the fake's `env`) whose profile asks
+/// for `model`.
+async fn with_model(name: &str, env: &[(&str, &str)], model: &str) -> Vec<AgentEvent> {
+    let mut req = request(name, "text", env);
+    req.profile.model = Some(model.into());
     let mut run = start_req(req, RunLimits::default()).await;
-    let ev = until_end(&mut run).await;
+    until_end(&mut run).await
+}
+
+#[tokio::test]
+async fn the_model_is_switched_when_offered_and_ignored_with_a_notice_otherwise() {
+    let ev = with_model("model", &[], "fake/b").await;
     assert!(matches!(&ev[0], AgentEvent::RunStarted { model: Some(m), .. } if m == "fake/b"));
     assert!(text(&ev).contains("model=fake/b"));
 
     // Gemini CLI's way: a model list and `session/set_model`.
-    let mut req = request("model-list", "text", &[("FAKE_ACP_MODELS", "1")]);
-    req.profile.model = Some("fake/b".into());
-    let mut run = start_req(req, RunLimits::default()).await;
-    let ev = until_end(&mut run).await;
+    let ev = with_model("model-list", &[("FAKE_ACP_MODELS", "1")], "fake/b").await;
     assert!(matches!(&ev[0], AgentEvent::RunStarted { model: Some(m), .. } if m == "fake/b"));
     assert!(text(&ev).contains("model=fake/b"), "{}", text(&ev));
 
-    let mut req = request("model-missing", "text", &[]);
-    req.profile.model = Some("other/model".into());
-    let mut run = start_req(req, RunLimits::default()).await;
-    let ev = until_end(&mut run).await;
+    let ev = with_model("model-missing", &[], "other/model").await;
     assert!(text(&ev).contains("model=fake/a"));
     let n = notices(&ev);
     assert!(
@@ -221,8 +205,12 @@ async fn the_model_is_switched_when_offered_and_ignored_with_a_notice_otherwise(
     );
 }
 
-async fn decide(name: &str, decision: ApprovalDecision, env: &[(&str, &str)]) -> Vec<AgentEvent> {
-    let mut run = start_req(request(name, "permission", env), RunLimits::default()).await;
+async fn permission_decided(
+    name: &str,
+    decision: ApprovalDecision,
+    env: &[(&str, &str)],
+) -> Vec<AgentEvent> {
+    let mut run = start_with(name, "permission", env).await;
     let (mut ev, id) = until_approval(&mut run).await;
     let AgentEvent::ApprovalRequested {
         kind,
@@ -240,16 +228,9 @@ async fn decide(name: &str, decision: ApprovalDecision, env: &[(&str, &str)]) ->
     assert!(cwd.is_some());
     // The tool was announced before it was asked about.
     assert!(ev.iter().any(|e| e.type_name() == "tool.started"));
-    run.control().resolve_approval(&id, decision).await.unwrap();
+    decide(&run, &id, decision).await;
     // Decided once: a second decision is refused.
-    let again = run
-        .control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(again, Err(EngineError::NotPending { .. })),
-        "{again:?}"
-    );
+    assert_no_longer_pending(&run, &id).await;
     ev.extend(until_end(&mut run).await);
     ev
 }
@@ -270,23 +251,19 @@ fn outcome(ev: &[AgentEvent]) -> Option<ApprovalState> {
 
 #[tokio::test]
 async fn decisions_reach_the_agent_as_its_offered_options() {
-    let ev = decide("approve-once", UserDecision::ApproveOnce.into(), &[]).await;
+    let ev = permission_decided("approve-once", UserDecision::ApproveOnce.into(), &[]).await;
     assert!(text(&ev).contains("decision: once"), "{}", text(&ev));
     assert_eq!(tool_status(&ev), Some(ToolStatus::Completed));
     assert_eq!(outcome(&ev), Some(ApprovalState::ApprovedOnce));
 
-    let ev = decide(
-        "approve-session",
-        UserDecision::ApproveForSession.into(),
-        &[],
-    )
-    .await;
+    let session = UserDecision::ApproveForSession.into();
+    let ev = permission_decided("approve-session", session, &[]).await;
     // An agent's "always" may grant more than the user saw (opencode's does): "for the
     // session" is answered once, and Agent Desk's queue answers the exact repeats.
     assert!(text(&ev).contains("decision: once"), "{}", text(&ev));
     assert_eq!(outcome(&ev), Some(ApprovalState::ApprovedSession));
 
-    let ev = decide("deny", UserDecision::Deny.into(), &[]).await;
+    let ev = permission_decided("deny", UserDecision::Deny.into(), &[]).await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
     assert_eq!(tool_status(&ev), Some(ToolStatus::Declined));
     assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
@@ -294,12 +271,8 @@ async fn decisions_reach_the_agent_as_its_offered_options() {
 
 #[tokio::test]
 async fn deny_and_stop_rejects_then_cancels_the_turn() {
-    let ev = decide(
-        "deny-stop",
-        ApprovalDecision::deny_and_stop("no"),
-        &[("FAKE_ACP_WAIT_CANCEL", "1")],
-    )
-    .await;
+    let stop = ApprovalDecision::deny_and_stop("no");
+    let ev = permission_decided("deny-stop", stop, &[("FAKE_ACP_WAIT_CANCEL", "1")]).await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
     assert_eq!(outcome(&ev), Some(ApprovalState::Denied));
     assert_eq!(ev.last(), Some(&AgentEvent::RunInterrupted {}));
@@ -328,14 +301,7 @@ async fn an_interrupt_cancels_the_pending_permission_and_the_turn() {
         text(&ev)
     );
     assert_eq!(ev.last(), Some(&AgentEvent::RunInterrupted {}));
-    let late = run
-        .control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(late, Err(EngineError::NotPending { .. })),
-        "{late:?}"
-    );
+    assert_no_longer_pending(&run, &id).await;
 
     let mut run = start("slow", "slow").await;
     let first = tokio::time::timeout(STEP, run.next_event()).await.unwrap();
@@ -345,19 +311,47 @@ async fn an_interrupt_cancels_the_pending_permission_and_the_turn() {
     assert_eq!(ev.last(), Some(&AgentEvent::RunInterrupted {}));
 }
 
+/// A file `name` in a folder `dir` of its own (outside every run's workspace), and its path.
+fn outside(dir: &str, name: &str) -> (PathBuf, String) {
+    let file = workspace(dir).join(name);
+    let shown = file.display().to_string();
+    (file, shown)
+}
+
+/// The run's first approval: a file change outside the workspace, of `file` (`+{content}`
+/// in its diff); its request id, and the request.
+async fn asked_outside(run: &mut AcpRun, file: &str, content: &str) -> (String, AgentEvent) {
+    let (mut ev, id) = until_approval(run).await;
+    let ask = ev.pop().unwrap();
+    let AgentEvent::ApprovalRequested {
+        kind,
+        files,
+        reason,
+        ..
+    } = &ask
+    else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::FileChange);
+    assert!(reason.as_deref().unwrap().contains("outside the workspace"));
+    assert!(files[0].path.ends_with(file));
+    assert!(
+        files[0].diff.contains(&format!("+{content}")),
+        "{}",
+        files[0].diff
+    );
+    (id, ask)
+}
+
 #[tokio::test]
 async fn files_are_served_inside_the_workspace_and_asked_outside() {
-    let outside_dir = workspace("fs-outside-target");
-    let outside = outside_dir.join("x.txt");
-    let outside_s = outside.display().to_string();
-    let req = request("fs", "fs", &[("FAKE_ACP_OUTSIDE", &outside_s)]);
+    let (outside, outside_s) = outside("fs-outside-target", "x.txt");
+    let env = [("FAKE_ACP_OUTSIDE", outside_s.as_str())];
+    let req = request("fs", "fs", &env);
     let cwd = req.cwd.clone();
     let mut run = start_req(req, RunLimits::default()).await;
     let (_, id) = until_approval(&mut run).await;
-    run.control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &id, UserDecision::ApproveOnce).await;
     let ev = until_end(&mut run).await;
     let t = text(&ev);
     assert!(t.contains("write inside: null"), "{t}");
@@ -370,30 +364,13 @@ async fn files_are_served_inside_the_workspace_and_asked_outside() {
 
     // Denied: nothing written, the agent gets an error.
     let _ = std::fs::remove_file(&outside);
-    let mut run = start_req(
-        request("fs-deny", "fs", &[("FAKE_ACP_OUTSIDE", &outside_s)]),
-        RunLimits::default(),
-    )
-    .await;
-    let (ev, id) = until_approval(&mut run).await;
-    let AgentEvent::ApprovalRequested {
-        kind,
-        files,
-        reason,
-        ..
-    } = ev.last().unwrap()
-    else {
+    let mut run = start_with("fs-deny", "fs", &env).await;
+    let (id, ask) = asked_outside(&mut run, "x.txt", "outside").await;
+    let AgentEvent::ApprovalRequested { files, .. } = &ask else {
         unreachable!()
     };
-    assert_eq!(*kind, ApprovalKind::FileChange);
-    assert!(reason.as_deref().unwrap().contains("outside the workspace"));
-    assert!(files[0].path.ends_with("x.txt"));
     assert_eq!(files[0].kind, FileChangeKind::Add);
-    assert!(files[0].diff.contains("+outside"), "{}", files[0].diff);
-    run.control()
-        .resolve_approval(&id, UserDecision::Deny)
-        .await
-        .unwrap();
+    decide(&run, &id, UserDecision::Deny).await;
     let t = text(&until_end(&mut run).await);
     assert!(
         t.contains("write outside: error: the user did not allow"),
@@ -407,36 +384,19 @@ async fn files_are_served_inside_the_workspace_and_asked_outside() {
 /// the write that follows is not asked again.
 #[tokio::test]
 async fn an_edit_outside_the_workspace_is_decided_at_the_permission() {
-    let outside_dir = workspace("outside-edit-target");
-    let outside = outside_dir.join("y.txt");
-    let outside_s = outside.display().to_string();
+    let (outside, outside_s) = outside("outside-edit-target", "y.txt");
     let env = [("FAKE_ACP_OUTSIDE", outside_s.as_str())];
-    let mut run = start_req(
-        request("outside-edit", "outside_edit", &env),
-        RunLimits::default(),
-    )
-    .await;
-    let (ev, id) = until_approval(&mut run).await;
-    let AgentEvent::ApprovalRequested {
-        kind,
-        files,
-        reason,
-        ..
-    } = ev.last().unwrap()
-    else {
+    let mut run = start_with("outside-edit", "outside_edit", &env).await;
+    let (id, ask) = asked_outside(&mut run, "y.txt", "edited").await;
+    let AgentEvent::ApprovalRequested { files, reason, .. } = &ask else {
         unreachable!()
     };
-    assert_eq!(*kind, ApprovalKind::FileChange);
     let reason = reason.as_deref().unwrap();
     assert!(reason.starts_with("outside the workspace: "), "{reason}");
     assert!(reason.contains("y.txt"), "{reason}");
     assert_eq!(files.len(), 1, "{files:?}");
     assert_eq!(files[0].path, outside_s);
-    assert!(files[0].diff.contains("+edited"));
-    run.control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &id, UserDecision::ApproveOnce).await;
     let ev = until_end(&mut run).await;
     assert!(
         !ev.iter().any(|e| e.type_name() == "approval.requested"),
@@ -450,16 +410,9 @@ async fn an_edit_outside_the_workspace_is_decided_at_the_permission() {
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "edited\n");
 
     let _ = std::fs::remove_file(&outside);
-    let mut run = start_req(
-        request("outside-edit-deny", "outside_edit", &env),
-        RunLimits::default(),
-    )
-    .await;
+    let mut run = start_with("outside-edit-deny", "outside_edit", &env).await;
     let (_, id) = until_approval(&mut run).await;
-    run.control()
-        .resolve_approval(&id, UserDecision::Deny)
-        .await
-        .unwrap();
+    decide(&run, &id, UserDecision::Deny).await;
     let ev = until_end(&mut run).await;
     assert!(text(&ev).contains("decision: reject"), "{}", text(&ev));
     assert!(!outside.exists());
@@ -469,12 +422,8 @@ async fn an_edit_outside_the_workspace_is_decided_at_the_permission() {
 async fn an_agent_that_dies_while_starting_is_started_once_more() {
     let marker = workspace("start-marker").join("started");
     let marker_s = marker.display().to_string();
-    let req = request(
-        "crash-start-once",
-        "crash_start_once",
-        &[("FAKE_ACP_MARKER", &marker_s)],
-    );
-    let mut run = start_req(req, RunLimits::default()).await;
+    let env = [("FAKE_ACP_MARKER", marker_s.as_str())];
+    let mut run = start_with("crash-start-once", "crash_start_once", &env).await;
     let ev = until_end(&mut run).await;
     let n = notices(&ev);
     assert!(
@@ -497,12 +446,11 @@ async fn an_agent_that_dies_while_starting_is_started_once_more() {
 async fn a_crash_mid_prompt_fails_the_run_with_the_stderr_tail() {
     let mut run = start("crash", "crash").await;
     let ev = until_end(&mut run).await;
-    let Some(AgentEvent::RunFailed { error, code }) = ev.last() else {
-        panic!("{ev:#?}")
-    };
-    assert_eq!(code.as_deref(), Some("engine_crashed"));
-    assert!(error.contains("stopped unexpectedly"), "{error}");
-    assert!(error.contains("fake-acp: something broke"), "{error}");
+    assert_failed(
+        &ev,
+        "engine_crashed",
+        &["stopped unexpectedly", "fake-acp: something broke"],
+    );
     assert!(text(&ev).contains("about to fail"));
 }
 
@@ -542,9 +490,7 @@ async fn a_refusal_fails_the_run_with_its_reason() {
     assert!(
         matches!(ev.last(), Some(AgentEvent::RunFailed { code: Some(c), .. }) if c == "refusal")
     );
-    assert!(ev.iter().any(
-        |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "I would rather not.")
-    ));
+    assert!(has_message(&ev, "I would rather not."));
 }
 
 #[tokio::test]
@@ -597,24 +543,27 @@ async fn images_go_inline_or_fail_before_the_prompt() {
     );
 }
 
+/// A run of `script` in the workspace `name` resuming `session`: the run and its events.
+async fn resuming(name: &str, script: &str, session: &str) -> (AcpRun, Vec<AgentEvent>) {
+    let mut req = request(name, script, &[]);
+    req.resume_session_id = Some(session.into());
+    let mut run = start_req(req, RunLimits::default()).await;
+    let ev = until_end(&mut run).await;
+    (run, ev)
+}
+
 #[tokio::test]
 async fn a_loaded_session_does_not_replay_its_history_and_a_failed_load_starts_over() {
-    let mut req = request("load", "text", &[]);
-    req.resume_session_id = Some("prev-1".into());
-    let mut run = start_req(req, RunLimits::default()).await;
+    let (run, ev) = resuming("load", "text", "prev-1").await;
     assert!(run.resumed);
     assert_eq!(run.session_id, "prev-1");
-    let ev = until_end(&mut run).await;
     let all = serde_json::to_string(&ev).unwrap();
     assert!(!all.contains("OLD HISTORY"), "{ev:#?}");
     assert!(text(&ev).starts_with("Hello from fake."));
 
-    let mut req = request("load-fails", "text", &[]);
-    req.resume_session_id = Some("missing-1".into());
-    let mut run = start_req(req, RunLimits::default()).await;
+    let (run, ev) = resuming("load-fails", "text", "missing-1").await;
     assert!(!run.resumed);
     assert_ne!(run.session_id, "missing-1");
-    let ev = until_end(&mut run).await;
     let n = notices(&ev);
     assert!(
         n.iter()
@@ -623,11 +572,8 @@ async fn a_loaded_session_does_not_replay_its_history_and_a_failed_load_starts_o
         "{n:?}"
     );
 
-    let mut req = request("no-load", "no_load", &[]);
-    req.resume_session_id = Some("prev-2".into());
-    let mut run = start_req(req, RunLimits::default()).await;
+    let (run, ev) = resuming("no-load", "no_load", "prev-2").await;
     assert!(!run.resumed);
-    let ev = until_end(&mut run).await;
     let n = notices(&ev);
     assert!(
         n.iter().any(|m| m.contains("cannot load earlier sessions")),

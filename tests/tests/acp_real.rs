@@ -23,60 +23,36 @@ use agentdesk_protocol::ui::TokenUsage;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use agentdesk_engine::acp::{
-    AcpEngine, AcpEngineConfig, AcpOptions, AcpPreset, AcpProfile, AcpRun, AcpRunRequest,
-};
+use agentdesk_engine::acp::{AcpEngine, AcpEngineConfig, AcpProfile, AcpRun, AcpRunRequest};
 use agentdesk_engine::{ApprovalDecision, InputPart, RunLimits};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalState, ToolKind, ToolStatus, UserDecision,
+    AgentEvent, ApprovalFile, ApprovalKind, ApprovalState, ToolKind, ToolStatus, UserDecision,
 };
-use agentdesk_tests::events::{until, until_end, EventSource};
+use agentdesk_tests::events::{
+    assert_completed, assert_refused, completed_messages, decide, deltas, has_message,
+    interrupted_mid_stream, is_approval, reasoning, request_id, resolved, started, tool_completed,
+    until, until_end,
+};
 use agentdesk_tests::fake_chat::{FakeChat, Reply, Step, USAGE_COMPLETION, USAGE_PROMPT};
 use agentdesk_tests::http::wait_until;
-use agentdesk_tests::process::exited;
-use agentdesk_tests::real::{engine_bin, opencode_env, OpencodeEnv, OPENCODE_BIN};
+use agentdesk_tests::process::{exited, status_kb};
+use agentdesk_tests::real::{opencode_env, opencode_profile, OpencodeEnv, OPENCODE_BIN};
+use agentdesk_tests::real_test;
+use agentdesk_tests::world::fresh_root;
 
 const SUITE: &str = "real opencode (ACP) suite";
+const BIN_VAR: &str = OPENCODE_BIN;
 
 /// Start-up (spawn, `initialize`, `session/new` or `session/load`) takes 4–5 s alone on 2
 /// cores; several suites start agents at once.
 const START: Duration = Duration::from_secs(90);
 const TEST: Duration = Duration::from_secs(240);
 
-/// A run's events, read with the suites' bounded `next / until / until_end`.
-struct Run(AcpRun);
-
-impl EventSource for Run {
-    fn recv_event(&mut self) -> impl std::future::Future<Output = Option<AgentEvent>> {
-        self.0.next_event()
-    }
-}
-
-impl std::ops::Deref for Run {
-    type Target = AcpRun;
-    fn deref(&self) -> &AcpRun {
-        &self.0
-    }
-}
-
 struct Env {
     fake: FakeChat,
     work: PathBuf,
     engine: AcpEngine,
     profile: AcpProfile,
-}
-
-/// The opencode preset's profile (its `acp` argument and asking environment) plus the
-/// isolated environment.
-fn profile_for(bin: &Path, oc: &OpencodeEnv) -> AcpProfile {
-    let options = AcpOptions {
-        preset: Some(AcpPreset::Opencode),
-        ..AcpOptions::default()
-    };
-    let mut profile = AcpProfile::from_options(&options, bin.to_path_buf());
-    profile.env.extend(oc.env.iter().cloned());
-    profile.env_remove.extend(oc.env_remove.iter().cloned());
-    profile
 }
 
 fn engine() -> AcpEngine {
@@ -86,36 +62,32 @@ fn engine() -> AcpEngine {
     })
 }
 
-fn test_root(name: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("acp-real/{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    root
+/// A fresh folder `acp-real/<name>-<pid>` under `target/` (not $TMPDIR) with the workspace
+/// `work` in it, and opencode's isolated environment (in `oc`) on `fake`.
+fn folder(name: &str, fake: &FakeChat) -> (PathBuf, PathBuf, OpencodeEnv) {
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "acp-real", name);
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let oc = opencode_env(&root.join("oc"), &fake.opencode_config()).unwrap();
+    (root, work, oc)
 }
 
 impl Env {
     /// A fresh fake server; opencode's home and the workspace under `target/` (not $TMPDIR).
     async fn new(name: &str, bin: &Path) -> Self {
         let fake = FakeChat::start().await.unwrap();
-        let root = test_root(name);
-        let work = root.join("work");
-        std::fs::create_dir_all(&work).unwrap();
-        let oc = opencode_env(&root.join("oc"), &fake.opencode_config()).unwrap();
+        let (_, work, oc) = folder(name, &fake);
         Self {
             fake,
             // opencode reports paths as it resolves them: compare with the real folder.
             work: work.canonicalize().unwrap(),
             engine: engine(),
-            profile: profile_for(bin, &oc),
+            profile: opencode_profile(bin, &oc),
         }
     }
 
-    async fn start(&self, input: Vec<InputPart>, resume: Option<String>) -> Run {
-        start(&self.engine, &self.work, &self.profile, input, resume).await
-    }
-
-    async fn run(&self, text: &str, resume: Option<String>) -> Run {
-        self.start(vec![InputPart::text(text)], resume).await
+    async fn run(&self, text: &str, resume: Option<String>) -> AcpRun {
+        start(&self.engine, &self.work, &self.profile, text, resume).await
     }
 }
 
@@ -123,68 +95,21 @@ async fn start(
     engine: &AcpEngine,
     cwd: &Path,
     profile: &AcpProfile,
-    input: Vec<InputPart>,
+    text: &str,
     resume: Option<String>,
-) -> Run {
+) -> AcpRun {
     let req = AcpRunRequest {
         cwd: cwd.to_path_buf(),
         profile: profile.clone(),
         resume_session_id: resume,
-        input,
+        input: vec![InputPart::text(text)],
     };
-    let run = tokio::time::timeout(START, engine.start_run_with(req, RunLimits::default()))
-        .await
-        .expect("start_run timed out")
-        .expect("start_run failed");
-    Run(run)
-}
-
-fn is_approval(e: &AgentEvent) -> bool {
-    matches!(e, AgentEvent::ApprovalRequested { .. })
-}
-
-fn approval_id(e: &AgentEvent) -> String {
-    match e {
-        AgentEvent::ApprovalRequested { request_id, .. } => request_id.clone(),
-        other => panic!("not an approval: {other:?}"),
-    }
-}
-
-fn deltas(ev: &[AgentEvent]) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn completed_messages(ev: &[AgentEvent]) -> Vec<String> {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageCompleted { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn assert_completed(ev: &[AgentEvent]) {
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    started(START, engine.start_run_with(req, RunLimits::default())).await
 }
 
 /// The peak resident set (VmHWM) of `pid` so far, in MB; 0 once it is gone.
 fn peak_rss_mb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb / 1024)
+    status_kb(&pid.to_string(), "VmHWM:").map_or(0, |kb| kb / 1024)
 }
 
 /// Live processes in process group `pgid` (the adapter starts the agent as a group leader).
@@ -249,14 +174,7 @@ async fn text_turn(bin: PathBuf) {
         "{ev:#?}"
     );
     assert!(run.session_id.starts_with("ses_"), "{}", run.session_id);
-    let thought: String = ev
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ReasoningDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(thought, "Thinking about it", "{ev:#?}");
+    assert_eq!(reasoning(&ev), "Thinking about it", "{ev:#?}");
     assert!(
         ev.iter().any(|e| matches!(e, AgentEvent::ReasoningCompleted { text, .. } if text == "Thinking about it")),
         "{ev:#?}"
@@ -286,49 +204,49 @@ async fn text_turn(bin: PathBuf) {
     );
 }
 
+/// The model writes `content` to `file` (call `call_id`), then answers `then`; the run asked
+/// for it with `text`, and the write's approval request.
+async fn asked_to_write(
+    env: &Env,
+    file: &Path,
+    (call_id, content, then): (&str, &str, &str),
+    text: &str,
+) -> (AcpRun, AgentEvent) {
+    env.fake
+        .push(Reply::write(call_id, &file.to_string_lossy(), content));
+    env.fake.push(Reply::text(&[then]));
+    let mut run = env.run(text, None).await;
+    let ask = until(&mut run, is_approval).await;
+    (run, ask)
+}
+
+/// The files `ask` asks to change: it is a file-change request whose first file is `path`.
+fn changes<'a>(ask: &'a AgentEvent, path: &str) -> &'a [ApprovalFile] {
+    let AgentEvent::ApprovalRequested { kind, files, .. } = ask else {
+        unreachable!()
+    };
+    assert_eq!(*kind, ApprovalKind::FileChange, "{ask:?}");
+    assert_eq!(files[0].path, path, "{ask:?}");
+    files
+}
+
 /// A write the user approves: `approval.requested` with the diff, then the file written by
 /// the adapter (`fs/write_text_file`, inside the workspace), then the model's last answer.
 async fn write_approved(bin: PathBuf) {
     let env = Env::new("write-ok", &bin).await;
     let file = env.work.join("hello.txt");
     let path = file.to_string_lossy().into_owned();
-    env.fake
-        .push(Reply::write("call_w1", &path, "hello from fake model\n"));
-    env.fake.push(Reply::text(&["Done."]));
-    let mut run = env.run("Please create hello.txt", None).await;
-    let ask = until(&mut run, is_approval).await;
-    let AgentEvent::ApprovalRequested { kind, files, .. } = &ask else {
-        unreachable!()
-    };
-    assert_eq!(*kind, ApprovalKind::FileChange, "{ask:?}");
+    let reply = ("call_w1", "hello from fake model\n", "Done.");
+    let (mut run, ask) = asked_to_write(&env, &file, reply, "Please create hello.txt").await;
+    let files = changes(&ask, &path);
     assert_eq!(files.len(), 1, "{ask:?}");
-    assert_eq!(files[0].path, path, "{ask:?}");
     assert!(files[0].diff.contains("+hello from fake model"), "{ask:?}");
     assert!(!file.exists(), "written before the approval");
-    run.control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &request_id(&ask), UserDecision::ApproveOnce).await;
     let ev = until_end(&mut run).await;
+    assert!(resolved(&ev, None, ApprovalState::ApprovedOnce), "{ev:#?}");
     assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ApprovalResolved {
-                outcome: ApprovalState::ApprovedOnce,
-                ..
-            }
-        )),
-        "{ev:#?}"
-    );
-    assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                kind: ToolKind::FileChange,
-                status: ToolStatus::Completed,
-                ..
-            }
-        )),
+        tool_completed(&ev, Some(ToolKind::FileChange), ToolStatus::Completed),
         "{ev:#?}"
     );
     assert!(
@@ -336,10 +254,7 @@ async fn write_approved(bin: PathBuf) {
             .any(|e| matches!(e, AgentEvent::FileChanged { path: p, .. } if *p == path)),
         "{ev:#?}"
     );
-    assert!(
-        completed_messages(&ev).contains(&"Done.".to_owned()),
-        "{ev:#?}"
-    );
+    assert!(has_message(&ev, "Done."), "{ev:#?}");
     assert_completed(&ev);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
@@ -361,35 +276,13 @@ async fn write_approved(bin: PathBuf) {
 async fn write_denied(bin: PathBuf) {
     let env = Env::new("write-no", &bin).await;
     let file = env.work.join("denied.txt");
-    let path = file.to_string_lossy().into_owned();
-    env.fake.push(Reply::write("call_w2", &path, "nope\n"));
-    env.fake.push(Reply::text(&["Not used."]));
-    let mut run = env.run("Please create denied.txt", None).await;
-    let ask = until(&mut run, is_approval).await;
-    run.control()
-        .resolve_approval(&approval_id(&ask), ApprovalDecision::deny("Not now."))
-        .await
-        .unwrap();
+    let reply = ("call_w2", "nope\n", "Not used.");
+    let (mut run, ask) = asked_to_write(&env, &file, reply, "Please create denied.txt").await;
+    decide(&run, &request_id(&ask), ApprovalDecision::deny("Not now.")).await;
     let ev = until_end(&mut run).await;
+    assert!(resolved(&ev, None, ApprovalState::Denied), "{ev:#?}");
     assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ApprovalResolved {
-                outcome: ApprovalState::Denied,
-                ..
-            }
-        )),
-        "{ev:#?}"
-    );
-    assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                kind: ToolKind::FileChange,
-                status: ToolStatus::Declined,
-                ..
-            }
-        )),
+        tool_completed(&ev, Some(ToolKind::FileChange), ToolStatus::Declined),
         "{ev:#?}"
     );
     assert_completed(&ev);
@@ -399,11 +292,7 @@ async fn write_denied(bin: PathBuf) {
         1,
         "opencode 1.18.33 ends the turn after a rejection"
     );
-    let again = run
-        .control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await;
-    assert!(again.is_err(), "a second decision was accepted");
+    assert_refused(&run, &request_id(&ask), "a second decision").await;
 }
 
 /// A shell command: asked as a command with the model's command line, run after the
@@ -427,26 +316,13 @@ async fn shell_command(bin: PathBuf) {
         "{ask:?}"
     );
     assert!(!env.work.join("shell.txt").exists());
-    run.control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &request_id(&ask), UserDecision::ApproveOnce).await;
     let ev = until_end(&mut run).await;
     assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                kind: ToolKind::Command,
-                status: ToolStatus::Completed,
-                ..
-            }
-        )),
+        tool_completed(&ev, Some(ToolKind::Command), ToolStatus::Completed),
         "{ev:#?}"
     );
-    assert!(
-        completed_messages(&ev).contains(&"Ran it.".to_owned()),
-        "{ev:#?}"
-    );
+    assert!(has_message(&ev, "Ran it."), "{ev:#?}");
     assert_completed(&ev);
     assert_eq!(
         std::fs::read_to_string(env.work.join("shell.txt")).unwrap(),
@@ -454,28 +330,24 @@ async fn shell_command(bin: PathBuf) {
     );
 }
 
+/// `name` in a folder `outside` next to the workspace (created).
+fn outside_file(env: &Env, name: &str) -> PathBuf {
+    let outside = env.work.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    outside.join(name)
+}
+
 /// A write outside the workspace. opencode's own permission comes first and is the gate that
 /// holds: denying it leaves no file. (Approved, the adapter asks again when the agent calls
 /// `fs/write_text_file` outside the workspace — see [`outside_workspace_fs_denial`].)
 async fn write_outside_workspace_denied(bin: PathBuf) {
     let env = Env::new("outside-no", &bin).await;
-    let outside = env.work.parent().unwrap().join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    let file = outside.join("x.txt");
-    let path = file.to_string_lossy().into_owned();
-    env.fake.push(Reply::write("call_o1", &path, "out\n"));
-    env.fake.push(Reply::text(&["Not used."]));
-    let mut run = env.run("Please write outside", None).await;
-    let ask = until(&mut run, is_approval).await;
-    let AgentEvent::ApprovalRequested { kind, files, .. } = &ask else {
-        unreachable!()
-    };
-    assert_eq!(*kind, ApprovalKind::FileChange, "{ask:?}");
-    assert_eq!(files[0].path, path, "{ask:?}");
-    run.control()
-        .resolve_approval(&approval_id(&ask), ApprovalDecision::deny("Not there."))
-        .await
-        .unwrap();
+    let file = outside_file(&env, "x.txt");
+    let reply = ("call_o1", "out\n", "Not used.");
+    let (mut run, ask) = asked_to_write(&env, &file, reply, "Please write outside").await;
+    changes(&ask, &file.to_string_lossy());
+    let deny = ApprovalDecision::deny("Not there.");
+    decide(&run, &request_id(&ask), deny).await;
     let ev = until_end(&mut run).await;
     assert!(
         !ev.iter().any(is_approval),
@@ -492,18 +364,10 @@ async fn write_outside_workspace_denied(bin: PathBuf) {
 /// this fails until the adapter gates such writes at the permission step (reported).
 async fn outside_workspace_fs_denial(bin: PathBuf) {
     let env = Env::new("outside-fs", &bin).await;
-    let outside = env.work.parent().unwrap().join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    let file = outside.join("y.txt");
-    env.fake
-        .push(Reply::write("call_o2", &file.to_string_lossy(), "out\n"));
-    env.fake.push(Reply::text(&["Done."]));
-    let mut run = env.run("Please write outside", None).await;
-    let first = until(&mut run, is_approval).await;
-    run.control()
-        .resolve_approval(&approval_id(&first), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    let file = outside_file(&env, "y.txt");
+    let reply = ("call_o2", "out\n", "Done.");
+    let (mut run, first) = asked_to_write(&env, &file, reply, "Please write outside").await;
+    decide(&run, &request_id(&first), UserDecision::ApproveOnce).await;
     let second = until(&mut run, is_approval).await;
     let AgentEvent::ApprovalRequested { reason, .. } = &second else {
         unreachable!()
@@ -515,10 +379,8 @@ async fn outside_workspace_fs_denial(bin: PathBuf) {
             .contains("outside the workspace"),
         "{second:?}"
     );
-    run.control()
-        .resolve_approval(&approval_id(&second), ApprovalDecision::deny("Not there."))
-        .await
-        .unwrap();
+    let deny = ApprovalDecision::deny("Not there.");
+    decide(&run, &request_id(&second), deny).await;
     let ev = until_end(&mut run).await;
     assert!(matches!(ev.last(), Some(e) if e.is_terminal()), "{ev:#?}");
     assert!(!file.exists(), "written although the user denied the write");
@@ -532,21 +394,7 @@ async fn cancel_mid_stream(bin: PathBuf) {
         .push(Reply::slow_text(200, Duration::from_millis(100)));
     let mut run = env.run("Stream a long answer", None).await;
     let pid = run.pid.expect("no agent pid");
-    until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
-    let t0 = Instant::now();
-    run.control().interrupt();
-    let ev = until_end(&mut run).await;
-    eprintln!("interrupt → run.interrupted in {:?}", t0.elapsed());
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
-    assert!(
-        completed_messages(&ev)
-            .iter()
-            .any(|t| t.starts_with("chunk")),
-        "the partial answer was not finalised: {ev:#?}"
-    );
+    interrupted_mid_stream(&mut run, "chunk").await;
     assert!(
         wait_until(Duration::from_secs(10), || env.fake.disconnects() >= 1).await,
         "the model stream stayed open"
@@ -565,8 +413,7 @@ async fn resume_in_new_process(bin: PathBuf) {
     env.fake.push(Reply::text(&["first answer"]));
     let mut run = env.run("first question", None).await;
     let pid1 = run.pid.unwrap();
-    let ev = until_end(&mut run).await;
-    assert_completed(&ev);
+    assert_completed(&until_end(&mut run).await);
     assert!(
         gone(pid1, Duration::from_secs(15)).await,
         "run 1's agent still runs"
@@ -621,11 +468,8 @@ async fn two_runs_at_once(bin: PathBuf) {
         FakeChat::start().await.unwrap(),
         FakeChat::start().await.unwrap(),
     );
-    let root = test_root("two");
-    let work = root.join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    let oc = opencode_env(&root.join("oc"), &fake_a.opencode_config()).unwrap();
-    let profile_a = profile_for(&bin, &oc);
+    let (root, work, oc) = folder("two", &fake_a);
+    let profile_a = opencode_profile(&bin, &oc);
     // The same home, another config file: run B's model is fake B.
     let config_b = root.join("oc/opencode-b.json");
     std::fs::write(&config_b, fake_b.opencode_config().to_string()).unwrap();
@@ -637,32 +481,13 @@ async fn two_runs_at_once(bin: PathBuf) {
     let engine = engine();
     // A first run creates opencode's database in the shared home.
     fake_a.push(Reply::text(&["warm"]));
-    let mut warm = start(
-        &engine,
-        &work,
-        &profile_a,
-        vec![InputPart::text("warm up")],
-        None,
-    )
-    .await;
+    let mut warm = start(&engine, &work, &profile_a, "warm up", None).await;
     assert_completed(&until_end(&mut warm).await);
     fake_a.push(paced("alpha", 20));
     fake_b.push(paced("beta", 20));
     let (mut a, mut b) = tokio::join!(
-        start(
-            &engine,
-            &work,
-            &profile_a,
-            vec![InputPart::text("question A")],
-            None
-        ),
-        start(
-            &engine,
-            &work,
-            &profile_b,
-            vec![InputPart::text("question B")],
-            None
-        ),
+        start(&engine, &work, &profile_a, "question A", None),
+        start(&engine, &work, &profile_b, "question B", None),
     );
     let (pid_a, pid_b) = (a.pid.unwrap(), b.pid.unwrap());
     // Both started (initialize and session/new answered): both servers were up at once.
@@ -690,42 +515,29 @@ async fn two_runs_at_once(bin: PathBuf) {
         .contains("question B"));
 }
 
-macro_rules! real_tests {
-    ($($scenario:ident),+ $(,)?) => {
-        $(
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $scenario() {
-                let Some(bin) = engine_bin(OPENCODE_BIN, SUITE) else { return };
-                tokio::time::timeout(TEST, super::$scenario(bin))
-                    .await
-                    .expect("scenario timed out");
-            }
-        )+
-    };
-}
-
 mod opencode {
     use super::*;
-    real_tests!(
-        text_turn,
-        write_approved,
-        write_denied,
-        shell_command,
-        cancel_mid_stream,
-        resume_in_new_process,
-        two_runs_at_once,
-        write_outside_workspace_denied,
-    );
 
-    /// Known defect (see the scenario): run with `--ignored` to check a fix.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    #[ignore = "opencode 1.18.33 writes the file itself when the client refuses fs/write_text_file"]
-    async fn outside_workspace_fs_denial() {
-        let Some(bin) = engine_bin(OPENCODE_BIN, SUITE) else {
-            return;
-        };
-        tokio::time::timeout(TEST, super::outside_workspace_fs_denial(bin))
-            .await
-            .expect("scenario timed out");
-    }
+    real_test!(text_turn, |bin| { super::text_turn(bin).await });
+    real_test!(write_approved, |bin| { super::write_approved(bin).await });
+    real_test!(write_denied, |bin| { super::write_denied(bin).await });
+    real_test!(shell_command, |bin| { super::shell_command(bin).await });
+    real_test!(cancel_mid_stream, |bin| {
+        super::cancel_mid_stream(bin).await
+    });
+    real_test!(resume_in_new_process, |bin| {
+        super::resume_in_new_process(bin).await
+    });
+    real_test!(two_runs_at_once, |bin| {
+        super::two_runs_at_once(bin).await
+    });
+    real_test!(write_outside_workspace_denied, |bin| {
+        super::write_outside_workspace_denied(bin).await
+    });
+    real_test!(
+        /// Known defect (see the scenario): run with `--ignored` to check a fix.
+        #[ignore = "opencode 1.18.33 writes the file itself when the client refuses fs/write_text_file"]
+        outside_workspace_fs_denial,
+        |bin| { super::outside_workspace_fs_denial(bin).await }
+    );
 }

@@ -12,11 +12,11 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use agentdesk_tests::e2e::{
-    artifacts_dir, prepare_claude_workspace, prerequisites, repo_root, AppEnv, AppSession,
-    BoxError, Desktop, Guarded,
+    nothing_missing, prepare_claude_workspace, repo_root, AppSession, BoxError, Guarded, WindowTest,
 };
 use agentdesk_tests::fake_messages::{FakeMessages, Reply};
-use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
+use agentdesk_tests::light_and_dark;
+use agentdesk_tests::real::{RED_PNG, RED_PNG_B64};
 
 const STREAM: Duration = Duration::from_secs(40);
 
@@ -28,88 +28,47 @@ const BLUE_PNG: &[u8] = &[
     66, 96, 130,
 ];
 
-/// One app at a time: two windows and two engines at once starve a 2-core machine.
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn paste_and_os_drop_reach_the_model_light() {
-    run("chat_attach_light", None).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn paste_and_os_drop_reach_the_model_dark() {
-    run("chat_attach_dark", Some("Adwaita:dark")).await;
-}
+light_and_dark!(
+    paste_and_os_drop_reach_the_model_light,
+    paste_and_os_drop_reach_the_model_dark,
+    "chat_attach",
+    ("CLAUDE_BIN", "chat window E2E (attachments)", 120),
+    scenario
+);
 
 /// The desktop tools: xclip (the clipboard), xdotool (keys, the mouse) and a Python with GTK 3
 /// bindings (python3-gi, the drag source). Missing ones are a
 /// loud SKIP locally and a failure under `CI=true`.
 fn drag_tools(test: &str) -> Option<PathBuf> {
-    // `--version` works without a display (`version` needs one).
-    let xdotool = Command::new("xdotool")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let runs = |program: &Path, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
     // The system Python: a version manager's (pyenv) usually lacks the GTK bindings.
     let python = ["/usr/bin/python3", "python3"]
         .into_iter()
         .map(PathBuf::from)
-        .find(|p| {
-            Command::new(p)
-                .args(["-c", "import gi; gi.require_version('Gtk', '3.0')"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        });
-    let xclip = Command::new("xclip")
-        .arg("-version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+        .find(|p| runs(p, &["-c", "import gi; gi.require_version('Gtk', '3.0')"]));
     let mut missing = Vec::new();
-    if !xclip {
+    if !runs(Path::new("xclip"), &["-version"]) {
         missing.push("xclip");
     }
-    if !xdotool {
+    // `--version` works without a display (`version` needs one).
+    if !runs(Path::new("xdotool"), &["--version"]) {
         missing.push("xdotool");
     }
     if python.is_none() {
         missing.push("python3-gi (GTK 3 bindings)");
     }
-    if missing.is_empty() {
-        return python;
+    if nothing_missing(test, &missing) {
+        python
+    } else {
+        None
     }
-    let msg = format!("SKIP {test}: missing {}", missing.join(", "));
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{msg} — under CI=true the E2E tests must run"
-    );
-    eprintln!("\n!!!!!!!! {msg} !!!!!!!!\n");
-    None
-}
-
-async fn run(test: &str, theme: Option<&str>) {
-    let _one = SERIAL.lock().await;
-    let Some(pre) = prerequisites(test) else {
-        return;
-    };
-    let Some(bin) = engine_bin("CLAUDE_BIN", "chat window E2E (attachments)") else {
-        return;
-    };
-    let Some(python) = drag_tools(test) else {
-        return;
-    };
-    tokio::time::timeout(
-        Duration::from_secs(120),
-        scenario(test, theme, pre, bin, python),
-    )
-    .await
-    .expect("scenario timed out")
-    .unwrap();
 }
 
 /// Standard base64 (what the Messages API carries), to compare with the bytes on disk.
@@ -136,15 +95,11 @@ fn base64(bytes: &[u8]) -> String {
 
 /// The composer's attachment names, from their `Remove <name>` buttons.
 async fn attachment_names(app: &AppSession) -> Result<Vec<String>, BoxError> {
-    let v = app
-        .client
-        .execute(
-            "return [...document.querySelectorAll('[data-testid=composer] button[aria-label^=\"Remove \"]')]\
-             .map((b) => b.getAttribute('aria-label').slice('Remove '.length))",
-            vec![],
-        )
-        .await?;
-    Ok(serde_json::from_value(v)?)
+    app.script_strings(
+        "return [...document.querySelectorAll('[data-testid=composer] button[aria-label^=\"Remove \"]')]\
+         .map((b) => b.getAttribute('aria-label').slice('Remove '.length))",
+    )
+    .await
 }
 
 async fn wait_for_attachments(app: &AppSession, n: usize) -> Result<Vec<String>, BoxError> {
@@ -216,18 +171,14 @@ async fn os_paste(app: &AppSession, display: &str, png_file: &Path) -> Result<Gu
 fn os_drag(display: &str, python: &Path, file: &Path) -> Result<(), BoxError> {
     // The source sits in the screen's right margin (the app window is 1200 px wide at 0,0).
     let (sx, sy) = (1200, 700);
-    let mut child = Command::new(python)
-        .arg(repo_root().join("tests/support/drag_source.py"))
+    let mut cmd = Command::new(python);
+    cmd.arg(repo_root().join("tests/support/drag_source.py"))
         .arg(file)
         .args([sx.to_string(), sy.to_string()])
         .env("DISPLAY", display)
         .env("NO_AT_BRIDGE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()?;
-    let stdout = child.stdout.take().ok_or("drag source has no stdout")?;
-    let source = Guarded::new("drag source", child);
+        .stderr(Stdio::inherit());
+    let (source, stdout) = Guarded::spawn_reading("drag source", cmd)?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -270,52 +221,40 @@ fn os_drag(display: &str, python: &Path, file: &Path) -> Result<(), BoxError> {
     Ok(())
 }
 
-async fn scenario(
-    test: &str,
-    theme: Option<&str>,
-    pre: agentdesk_tests::e2e::Prerequisites,
-    bin: PathBuf,
-    python: PathBuf,
-) -> Result<(), BoxError> {
-    let artifacts = artifacts_dir(test);
-    let desktop = Desktop::start(pre)?;
-    let mut env = AppEnv::new(test)?;
-    if let Some(theme) = theme {
-        env.extra.push(("GTK_THEME".into(), theme.into()));
-    }
+async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
+    let Some(python) = drag_tools(w.test) else {
+        return Ok(());
+    };
     let fake = FakeMessages::start().await?;
-    let ws = prepare_claude_workspace(&env, bin, fake.base_url()).await?;
+    let ws = prepare_claude_workspace(&w.env, w.bin.clone(), fake.base_url()).await?;
     // The files live outside the workspace, like screenshots in ~/Pictures.
-    let pictures = env.root.join("pictures");
+    let pictures = w.env.root.join("pictures");
     std::fs::create_dir_all(&pictures)?;
     let dropped = pictures.join("blue-square.png");
     std::fs::write(&dropped, BLUE_PNG)?;
+    let artifacts = &w.artifacts;
     let shot = |name: &str| artifacts.join(format!("{name}.png"));
 
-    let app = desktop.launch(&env, "app", &artifacts).await?;
+    let app = w.desktop.launch(&w.env, "app", artifacts).await?;
     app.collect_js_errors().await?;
-    let listed = app.find("[data-testid=workspace-item]").await;
-    app.on_error(&artifacts, listed).await?;
-    app.button("New session").await?.click().await?;
-    let message = app.find("textarea[aria-label=Message]").await;
-    let message = app.on_error(&artifacts, message).await?;
+    let message = app.open_new_session(artifacts).await?;
 
     // Paste an image copied to the OS clipboard: it becomes a thumbnail with a remove button.
     let copied = pictures.join("copied.png");
     std::fs::write(&copied, RED_PNG)?;
-    let pasted = os_paste(&app, desktop.display_name(), &copied).await;
-    let clip = app.on_error(&artifacts, pasted).await?;
+    let pasted = os_paste(&app, w.desktop.display_name(), &copied).await;
+    let clip = app.on_error(artifacts, pasted).await?;
     let names = wait_for_attachments(&app, 1).await;
-    let names = app.on_error(&artifacts, names).await?;
+    let names = app.on_error(artifacts, names).await?;
     drop(clip);
     assert_eq!(names, ["pasted-image.png"]);
     app.screenshot(&shot("01-pasted")).await?;
 
     // Drop a file from another X client: the app gets its path and imports it.
-    let dragged = os_drag(desktop.display_name(), &python, &dropped);
-    app.on_error(&artifacts, dragged).await?;
+    let dragged = os_drag(w.desktop.display_name(), &python, &dropped);
+    app.on_error(artifacts, dragged).await?;
     let names = wait_for_attachments(&app, 2).await;
-    let names = app.on_error(&artifacts, names).await?;
+    let names = app.on_error(artifacts, names).await?;
     assert_eq!(names, ["pasted-image.png", "blue-square.png"]);
     app.screenshot(&shot("02-dropped")).await?;
 
@@ -323,10 +262,8 @@ async fn scenario(
     fake.push(Reply::text(&["A red square ", "and a blue one."]));
     message.send_keys("What is in these pictures?").await?;
     app.button("Send").await?.click().await?;
-    let done = app.wait_for_last_run_status("Completed", STREAM).await;
-    app.on_error(&artifacts, done).await?;
-    app.wait_for_text_containing("[role=log][aria-label=Timeline]", "and a blue one.", STREAM)
-        .await?;
+    app.run_ends(artifacts, "Completed", STREAM).await?;
+    app.wait_for_timeline("and a blue one.", STREAM).await?;
     let request = fake.model_requests().pop().ok_or("no model request")?;
     let images: Vec<String> = request
         .blocks_of("image")
@@ -357,6 +294,6 @@ async fn scenario(
     assert!(ws.work.join("README.md").exists());
     app.screenshot(&shot("03-sent")).await?;
     app.quit().await?;
-    env.passed();
+    w.env.passed();
     Ok(())
 }

@@ -6,24 +6,22 @@
 //! `target/test-artifacts/chat_codex/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use agentdesk_tests::e2e::{
-    artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError, Desktop,
+    app_with_engine, artifacts_dir, prepare_codex_workspace, AppEnv, AppSession, BoxError, Desktop,
+    Prerequisites, APPROVAL_CARD,
 };
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
-use agentdesk_tests::real::engine_bin;
 
 const TEST: &str = "chat_codex";
 const STREAM: Duration = Duration::from_secs(60);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_session_streams_asks_shows_the_diff_and_keeps_its_history() {
-    let Some(pre) = prerequisites(TEST) else {
-        return;
-    };
-    let Some(bin) = engine_bin("CODEX_BIN", "chat window E2E") else {
+    let Some((_turn, pre, bin)) = app_with_engine(TEST, "CODEX_BIN", "chat window E2E").await
+    else {
         return;
     };
     scenario(pre, bin).await.unwrap();
@@ -37,31 +35,11 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
     Ok(ws.work)
 }
 
-/// A picture of the window when a step fails, for the person reading the failure.
-async fn shot_on_error<T>(
-    app: &AppSession,
-    artifacts: &Path,
-    r: Result<T, BoxError>,
-) -> Result<T, BoxError> {
-    if r.is_err() {
-        let _ = app.screenshot(&artifacts.join("failure.png")).await;
-        if let Ok(errs) = app
-            .client
-            .execute("return window.__errs || []", vec![])
-            .await
-        {
-            eprintln!("errors in the window: {errs:#}");
-        }
-    }
-    r
-}
-
 async fn timeline_text(app: &AppSession, contains: &str) -> Result<String, BoxError> {
-    app.wait_for_text_containing("[role=log][aria-label=Timeline]", contains, STREAM)
-        .await
+    app.wait_for_timeline(contains, STREAM).await
 }
 
-async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
+async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
     let artifacts = artifacts_dir(TEST);
     let desktop = Desktop::start(pre)?;
     let mut env = AppEnv::new(TEST)?;
@@ -82,30 +60,20 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
 
     // Light: open the workspace's new session and send.
     let app = desktop.launch(&env, "first-run", &artifacts).await?;
-    app.client
-        .execute(
-            "window.__errs = []; \
-             window.addEventListener('error', (e) => window.__errs.push(e.message + ' @ ' + String(e.error && e.error.stack))); \
-             const ce = console.error; console.error = (...a) => { window.__errs.push(a.map(String).join(' ')); ce(...a); };",
-            vec![],
-        )
-        .await?;
+    app.collect_js_errors().await?;
     let listed = app.find("[data-testid=workspace-item]").await;
     app.screenshot(&artifacts.join("00-start.png")).await?;
     listed?;
     app.button("New session").await?.click().await?;
     let message = app.find("textarea[aria-label=Message]").await;
-    let message = shot_on_error(&app, &artifacts, message).await?;
+    let message = app.on_error(&artifacts, message).await?;
     message.send_keys("Add a file that says hello").await?;
     app.screenshot(&artifacts.join("01-composer.png")).await?;
     app.button("Send").await?.click().await?;
 
     // The file change is asked on a card that shows the path and the diff.
-    let card = app
-        .find_xpath("//*[@role='group' and @aria-label='Approval']")
-        .await;
-    let card = shot_on_error(&app, &artifacts, card).await?;
-    let card_text = card.prop("textContent").await?.unwrap_or_default();
+    let card_text = app.xpath_text(APPROVAL_CARD).await;
+    let card_text = app.on_error(&artifacts, card_text).await?;
     assert!(card_text.contains("added.txt"), "card: {card_text}");
     assert!(
         !work.join("added.txt").exists(),
@@ -117,7 +85,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
 
     // The answer streams in, rendered as Markdown, and the run completes.
     let text = timeline_text(&app, "Completed").await;
-    let text = shot_on_error(&app, &artifacts, text).await?;
+    let text = app.on_error(&artifacts, text).await?;
     assert!(
         text.contains("I added added.txt with a greeting."),
         "{text}"
@@ -135,12 +103,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         "hello from the chat window\n"
     );
     // The decided card says so.
-    let decided = app
-        .find_xpath("//*[@role='group' and @aria-label='Approval']")
-        .await?
-        .prop("textContent")
-        .await?
-        .unwrap_or_default();
+    let decided = app.xpath_text(APPROVAL_CARD).await?;
     assert!(
         decided.to_lowercase().contains("approved"),
         "card: {decided}"
@@ -157,16 +120,13 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
     // exact command.
     fake.push(Reply::exec_command("call_exec", "touch from-command.txt"));
     fake.push(Reply::text(&["Touched it."]));
-    let message = app.find("textarea[aria-label=Message]").await?;
-    message.send_keys("Now touch a file").await?;
-    app.button("Send").await?.click().await?;
-    let card = app
-        .find_xpath(
+    app.send_message("Now touch a file").await?;
+    let card_text = app
+        .xpath_text(
             "//*[@role='group' and @aria-label='Approval' and contains(., 'from-command.txt')]",
         )
         .await;
-    let card = shot_on_error(&app, &artifacts, card).await?;
-    let card_text = card.prop("textContent").await?.unwrap_or_default();
+    let card_text = app.on_error(&artifacts, card_text).await?;
     assert!(
         card_text.contains("touch from-command.txt"),
         "card: {card_text}"
@@ -175,7 +135,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         .await?;
     app.button("Approve once").await?.click().await?;
     let text = timeline_text(&app, "Touched it.").await;
-    shot_on_error(&app, &artifacts, text).await?;
+    app.on_error(&artifacts, text).await?;
     let deadline = std::time::Instant::now() + STREAM;
     while !work.join("from-command.txt").exists() {
         assert!(

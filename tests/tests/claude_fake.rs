@@ -18,7 +18,13 @@ use agentdesk_engine::{
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, ToolStatus, UserDecision,
 };
-use agentdesk_tests::process::rss;
+use agentdesk_tests::events::{
+    all_events, assert_completed, assert_failed, assert_interrupted, assert_merged_stream,
+    assert_no_longer_pending, completed_messages, decide, delta_pieces, deltas, diagnostics,
+    failed_with, has_message, is_ask, notices, request_id, resolved, started, tool_completed,
+    until, until_closed,
+};
+use agentdesk_tests::process::{alive, rss};
 
 const STEP: Duration = Duration::from_secs(20);
 
@@ -44,10 +50,7 @@ fn request(name: &str, script: &str, resume: Option<&str>) -> ClaudeRunRequest {
 }
 
 async fn start(name: &str, script: &str) -> ClaudeRun {
-    tokio::time::timeout(STEP, engine().start_run(request(name, script, None)))
-        .await
-        .expect("start_run timed out")
-        .expect("start_run failed")
+    started(STEP, engine().start_run(request(name, script, None))).await
 }
 
 /// Like [`start`], with a short inactivity watchdog.
@@ -56,79 +59,22 @@ async fn start_watched(name: &str, script: &str, silence: Duration) -> ClaudeRun
         inactivity_timeout: Some(silence),
         ..RunLimits::default()
     };
-    tokio::time::timeout(
-        STEP,
-        engine().start_run_with(request(name, script, None), limits),
-    )
-    .await
-    .expect("start_run timed out")
-    .expect("start_run failed")
+    let req = request(name, script, None);
+    started(STEP, engine().start_run_with(req, limits)).await
 }
 
+/// Events up to the terminal one; asserts nothing follows it.
 async fn until_end(run: &mut ClaudeRun) -> Vec<AgentEvent> {
-    let mut seen = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .expect("no event in time")
-            .expect("events ended before a terminal event");
-        let end = ev.is_terminal();
-        seen.push(ev);
-        if end {
-            assert!(
-                tokio::time::timeout(Duration::from_secs(1), run.next_event())
-                    .await
-                    .unwrap()
-                    .is_none(),
-                "events after the terminal one"
-            );
-            return seen;
-        }
-    }
+    until_closed(run, Duration::from_secs(1)).await
 }
 
+/// The first approval request or question.
 async fn until_request(run: &mut ClaudeRun) -> AgentEvent {
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(!ev.is_terminal(), "ended early: {ev:?}");
-        if matches!(
-            ev,
-            AgentEvent::ApprovalRequested { .. } | AgentEvent::QuestionAsked { .. }
-        ) {
-            return ev;
-        }
-    }
-}
-
-fn request_id(ev: &AgentEvent) -> String {
-    match ev {
-        AgentEvent::ApprovalRequested { request_id, .. }
-        | AgentEvent::QuestionAsked { request_id, .. } => request_id.clone(),
-        other => panic!("{other:?}"),
-    }
+    until(run, is_ask).await
 }
 
 fn all_text(ev: &[AgentEvent]) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageCompleted { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn alive(pid: Option<u32>) -> bool {
-    let pid = pid.unwrap();
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap()
-        .success()
+    completed_messages(ev).join("\n")
 }
 
 #[tokio::test]
@@ -140,13 +86,7 @@ async fn text_turn_argv_entrypoint_usage_and_nothing_left_running() {
     assert!(
         matches!(&ev[0], AgentEvent::RunStarted { engine_session_id: Some(s), .. } if *s == run.session_id)
     );
-    let deltas: String = ev
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let deltas = deltas(&ev);
     assert!(deltas.starts_with("Hello from fake"), "{deltas}");
     let text = all_text(&ev);
     for want in [
@@ -157,9 +97,9 @@ async fn text_turn_argv_entrypoint_usage_and_nothing_left_running() {
         assert!(text.contains(want), "{want} not in {text}");
     }
     assert!(ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { input: 9, cached: 2, output: 3, cost_usd: Some(c), .. }) if *c == 0.5)), "{ev:#?}");
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_completed(&ev);
     assert!(
-        !alive(run.pid),
+        !alive(run.pid.unwrap()),
         "the CLI is still running after the run ended"
     );
 }
@@ -182,7 +122,7 @@ async fn an_unknown_control_request_gets_an_error_at_once() {
             && text.contains("Unsupported control request subtype: bogus_subtype"),
         "{text}"
     );
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_completed(&ev);
 }
 
 #[tokio::test]
@@ -211,30 +151,16 @@ async fn garbage_lines_and_unknown_messages_are_diagnostics() {
         "{diags:?}"
     );
     assert_eq!(all_text(&ev), "still fine");
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_completed(&ev);
 }
 
 #[tokio::test]
 async fn crash_mid_turn_fails_the_run_with_the_stderr_tail() {
     let mut run = start("crash", "crash_mid_turn").await;
     let ev = until_end(&mut run).await;
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("engine_crashed"));
-            assert!(
-                error.contains("exit code 3") && error.contains("simulated crash"),
-                "{error}"
-            );
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_failed(&ev, "engine_crashed", &["exit code 3", "simulated crash"]);
     // The partial answer is closed, not left streaming.
-    assert!(
-        ev.iter().any(
-            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "partial answer")
-        ),
-        "{ev:#?}"
-    );
+    assert!(has_message(&ev, "partial answer"), "{ev:#?}");
 }
 
 #[tokio::test]
@@ -243,48 +169,25 @@ async fn crash_with_a_pending_permission_expires_it() {
     let ask = until_request(&mut run).await;
     let ev = until_end(&mut run).await;
     let id = request_id(&ask);
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)), "{ev:#?}");
+    assert!(resolved(&ev, Some(&id), ApprovalState::Expired), "{ev:#?}");
     assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                status: ToolStatus::Interrupted,
-                ..
-            }
-        )),
+        tool_completed(&ev, None, ToolStatus::Interrupted),
         "{ev:#?}"
     );
     assert!(matches!(ev.last(), Some(AgentEvent::RunFailed { .. })));
-    let late = run
-        .control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(late, Err(EngineError::NotPending { .. })),
-        "{late:?}"
-    );
+    assert_no_longer_pending(&run, &id).await;
 }
 
 /// Runs the `approval` script with `decision`; returns the events and the decision the fake saw.
-async fn decide(name: &str, decision: ApprovalDecision) -> (Vec<AgentEvent>, String) {
+async fn approval_decided(name: &str, decision: ApprovalDecision) -> (Vec<AgentEvent>, String) {
     let mut run = start(name, "approval").await;
     let ask = until_request(&mut run).await;
     assert!(
         matches!(&ask, AgentEvent::ApprovalRequested { kind: ApprovalKind::Command, command: Some(c), .. } if c == "echo asked"),
         "{ask:?}"
     );
-    run.control()
-        .resolve_approval(&request_id(&ask), decision)
-        .await
-        .unwrap();
-    let again = run
-        .control()
-        .resolve_approval(&request_id(&ask), UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(again, Err(EngineError::NotPending { .. })),
-        "{again:?}"
-    );
+    decide(&run, &request_id(&ask), decision).await;
+    assert_no_longer_pending(&run, &request_id(&ask)).await;
     let ev = until_end(&mut run).await;
     let text = all_text(&ev);
     (ev, text)
@@ -292,26 +195,17 @@ async fn decide(name: &str, decision: ApprovalDecision) -> (Vec<AgentEvent>, Str
 
 #[tokio::test]
 async fn approval_decisions_go_back_as_the_sdk_sends_them() {
-    let (ev, text) = decide("allow", UserDecision::ApproveOnce.into()).await;
+    let (ev, text) = approval_decided("allow", UserDecision::ApproveOnce.into()).await;
     assert!(
         text.contains(r#""behavior":"allow""#)
             && text.contains(r#""updatedInput":{"command":"echo asked""#),
         "{text}"
     );
     assert!(!text.contains("updatedPermissions"), "{text}");
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::ApprovedOnce,
-            ..
-        }
-    )));
+    assert!(resolved(&ev, None, ApprovalState::ApprovedOnce));
 
-    let (_, text) = decide(
-        "edited",
-        ApprovalDecision::allow_edited(serde_json::json!({"command": "echo edited"})),
-    )
-    .await;
+    let edited = ApprovalDecision::allow_edited(serde_json::json!({"command": "echo edited"}));
+    let (_, text) = approval_decided("edited", edited).await;
     assert!(
         text.contains(r#""updatedInput":{"command":"echo edited"}"#),
         "{text}"
@@ -319,42 +213,27 @@ async fn approval_decisions_go_back_as_the_sdk_sends_them() {
 
     // "For this session" hands Claude no rule of its own (its suggestion here would be the
     // wider `Bash(echo *)`): Claude keeps asking and Agent Desk answers exact repeats.
-    let (ev, text) = decide("session", UserDecision::ApproveForSession.into()).await;
+    let (ev, text) = approval_decided("session", UserDecision::ApproveForSession.into()).await;
     assert!(
         text.contains(r#""behavior":"allow""#)
             && !text.contains("updatedPermissions")
             && !text.contains("echo *"),
         "{text}"
     );
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::ApprovedSession,
-            ..
-        }
-    )));
+    assert!(resolved(&ev, None, ApprovalState::ApprovedSession));
 
-    let (ev, text) = decide("deny", ApprovalDecision::deny("not today")).await;
+    let (ev, text) = approval_decided("deny", ApprovalDecision::deny("not today")).await;
     assert!(
         text.contains(r#""behavior":"deny""#)
             && text.contains("not today")
             && !text.contains("interrupt"),
         "{text}"
     );
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        AgentEvent::ToolCompleted {
-            status: ToolStatus::Declined,
-            ..
-        }
-    )));
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert!(tool_completed(&ev, None, ToolStatus::Declined));
+    assert_completed(&ev);
 
-    let (ev, _) = decide("deny-stop", ApprovalDecision::deny_and_stop("stop")).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
+    let (ev, _) = approval_decided("deny-stop", ApprovalDecision::deny_and_stop("stop")).await;
+    assert_interrupted(&ev);
 }
 
 #[tokio::test]
@@ -403,40 +282,25 @@ async fn a_withdrawn_permission_is_cancelled_not_denied() {
     let ask = until_request(&mut run).await;
     let id = request_id(&ask);
     let ev = until_end(&mut run).await;
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Cancelled } if *request_id == id)), "{ev:#?}");
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
-    let late = run
-        .control()
-        .resolve_approval(&id, UserDecision::ApproveOnce)
-        .await;
     assert!(
-        matches!(late, Err(EngineError::NotPending { .. })),
-        "{late:?}"
+        resolved(&ev, Some(&id), ApprovalState::Cancelled),
+        "{ev:#?}"
     );
+    assert_completed(&ev);
+    assert_no_longer_pending(&run, &id).await;
 }
 
 #[tokio::test]
 async fn a_silent_hang_is_ended_by_interrupt_within_the_grace() {
     let mut run = start("hang", "hang").await;
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        if matches!(ev, AgentEvent::MessageDelta { .. }) {
-            break;
-        }
-    }
+    until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
     let t0 = std::time::Instant::now();
     run.control().interrupt();
     let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
+    assert_interrupted(&ev);
     assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("did not confirm the interrupt"))));
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert!(!alive(run.pid), "the hung CLI is still running");
+    assert!(!alive(run.pid.unwrap()), "the hung CLI is still running");
 }
 
 #[tokio::test]
@@ -469,29 +333,19 @@ async fn start_errors_are_actionable() {
 #[tokio::test]
 async fn an_unknown_resume_id_starts_a_new_session_and_says_so() {
     let stale = "missing-0000";
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine().start_run(request("resume", "text", Some(stale))),
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let req = request("resume", "text", Some(stale));
+    let mut run = started(STEP, engine().start_run(req)).await;
     assert!(!run.resumed);
     assert_ne!(run.session_id, stale);
     let ev = until_end(&mut run).await;
     assert!(matches!(ev[0], AgentEvent::RunStarted { .. }));
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { source: DiagnosticSource::Notice, message, .. }
-        if message.contains("Could not resume") && message.contains(stale))), "{ev:#?}");
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
-}
-
-fn diagnostics(ev: &[AgentEvent]) -> Vec<&str> {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::EngineDiagnostic { message, .. } => Some(message.as_str()),
-            _ => None,
-        })
-        .collect()
+    assert!(
+        notices(&ev)
+            .iter()
+            .any(|m| m.contains("Could not resume") && m.contains(stale)),
+        "{ev:#?}"
+    );
+    assert_completed(&ev);
 }
 
 #[tokio::test]
@@ -500,39 +354,24 @@ async fn a_silent_cli_is_stopped_by_the_per_run_watchdog() {
     let req = request("watchdog-hang", "hang", None);
     let engine = AgentEngine::Claude(engine());
     let t0 = std::time::Instant::now();
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run(NeutralRunRequest {
-            cwd: req.cwd,
-            resume_session_id: None,
-            input: req.input,
-            options: EngineOptions::Claude(req.profile),
-            inactivity_timeout: Some(Duration::from_secs(1)),
-        }),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let mut ev = Vec::new();
-    while let Some(e) = tokio::time::timeout(STEP, run.next_event()).await.unwrap() {
-        ev.push(e);
-    }
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("engine_silent"));
-            assert!(
-                error.starts_with("Claude Code said nothing for 1 s; the run was stopped"),
-                "{error}"
-            );
-        }
-        other => panic!("{other:?}\n{ev:#?}"),
-    }
+    let neutral = NeutralRunRequest {
+        cwd: req.cwd,
+        resume_session_id: None,
+        input: req.input,
+        options: EngineOptions::Claude(req.profile),
+        inactivity_timeout: Some(Duration::from_secs(1)),
+    };
+    let mut run = started(STEP, engine.start_run(neutral)).await;
+    let ev = all_events(&mut run).await;
+    let error = failed_with(&ev, "engine_silent");
+    assert!(
+        error.starts_with("Claude Code said nothing for 1 s; the run was stopped"),
+        "{error}"
+    );
     // The delta came before the silence: it stays on the timeline.
-    assert!(ev.iter().any(
-        |e| matches!(e, AgentEvent::MessageDelta { text, .. } if text == "thinking about it")
-    ));
+    assert!(delta_pieces(&ev).contains(&"thinking about it"));
     assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert!(!alive(run.pid), "the silent CLI is still running");
+    assert!(!alive(run.pid.unwrap()), "the silent CLI is still running");
 }
 
 #[tokio::test]
@@ -540,10 +379,7 @@ async fn a_heartbeat_only_cli_is_not_stopped() {
     // A status line every 200 ms for 3 s, nothing else, under a 1 s watchdog.
     let mut run = start_watched("heartbeat", "heartbeat", Duration::from_secs(1)).await;
     let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(all_text(&ev), "alive");
 }
 
@@ -553,15 +389,8 @@ async fn a_pending_approval_pauses_the_watchdog() {
     let asked = until_request(&mut run).await;
     // The user takes 2.5 watchdog periods to decide.
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    run.control()
-        .resolve_approval(&request_id(&asked), UserDecision::ApproveOnce)
-        .await
-        .expect("the approval should still be pending");
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    decide(&run, &request_id(&asked), UserDecision::ApproveOnce).await;
+    assert_completed(&until_end(&mut run).await);
 }
 
 /// The two tests with lines over the cap run one at a time: each may buffer up to the cap
@@ -583,10 +412,7 @@ async fn a_60_mb_line_is_skipped_with_bounded_memory_and_the_run_goes_on() {
         growth as f64 / 1048576.0,
         before as f64 / 1048576.0
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(all_text(&ev), "after the big line");
     let d = diagnostics(&ev);
     assert!(
@@ -606,27 +432,18 @@ async fn a_result_over_the_line_cap_fails_the_run_instead_of_hanging() {
     let t0 = std::time::Instant::now();
     let mut run = start("huge-result", "huge_result").await;
     let ev = until_end(&mut run).await;
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("oversized_result"));
-            assert!(error.contains("40000000 bytes"), "{error}");
-        }
-        other => panic!("{other:?}"),
-    }
+    assert_failed(&ev, "oversized_result", &["40000000 bytes"]);
     // The text before it is kept.
     assert_eq!(all_text(&ev), "almost done");
     assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
-    assert!(!alive(run.pid), "the CLI is still running");
+    assert!(!alive(run.pid.unwrap()), "the CLI is still running");
 }
 
 #[tokio::test]
 async fn a_garbage_flood_is_capped_at_the_diagnostic_budget() {
     let mut run = start("garbage-flood", "garbage_flood").await;
     let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(all_text(&ev), "survived");
     let d = diagnostics(&ev);
     let max = RunLimits::default().max_diagnostics;
@@ -661,27 +478,12 @@ async fn a_fast_stream_arrives_whole_in_merged_deltas() {
     config.init_timeout = Duration::from_secs(3);
     let mut req = request("fast-stream", "text", None);
     req.profile.env = vec![("FAKE_STREAM_DELTAS".into(), DELTAS.to_string())];
-    let mut run = tokio::time::timeout(STEP, ClaudeEngine::new(config).start_run(req))
-        .await
-        .unwrap()
-        .unwrap();
+    let mut run = started(STEP, ClaudeEngine::new(config).start_run(req)).await;
     let ev = until_end(&mut run).await;
-    let deltas: Vec<&str> = ev
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
     let want: String = (0..DELTAS).map(|i| format!("w{i:09} lorem ip ")).collect();
-    assert_eq!(deltas.concat(), want);
-    assert!(
-        deltas.len() < DELTAS / 10,
-        "{} delta events for {DELTAS} deltas",
-        deltas.len()
-    );
-    assert!(ev.iter().any(
-        |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text.len() == want.len())
-    ));
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_merged_stream(&ev, &want, DELTAS, DELTAS / 10);
+    assert!(completed_messages(&ev)
+        .iter()
+        .any(|text| text.len() == want.len()));
+    assert_completed(&ev);
 }

@@ -15,18 +15,37 @@ use agentdesk_engine::claude::{
 };
 use agentdesk_engine::{ApprovalDecision, EngineError, InputPart};
 use agentdesk_protocol::events::{
-    AgentEvent, ApprovalKind, ApprovalState, DiagnosticSource, FileChangeKind, ToolKind,
-    ToolStatus, UserDecision,
+    AgentEvent, ApprovalKind, ApprovalState, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
-use agentdesk_tests::events::{until, until_end, until_into};
+use agentdesk_tests::events::{
+    assert_completed, assert_failed, assert_interrupted, assert_no_longer_pending,
+    completed_messages, decide, deltas, interrupted_mid_stream, is_ask, notices, request_id,
+    resolved, started, tool_completed, tools_ended, until, until_end, until_into, STEP,
+};
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, Step, FAKE_MODEL};
-use agentdesk_tests::real::{engine_bin, RED_PNG, RED_PNG_B64};
+use agentdesk_tests::process::{alive, kill9};
+use agentdesk_tests::real::{claude_dirs, claude_profile, RED_PNG, RED_PNG_B64};
+use agentdesk_tests::real_test;
+use agentdesk_tests::world::fresh_root;
 use serde_json::json;
 
 const SUITE: &str = "real claude suite";
+const BIN_VAR: &str = "CLAUDE_BIN";
 
-const STEP: Duration = Duration::from_secs(30);
 const TEST: Duration = Duration::from_secs(120);
+
+/// The model calls the tool `name` (call `id`) with `input`.
+fn tool_use((id, name): (&str, &str), input: serde_json::Value) -> Step {
+    Step::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+fn completed_text(ev: &[AgentEvent]) -> String {
+    completed_messages(ev).join("\n")
+}
 
 struct Env {
     fake: FakeMessages,
@@ -39,51 +58,29 @@ impl Env {
     /// A fresh fake server; config, home and tmp dirs under `target/` (not $TMPDIR).
     async fn new(name: &str, bin: &Path) -> Self {
         let fake = FakeMessages::start().await.unwrap();
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("claude-real/{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
-        for d in [&home.join(".claude"), &work, &tmp] {
-            std::fs::create_dir_all(d).unwrap();
-        }
+        let dirs = claude_dirs(&fresh_root(
+            env!("CARGO_TARGET_TMPDIR"),
+            "claude-real",
+            name,
+        ));
         // The CLI puts a unix socket under CLAUDE_CODE_TMPDIR: sun_path holds 108 bytes.
         assert!(
-            tmp.as_os_str().len() + 30 <= 103,
-            "{tmp:?} too long for a socket path"
+            dirs.tmp.as_os_str().len() + 30 <= 103,
+            "{:?} too long for a socket path",
+            dirs.tmp
         );
-        let s = |p: &Path| p.to_string_lossy().into_owned();
-        let profile = ClaudeProfile {
-            model: Some(FAKE_MODEL.into()),
-            base_url: Some(fake.base_url()),
-            api_key_env: Some("AGENTDESK_TEST_ANTHROPIC_KEY".into()),
-            env: vec![
-                ("AGENTDESK_TEST_ANTHROPIC_KEY".into(), "dummy".into()),
-                ("HOME".into(), s(&home)),
-                ("CLAUDE_CONFIG_DIR".into(), s(&home.join(".claude"))),
-                ("CLAUDE_CODE_TMPDIR".into(), s(&tmp)),
-                (
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-                    "1".into(),
-                ),
-                ("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()),
-                ("DISABLE_AUTOUPDATER".into(), "1".into()),
-                ("DISABLE_TELEMETRY".into(), "1".into()),
-                ("DISABLE_ERROR_REPORTING".into(), "1".into()),
-                ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
-            ],
-            env_remove: vec![
-                "ANTHROPIC_AUTH_TOKEN".into(),
-                "CLAUDE_CODE_OAUTH_TOKEN".into(),
-                "HTTPS_PROXY".into(),
-                "HTTP_PROXY".into(),
-            ],
-            ..Default::default()
-        };
+        let mut profile = claude_profile(fake.base_url(), &dirs);
+        for k in ["DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING"] {
+            profile.env.push((k.into(), "1".into()));
+        }
+        profile
+            .env_remove
+            .extend(["HTTPS_PROXY".into(), "HTTP_PROXY".into()]);
         let mut config = ClaudeEngineConfig::new(bin);
         config.interrupt_grace = Duration::from_secs(10);
         Self {
             fake,
-            work,
+            work: dirs.work,
             engine: ClaudeEngine::new(config),
             profile,
         }
@@ -98,64 +95,26 @@ impl Env {
         }
     }
 
+    async fn start(&self, req: ClaudeRunRequest) -> ClaudeRun {
+        started(STEP, self.engine.start_run(req)).await
+    }
+
     async fn run(&self, text: &str, resume: Option<String>) -> ClaudeRun {
-        tokio::time::timeout(
-            STEP,
-            self.engine
-                .start_run(self.request(vec![InputPart::text(text)], resume)),
-        )
-        .await
-        .expect("start_run timed out")
-        .expect("start_run failed")
+        self.start(self.request(vec![InputPart::text(text)], resume))
+            .await
     }
-}
 
-fn is_ask(e: &AgentEvent) -> bool {
-    matches!(
-        e,
-        AgentEvent::ApprovalRequested { .. } | AgentEvent::QuestionAsked { .. }
-    )
-}
-
-fn id_of(ev: &AgentEvent) -> String {
-    match ev {
-        AgentEvent::ApprovalRequested { request_id, .. }
-        | AgentEvent::QuestionAsked { request_id, .. } => request_id.clone(),
-        other => panic!("not a request: {other:?}"),
-    }
-}
-
-fn completed_text(ev: &[AgentEvent]) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageCompleted { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn alive(pid: Option<u32>) -> bool {
-    std::process::Command::new("kill")
-        .args(["-0", &pid.unwrap().to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap()
-        .success()
-}
-
-macro_rules! real_test {
-    ($name:ident, |$bin:ident| $body:block) => {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn $name() {
-            let Some($bin) = engine_bin("CLAUDE_BIN", SUITE) else {
-                return;
-            };
-            tokio::time::timeout(TEST, async move { $body })
-                .await
-                .expect("test timed out");
+    /// The model asks to run `echo hi > out.txt` (call `call_id`), then answers `then` (if
+    /// any); the run and its approval request.
+    async fn asked_to_run(&self, call_id: &str, then: Option<&str>) -> (ClaudeRun, AgentEvent) {
+        self.fake.push(Reply::bash(call_id, "echo hi > out.txt"));
+        if let Some(then) = then {
+            self.fake.push(Reply::text(&[then]));
         }
-    };
+        let mut run = self.run("RUN_BASH", None).await;
+        let ask = until(&mut run, is_ask).await;
+        (run, ask)
+    }
 }
 
 real_test!(streamed_text_and_thinking, |bin| {
@@ -173,14 +132,7 @@ real_test!(streamed_text_and_thinking, |bin| {
             if *s == run.session_id && m == FAKE_MODEL && tools.iter().any(|t| t == "Bash")),
         "{ev:#?}"
     );
-    let deltas: String = ev
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(deltas, "Hello from fake!");
+    assert_eq!(deltas(&ev), "Hello from fake!");
     assert!(ev
         .iter()
         .any(|e| matches!(e, AgentEvent::ReasoningDelta { .. })));
@@ -192,8 +144,11 @@ real_test!(streamed_text_and_thinking, |bin| {
         ev.iter().any(|e| matches!(e, AgentEvent::Usage(TokenUsage { input: 10, output: 5, cost_usd: Some(c), .. }) if *c > 0.0)),
         "{ev:#?}"
     );
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
-    assert!(!alive(run.pid), "claude still running after the run ended");
+    assert_completed(&ev);
+    assert!(
+        !alive(run.pid.unwrap()),
+        "claude still running after the run ended"
+    );
     let req = &env.fake.model_requests()[0];
     assert!(req
         .header("user-agent")
@@ -203,11 +158,9 @@ real_test!(streamed_text_and_thinking, |bin| {
 
 real_test!(bash_approval_allowed_runs_the_command, |bin| {
     let env = Env::new("bash-allow", &bin).await;
-    env.fake
-        .push(Reply::bash("toolu_allow", "echo hi > out.txt"));
-    env.fake.push(Reply::text(&["done (allowed)"]));
-    let mut run = env.run("RUN_BASH", None).await;
-    let ask = until(&mut run, is_ask).await;
+    let (mut run, ask) = env
+        .asked_to_run("toolu_allow", Some("done (allowed)"))
+        .await;
     let AgentEvent::ApprovalRequested {
         kind,
         command,
@@ -222,74 +175,30 @@ real_test!(bash_approval_allowed_runs_the_command, |bin| {
     assert_eq!(command.as_deref(), Some("echo hi > out.txt"));
     assert_eq!(cwd.as_deref(), Some(env.work.to_str().unwrap()));
     assert_eq!(item_id.as_deref(), Some("toolu_allow"));
-    run.control()
-        .resolve_approval(&id_of(&ask), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &request_id(&ask), UserDecision::ApproveOnce).await;
     let ev = until_end(&mut run).await;
     assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                kind: ToolKind::Command,
-                status: ToolStatus::Completed,
-                ..
-            }
-        )),
+        tool_completed(&ev, Some(ToolKind::Command), ToolStatus::Completed),
         "{ev:#?}"
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(
         std::fs::read_to_string(env.work.join("out.txt")).unwrap(),
         "hi\n"
     );
-    let again = run
-        .control()
-        .resolve_approval(&id_of(&ask), UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(again, Err(EngineError::NotPending { .. })),
-        "{again:?}"
-    );
+    assert_no_longer_pending(&run, &request_id(&ask)).await;
 });
 
 real_test!(bash_approval_denied_skips_it_and_the_turn_goes_on, |bin| {
     let env = Env::new("bash-deny", &bin).await;
-    env.fake
-        .push(Reply::bash("toolu_deny", "echo hi > out.txt"));
-    env.fake.push(Reply::text(&["done (denied)"]));
-    let mut run = env.run("RUN_BASH", None).await;
-    let ask = until(&mut run, is_ask).await;
-    run.control()
-        .resolve_approval(&id_of(&ask), ApprovalDecision::deny("Not in this repo."))
-        .await
-        .unwrap();
+    let (mut run, ask) = env.asked_to_run("toolu_deny", Some("done (denied)")).await;
+    let deny = ApprovalDecision::deny("Not in this repo.");
+    decide(&run, &request_id(&ask), deny).await;
     let ev = until_end(&mut run).await;
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::Denied,
-            ..
-        }
-    )));
-    assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ToolCompleted {
-                status: ToolStatus::Declined,
-                ..
-            }
-        )),
-        "{ev:#?}"
-    );
+    assert!(resolved(&ev, None, ApprovalState::Denied));
+    assert!(tool_completed(&ev, None, ToolStatus::Declined), "{ev:#?}");
     assert!(completed_text(&ev).contains("done (denied)"));
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert!(!env.work.join("out.txt").exists(), "a denied command ran");
     // The model got the denial message as the tool result.
     let last = env.fake.model_requests().pop().unwrap();
@@ -300,20 +209,13 @@ real_test!(bash_approval_denied_skips_it_and_the_turn_goes_on, |bin| {
 
 real_test!(deny_and_stop_ends_the_turn, |bin| {
     let env = Env::new("deny-stop", &bin).await;
-    env.fake
-        .push(Reply::bash("toolu_stop", "echo hi > out.txt"));
-    env.fake.push(Reply::text(&["should not be asked"]));
-    let mut run = env.run("RUN_BASH", None).await;
-    let ask = until(&mut run, is_ask).await;
-    run.control()
-        .resolve_approval(&id_of(&ask), ApprovalDecision::deny_and_stop("Stop here."))
-        .await
-        .unwrap();
+    let (mut run, ask) = env
+        .asked_to_run("toolu_stop", Some("should not be asked"))
+        .await;
+    let stop = ApprovalDecision::deny_and_stop("Stop here.");
+    decide(&run, &request_id(&ask), stop).await;
     let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
+    assert_interrupted(&ev);
     assert!(!env.work.join("out.txt").exists());
     assert_eq!(
         env.fake.model_requests().len(),
@@ -324,22 +226,16 @@ real_test!(deny_and_stop_ends_the_turn, |bin| {
 
 real_test!(allow_with_an_edited_input_runs_the_edited_command, |bin| {
     let env = Env::new("edited", &bin).await;
-    env.fake
-        .push(Reply::bash("toolu_edit", "echo hi > out.txt"));
-    env.fake.push(Reply::text(&["done (edited)"]));
-    let mut run = env.run("RUN_BASH", None).await;
-    let ask = until(&mut run, is_ask).await;
+    let (mut run, ask) = env.asked_to_run("toolu_edit", Some("done (edited)")).await;
     let edited =
         json!({"command": "echo edited > edited.txt", "description": "edited by the user"});
-    run.control()
-        .resolve_approval(&id_of(&ask), ApprovalDecision::allow_edited(edited))
-        .await
-        .unwrap();
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    decide(
+        &run,
+        &request_id(&ask),
+        ApprovalDecision::allow_edited(edited),
+    )
+    .await;
+    assert_completed(&until_end(&mut run).await);
     assert_eq!(
         std::fs::read_to_string(env.work.join("edited.txt")).unwrap(),
         "edited\n"
@@ -354,16 +250,14 @@ real_test!(two_tool_calls_in_one_turn, |bin| {
     let env = Env::new("two-tools", &bin).await;
     let two = env.work.join("two.txt");
     env.fake.push(Reply::Stream(vec![
-        Step::ToolUse {
-            id: "toolu_m1".into(),
-            name: "Bash".into(),
-            input: json!({"command": "echo one > one.txt", "description": "one"}),
-        },
-        Step::ToolUse {
-            id: "toolu_m2".into(),
-            name: "Write".into(),
-            input: json!({"file_path": two, "content": "two\n"}),
-        },
+        tool_use(
+            ("toolu_m1", "Bash"),
+            json!({"command": "echo one > one.txt", "description": "one"}),
+        ),
+        tool_use(
+            ("toolu_m2", "Write"),
+            json!({"file_path": two, "content": "two\n"}),
+        ),
     ]));
     env.fake.push(Reply::text(&["both done"]));
     let mut run = env.run("MULTI_TOOL", None).await;
@@ -378,10 +272,7 @@ real_test!(two_tool_calls_in_one_turn, |bin| {
         ),
         "{first:?}"
     );
-    run.control()
-        .resolve_approval(&id_of(&first), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &request_id(&first), UserDecision::ApproveOnce).await;
     let mut seen = Vec::new();
     let second = until_into(&mut run, is_ask, &mut seen).await;
     let AgentEvent::ApprovalRequested { kind, files, .. } = &second else {
@@ -391,28 +282,11 @@ real_test!(two_tool_calls_in_one_turn, |bin| {
     assert_eq!(Path::new(&files[0].path), two);
     assert_eq!(files[0].kind, FileChangeKind::Add);
     assert!(files[0].diff.contains("+two"), "{}", files[0].diff);
-    run.control()
-        .resolve_approval(&id_of(&second), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
+    decide(&run, &request_id(&second), UserDecision::ApproveOnce).await;
     seen.extend(until_end(&mut run).await);
     let ev = seen;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
-    let done = ev
-        .iter()
-        .filter(|e| {
-            matches!(
-                e,
-                AgentEvent::ToolCompleted {
-                    status: ToolStatus::Completed,
-                    ..
-                }
-            )
-        })
-        .count();
+    assert_completed(&ev);
+    let done = tools_ended(&ev, None, ToolStatus::Completed);
     assert_eq!(done, 2, "{ev:#?}");
     assert!(ev.iter().any(|e| matches!(e, AgentEvent::FileChanged { path, kind: FileChangeKind::Add, .. } if Path::new(path) == two)));
     assert_eq!(
@@ -440,14 +314,10 @@ real_test!(ask_user_question_is_answered, |bin| {
     assert_eq!(questions[0].options[1].label, "Blue");
     let answers = BTreeMap::from([(questions[0].id.clone(), vec!["Blue".to_owned()])]);
     run.control()
-        .answer_question(&id_of(&ask), answers)
+        .answer_question(&request_id(&ask), answers)
         .await
         .unwrap();
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&until_end(&mut run).await);
     let last = env.fake.model_requests().pop().unwrap();
     let result = last.blocks_of("tool_result")[0].to_string();
     assert!(
@@ -461,17 +331,7 @@ real_test!(interrupt_mid_stream, |bin| {
     env.fake
         .push(Reply::slow_text(200, Duration::from_millis(100)));
     let mut run = env.run("SLOW", None).await;
-    until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
-    run.control().interrupt();
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
-    assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text.starts_with("chunk00"))),
-        "{ev:#?}"
-    );
+    let ev = interrupted_mid_stream(&mut run, "chunk00").await;
     assert!(
         agentdesk_tests::http::wait_until(Duration::from_secs(10), || env.fake.disconnects() >= 1)
             .await,
@@ -489,15 +349,8 @@ real_test!(image_input_reaches_the_model, |bin| {
         InputPart::text("What is in this picture?"),
         InputPart::image(&png),
     ];
-    let mut run = tokio::time::timeout(STEP, env.engine.start_run(env.request(input, None)))
-        .await
-        .unwrap()
-        .unwrap();
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    let mut run = env.start(env.request(input, None)).await;
+    assert_completed(&until_end(&mut run).await);
     let images = env.fake.model_requests()[0].blocks_of("image");
     assert_eq!(images.len(), 1, "{:#?}", env.fake.model_requests()[0].body);
     assert_eq!(images[0]["source"]["type"], "base64");
@@ -509,11 +362,7 @@ real_test!(resume_in_a_new_process_and_unknown_resume_id, |bin| {
     let env = Env::new("resume", &bin).await;
     env.fake.push(Reply::text(&["first answer"]));
     let mut run = env.run("first question", None).await;
-    let ev = until_end(&mut run).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&until_end(&mut run).await);
     let sid = run.session_id.clone();
 
     env.fake.push(Reply::text(&["second answer"]));
@@ -522,10 +371,7 @@ real_test!(resume_in_a_new_process_and_unknown_resume_id, |bin| {
     assert_eq!(run2.session_id, sid);
     assert_ne!(run2.pid, run.pid);
     let ev = until_end(&mut run2).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert!(
         matches!(&ev[0], AgentEvent::RunStarted { engine_session_id: Some(s), .. } if *s == sid)
     );
@@ -549,14 +395,12 @@ real_test!(resume_in_a_new_process_and_unknown_resume_id, |bin| {
     assert_ne!(run3.session_id, stale);
     let ev = until_end(&mut run3).await;
     assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { source: DiagnosticSource::Notice, message, .. }
-            if message.contains("Could not resume") && message.contains(&stale))),
+        notices(&ev)
+            .iter()
+            .any(|m| m.contains("Could not resume") && m.contains(&stale)),
         "{ev:#?}"
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(completed_text(&ev), "fresh");
 });
 
@@ -565,61 +409,25 @@ real_test!(model_http_500_fails_the_run_with_the_message, |bin| {
     env.fake.push(Reply::status(500, "fake 500 exploded"));
     let mut run = env.run("ERR_500", None).await;
     let ev = until_end(&mut run).await;
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("http_500"), "{error}");
-            assert!(
-                error.contains("500") && error.contains("fake 500 exploded"),
-                "{error}"
-            );
-        }
-        other => panic!("{other:?}\n{ev:#?}"),
-    }
+    assert_failed(&ev, "http_500", &["500", "fake 500 exploded"]);
     assert!(
-        !ev.iter()
-            .any(|e| matches!(e, AgentEvent::MessageCompleted { .. })),
+        completed_messages(&ev).is_empty(),
         "API error shown as chat text: {ev:#?}"
     );
-    assert!(!alive(run.pid));
+    assert!(!alive(run.pid.unwrap()));
 });
 
 real_test!(
     cli_killed_mid_turn_fails_the_run_and_expires_the_approval,
     |bin| {
         let env = Env::new("killed", &bin).await;
-        env.fake
-            .push(Reply::bash("toolu_kill", "echo hi > out.txt"));
-        let mut run = env.run("RUN_BASH", None).await;
-        let ask = until(&mut run, is_ask).await;
-        let status = std::process::Command::new("kill")
-            .args(["-9", &run.pid.unwrap().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let (mut run, ask) = env.asked_to_run("toolu_kill", None).await;
+        kill9(run.pid.unwrap());
         let ev = until_end(&mut run).await;
-        let id = id_of(&ask);
-        assert!(
-        ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)),
-        "{ev:#?}"
-    );
-        match ev.last() {
-            Some(AgentEvent::RunFailed { error, code }) => {
-                assert_eq!(code.as_deref(), Some("engine_crashed"));
-                assert!(
-                    error.contains("stopped unexpectedly") && error.contains("SIGKILL"),
-                    "{error}"
-                );
-            }
-            other => panic!("{other:?}\n{ev:#?}"),
-        }
-        let late = run
-            .control()
-            .resolve_approval(&id, UserDecision::ApproveOnce)
-            .await;
-        assert!(
-            matches!(late, Err(EngineError::NotPending { .. })),
-            "{late:?}"
-        );
+        let id = request_id(&ask);
+        assert!(resolved(&ev, Some(&id), ApprovalState::Expired), "{ev:#?}");
+        assert_failed(&ev, "engine_crashed", &["stopped unexpectedly", "SIGKILL"]);
+        assert_no_longer_pending(&run, &id).await;
         assert!(!env.work.join("out.txt").exists());
     }
 );
@@ -667,11 +475,10 @@ real_test!(
         let file = env.work.join("auto.txt");
         env.fake.push(Reply::Stream(vec![
             Step::Sleep(Duration::from_millis(800)),
-            Step::ToolUse {
-                id: "toolu_auto".into(),
-                name: "Write".into(),
-                input: json!({"file_path": file, "content": "auto\n"}),
-            },
+            tool_use(
+                ("toolu_auto", "Write"),
+                json!({"file_path": file, "content": "auto\n"}),
+            ),
         ]));
         env.fake.push(Reply::text(&["written"]));
         let mut run = env.run("WRITE_FILE", None).await;
@@ -682,10 +489,7 @@ real_test!(
             !ev.iter().any(is_ask),
             "asked although acceptEdits: {ev:#?}"
         );
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        assert_completed(&ev);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "auto\n");
     }
 );

@@ -3,75 +3,100 @@
 //! that goes silent, a heartbeat-only turn, a consumer that goes away mid-turn).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use std::path::{Path, PathBuf};
-
-use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, RunRequest};
-use agentdesk_engine::RunLimits;
+use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CodexRun, RunRequest};
+use agentdesk_engine::{ApprovalDecision, EngineError, RunLimits};
 use agentdesk_protocol::approval_detail::ApprovalDetail;
 use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::{AgentEvent, ApprovalKind, ApprovalState, UserDecision};
+use agentdesk_tests::events::{
+    assert_completed, assert_merged_stream, decide, deltas, diagnostics, failed_with, is_approval,
+    request_id, resolved, started, until, until_end, until_end_deciding,
+};
+use agentdesk_tests::real::mock_provider;
 use serde_json::{json, Value};
 
 const FAKE: &str = env!("CARGO_BIN_EXE_fake-app-server");
 const STEP: Duration = Duration::from_secs(20);
 
+/// An engine on the fake app-server, in a temp folder (its CODEX_HOME and workspace), the
+/// fake logging what it receives to `log`.
+struct Scripted {
+    engine: CodexEngine,
+    dir: tempfile::TempDir,
+    log: PathBuf,
+}
+
+impl Scripted {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("received.log");
+        Self {
+            engine: CodexEngine::new(CodexEngineConfig::new(FAKE)),
+            dir,
+            log,
+        }
+    }
+
+    /// A run request on `script`.
+    fn request(&self, script: &str) -> RunRequest {
+        let profile = CodexProfile {
+            env: vec![
+                ("FAKE_SCRIPT".into(), script.into()),
+                ("FAKE_LOG".into(), self.log.display().to_string()),
+            ],
+            // A provider keeps the adapter from checking the (fake's) login first.
+            provider: Some(mock_provider(
+                "http://127.0.0.1:9/v1".into(),
+                "MOCK_API_KEY",
+            )),
+            ..Default::default()
+        };
+        RunRequest {
+            codex_home: Some(self.dir.path().to_path_buf()),
+            cwd: self.dir.path().to_path_buf(),
+            profile,
+            resume_thread_id: None,
+            input: vec![UserInput::text("go")],
+        }
+    }
+
+    /// A new engine's run of `script`, under a watchdog of `watch` seconds when given.
+    async fn start(script: &str, watch: Option<u64>) -> (Self, CodexRun) {
+        let fake = Self::new();
+        let run = fake.start_req(fake.request(script), watch).await;
+        (fake, run)
+    }
+
+    async fn start_req(&self, req: RunRequest, watch: Option<u64>) -> CodexRun {
+        let limits = RunLimits {
+            inactivity_timeout: watch.map(Duration::from_secs),
+            ..RunLimits::default()
+        };
+        match watch {
+            Some(_) => started(STEP, self.engine.start_run_with(req, limits)).await,
+            None => started(STEP, self.engine.start_run(req)).await,
+        }
+    }
+
+    /// The fake logs `method` (a bounded wait); `what` failed otherwise.
+    async fn expect_logged(&self, method: &str, what: &str) {
+        assert!(received(&self.log, method).await, "{what}");
+    }
+}
+
 /// Runs one turn on the `permissions` script, answers the request with `decision`, and
 /// returns the events plus what the adapter sent back on the wire.
 async fn permissions_turn(decision: UserDecision) -> (Vec<AgentEvent>, Value) {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let profile = CodexProfile {
-        env: vec![("FAKE_SCRIPT".into(), "permissions".into())],
-        // A provider keeps the adapter from checking the (fake's) login first.
-        provider: Some(agentdesk_engine::codex::CustomProvider {
-            id: "mock".into(),
-            name: "mock".into(),
-            base_url: "http://127.0.0.1:9/v1".into(),
-            env_key: "MOCK_API_KEY".into(),
-            request_max_retries: Some(0),
-            stream_max_retries: Some(0),
-        }),
-        ..Default::default()
-    };
-    let req = RunRequest {
-        codex_home: Some(dir.path().to_path_buf()),
-        cwd: dir.path().to_path_buf(),
-        profile,
-        resume_thread_id: None,
-        input: vec![UserInput::text("fetch the docs")],
-    };
-    let mut run = tokio::time::timeout(STEP, engine.start_run(req))
-        .await
-        .unwrap()
-        .unwrap();
-    let mut events = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .expect("no event in time")
-            .expect("events ended early");
-        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-            run.control()
-                .resolve_approval(request_id, decision)
-                .await
-                .unwrap();
-        }
-        let end = ev.is_terminal();
-        events.push(ev);
-        if end {
-            break;
-        }
-    }
-    let wire: String = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    engine.shutdown().await;
+    let fake = Scripted::new();
+    let mut req = fake.request("permissions");
+    req.input = vec![UserInput::text("fetch the docs")];
+    let mut run = fake.start_req(req, None).await;
+    let events = until_end_deciding(&mut run, decision).await;
+    let wire = deltas(&events);
+    fake.engine.shutdown().await;
     let sent = serde_json::from_str(&wire).unwrap_or_else(|e| panic!("{e}: {events:#?}"));
     (events, sent)
 }
@@ -79,23 +104,15 @@ async fn permissions_turn(decision: UserDecision) -> (Vec<AgentEvent>, Value) {
 #[tokio::test]
 async fn permissions_request_becomes_an_approval_with_what_is_asked() {
     let (events, _) = permissions_turn(UserDecision::ApproveOnce).await;
-    let asked = events
-        .iter()
-        .find(|e| matches!(e, AgentEvent::ApprovalRequested { .. }))
-        .unwrap();
-    let AgentEvent::ApprovalRequested {
-        kind,
-        cwd,
-        reason,
-        detail,
-        ..
-    } = asked
-    else {
+    let asked = events.iter().find(|e| is_approval(e)).unwrap();
+    assert!(
+        matches!(asked, AgentEvent::ApprovalRequested { kind: ApprovalKind::Permission, cwd: Some(cwd), reason: Some(reason), .. }
+            if cwd == "/work/repo" && reason == "fetch the docs"),
+        "{asked:?}"
+    );
+    let AgentEvent::ApprovalRequested { detail, .. } = asked else {
         unreachable!()
     };
-    assert_eq!(*kind, ApprovalKind::Permission);
-    assert_eq!(cwd.as_deref(), Some("/work/repo"));
-    assert_eq!(reason.as_deref(), Some("fetch the docs"));
     let Some(ApprovalDetail::CodexPermissions(p)) = detail.as_deref() else {
         panic!("not a Codex permissions detail: {detail:?}")
     };
@@ -113,13 +130,7 @@ async fn permissions_decisions_go_back_as_grants() {
         wire,
         json!({"permissions": {"network": {"enabled": true}}, "scope": "turn"})
     );
-    assert!(events.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::ApprovedOnce,
-            ..
-        }
-    )));
+    assert!(resolved(&events, None, ApprovalState::ApprovedOnce));
 
     let (_, wire) = permissions_turn(UserDecision::ApproveForSession).await;
     assert_eq!(
@@ -130,69 +141,31 @@ async fn permissions_decisions_go_back_as_grants() {
     // Deny grants nothing: the turn goes on without the permission.
     let (events, wire) = permissions_turn(UserDecision::Deny).await;
     assert_eq!(wire, json!({"permissions": {}, "scope": "turn"}));
-    assert!(events.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::Denied,
-            ..
-        }
-    )));
+    assert!(resolved(&events, None, ApprovalState::Denied));
     assert!(matches!(
         events.last(),
         Some(AgentEvent::RunCompleted { .. })
     ));
 }
 
-/// A run request on `script`, with the fake logging what it receives to `log`.
-fn scripted(dir: &Path, script: &str, log: &Path) -> RunRequest {
-    let profile = CodexProfile {
-        env: vec![
-            ("FAKE_SCRIPT".into(), script.into()),
-            ("FAKE_LOG".into(), log.display().to_string()),
-        ],
-        provider: Some(agentdesk_engine::codex::CustomProvider {
-            id: "mock".into(),
-            name: "mock".into(),
-            base_url: "http://127.0.0.1:9/v1".into(),
-            env_key: "MOCK_API_KEY".into(),
-            request_max_retries: Some(0),
-            stream_max_retries: Some(0),
-        }),
-        ..Default::default()
-    };
-    RunRequest {
-        codex_home: Some(dir.to_path_buf()),
-        cwd: dir.to_path_buf(),
-        profile,
-        resume_thread_id: None,
-        input: vec![UserInput::text("go")],
-    }
+#[tokio::test]
+async fn a_silent_turn_is_failed_by_the_watchdog_and_interrupted() {
+    let t0 = std::time::Instant::now();
+    let (fake, mut run) = Scripted::start("silent_turn", Some(1)).await;
+    let events = until_end(&mut run).await;
+    let error = failed_with(&events, "engine_silent");
+    assert!(
+        error.starts_with("Codex said nothing for 1 s; the run was stopped"),
+        "{error}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    fake.expect_logged("turn/interrupt", "the silent turn was not interrupted")
+        .await;
+    fake.engine.shutdown().await;
 }
 
-fn watched(secs: u64) -> RunLimits {
-    RunLimits {
-        inactivity_timeout: Some(Duration::from_secs(secs)),
-        ..RunLimits::default()
-    }
-}
-
-async fn events_until_end(run: &mut agentdesk_engine::codex::CodexRun) -> Vec<AgentEvent> {
-    let mut events = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .expect("no event in time")
-            .expect("events ended early");
-        let end = ev.is_terminal();
-        events.push(ev);
-        if end {
-            return events;
-        }
-    }
-}
-
-/// Waits (bounded) until the fake has logged `method`.
-async fn received(log: &PathBuf, method: &str) -> bool {
+/// Waits (bounded) until the fake has logged `method` to `log`.
+async fn received(log: &Path, method: &str) -> bool {
     for _ in 0..100 {
         let seen = std::fs::read_to_string(log).unwrap_or_default();
         if seen.lines().any(|l| l == method) {
@@ -204,199 +177,53 @@ async fn received(log: &PathBuf, method: &str) -> bool {
 }
 
 #[tokio::test]
-async fn a_silent_turn_is_failed_by_the_watchdog_and_interrupted() {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let t0 = std::time::Instant::now();
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run_with(scripted(dir.path(), "silent_turn", &log), watched(1)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let events = events_until_end(&mut run).await;
-    match events.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("engine_silent"));
-            assert!(
-                error.starts_with("Codex said nothing for 1 s; the run was stopped"),
-                "{error}"
-            );
-        }
-        other => panic!("{other:?}\n{events:#?}"),
-    }
-    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert!(
-        received(&log, "turn/interrupt").await,
-        "the silent turn was not interrupted"
-    );
-    engine.shutdown().await;
-}
-
-#[tokio::test]
 async fn a_heartbeat_only_turn_is_not_failed() {
     // thread/status/changed every 200 ms for 3 s, nothing else, under a 1 s watchdog.
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run_with(scripted(dir.path(), "heartbeat", &log), watched(1)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let events = events_until_end(&mut run).await;
-    assert!(
-        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{events:#?}"
-    );
-    engine.shutdown().await;
+    let (fake, mut run) = Scripted::start("heartbeat", Some(1)).await;
+    assert_completed(&until_end(&mut run).await);
+    fake.engine.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_pending_approval_pauses_the_codex_watchdog() {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run_with(scripted(dir.path(), "permissions", &log), watched(1)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let mut events = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-            // The user takes 2.5 watchdog periods to decide.
-            tokio::time::sleep(Duration::from_millis(2500)).await;
-            run.control()
-                .resolve_approval(request_id, UserDecision::ApproveOnce)
-                .await
-                .expect("the approval should still be pending");
-        }
-        let end = ev.is_terminal();
-        events.push(ev);
-        if end {
-            break;
-        }
-    }
-    assert!(
-        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{events:#?}"
-    );
-    engine.shutdown().await;
+    let (fake, mut run) = Scripted::start("permissions", Some(1)).await;
+    let asked = until(&mut run, is_approval).await;
+    // The user takes 2.5 watchdog periods to decide.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    decide(&run, &request_id(&asked), UserDecision::ApproveOnce).await;
+    assert_completed(&until_end(&mut run).await);
+    fake.engine.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_turn_whose_consumer_went_away_is_interrupted() {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run(scripted(dir.path(), "silent_turn", &log)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let (fake, mut run) = Scripted::start("silent_turn", None).await;
     // Mid-turn: the first delta arrived.
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(!ev.is_terminal(), "{ev:?}");
-        if matches!(ev, AgentEvent::MessageDelta { .. }) {
-            break;
-        }
-    }
-    let before = std::fs::read_to_string(&log).unwrap_or_default();
+    until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
+    let before = std::fs::read_to_string(&fake.log).unwrap_or_default();
     assert!(!before.contains("turn/interrupt"), "interrupted too early");
     let (control, events) = run.into_parts();
     drop(events);
-    assert!(
-        received(&log, "turn/interrupt").await,
-        "the turn ran on after its consumer went away"
-    );
+    fake.expect_logged(
+        "turn/interrupt",
+        "the turn ran on after its consumer went away",
+    )
+    .await;
     // The run is over for the adapter: nothing is pending any more.
     let err = control
         .resolve_approval("anything", UserDecision::ApproveOnce)
         .await
         .unwrap_err();
-    assert!(
-        matches!(err, agentdesk_engine::EngineError::NotPending { .. }),
-        "{err}"
-    );
-    engine.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_consumer_gone_during_an_approval_releases_it_and_interrupts() {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run(scripted(dir.path(), "permissions", &log)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(!ev.is_terminal(), "{ev:?}");
-        if matches!(ev, AgentEvent::ApprovalRequested { .. }) {
-            break;
-        }
-    }
-    drop(run);
-    // The held request is answered (with an error: nobody can decide it) and the turn stopped.
-    assert!(
-        received(&log, "response:error").await,
-        "the pending approval was never released"
-    );
-    assert!(
-        received(&log, "turn/interrupt").await,
-        "the turn was not interrupted"
-    );
-    engine.shutdown().await;
+    assert!(matches!(err, EngineError::NotPending { .. }), "{err}");
+    fake.engine.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_codex_garbage_flood_is_capped_at_the_diagnostic_budget() {
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run(scripted(dir.path(), "garbage_flood", &log)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let events = events_until_end(&mut run).await;
-    assert!(
-        matches!(events.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{events:#?}"
-    );
-    let diagnostics: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::EngineDiagnostic { message, .. } => Some(message.as_str()),
-            _ => None,
-        })
-        .collect();
+    let (fake, mut run) = Scripted::start("garbage_flood", None).await;
+    let events = until_end(&mut run).await;
+    assert_completed(&events);
+    let diagnostics = diagnostics(&events);
     let max = RunLimits::default().max_diagnostics;
     assert!(
         diagnostics.len() <= max + 2,
@@ -408,65 +235,20 @@ async fn a_codex_garbage_flood_is_capped_at_the_diagnostic_budget() {
         last.ends_with("more engine diagnostics were suppressed in this run (limit 100 per run)"),
         "{last}"
     );
-    engine.shutdown().await;
+    fake.engine.shutdown().await;
 }
 
-/// The decision reaches the adapter whole: "deny and stop" is a decline followed by
-/// `turn/interrupt`; an edited input is refused up front (codex cannot run one) and the
-/// request stays pending.
 #[tokio::test]
-async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused() {
-    use agentdesk_engine::{ApprovalDecision, EngineError};
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut run = tokio::time::timeout(
-        STEP,
-        engine.start_run(scripted(dir.path(), "permissions", &log)),
-    )
-    .await
-    .unwrap()
-    .unwrap();
-    let mut events = Vec::new();
-    loop {
-        let ev = tokio::time::timeout(STEP, run.next_event())
-            .await
-            .unwrap()
-            .unwrap();
-        if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-            let edited = ApprovalDecision::allow_edited(json!({"command": "ls"}));
-            let err = run
-                .control()
-                .resolve_approval(request_id, edited)
-                .await
-                .unwrap_err();
-            assert!(matches!(err, EngineError::Unsupported(_)), "{err}");
-            run.control()
-                .resolve_approval(request_id, ApprovalDecision::deny_and_stop("no"))
-                .await
-                .expect("still pending after the refused edit");
-        }
-        let end = ev.is_terminal();
-        events.push(ev);
-        if end {
-            break;
-        }
-    }
-    assert!(
-        events.iter().any(|e| matches!(
-            e,
-            AgentEvent::ApprovalResolved {
-                outcome: ApprovalState::Denied,
-                ..
-            }
-        )),
-        "{events:#?}"
-    );
-    assert!(
-        received(&log, "turn/interrupt").await,
-        "deny-and-stop did not interrupt the turn"
-    );
-    engine.shutdown().await;
+async fn a_consumer_gone_during_an_approval_releases_it_and_interrupts() {
+    let (fake, mut run) = Scripted::start("permissions", None).await;
+    until(&mut run, is_approval).await;
+    drop(run);
+    // The held request is answered (with an error: nobody can decide it) and the turn stopped.
+    fake.expect_logged("response:error", "the pending approval was never released")
+        .await;
+    fake.expect_logged("turn/interrupt", "the turn was not interrupted")
+        .await;
+    fake.engine.shutdown().await;
 }
 
 /// A fast stream (20,000 deltas written back to back by the `stream` script): every delta's
@@ -475,35 +257,41 @@ async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused()
 #[tokio::test]
 async fn a_fast_stream_arrives_whole_in_merged_deltas() {
     const DELTAS: usize = 20_000;
-    let engine = CodexEngine::new(CodexEngineConfig::new(FAKE));
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("received.log");
-    let mut req = scripted(dir.path(), "stream", &log);
+    let fake = Scripted::new();
+    let mut req = fake.request("stream");
     req.profile
         .env
         .push(("FAKE_DELTAS".into(), DELTAS.to_string()));
-    let mut run = tokio::time::timeout(STEP, engine.start_run(req))
-        .await
-        .unwrap()
-        .unwrap();
-    let events = events_until_end(&mut run).await;
-    let deltas: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let mut run = fake.start_req(req, None).await;
+    let events = until_end(&mut run).await;
     let want: String = (0..DELTAS).map(|i| format!("{i:>19} ")).collect();
-    assert_eq!(deltas.concat(), want);
+    assert_merged_stream(&events, &want, DELTAS, DELTAS / 2);
+    assert_completed(&events);
+    fake.engine.shutdown().await;
+}
+
+/// The decision reaches the adapter whole: "deny and stop" is a decline followed by
+/// `turn/interrupt`; an edited input is refused up front (codex cannot run one) and the
+/// request stays pending.
+#[tokio::test]
+async fn deny_and_stop_declines_then_interrupts_and_an_edited_input_is_refused() {
+    let (fake, mut run) = Scripted::start("permissions", None).await;
+    let id = request_id(&until(&mut run, is_approval).await);
+    let edited = ApprovalDecision::allow_edited(json!({"command": "ls"}));
+    let err = run
+        .control()
+        .resolve_approval(&id, edited)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, EngineError::Unsupported(_)), "{err}");
+    // Still pending after the refused edit.
+    decide(&run, &id, ApprovalDecision::deny_and_stop("no")).await;
+    let events = until_end(&mut run).await;
     assert!(
-        deltas.len() < DELTAS / 2,
-        "{} delta events for {DELTAS} deltas",
-        deltas.len()
+        resolved(&events, None, ApprovalState::Denied),
+        "{events:#?}"
     );
-    assert!(matches!(
-        events.last(),
-        Some(AgentEvent::RunCompleted { .. })
-    ));
-    engine.shutdown().await;
+    fake.expect_logged("turn/interrupt", "deny-and-stop did not interrupt the turn")
+        .await;
+    fake.engine.shutdown().await;
 }

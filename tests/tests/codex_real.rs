@@ -9,22 +9,53 @@ use agentdesk_protocol::ui::TokenUsage;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_engine::codex::{
-    CodexEngine, CodexEngineConfig, CodexProfile, CodexRun, CustomProvider, RunRequest,
-};
+use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, CodexProfile, CodexRun, RunRequest};
 use agentdesk_engine::EngineError;
-use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
+use agentdesk_protocol::codex::{AskForApproval, UserInput};
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalKind, ApprovalState, FileChangeKind, ToolKind, ToolStatus, UserDecision,
 };
-use agentdesk_tests::events::{until_end_after as until_end, until_seen as until};
+use agentdesk_tests::events::{
+    assert_completed, assert_failed, assert_no_longer_pending, decide, deltas, diagnostics,
+    has_message, interrupted_mid_stream, is_approval, request_id, resolved, started,
+    tool_completed, until, until_end, STEP,
+};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply, Step};
-use agentdesk_tests::real::{engine_bin, RED_PNG};
+use agentdesk_tests::process::kill9;
+use agentdesk_tests::real::{codex_dirs, codex_profile, RED_PNG};
+use agentdesk_tests::real_test;
+use agentdesk_tests::world::fresh_root;
 
 const SUITE: &str = "real codex suite";
+const BIN_VAR: &str = "CODEX_BIN";
 
-const STEP: Duration = Duration::from_secs(30);
 const TEST: Duration = Duration::from_secs(120);
+
+/// The model calls the function `name` (call `call_id`) with `arguments`.
+fn function_call(call_id: &str, name: &str, arguments: &serde_json::Value) -> Reply {
+    let call = Step::FunctionCall {
+        call_id: call_id.into(),
+        name: name.into(),
+        arguments: arguments.to_string(),
+    };
+    Reply::Stream(vec![call])
+}
+
+/// The run ended completed with per-run usage (not the thread's total).
+fn assert_completed_with_usage(ev: &[AgentEvent]) {
+    assert!(
+        ev.iter().any(|e| matches!(
+            e,
+            AgentEvent::Usage(TokenUsage {
+                input: 10,
+                output: 5,
+                ..
+            })
+        )),
+        "{ev:#?}"
+    );
+    assert_completed(ev);
+}
 
 struct Env {
     fake: FakeResponses,
@@ -39,37 +70,10 @@ impl Env {
     /// sandbox refuses helper binaries there).
     async fn new(name: &str, bin: &Path, approval: AskForApproval) -> Self {
         let fake = FakeResponses::start().await.unwrap();
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("codex-real/{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let (home, repo) = (root.join("home"), root.join("repo"));
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&repo).unwrap();
+        let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "codex-real", name);
+        let (home, repo) = codex_dirs(&root);
         std::fs::write(repo.join("README.md"), "test repo\n").unwrap();
-        let _ = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&repo)
-            .status();
-        let profile = CodexProfile {
-            // A catalog slug: codex then offers `apply_patch` (file-change approvals).
-            model: Some("gpt-5.5".into()),
-            approval_policy: Some(approval),
-            sandbox: Some(SandboxMode::WorkspaceWrite),
-            provider: Some(CustomProvider {
-                id: "mock".into(),
-                name: "mock".into(),
-                base_url: fake.base_url(),
-                env_key: "MOCK_API_KEY".into(),
-                request_max_retries: Some(0),
-                stream_max_retries: Some(0),
-            }),
-            env: vec![
-                ("MOCK_API_KEY".into(), "dummy".into()),
-                ("HOME".into(), home.to_string_lossy().into_owned()),
-                ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
-            ],
-            ..Default::default()
-        };
+        let profile = codex_profile(fake.base_url(), &home, approval);
         let mut config = CodexEngineConfig::new(bin);
         config.interrupt_grace = Duration::from_secs(10);
         Self {
@@ -91,37 +95,28 @@ impl Env {
         }
     }
 
-    async fn run(&self, text: &str, resume: Option<String>) -> CodexRun {
-        tokio::time::timeout(
-            STEP,
-            self.engine
-                .start_run(self.request(vec![UserInput::text(text)], resume)),
-        )
-        .await
-        .expect("start_run timed out")
-        .expect("start_run failed")
-    }
-}
-
-fn approval_id(ev: &AgentEvent) -> String {
-    match ev {
-        AgentEvent::ApprovalRequested { request_id, .. } => request_id.clone(),
-        other => panic!("not an approval: {other:?}"),
-    }
-}
-
-macro_rules! real_test {
-    ($name:ident, |$bin:ident| $body:block) => {
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn $name() {
-            let Some($bin) = engine_bin("CODEX_BIN", SUITE) else {
-                return;
-            };
-            tokio::time::timeout(TEST, async move { $body })
-                .await
-                .expect("test timed out");
+    /// The model asks to run `touch hello.txt`, then answers `then` (if any); the run and
+    /// its approval request.
+    async fn asked_to_touch(&self, then: Option<&str>) -> (CodexRun, AgentEvent) {
+        self.fake
+            .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
+        if let Some(then) = then {
+            self.fake.push(Reply::text(&[then]));
         }
-    };
+        let mut run = self.run("Please run: touch hello.txt", None).await;
+        let ask = until(&mut run, is_approval).await;
+        (run, ask)
+    }
+
+    /// A run of `engine` (this one's, or a new process's) on `text`.
+    async fn run_on(&self, engine: &CodexEngine, text: &str, resume: Option<String>) -> CodexRun {
+        let req = self.request(vec![UserInput::text(text)], resume);
+        started(STEP, engine.start_run(req)).await
+    }
+
+    async fn run(&self, text: &str, resume: Option<String>) -> CodexRun {
+        self.run_on(&self.engine, text, resume).await
+    }
 }
 
 real_test!(streamed_text_and_reasoning, |bin| {
@@ -131,18 +126,11 @@ real_test!(streamed_text_and_reasoning, |bin| {
         &["Hello ", "from ", "fake!"],
     ));
     let mut run = env.run("Say hello", None).await;
-    let ev = until_end(&mut run, Vec::new()).await;
+    let ev = until_end(&mut run).await;
     assert!(
         matches!(&ev[0], AgentEvent::RunStarted { engine_session_id: Some(id), .. } if *id == run.thread_id)
     );
-    let deltas: String = ev
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(deltas, "Hello from fake!");
+    assert_eq!(deltas(&ev), "Hello from fake!");
     assert!(
         ev.iter()
             .any(|e| matches!(e, AgentEvent::ReasoningDelta { .. })),
@@ -151,34 +139,14 @@ real_test!(streamed_text_and_reasoning, |bin| {
     assert!(ev.iter().any(
         |e| matches!(e, AgentEvent::ReasoningCompleted { text, .. } if text == "Thinking hard")
     ));
-    assert!(ev.iter().any(
-        |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Hello from fake!")
-    ));
-    assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::Usage(TokenUsage {
-                input: 10,
-                output: 5,
-                ..
-            })
-        )),
-        "{ev:#?}"
-    );
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert!(has_message(&ev, "Hello from fake!"));
+    assert_completed_with_usage(&ev);
     env.engine.shutdown().await;
 });
 
 real_test!(command_approval_accepted_runs_the_command, |bin| {
     let env = Env::new("cmd-accept", &bin, AskForApproval::Untrusted).await;
-    env.fake
-        .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
-    env.fake.push(Reply::text(&["Done (accept)."]));
-    let mut run = env.run("Please run: touch hello.txt", None).await;
-    let (ask, _) = until(&mut run, |e| {
-        matches!(e, AgentEvent::ApprovalRequested { .. })
-    })
-    .await;
+    let (mut run, ask) = env.asked_to_touch(Some("Done (accept).")).await;
     let AgentEvent::ApprovalRequested {
         kind, command, cwd, ..
     } = &ask
@@ -191,18 +159,9 @@ real_test!(command_approval_accepted_runs_the_command, |bin| {
         "{ask:?}"
     );
     assert_eq!(cwd.as_deref(), Some(env.repo.to_str().unwrap()));
-    run.control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
-    let ev = until_end(&mut run, Vec::new()).await;
-    assert!(ev.iter().any(|e| matches!(
-        e,
-        AgentEvent::ApprovalResolved {
-            outcome: ApprovalState::ApprovedOnce,
-            ..
-        }
-    )));
+    decide(&run, &request_id(&ask), UserDecision::ApproveOnce).await;
+    let ev = until_end(&mut run).await;
+    assert!(resolved(&ev, None, ApprovalState::ApprovedOnce));
     assert!(
         ev.iter().any(|e| matches!(
             e,
@@ -215,23 +174,13 @@ real_test!(command_approval_accepted_runs_the_command, |bin| {
         )),
         "{ev:#?}"
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert!(
         env.repo.join("hello.txt").exists(),
         "the command did not run"
     );
     // A second decision for the same request is refused, not replayed.
-    let again = run
-        .control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await;
-    assert!(
-        matches!(again, Err(EngineError::NotPending { .. })),
-        "{again:?}"
-    );
+    assert_no_longer_pending(&run, &request_id(&ask)).await;
     env.engine.shutdown().await;
 });
 
@@ -239,43 +188,13 @@ real_test!(
     command_approval_declined_skips_the_command_and_continues,
     |bin| {
         let env = Env::new("cmd-decline", &bin, AskForApproval::Untrusted).await;
-        env.fake
-            .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
-        env.fake.push(Reply::text(&["Done (decline)."]));
-        let mut run = env.run("Please run: touch hello.txt", None).await;
-        let (ask, _) = until(&mut run, |e| {
-            matches!(e, AgentEvent::ApprovalRequested { .. })
-        })
-        .await;
-        run.control()
-            .resolve_approval(&approval_id(&ask), UserDecision::Deny)
-            .await
-            .unwrap();
-        let ev = until_end(&mut run, Vec::new()).await;
-        assert!(ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::ApprovalResolved {
-                outcome: ApprovalState::Denied,
-                ..
-            }
-        )));
-        assert!(
-            ev.iter().any(|e| matches!(
-                e,
-                AgentEvent::ToolCompleted {
-                    status: ToolStatus::Declined,
-                    ..
-                }
-            )),
-            "{ev:#?}"
-        );
-        assert!(ev.iter().any(
-            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text == "Done (decline).")
-        ));
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        let (mut run, ask) = env.asked_to_touch(Some("Done (decline).")).await;
+        decide(&run, &request_id(&ask), UserDecision::Deny).await;
+        let ev = until_end(&mut run).await;
+        assert!(resolved(&ev, None, ApprovalState::Denied));
+        assert!(tool_completed(&ev, None, ToolStatus::Declined), "{ev:#?}");
+        assert!(has_message(&ev, "Done (decline)."));
+        assert_completed(&ev);
         assert!(
             !env.repo.join("hello.txt").exists(),
             "a declined command ran"
@@ -292,10 +211,7 @@ real_test!(file_change_approval_names_the_path, |bin| {
     ));
     env.fake.push(Reply::text(&["patched"]));
     let mut run = env.run("add a file", None).await;
-    let (ask, _) = until(&mut run, |e| {
-        matches!(e, AgentEvent::ApprovalRequested { .. })
-    })
-    .await;
+    let ask = until(&mut run, is_approval).await;
     let AgentEvent::ApprovalRequested { kind, files, .. } = &ask else {
         unreachable!()
     };
@@ -303,11 +219,8 @@ real_test!(file_change_approval_names_the_path, |bin| {
     assert_eq!(files.len(), 1, "{ask:?}");
     assert_eq!(Path::new(&files[0].path), env.repo.join("added.txt"));
     assert_eq!(files[0].kind, FileChangeKind::Add);
-    run.control()
-        .resolve_approval(&approval_id(&ask), UserDecision::ApproveOnce)
-        .await
-        .unwrap();
-    let ev = until_end(&mut run, Vec::new()).await;
+    decide(&run, &request_id(&ask), UserDecision::ApproveOnce).await;
+    let ev = until_end(&mut run).await;
     assert!(
         ev.iter().any(
             |e| matches!(e, AgentEvent::FileChanged { path, kind: FileChangeKind::Add, .. }
@@ -315,10 +228,7 @@ real_test!(file_change_approval_names_the_path, |bin| {
         ),
         "{ev:#?}"
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
     assert_eq!(
         std::fs::read_to_string(env.repo.join("added.txt")).unwrap(),
         "hello from apply_patch\n"
@@ -331,20 +241,8 @@ real_test!(interrupt_mid_stream, |bin| {
     env.fake
         .push(Reply::slow_text(200, Duration::from_millis(100)));
     let mut run = env.run("Stream a long answer", None).await;
-    let _ = until(&mut run, |e| matches!(e, AgentEvent::MessageDelta { .. })).await;
-    run.control().interrupt();
-    let ev = until_end(&mut run, Vec::new()).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunInterrupted {})),
-        "{ev:#?}"
-    );
     // The partial message is finalised although codex sends no item/completed for it.
-    assert!(
-        ev.iter().any(
-            |e| matches!(e, AgentEvent::MessageCompleted { text, .. } if text.starts_with("chunk0"))
-        ),
-        "{ev:#?}"
-    );
+    interrupted_mid_stream(&mut run, "chunk0").await;
     assert!(
         agentdesk_tests::http::wait_until(Duration::from_secs(10), || env.fake.disconnects() >= 1)
             .await,
@@ -353,11 +251,7 @@ real_test!(interrupt_mid_stream, |bin| {
     // The thread is usable again.
     env.fake.push(Reply::text(&["after interrupt ok"]));
     let mut run2 = env.run("again", Some(run.thread_id.clone())).await;
-    let ev = until_end(&mut run2, Vec::new()).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&until_end(&mut run2).await);
     env.engine.shutdown().await;
 });
 
@@ -370,15 +264,8 @@ real_test!(local_image_reaches_the_model_as_an_image, |bin| {
         UserInput::text("What is in this image?"),
         UserInput::local_image(png.to_string_lossy()),
     ];
-    let mut run = tokio::time::timeout(STEP, env.engine.start_run(env.request(input, None)))
-        .await
-        .unwrap()
-        .unwrap();
-    let ev = until_end(&mut run, Vec::new()).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    let mut run = started(STEP, env.engine.start_run(env.request(input, None))).await;
+    assert_completed(&until_end(&mut run).await);
     let reqs = env.fake.requests();
     let content = reqs[0].input_content();
     let image = content
@@ -399,8 +286,7 @@ real_test!(resume_in_a_new_app_server_process, |bin| {
     let env = Env::new("resume", &bin, AskForApproval::Never).await;
     env.fake.push(Reply::text(&["first answer"]));
     let mut run = env.run("first question", None).await;
-    let ev = until_end(&mut run, Vec::new()).await;
-    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_completed(&until_end(&mut run).await);
     let thread_id = run.thread_id.clone();
     let first_pid = env.engine.app_server_pids(Some(&env.home));
     env.engine.shutdown().await;
@@ -408,36 +294,14 @@ real_test!(resume_in_a_new_app_server_process, |bin| {
     // A new engine = a new app-server process, same CODEX_HOME.
     let engine2 = CodexEngine::new(CodexEngineConfig::new(&bin));
     env.fake.push(Reply::text(&["second answer"]));
-    let mut run2 = tokio::time::timeout(
-        STEP,
-        engine2.start_run(env.request(
-            vec![UserInput::text("second question")],
-            Some(thread_id.clone()),
-        )),
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let mut run2 = env
+        .run_on(&engine2, "second question", Some(thread_id.clone()))
+        .await;
     assert!(run2.resumed);
     assert_eq!(run2.thread_id, thread_id);
     assert_ne!(engine2.app_server_pids(Some(&env.home)), first_pid);
-    let ev = until_end(&mut run2, Vec::new()).await;
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
     // Per-run usage, not the thread total.
-    assert!(
-        ev.iter().any(|e| matches!(
-            e,
-            AgentEvent::Usage(TokenUsage {
-                input: 10,
-                output: 5,
-                ..
-            })
-        )),
-        "{ev:#?}"
-    );
+    assert_completed_with_usage(&until_end(&mut run2).await);
     // The model saw the earlier exchange.
     let body = env.fake.requests().last().unwrap().body.to_string();
     assert!(
@@ -448,21 +312,16 @@ real_test!(resume_in_a_new_app_server_process, |bin| {
     // A stale thread id: a fresh thread, and the timeline says so.
     env.fake.push(Reply::text(&["fresh"]));
     let stale = "01a22882-0000-7000-8000-000000000000".to_owned();
-    let mut run3 = tokio::time::timeout(
-        STEP,
-        engine2.start_run(env.request(vec![UserInput::text("hi")], Some(stale.clone()))),
-    )
-    .await
-    .unwrap()
-    .unwrap();
+    let mut run3 = env.run_on(&engine2, "hi", Some(stale.clone())).await;
     assert!(!run3.resumed);
     assert_ne!(run3.thread_id, stale);
-    let ev = until_end(&mut run3, Vec::new()).await;
-    assert!(ev.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("Could not resume"))), "{ev:#?}");
+    let ev = until_end(&mut run3).await;
+    let said = diagnostics(&ev);
     assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
+        said.iter().any(|m| m.contains("Could not resume")),
         "{ev:#?}"
     );
+    assert_completed(&ev);
     engine2.shutdown().await;
 });
 
@@ -470,24 +329,12 @@ real_test!(model_http_401_and_500_fail_the_run_clearly, |bin| {
     let env = Env::new("http-errors", &bin, AskForApproval::Never).await;
     env.fake.push(Reply::status(401, "bad key"));
     let mut run = env.run("hi", None).await;
-    let ev = until_end(&mut run, Vec::new()).await;
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("http_401"));
-            assert!(error.contains("401"), "{error}");
-        }
-        other => panic!("{other:?}\n{ev:#?}"),
-    }
+    let ev = until_end(&mut run).await;
+    assert_failed(&ev, "http_401", &["401"]);
     env.fake.push(Reply::status(500, "exploded"));
     let mut run = env.run("hi again", Some(run.thread_id.clone())).await;
-    let ev = until_end(&mut run, Vec::new()).await;
-    match ev.last() {
-        Some(AgentEvent::RunFailed { error, code }) => {
-            assert_eq!(code.as_deref(), Some("http_500"), "{error}");
-            assert!(error.contains("500"), "{error}");
-        }
-        other => panic!("{other:?}\n{ev:#?}"),
-    }
+    let ev = until_end(&mut run).await;
+    assert_failed(&ev, "http_500", &["500"]);
     env.engine.shutdown().await;
 });
 
@@ -495,48 +342,21 @@ real_test!(
     app_server_killed_mid_turn_fails_the_run_and_restarts,
     |bin| {
         let env = Env::new("killed", &bin, AskForApproval::Untrusted).await;
-        env.fake
-            .push(Reply::exec_command("call_exec_1", "touch hello.txt"));
-        let mut run = env.run("Please run: touch hello.txt", None).await;
-        let (ask, _) = until(&mut run, |e| {
-            matches!(e, AgentEvent::ApprovalRequested { .. })
-        })
-        .await;
+        let (mut run, ask) = env.asked_to_touch(None).await;
         let pids = env.engine.app_server_pids(Some(&env.home));
         assert_eq!(pids.len(), 1);
-        let status = std::process::Command::new("kill")
-            .args(["-9", &pids[0].to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let ev = until_end(&mut run, Vec::new()).await;
-        let id = approval_id(&ask);
-        assert!(ev.iter().any(|e| matches!(e, AgentEvent::ApprovalResolved { request_id, outcome: ApprovalState::Expired } if *request_id == id)), "{ev:#?}");
-        match ev.last() {
-            Some(AgentEvent::RunFailed { error, code }) => {
-                assert_eq!(code.as_deref(), Some("engine_crashed"));
-                assert!(error.contains("stopped unexpectedly"), "{error}");
-            }
-            other => panic!("{other:?}\n{ev:#?}"),
-        }
-        let late = run
-            .control()
-            .resolve_approval(&id, UserDecision::ApproveOnce)
-            .await;
-        assert!(
-            matches!(late, Err(EngineError::NotPending { .. })),
-            "{late:?}"
-        );
+        kill9(pids[0]);
+        let ev = until_end(&mut run).await;
+        let id = request_id(&ask);
+        assert!(resolved(&ev, Some(&id), ApprovalState::Expired), "{ev:#?}");
+        assert_failed(&ev, "engine_crashed", &["stopped unexpectedly"]);
+        assert_no_longer_pending(&run, &id).await;
         assert!(!env.repo.join("hello.txt").exists());
 
         // The next turn restarts the app-server and resumes the thread.
         env.fake.push(Reply::text(&["back"]));
         let mut run2 = env.run("still there?", Some(run.thread_id.clone())).await;
-        let ev = until_end(&mut run2, Vec::new()).await;
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        assert_completed(&until_end(&mut run2).await);
         assert_ne!(env.engine.app_server_pids(Some(&env.home)), pids);
         env.engine.shutdown().await;
     }
@@ -547,23 +367,14 @@ real_test!(
 real_test!(plan_mode_question_is_answered, |bin| {
     let mut env = Env::new("question", &bin, AskForApproval::OnRequest).await;
     env.profile.plan_mode = true;
-    let questions = serde_json::json!({"questions": [{
-        "id": "confirm",
-        "header": "Confirm",
-        "question": "Proceed?",
-        "options": [
-            {"label": "Yes (Recommended)", "description": "go"},
-            {"label": "No", "description": "stop"}
-        ]
-    }]});
-    env.fake.push(Reply::Stream(vec![Step::FunctionCall {
-        call_id: "call_rui".into(),
-        name: "request_user_input".into(),
-        arguments: questions.to_string(),
-    }]));
+    let questions = serde_json::json!({"questions": [{"id": "confirm", "header": "Confirm",
+        "question": "Proceed?", "options": [{"label": "Yes (Recommended)", "description": "go"},
+            {"label": "No", "description": "stop"}]}]});
+    env.fake
+        .push(function_call("call_rui", "request_user_input", &questions));
     env.fake.push(Reply::text(&["Proceeding as confirmed."]));
     let mut run = env.run("Ask me before you start", None).await;
-    let (asked, _) = until(&mut run, |e| matches!(e, AgentEvent::QuestionAsked { .. })).await;
+    let asked = until(&mut run, |e| matches!(e, AgentEvent::QuestionAsked { .. })).await;
     let AgentEvent::QuestionAsked {
         request_id,
         questions,
@@ -593,7 +404,7 @@ real_test!(plan_mode_question_is_answered, |bin| {
         .answer_question(request_id, answers.clone())
         .await
         .is_err());
-    let ev = until_end(&mut run, Vec::new()).await;
+    let ev = until_end(&mut run).await;
     assert!(
         ev.iter().any(|e| matches!(
             e,
@@ -601,10 +412,7 @@ real_test!(plan_mode_question_is_answered, |bin| {
         )),
         "{ev:#?}"
     );
-    assert!(
-        matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-        "{ev:#?}"
-    );
+    assert_completed(&ev);
 
     // The model's next request carries the answer as the tool's output.
     assert!(env.fake.wait_for_requests(2, STEP).await);
@@ -667,10 +475,10 @@ real_test!(discovery_version_and_login_preflight, |bin| {
 // the same time on one process, and each run only sees its own thread's events.
 real_test!(two_threads_share_one_app_server, |bin| {
     let env = Env::new("multiplex", &bin, AskForApproval::Never).await;
-    env.fake
-        .push(Reply::slow_text_then_end(4, Duration::from_millis(60)));
-    env.fake
-        .push(Reply::slow_text_then_end(4, Duration::from_millis(60)));
+    for _ in 0..2 {
+        env.fake
+            .push(Reply::slow_text_then_end(4, Duration::from_millis(60)));
+    }
     let (mut a, mut b) = tokio::join!(env.run("first", None), env.run("second", None));
     assert_ne!(a.thread_id, b.thread_id);
     assert_eq!(
@@ -678,24 +486,15 @@ real_test!(two_threads_share_one_app_server, |bin| {
         1,
         "both threads must share one app-server"
     );
-    let (ea, eb) = tokio::join!(until_end(&mut a, Vec::new()), until_end(&mut b, Vec::new()));
+    let (ea, eb) = tokio::join!(until_end(&mut a), until_end(&mut b));
     for (run, events) in [(&a, &ea), (&b, &eb)] {
-        let text: String = events
-            .iter()
-            .filter_map(|e| match e {
-                AgentEvent::MessageDelta { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
         assert_eq!(
-            text, "chunk0 chunk1 chunk2 chunk3 ",
+            deltas(events),
+            "chunk0 chunk1 chunk2 chunk3 ",
             "{}: {events:#?}",
             run.thread_id
         );
-        assert!(matches!(
-            events.last(),
-            Some(AgentEvent::RunCompleted { .. })
-        ));
+        assert_completed(events);
         assert!(
             matches!(&events[0], AgentEvent::RunStarted { engine_session_id: Some(id), .. } if *id == run.thread_id)
         );
@@ -735,11 +534,7 @@ real_test!(
         };
         env.fake.push(Reply::text(&["plain"]));
         let mut run = env.run("hello", None).await;
-        let ev = until_end(&mut run, Vec::new()).await;
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        assert_completed(&until_end(&mut run).await);
         tokio::time::sleep(Duration::from_millis(500)).await;
         assert!(!marker.exists(), "the repository's MCP server was started");
         assert!(
@@ -752,11 +547,8 @@ real_test!(
         let mut opted_in = env.request(vec![UserInput::text("hello again")], None);
         opted_in.profile.trust_project_config = true;
         env.fake.push(Reply::text(&["opted in"]));
-        let mut run = tokio::time::timeout(STEP, env.engine.start_run(opted_in))
-            .await
-            .unwrap()
-            .unwrap();
-        until_end(&mut run, Vec::new()).await;
+        let mut run = started(STEP, env.engine.start_run(opted_in)).await;
+        until_end(&mut run).await;
         let started =
             agentdesk_tests::http::wait_until(Duration::from_secs(10), || marker.exists()).await;
         assert!(started, "the opted-in MCP server did not start");

@@ -12,12 +12,13 @@ use std::time::Duration;
 use agentdesk_core::{NewSession, RunUpdate};
 use agentdesk_engine::ApprovalDecision;
 use agentdesk_protocol::events::{AgentEvent, UserDecision};
-use agentdesk_protocol::ids::ApprovalId;
+use agentdesk_protocol::ids::{ApprovalId, RunId};
 use agentdesk_protocol::ui::{
     Approval, ApprovalChange, ApprovalKindName, ApprovalRule, ApprovalState, DecidedBy, Engine,
     ItemBody, LiveOp, ProfileSpec, RuleAction, RunStatus,
 };
 use agentdesk_tests::fake_messages;
+use agentdesk_tests::process::kill9;
 use agentdesk_tests::real::{RED_PNG, RED_PNG_B64};
 use agentdesk_tests::scenarios;
 use agentdesk_tests::world::{self, fresh_root, Fake, World};
@@ -26,6 +27,9 @@ use serde_json::json;
 const SUITE: &str = "core run suite";
 
 const TEST: Duration = Duration::from_secs(180);
+
+/// What most scenarios ask the agent.
+const CREATE: &str = "Please create the file";
 
 /// The world of one scenario, in its own folder; `customise` sets up the profile.
 async fn world(
@@ -39,29 +43,37 @@ async fn world(
     World::new(root, engine, bin, None, customise).await
 }
 
+/// The model asks to run `touch {file}` (call `call_id`), then gives the answers `then`, one
+/// a reply; the run of the message `text`.
+async fn send_asking(w: &World, (call_id, file): (&str, &str), then: &[&str], text: &str) -> RunId {
+    w.push_command(call_id, &format!("touch {file}"));
+    for answer in then {
+        w.push_text(&[answer]);
+    }
+    w.send(text).await
+}
+
+/// Like [`send_asking`], with the message [`CREATE`]; the run and its pending approval.
+async fn asked(w: &World, call: (&str, &str), then: &[&str]) -> (RunId, Approval) {
+    let run_id = send_asking(w, call, then, CREATE).await;
+    let a = w.pending(&run_id).await;
+    (run_id, a)
+}
+
+/// A decision on `a` by the user; the desk's answer.
+async fn user_decides(
+    w: &World,
+    a: &Approval,
+    d: impl Into<ApprovalDecision>,
+) -> Result<Approval, agentdesk_core::CoreError> {
+    w.desk
+        .decide_approval(&a.id, d.into(), DecidedBy::User)
+        .await
+}
+
 /// The agent messages of the session, one a line.
 async fn agent_text(w: &World) -> String {
     w.agent_messages().await.join("\n")
-}
-
-/// The image (base64) the engine sent the model in its first request.
-fn image_sent(w: &World) -> Option<String> {
-    match &w.fake {
-        Fake::Codex(f) => {
-            let reqs = f.requests();
-            let content = reqs.first()?.input_content();
-            let url = content.iter().find(|c| c["type"] == "input_image")?["image_url"]
-                .as_str()?
-                .to_owned();
-            url.split_once(";base64,").map(|(_, d)| d.to_owned())
-        }
-        Fake::Claude(f) => {
-            let reqs = f.model_requests();
-            let images = reqs.first()?.blocks_of("image");
-            Some(images.first()?["source"]["data"].as_str()?.to_owned())
-        }
-        Fake::Chat(f) => f.image_sent(),
-    }
 }
 
 // ---- the scenarios, written once ----
@@ -113,31 +125,21 @@ async fn text(engine: Engine, bin: PathBuf) {
 
 async fn approval(engine: Engine, bin: PathBuf) {
     let w = world(engine, "approval", &bin, |_| {}).await;
-    w.push_command("call_core_1", "touch approved.txt");
-    w.push_text(&["Done."]);
     // Unmerged: a slow subscriber would get two upserts of the item merged into one.
     let mut updates = w.desk.subscribe_runs_unmerged();
-    let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
+    let (run_id, a) = asked(&w, ("call_core_1", "approved.txt"), &["Done."]).await;
     assert_eq!(a.kind, ApprovalKindName::Command);
     // The item naming the new approval reaches the run's live view once (the approval's
     // state travels as the queue's record, not as item upserts).
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(naming_upserts(&mut updates, &a.id), 1);
     assert!(!w.work.join("approved.txt").exists());
-    let decided = w
-        .desk
-        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
-        .await
-        .unwrap();
+    let decided = w.decide(&a, UserDecision::ApproveOnce.into()).await;
     assert_eq!(decided.state, ApprovalState::ApprovedOnce);
     w.completed(&run_id).await;
     assert!(w.work.join("approved.txt").exists());
     assert!(agent_text(&w).await.contains("Done."));
-    let again = w
-        .desk
-        .decide_approval(&a.id, ApprovalDecision::deny("late"), DecidedBy::User)
-        .await;
+    let again = user_decides(&w, &a, ApprovalDecision::deny("late")).await;
     assert!(again.is_err(), "a second decision was accepted");
     w.finish(&[]).await;
 }
@@ -171,19 +173,11 @@ fn naming_upserts(updates: &mut agentdesk_core::RunUpdates, approval_id: &Approv
 /// and the run ends interrupted instead of carrying on.
 async fn deny_and_stop(engine: Engine, bin: PathBuf) {
     let w = world(engine, "deny-stop", &bin, |_| {}).await;
-    w.push_command("call_core_stop", "touch stopped.txt");
-    w.push_text(&["This answer must not come."]);
-    let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
+    let then = ["This answer must not come."];
+    let (run_id, a) = asked(&w, ("call_core_stop", "stopped.txt"), &then).await;
     let decided = w
-        .desk
-        .decide_approval(
-            &a.id,
-            ApprovalDecision::deny_and_stop("Stop here."),
-            DecidedBy::User,
-        )
-        .await
-        .unwrap();
+        .decide(&a, ApprovalDecision::deny_and_stop("Stop here."))
+        .await;
     assert_eq!(decided.state, ApprovalState::Denied);
     let run = w.wait_run(&run_id).await;
     assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
@@ -196,12 +190,9 @@ async fn deny_and_stop(engine: Engine, bin: PathBuf) {
 /// command, so the desk refuses the decision up front and the approval stays pending.
 async fn edited_input(engine: Engine, bin: PathBuf) {
     let w = world(engine, "edited", &bin, |_| {}).await;
-    w.push_command("call_core_edit", "touch original.txt");
-    w.push_text(&["Done."]);
-    let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
+    let (run_id, a) = asked(&w, ("call_core_edit", "original.txt"), &["Done."]).await;
     let edited = ApprovalDecision::allow_edited(serde_json::json!({"command": "touch edited.txt"}));
-    let decided = w.desk.decide_approval(&a.id, edited, DecidedBy::User).await;
+    let decided = user_decides(&w, &a, edited).await;
     match engine {
         Engine::Claude => {
             assert_eq!(decided.unwrap().state, ApprovalState::ApprovedOnce);
@@ -217,10 +208,7 @@ async fn edited_input(engine: Engine, bin: PathBuf) {
             assert!(decided.is_err(), "codex cannot run an edited command");
             let still = w.pending(&run_id).await;
             assert_eq!(still.id, a.id, "the approval is still pending");
-            w.desk
-                .decide_approval(&a.id, ApprovalDecision::deny("no"), DecidedBy::User)
-                .await
-                .unwrap();
+            w.decide(&a, ApprovalDecision::deny("no")).await;
             w.completed(&run_id).await;
             assert!(!w.work.join("original.txt").exists());
         }
@@ -230,36 +218,29 @@ async fn edited_input(engine: Engine, bin: PathBuf) {
 
 async fn queued(engine: Engine, bin: PathBuf) {
     let w = world(engine, "queued", &bin, |_| {}).await;
-    w.push_command("call_core_q", "touch first.txt");
-    w.push_text(&["First done."]);
-    w.push_text(&["Second done."]);
-    let first = w.send("First: create the file").await;
+    let then = ["First done.", "Second done."];
+    let first = send_asking(
+        &w,
+        ("call_core_q", "first.txt"),
+        &then,
+        "First: create the file",
+    )
+    .await;
     let a = w.pending(&first).await;
-    let second = w
-        .desk
-        .send_message(&w.session.id, "Second message", &[])
-        .await
-        .unwrap();
+    let second = w.message("Second message").await;
     assert_eq!(second.status, RunStatus::Queued);
     // Still queued while the first waits for its approval.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let still = w.desk.store().get_run(&second.id).await.unwrap();
     assert_eq!(still.status, RunStatus::Queued);
     // A third one is dropped from the queue before it ever starts.
-    let third = w
-        .desk
-        .send_message(&w.session.id, "Third message", &[])
-        .await
-        .unwrap();
+    let third = w.message("Third message").await;
     assert_eq!(third.status, RunStatus::Queued);
     w.desk.interrupt(&third.id).await.unwrap();
     let r3 = w.wait_run(&third.id).await;
     assert_eq!(r3.status, RunStatus::Interrupted, "{r3:?}");
     assert_eq!(r3.started_at, None);
-    w.desk
-        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
-        .await
-        .unwrap();
+    w.decide(&a, UserDecision::ApproveOnce.into()).await;
     let r1 = w.completed(&first).await;
     let r2 = w.completed(&second.id).await;
     assert!(r2.started_at.unwrap() >= r1.ended_at.unwrap());
@@ -300,15 +281,9 @@ async fn interrupt(engine: Engine, bin: PathBuf) {
 
 async fn engine_killed(engine: Engine, bin: PathBuf) {
     let w = world(engine, "killed", &bin, |_| {}).await;
-    w.push_command("call_core_kill", "touch never.txt");
-    let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
+    let (run_id, a) = asked(&w, ("call_core_kill", "never.txt"), &[]).await;
     let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
-    assert!(std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap()
-        .success());
+    kill9(pid);
     let run = w.wait_run(&run_id).await;
     assert_eq!(run.status, RunStatus::Failed, "{run:?}");
     let error = run.error.unwrap_or_default();
@@ -317,10 +292,7 @@ async fn engine_killed(engine: Engine, bin: PathBuf) {
     assert_eq!(a.state, ApprovalState::Expired);
     assert!(w.desk.approvals().pending().is_empty());
     assert!(w.desk.store().active_runs().await.unwrap().is_empty());
-    let late = w
-        .desk
-        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
-        .await;
+    let late = user_decides(&w, &a, UserDecision::ApproveOnce).await;
     assert!(late.is_err(), "a decision after the crash was accepted");
     assert!(!w.work.join("never.txt").exists());
     // The next message works again (Codex restarts its app-server, Claude starts a new CLI).
@@ -338,7 +310,7 @@ async fn image(engine: Engine, bin: PathBuf) {
     w.push_text(&["A red square."]);
     let run = w.send_attached("What is in this image?", &[&png]).await;
     w.completed(&run).await;
-    assert_eq!(image_sent(&w).as_deref(), Some(RED_PNG_B64));
+    assert_eq!(w.fake.image_sent().as_deref(), Some(RED_PNG_B64));
     w.finish(&[]).await;
 }
 
@@ -385,9 +357,8 @@ async fn rule_auto_approves(engine: Engine, bin: PathBuf) {
     };
     let w = world(engine, "rule", &bin, |p| p.approval_rules = vec![rule]).await;
     let mut changes = w.desk.approvals().subscribe();
-    w.push_command("call_core_rule", "touch ruled.txt");
-    w.push_text(&["Done by rule."]);
-    let run_id = w.send("Please create the file").await;
+    let then = ["Done by rule."];
+    let run_id = send_asking(&w, ("call_core_rule", "ruled.txt"), &then, CREATE).await;
     w.completed(&run_id).await;
     assert!(w.work.join("ruled.txt").exists());
     let recorded = w.recorded(&run_id).await;
@@ -414,8 +385,8 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
         .await
         .unwrap();
     // The first session waits for an approval while the second runs to its end.
-    w.push_command("call_core_par", "touch parallel.txt");
-    let first = w.send("First session: create the file").await;
+    let call = ("call_core_par", "parallel.txt");
+    let first = send_asking(&w, call, &[], "First session: create the file").await;
     let a = w.pending(&first).await;
     w.push_text(&["Second session answered."]);
     let second = w
@@ -428,10 +399,7 @@ async fn parallel_sessions(engine: Engine, bin: PathBuf) {
     let r1 = w.desk.store().get_run(&first).await.unwrap();
     assert_eq!(r1.status, RunStatus::Running);
     w.push_text(&["First session done."]);
-    w.desk
-        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
-        .await
-        .unwrap();
+    w.decide(&a, UserDecision::ApproveOnce.into()).await;
     w.completed(&first).await;
     assert!(w.work.join("parallel.txt").exists());
     w.finish(&[]).await;
@@ -477,9 +445,8 @@ async fn deadline_denies(engine: Engine, bin: PathBuf) {
         p.approval_timeout_secs = Some(1)
     })
     .await;
-    w.push_command("call_core_deadline", "touch late.txt");
-    w.push_text(&["Nobody answered."]);
-    let run_id = w.send("Please create the file").await;
+    let then = ["Nobody answered."];
+    let run_id = send_asking(&w, ("call_core_deadline", "late.txt"), &then, CREATE).await;
     w.completed(&run_id).await;
     // Looked up afterwards: under load the 1 s deadline may pass before a watcher looks.
     let asked: Vec<Approval> = w
@@ -498,16 +465,10 @@ async fn deadline_denies(engine: Engine, bin: PathBuf) {
 
 async fn shutdown_mid_run(engine: Engine, bin: PathBuf) {
     let w = world(engine, "shutdown", &bin, |_| {}).await;
-    w.push_command("call_core_shutdown", "touch never.txt");
-    let run_id = w.send("Please create the file").await;
-    let a = w.pending(&run_id).await;
+    let (run_id, a) = asked(&w, ("call_core_shutdown", "never.txt"), &[]).await;
     let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
     // A second message waits behind the first; shutdown must not leave it queued.
-    let queued = w
-        .desk
-        .send_message(&w.session.id, "Later", &[])
-        .await
-        .unwrap();
+    let queued = w.message("Later").await;
     assert_eq!(queued.status, RunStatus::Queued);
     tokio::time::timeout(world::STEP, w.desk.shutdown())
         .await
@@ -547,9 +508,7 @@ async fn question_answered(engine: Engine, bin: PathBuf) {
     let q = &a.request.questions[0];
     assert_eq!(q.question, "Which color do you prefer?");
     // A question is answered, not approved.
-    assert!(w
-        .desk
-        .decide_approval(&a.id, UserDecision::ApproveOnce.into(), DecidedBy::User)
+    assert!(user_decides(&w, &a, UserDecision::ApproveOnce)
         .await
         .is_err());
     let answers = BTreeMap::from([(q.id.clone(), vec!["Blue".to_string()])]);
@@ -567,7 +526,7 @@ async fn question_answered(engine: Engine, bin: PathBuf) {
 }
 
 scenarios! {
-    both: [
+    all: [
         text,
         approval,
         deny_and_stop,
@@ -585,20 +544,5 @@ scenarios! {
     ],
     codex: [],
     claude: [question_answered],
-    acp: [
-        text,
-        approval,
-        deny_and_stop,
-        edited_input,
-        queued,
-        interrupt,
-        engine_killed,
-        image,
-        file_attachment,
-        rule_auto_approves,
-        parallel_sessions,
-        stale_resume,
-        deadline_denies,
-        shutdown_mid_run,
-    ],
+    acp: [],
 }

@@ -10,21 +10,22 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_core::{Desk, EngineSettings, NewSession};
-use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, ClaudeRun};
-use agentdesk_engine::codex::{
-    CodexEngine, CodexEngineConfig, CodexProfile, CodexRun, CustomProvider, RunRequest,
-};
+use agentdesk_core::{EngineSettings, NewSession};
+use agentdesk_engine::claude::{ClaudeEngine, ClaudeEngineConfig, ClaudeProfile, ClaudeRunRequest};
+use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig, RunRequest};
 use agentdesk_engine::InputPart;
-use agentdesk_protocol::codex::{AskForApproval, SandboxMode, UserInput};
-use agentdesk_protocol::events::{AgentEvent, UserDecision};
+use agentdesk_protocol::codex::{AskForApproval, UserInput};
+use agentdesk_protocol::events::UserDecision;
 use agentdesk_protocol::ui::{Engine, ItemBody};
-use agentdesk_tests::real::engine_bin;
-use agentdesk_tests::world::{desk_with_session, profile_spec};
+use agentdesk_tests::events::{assert_completed, started, until_end_deciding};
+use agentdesk_tests::real::{claude_dirs, claude_env, codex_dirs, codex_profile, mock_provider};
+use agentdesk_tests::real_test;
+use agentdesk_tests::world::{
+    desk_with_session, desk_with_workspace, fresh_root, profile_spec, wrapper_script,
+};
 use agentdesk_tests::{fake_messages, fake_responses};
 
 const SUITE: &str = "engine environment suite";
@@ -40,8 +41,9 @@ const LEAKS: &[(&str, &str)] = &[
     ("RUST_BACKTRACE", "full"),
 ];
 
-fn set_leaks() {
-    for (k, v) in LEAKS {
+/// [`LEAKS`] and `more` set in this process.
+fn set_leaks(more: &[(&str, &str)]) {
+    for (k, v) in LEAKS.iter().chain(more) {
         std::env::set_var(k, v);
     }
 }
@@ -51,10 +53,7 @@ fn s(p: &Path) -> String {
 }
 
 fn root(name: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("engine-env/{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    root
+    fresh_root(env!("CARGO_TARGET_TMPDIR"), "engine-env", name)
 }
 
 /// `NAME=value` lines of `/proc/<pid>/environ`.
@@ -88,68 +87,46 @@ fn check_env(what: &str, env: &str, absent: &[&str], present: &[&str]) {
     }
 }
 
-async fn claude_next(run: &mut ClaudeRun) -> AgentEvent {
-    tokio::time::timeout(STEP, run.next_event())
-        .await
-        .expect("no event in time")
-        .expect("events ended")
+/// What the profile passes on its own.
+fn profile_passed() -> (String, String) {
+    ("PROFILE_PASSED".into(), "yes".into())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_claude_and_its_commands_see_only_the_built_environment() {
-    let Some(bin) = engine_bin("CLAUDE_BIN", SUITE) else {
-        return;
-    };
-    set_leaks();
-    // Another provider's key: codex's, never claude's.
-    std::env::set_var("OPENAI_API_KEY", "sk-openai-leak-000000000000");
-    // The profile's key variable, set only in the app's environment: it must pass.
-    std::env::set_var("AGENTDESK_TEST_ENV_CLAUDE_KEY", "dummy");
-    let fake = fake_messages::FakeMessages::start().await.unwrap();
-    let root = root("claude");
-    let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
-    for d in [&home.join(".claude"), &work, &tmp] {
-        std::fs::create_dir_all(d).unwrap();
-    }
-    let profile = ClaudeProfile {
-        model: Some(fake_messages::FAKE_MODEL.into()),
-        base_url: Some(fake.base_url()),
-        api_key_env: Some("AGENTDESK_TEST_ENV_CLAUDE_KEY".into()),
-        env: vec![
-            ("HOME".into(), s(&home)),
-            ("CLAUDE_CONFIG_DIR".into(), s(&home.join(".claude"))),
-            ("CLAUDE_CODE_TMPDIR".into(), s(&tmp)),
-            (
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
-                "1".into(),
-            ),
-            ("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()),
-            ("DISABLE_AUTOUPDATER".into(), "1".into()),
-            ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
-            ("PROFILE_PASSED".into(), "yes".into()),
-        ],
-        env_remove: vec!["HTTPS_PROXY".into(), "HTTP_PROXY".into()],
-        ..Default::default()
-    };
-    let engine = ClaudeEngine::new(ClaudeEngineConfig::new(&bin));
-    fake.push(fake_messages::Reply::bash(
-        "toolu_env",
-        "env | sort > env.txt",
-    ));
-    fake.push(fake_messages::Reply::text(&["done"]));
-    tokio::time::timeout(TEST, async {
-        let mut run = tokio::time::timeout(
-            STEP,
-            engine.start_run(agentdesk_engine::claude::ClaudeRunRequest {
-                cwd: work.clone(),
-                profile,
-                resume_session_id: None,
-                input: vec![InputPart::text("Print your environment")],
-            }),
-        )
-        .await
-        .unwrap()
-        .unwrap();
+real_test!(
+    real_claude_and_its_commands_see_only_the_built_environment,
+    "CLAUDE_BIN",
+    |bin| {
+        set_leaks(&[
+            // Another provider's key: codex's, never claude's.
+            ("OPENAI_API_KEY", "sk-openai-leak-000000000000"),
+            // The profile's key variable, set only in the app's environment: it must pass.
+            ("AGENTDESK_TEST_ENV_CLAUDE_KEY", "dummy"),
+        ]);
+        let fake = fake_messages::FakeMessages::start().await.unwrap();
+        let dirs = claude_dirs(&root("claude"));
+        let mut env = claude_env(&dirs.home, &dirs.tmp);
+        env.push(profile_passed());
+        let profile = ClaudeProfile {
+            model: Some(fake_messages::FAKE_MODEL.into()),
+            base_url: Some(fake.base_url()),
+            api_key_env: Some("AGENTDESK_TEST_ENV_CLAUDE_KEY".into()),
+            env,
+            env_remove: vec!["HTTPS_PROXY".into(), "HTTP_PROXY".into()],
+            ..Default::default()
+        };
+        let engine = ClaudeEngine::new(ClaudeEngineConfig::new(&bin));
+        fake.push(fake_messages::Reply::bash(
+            "toolu_env",
+            "env | sort > env.txt",
+        ));
+        fake.push(fake_messages::Reply::text(&["done"]));
+        let req = ClaudeRunRequest {
+            cwd: dirs.work.clone(),
+            profile,
+            resume_session_id: None,
+            input: vec![InputPart::text("Print your environment")],
+        };
+        let mut run = started(STEP, engine.start_run(req)).await;
         let pid = run.pid.expect("claude pid");
         let own = proc_environ(pid);
         check_env(
@@ -165,20 +142,8 @@ async fn real_claude_and_its_commands_see_only_the_built_environment() {
                 "AGENTDESK_TEST_ENV_CLAUDE_KEY",
             ],
         );
-        loop {
-            let ev = claude_next(&mut run).await;
-            if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-                run.control()
-                    .resolve_approval(request_id, UserDecision::ApproveOnce)
-                    .await
-                    .unwrap();
-            }
-            if ev.is_terminal() {
-                assert!(matches!(ev, AgentEvent::RunCompleted { .. }), "{ev:?}");
-                break;
-            }
-        }
-        let file = std::fs::read_to_string(work.join("env.txt")).unwrap();
+        assert_completed(&until_end_deciding(&mut run, UserDecision::ApproveOnce).await);
+        let file = std::fs::read_to_string(dirs.work.join("env.txt")).unwrap();
         check_env(
             "claude's Bash",
             &file,
@@ -196,77 +161,46 @@ async fn real_claude_and_its_commands_see_only_the_built_environment() {
                 "{what}: PATH={path}"
             );
         }
-    })
-    .await
-    .expect("test timed out");
-}
+    }
+);
 
-async fn codex_next(run: &mut CodexRun) -> AgentEvent {
-    tokio::time::timeout(STEP, run.next_event())
-        .await
-        .expect("no event in time")
-        .expect("events ended")
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_codex_and_its_commands_see_only_the_built_environment() {
-    let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
-        return;
-    };
-    set_leaks();
-    // Another provider's keys: claude's, never codex's.
-    std::env::set_var("ANTHROPIC_API_KEY", "sk-ant-leak-0000000000000000");
-    std::env::set_var("CLAUDE_CODE_OAUTH_TOKEN", "claude-oauth-leak-value");
-    // The provider's key variable, set only in the app's environment: it must pass.
-    std::env::set_var("AGENTDESK_TEST_ENV_CODEX_KEY", "dummy");
-    let fake = fake_responses::FakeResponses::start().await.unwrap();
-    let root = root("codex");
-    let (home, repo) = (root.join("home"), root.join("repo"));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&repo).unwrap();
-    let _ = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status();
-    let profile = CodexProfile {
-        model: Some("gpt-5.5".into()),
-        approval_policy: Some(AskForApproval::Untrusted),
-        sandbox: Some(SandboxMode::WorkspaceWrite),
-        provider: Some(CustomProvider {
-            id: "mock".into(),
-            name: "mock".into(),
-            base_url: fake.base_url(),
-            env_key: "AGENTDESK_TEST_ENV_CODEX_KEY".into(),
-            request_max_retries: Some(0),
-            stream_max_retries: Some(0),
-        }),
-        env: vec![
+real_test!(
+    real_codex_and_its_commands_see_only_the_built_environment,
+    "CODEX_BIN",
+    |bin| {
+        set_leaks(&[
+            // Another provider's keys: claude's, never codex's.
+            ("ANTHROPIC_API_KEY", "sk-ant-leak-0000000000000000"),
+            ("CLAUDE_CODE_OAUTH_TOKEN", "claude-oauth-leak-value"),
+            // The provider's key variable, set only in the app's environment: it must pass.
+            ("AGENTDESK_TEST_ENV_CODEX_KEY", "dummy"),
+        ]);
+        let fake = fake_responses::FakeResponses::start().await.unwrap();
+        let (home, repo) = codex_dirs(&root("codex"));
+        let mut profile = codex_profile(fake.base_url(), &home, AskForApproval::Untrusted);
+        profile.provider = Some(mock_provider(
+            fake.base_url(),
+            "AGENTDESK_TEST_ENV_CODEX_KEY",
+        ));
+        profile.env = vec![
             ("HOME".into(), s(&home)),
             ("NO_PROXY".into(), "127.0.0.1,localhost".into()),
-            ("PROFILE_PASSED".into(), "yes".into()),
-        ],
-        ..Default::default()
-    };
-    let engine = CodexEngine::new(CodexEngineConfig::new(&bin));
-    fake.push(fake_responses::Reply::exec_command(
-        "call_env",
-        "env | sort > env.txt",
-    ));
-    fake.push(fake_responses::Reply::text(&["done"]));
-    tokio::time::timeout(TEST, async {
-        let mut run = tokio::time::timeout(
-            STEP,
-            engine.start_run(RunRequest {
-                codex_home: Some(home.clone()),
-                cwd: repo.clone(),
-                profile,
-                resume_thread_id: None,
-                input: vec![UserInput::text("Print your environment")],
-            }),
-        )
-        .await
-        .unwrap()
-        .unwrap();
+            profile_passed(),
+        ];
+        fake.push(fake_responses::Reply::exec_command(
+            "call_env",
+            "env | sort > env.txt",
+        ));
+        fake.push(fake_responses::Reply::text(&["done"]));
+        let req = RunRequest {
+            codex_home: Some(home.clone()),
+            cwd: repo.clone(),
+            profile,
+            resume_thread_id: None,
+            input: vec![UserInput::text("Print your environment")],
+        };
+        let engine = CodexEngine::new(CodexEngineConfig::new(&bin));
+        let mut run = started(STEP, engine.start_run(req)).await;
         let pids = engine.app_server_pids(Some(&home));
         assert_eq!(pids.len(), 1);
         check_env(
@@ -281,19 +215,7 @@ async fn real_codex_and_its_commands_see_only_the_built_environment() {
                 "AGENTDESK_TEST_ENV_CODEX_KEY",
             ],
         );
-        loop {
-            let ev = codex_next(&mut run).await;
-            if let AgentEvent::ApprovalRequested { request_id, .. } = &ev {
-                run.control()
-                    .resolve_approval(request_id, UserDecision::ApproveOnce)
-                    .await
-                    .unwrap();
-            }
-            if ev.is_terminal() {
-                assert!(matches!(ev, AgentEvent::RunCompleted { .. }), "{ev:?}");
-                break;
-            }
-        }
+        assert_completed(&until_end_deciding(&mut run, UserDecision::ApproveOnce).await);
         let file = std::fs::read_to_string(repo.join("env.txt")).unwrap();
         check_env(
             "codex's shell",
@@ -302,27 +224,19 @@ async fn real_codex_and_its_commands_see_only_the_built_environment() {
             &["PATH", "HOME", "PROFILE_PASSED"],
         );
         engine.shutdown().await;
-    })
-    .await
-    .expect("test timed out");
-}
+    }
+);
 
 /// A fake engine whose stderr carries secrets: a wrapper script around `fake-claude` that
 /// prints a key, a bearer token and the profile's secret value before handing over.
 fn leaky_claude(dir: &Path) -> PathBuf {
-    let path = dir.join("claude");
-    std::fs::write(
-        &path,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\n\
-             echo \"debug: db at $DB_URL; request with sk-ant-api03-LEAKLEAKLEAKLEAKLEAK00 Authorization: Bearer tok-123456\" >&2\n\
-             exec '{}' \"$@\"\n",
-            env!("CARGO_BIN_EXE_fake-claude")
-        ),
+    wrapper_script(
+        dir,
+        "claude",
+        "2.1.328 (Claude Code)",
+        "echo \"debug: db at $DB_URL; request with sk-ant-api03-LEAKLEAKLEAKLEAKLEAK00 Authorization: Bearer tok-123456\" >&2\n",
+        env!("CARGO_BIN_EXE_fake-claude"),
     )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -369,39 +283,25 @@ async fn engine_stderr_is_stored_redacted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_default_claude_session_through_the_core_gets_no_foreign_secrets() {
-    set_leaks();
-    std::env::set_var("OPENAI_API_KEY", "sk-openai-leak-000000000000");
+    set_leaks(&[("OPENAI_API_KEY", "sk-openai-leak-000000000000")]);
     let root = root("core-default");
     std::fs::create_dir_all(root.join("work")).unwrap();
     let seen = root.join("env-seen.txt");
-    let claude = root.join("claude");
-    std::fs::write(
-        &claude,
-        format!(
-            "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo '2.1.328 (Claude Code)'; exit 0; fi\n\
-             env > '{}'\nexec '{}' \"$@\"\n",
-            seen.display(),
-            env!("CARGO_BIN_EXE_fake-claude")
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let desk = Desk::open(&root.join("data")).await.unwrap();
-    desk.set_engine_settings(&EngineSettings::default().with_bin("claude", claude))
-        .await
-        .unwrap();
-    let ws = desk
-        .add_workspace(&s(&root.join("work")), None)
-        .await
-        .unwrap();
+    let claude = wrapper_script(
+        &root,
+        "claude",
+        "2.1.328 (Claude Code)",
+        &format!("env > '{}'\n", seen.display()),
+        env!("CARGO_BIN_EXE_fake-claude"),
+    );
+    let settings = EngineSettings::default().with_bin("claude", claude);
+    let (desk, ws) = desk_with_workspace(&root.join("data"), &root.join("work"), &settings).await;
     // No profile: the engine's defaults, as a first-time user gets them.
-    let session = desk
-        .create_session(&NewSession {
-            engine: Some(Engine::Claude),
-            ..NewSession::new(ws.id.clone())
-        })
-        .await
-        .unwrap();
+    let defaults = NewSession {
+        engine: Some(Engine::Claude),
+        ..NewSession::new(ws.id)
+    };
+    let session = desk.create_session(&defaults).await.unwrap();
     let run = desk.send_message(&session.id, "hi", &[]).await.unwrap();
     desk.wait_run(&run.id, STEP).await.unwrap();
     let env = std::fs::read_to_string(&seen).unwrap();

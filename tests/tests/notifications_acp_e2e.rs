@@ -14,13 +14,15 @@ use std::time::{Duration, Instant};
 
 use agentdesk_core::notify::{NotificationPrefs, NotifyWhen};
 use agentdesk_tests::e2e::{
-    artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, SessionBus,
+    app_with_engine, artifacts_dir, bounded, AppEnv, AppSession, BoxError, Desktop, Prerequisites,
+    SessionBus, APPROVAL_CARD,
 };
-use agentdesk_tests::e2e_acp::{prepare_acp_workspace, wait_no_opencode, AcpWorkspace};
-use agentdesk_tests::fake_chat::{FakeChat, Reply};
+use agentdesk_tests::e2e_acp::{
+    prepare_acp_workspace, send_asking_to_write, wait_no_opencode, AcpWorkspace,
+};
+use agentdesk_tests::fake_chat::FakeChat;
 use agentdesk_tests::fake_notifications::FakeNotifications;
-use agentdesk_tests::real::{engine_bin, OPENCODE_BIN};
-use fantoccini::Locator;
+use agentdesk_tests::real::OPENCODE_BIN;
 
 const STREAM: Duration = Duration::from_secs(60);
 const NOTIFY: Duration = Duration::from_secs(30);
@@ -43,27 +45,18 @@ enum Decide {
     FromCard,
 }
 
-/// One app at a time: two windows and two agents at once starve a 2-core machine.
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 async fn run(test: &str, decide: Decide) {
-    let _one = SERIAL.lock().await;
-    let Some(pre) = prerequisites(test) else {
+    let suite = "notifications E2E (ACP, opencode)";
+    let Some((_turn, pre, bin)) = app_with_engine(test, OPENCODE_BIN, suite).await else {
         return;
     };
-    let Some(bin) = engine_bin(OPENCODE_BIN, "notifications E2E (ACP, opencode)") else {
-        return;
-    };
-    tokio::time::timeout(Duration::from_secs(180), scenario(test, decide, pre, bin))
-        .await
-        .expect("scenario timed out")
-        .unwrap();
+    bounded(Duration::from_secs(180), scenario(test, decide, pre, bin)).await;
 }
 
 async fn scenario(
     test: &str,
     decide: Decide,
-    pre: agentdesk_tests::e2e::Prerequisites,
+    pre: Prerequisites,
     bin: PathBuf,
 ) -> Result<(), BoxError> {
     let artifacts = artifacts_dir(test);
@@ -102,38 +95,6 @@ async fn scenario(
     Ok(())
 }
 
-/// The text of every approval card, in order.
-async fn cards(app: &AppSession) -> Result<Vec<String>, BoxError> {
-    let mut out = Vec::new();
-    for c in app
-        .client
-        .find_all(Locator::XPath(
-            "//*[@role='group' and @aria-label='Approval']",
-        ))
-        .await?
-    {
-        out.push(c.prop("textContent").await?.unwrap_or_default());
-    }
-    Ok(out)
-}
-
-/// Click a card's button, retried when the card was re-rendered under the click (the
-/// request arrives as the notification does).
-async fn click(app: &AppSession, name: &str) -> Result<(), BoxError> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        match app.button(name).await?.click().await {
-            Ok(_) => return Ok(()),
-            Err(e) if attempt < 5 => {
-                eprintln!("click on {name:?} retried: {e}");
-                tokio::time::sleep(Duration::from_millis(300)).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-}
-
 async fn wait_for_file(path: &Path) -> Result<(), BoxError> {
     let deadline = Instant::now() + STREAM;
     while !path.exists() {
@@ -153,18 +114,10 @@ async fn steps(
     artifacts: &Path,
     decide: Decide,
 ) -> Result<(), BoxError> {
-    app.find("[data-testid=workspace-item]").await?;
-    app.button("New session").await?.click().await?;
+    app.open_new_session(artifacts).await?;
     let file = p.work.join("notified.txt");
-    fake.push(Reply::write(
-        "call_n1",
-        &file.to_string_lossy(),
-        "written after the approval\n",
-    ));
-    fake.push(Reply::text(&["Wrote ", "notified.txt."]));
-    let message = app.find("textarea[aria-label=Message]").await?;
-    message.send_keys("Create notified.txt").await?;
-    app.button("Send").await?.click().await?;
+    let write = ("call_n1", file.as_path(), "written after the approval\n");
+    send_asking_to_write(app, fake, write, &["Wrote ", "notified.txt."]).await?;
 
     // The notification says who asks, where and what, with the buttons that decide.
     let n = notes.wait_for_notify(1, NOTIFY).await?;
@@ -188,26 +141,20 @@ async fn steps(
             "Approved once by you, from a notification"
         }
         Decide::FromCard => {
-            app.find_xpath("//*[@role='group' and @aria-label='Approval']")
-                .await?;
-            click(app, "Approve once").await?;
+            app.find_xpath(APPROVAL_CARD).await?;
+            app.click_retrying("Approve once").await?;
             "Approved once by you"
         }
     };
     wait_for_file(&file).await?;
-    app.wait_for_text_containing(
-        "[role=log][aria-label=Timeline]",
-        "Wrote notified.txt.",
-        STREAM,
-    )
-    .await?;
+    app.wait_for_timeline("Wrote notified.txt.", STREAM).await?;
     app.wait_for_last_run_status("Completed", STREAM).await?;
     assert_eq!(
         std::fs::read_to_string(&file)?,
         "written after the approval\n"
     );
     notes.wait_for_close(n.id, NOTIFY).await?;
-    let decided = cards(app).await?;
+    let decided = app.approval_cards().await?;
     assert!(decided[0].contains(by), "{decided:?}");
     if decide == Decide::FromCard {
         assert!(!decided[0].contains("from a notification"), "{decided:?}");

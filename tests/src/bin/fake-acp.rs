@@ -86,10 +86,13 @@ fn main() {
                     "loadSession": fake.script != "no_load",
                     "promptCapabilities": {"image": fake.script != "no_image", "embeddedContext": true},
                 });
+                // A preset's version is checked: FAKE_ACP_VERSION plays a given release.
+                let version =
+                    std::env::var("FAKE_ACP_VERSION").unwrap_or_else(|_| "0.0.1".to_owned());
                 fake.respond(
                     &id,
                     json!({"protocolVersion": 1, "agentCapabilities": caps,
-                    "authMethods": [], "agentInfo": {"name": "fake-acp", "version": "0.0.1"}}),
+                    "authMethods": [], "agentInfo": {"name": "fake-acp", "version": version}}),
                 );
             }
             Some("session/new") => {

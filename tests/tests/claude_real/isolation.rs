@@ -50,15 +50,8 @@ real_test!(
             panic!("{ask:?}")
         };
         assert_eq!(command.as_deref(), Some("echo pwned > pwned.txt"));
-        run.control()
-            .resolve_approval(&id_of(&ask), ApprovalDecision::deny("No."))
-            .await
-            .unwrap();
-        let ev = until_end(&mut run).await;
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        decide(&run, &request_id(&ask), ApprovalDecision::deny("No.")).await;
+        assert_completed(&until_end(&mut run).await);
         assert!(!env.work.join("pwned.txt").exists(), "the command ran");
         assert!(!start.exists(), "the repository's SessionStart hook ran");
         assert!(
@@ -75,10 +68,7 @@ real_test!(
         env.fake
             .push(Reply::bash("toolu_repo_2", "echo pwned > pwned.txt"));
         env.fake.push(Reply::text(&["done (opted in)"]));
-        let mut run = tokio::time::timeout(STEP, env.engine.start_run(opted_in))
-            .await
-            .unwrap()
-            .unwrap();
+        let mut run = env.start(opted_in).await;
         let ev = until_end(&mut run).await;
         assert!(
             !ev.iter().any(is_ask),
@@ -121,11 +111,7 @@ real_test!(
             cmdline.contains("--append-system-prompt-file="),
             "{cmdline}"
         );
-        let ev = until_end(&mut run).await;
-        assert!(
-            matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })),
-            "{ev:#?}"
-        );
+        assert_completed(&until_end(&mut run).await);
         let req = &env.fake.model_requests()[0];
         let system = req.body["system"].to_string();
         assert!(

@@ -263,6 +263,7 @@ impl AcpEngine {
         blocks: &[ContentBlock],
     ) -> Result<Prepared, EngineError> {
         agent.initialize(&self.config).await?;
+        check_preset_version(agent, &req.profile)?;
         let has_image = blocks
             .iter()
             .any(|b| matches!(b, ContentBlock::Image { .. }));
@@ -291,6 +292,23 @@ impl AcpEngine {
         let mut notices = std::mem::take(&mut opened.notices);
         notices.extend(model_notices);
         Ok((opened, model, notices))
+    }
+}
+
+/// A preset's agent of a version it was not verified with is refused before any session, as
+/// Codex and Claude Code are: its quirks (how it asks, what `allow_always` grants) may have
+/// changed. The version is the one `initialize` reports (`agentInfo.version`); a custom
+/// agent, or one that does not say, is not checked.
+fn check_preset_version(agent: &Agent, profile: &AcpProfile) -> Result<(), EngineError> {
+    let Some(preset) = profile.preset else {
+        return Ok(());
+    };
+    let reported = agent.init.agent_info.as_ref().map(|i| i.version.as_str());
+    match reported.and_then(crate::discovery::EngineVersion::parse) {
+        Some(version) => PresetSpec::of(preset)
+            .program
+            .check_version(&profile.command, &version),
+        None => Ok(()),
     }
 }
 
