@@ -162,8 +162,7 @@ async fn a_preset_agent_of_an_unverified_version_is_refused_before_any_session()
     let err = engine()
         .start_run_with(req, RunLimits::default())
         .await
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         matches!(err, EngineError::UnsupportedVersion { ref found, .. } if found == "0.9.1"),
         "{err:?}"

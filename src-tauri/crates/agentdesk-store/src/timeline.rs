@@ -156,7 +156,10 @@ pub(crate) async fn upsert_many(
     tx: &mut Transaction<'_, Sqlite>,
     items: &[&TimelineItem],
 ) -> Result<()> {
-    let splits: Vec<Split> = items.iter().map(|i| split(&i.body)).collect::<Result<_>>()?;
+    let splits: Vec<Split> = items
+        .iter()
+        .map(|i| split(&i.body))
+        .collect::<Result<_>>()?;
     let rows: Vec<(&&TimelineItem, &Split)> = items.iter().zip(&splits).collect();
     for chunk in rows.chunks(ROWS_PER_STATEMENT) {
         let mut q = sqlx::QueryBuilder::<Sqlite>::new(
