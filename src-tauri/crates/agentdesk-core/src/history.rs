@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use agentdesk_engine::history::{HistoryFile, HistoryRead, HistorySource, HistoryTurn};
+use agentdesk_engine::history::{HistoryFile, HistoryRead, HistorySource, HistoryTurn, Stamp};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
 use agentdesk_protocol::ui::{
@@ -263,6 +263,18 @@ impl Outcome {
     }
 }
 
+/// Where to read an entry from (position, and the seq its first turn read gets); `None`
+/// when it has not changed since its last read. Grown: from the last turn on, replacing
+/// its run. Replaced (another identity, or smaller) or new: from the start.
+fn where_to_read(state: Option<&HistoryFileState>, now: &Stamp) -> Option<(i64, i64)> {
+    let same = state.filter(|s| s.file_id == now.id && now.size >= s.size);
+    match same {
+        Some(s) if s.size == now.size && s.mtime_ms == now.mtime_ms => None,
+        Some(s) if s.session_id.is_some() => Some((s.turn_at, s.turn_seq)),
+        _ => Some((0, 1)),
+    }
+}
+
 struct FileScan<'a> {
     store: &'a Store,
     /// Every entry's last read, by key: one query per scan, not one per entry (an unchanged
@@ -278,18 +290,8 @@ impl FileScan<'_> {
         let key = file.path.display().to_string();
         let now = &file.stamp;
         let state = self.known.get(&key).cloned();
-        let same_file = state
-            .as_ref()
-            .is_some_and(|s| s.file_id == now.id && now.size >= s.size);
-        if let Some(s) = state.as_ref().filter(|_| same_file) {
-            if s.size == now.size && s.mtime_ms == now.mtime_ms {
-                return Ok(Outcome::Unchanged);
-            }
-        }
-        // Grown: from the last turn on, replacing its run. Replaced or new: from the start.
-        let (from, from_seq) = match state.as_ref().filter(|_| same_file) {
-            Some(s) if s.session_id.is_some() => (s.turn_at, s.turn_seq),
-            _ => (0, 1),
+        let Some((from, from_seq)) = where_to_read(state.as_ref(), now) else {
+            return Ok(Outcome::Unchanged);
         };
         let read = self
             .source

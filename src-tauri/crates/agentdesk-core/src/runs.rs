@@ -459,15 +459,16 @@ impl Desk {
             None => None,
         };
         let spec = profile.as_ref().map(|p| &p.spec);
-        let policy = match spec {
-            Some(s) => ApprovalPolicy::from_profile(s, &cwd),
-            None => ApprovalPolicy {
+        let policy = spec.map_or_else(
+            || ApprovalPolicy {
                 workspace_root: cwd.clone(),
                 ..Default::default()
             },
-        };
+            |s| ApprovalPolicy::from_profile(s, &cwd),
+        );
         let mut options = self.engine_options(session.engine, spec).await?;
         if session.origin != agentdesk_protocol::ui::SessionOrigin::App {
+            // Continued from its engine's terminal too.
             options = options.for_terminal_session();
         }
         let input = self.run_input(run).await?;

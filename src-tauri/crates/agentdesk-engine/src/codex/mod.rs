@@ -218,12 +218,9 @@ impl CodexEngine {
         &self.config
     }
 
-    /// [`Self::start_run`] with this run's own limits instead of the engine's.
-    pub async fn start_run_with(
-        &self,
-        req: RunRequest,
-        limits: RunLimits,
-    ) -> Result<CodexRun, EngineError> {
+    /// The app-server a run talks to: the home's resident one, or one of its own that the
+    /// run stops when it ends (`CodexProfile::own_server`).
+    fn run_server(&self, req: &RunRequest) -> (Arc<Server>, Option<run::Release>) {
         let mut key = req.profile.server_key(req.codex_home.clone());
         if req.profile.own_server {
             key.own = Some(req.resume_thread_id.clone().unwrap_or_default());
@@ -233,6 +230,16 @@ impl CodexEngine {
             servers: Arc::clone(&self.servers),
             key,
         });
+        (server, release)
+    }
+
+    /// [`Self::start_run`] with this run's own limits instead of the engine's.
+    pub async fn start_run_with(
+        &self,
+        req: RunRequest,
+        limits: RunLimits,
+    ) -> Result<CodexRun, EngineError> {
+        let (server, release) = self.run_server(&req);
         let peer = server.peer().await?;
         let (thread, was_resumed, notices) = open_thread(&peer, &req).await?;
         let p = &req.profile;
