@@ -154,6 +154,10 @@ impl TranscriptReader {
         if meta.version.is_some() {
             self.read.version.clone_from(&meta.version);
         }
+    }
+
+    /// The record belongs to the last turn: that turn went on until its time.
+    fn note_time(&mut self, meta: &agentdesk_protocol::claude::RecordMeta) {
         if let (Some(turn), Some(t)) = (
             self.read.turns.last_mut(),
             meta.timestamp.as_deref().and_then(rfc3339_ms),
@@ -203,8 +207,10 @@ impl TranscriptReader {
         }
         let text = prompt.join("\n");
         if u.meta.is_meta || text.trim().is_empty() || is_marker(&text) {
+            self.note_time(&u.meta);
             return;
         }
+        // A new prompt: the last turn ended with its own last record, not at this one.
         self.end_turn(true);
         self.close_open_tools();
         self.usage_seen.clear();
@@ -261,6 +267,7 @@ impl TranscriptReader {
 
     fn assistant(&mut self, a: AssistantRecord) {
         self.note_meta(&a.meta);
+        self.note_time(&a.meta);
         if a.message.model.as_deref() == Some("<synthetic>") {
             return;
         }

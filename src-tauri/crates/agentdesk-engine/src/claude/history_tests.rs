@@ -227,3 +227,41 @@ fn discovery_lists_transcripts_one_folder_deep_without_following_links() {
         Some(PathBuf::from("/h/.claude"))
     );
 }
+
+#[test]
+fn a_turn_ends_at_its_own_last_record_not_at_the_next_prompt() {
+    let meta = |ts: &str| {
+        json!({"cwd": "/w", "sessionId": "s1", "timestamp": ts, "isSidechain": false,
+            "userType": "external", "version": "2.1.328"})
+    };
+    let line = |mut v: serde_json::Value, extra: serde_json::Value| {
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        format!("{v}\n")
+    };
+    let prompt = |ts: &str, uuid: &str, text: &str| {
+        line(
+            meta(ts),
+            json!({"type": "user", "uuid": uuid, "message": {"role": "user", "content": text}}),
+        )
+    };
+    let answer = line(
+        meta("2026-11-01T10:00:05.000Z"),
+        json!({"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant",
+            "model": "claude-x", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "hello"}]}}),
+    );
+    let text = [
+        prompt("2026-11-01T10:00:00.000Z", "u1", "first"),
+        answer,
+        prompt("2026-11-01T11:00:00.000Z", "u2", "an hour later"),
+    ]
+    .concat();
+    let r = read_bytes(text.as_bytes(), 0);
+    assert_eq!(r.turns.len(), 2, "{:#?}", r.turns);
+    let ms = |s: &str| rfc3339_ms(s).unwrap();
+    assert_eq!(r.turns[0].started_at, Some(ms("2026-11-01T10:00:00.000Z")));
+    assert_eq!(r.turns[0].ended_at, Some(ms("2026-11-01T10:00:05.000Z")));
+    assert_eq!(r.turns[1].started_at, Some(ms("2026-11-01T11:00:00.000Z")));
+}
