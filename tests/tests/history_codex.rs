@@ -199,3 +199,66 @@ async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported() {
     reader.shutdown().await;
     w.finish(&[]).await;
 }
+
+#[tokio::test]
+async fn a_thread_a_terminal_has_open_is_not_run_twice() {
+    let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "busy");
+    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let Fake::Codex(fake) = &w.fake else {
+        unreachable!()
+    };
+    terminal_config(&root, fake);
+    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
+    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
+        reader.clone(),
+        root.join("home"),
+    ))]);
+    fake.push(Reply::text(&["Ready."]));
+    terminal(&bin, &root, &w.work, "get ready", None).await;
+    import(&w).await;
+    let s = imported(&w, SessionOrigin::CodexCli).await;
+    let thread = s.engine_session_id.clone().unwrap();
+
+    // The terminal goes on with the thread (a slow answer keeps it open)…
+    fake.push(Reply::slow_text_then_end(30, Duration::from_millis(100)));
+    let busy = {
+        let (bin, root, work, thread) = (bin.clone(), root.clone(), w.work.clone(), thread.clone());
+        tokio::spawn(async move {
+            terminal(&bin, &root, &work, "take your time", Some(&thread)).await;
+        })
+    };
+    assert!(
+        fake.wait_for_model_requests(2, Duration::from_secs(60))
+            .await,
+        "the terminal's turn reached the model"
+    );
+    // …so the desk says so instead of a second run on it, or a new thread.
+    let run = w.desk.send_message(&s.id, "me too", &[]).await.unwrap();
+    let run = w.wait_run(&run.id).await;
+    assert_eq!(run.status, RunStatus::Failed, "{run:?}");
+    let error = run.error.unwrap_or_default();
+    assert!(error.contains("open in a terminal"), "{error}");
+    assert_eq!(fake.model_requests().len(), 2, "the desk asked no model");
+    busy.await.unwrap();
+
+    // Once the terminal is done, the desk continues the same thread.
+    fake.push(Reply::text(&["Done."]));
+    let run = w.desk.send_message(&s.id, "now me", &[]).await.unwrap();
+    w.completed(&run.id).await;
+    assert_eq!(
+        w.desk
+            .get_session(&s.id)
+            .await
+            .unwrap()
+            .engine_session_id
+            .as_deref(),
+        Some(thread.as_str())
+    );
+    let last = fake.model_requests().pop().unwrap().body.to_string();
+    assert!(last.contains("take your time"), "{last}");
+    reader.shutdown().await;
+    w.finish(&[]).await;
+}

@@ -329,6 +329,22 @@ impl CodexEngine {
 /// The run's thread: the session's own resumed (`thread/resume`), else a new one. Refuses
 /// early when OpenAI is the provider and nobody is logged in (a turn would retry forever
 /// offline). Returns the thread, whether it was resumed, and notices for the timeline.
+/// Why a thread of the Codex CLI could not be resumed, as the user can act on it.
+fn terminal_thread_refused(thread_id: &str, e: &EngineError) -> EngineError {
+    let text = e.to_string();
+    if text.contains("active writer") {
+        return EngineError::Preflight(
+            "The Codex CLI has this session open in a terminal right now: finish or close it \
+             there, then send again (Agent Desk does not start a second run on it)."
+                .into(),
+        );
+    }
+    EngineError::Preflight(format!(
+        "Could not resume the Codex CLI's conversation {thread_id} ({text}); it was not \
+         continued in a new one, so the terminal's history stays whole."
+    ))
+}
+
 async fn open_thread(
     peer: &crate::rpc::RpcPeer,
     req: &RunRequest,
@@ -366,6 +382,9 @@ async fn open_thread(
         };
         match peer.call::<ThreadResume>(&params).await {
             Ok(r) => resumed = Some(r),
+            // A terminal's thread is never continued in a new one: that would split the
+            // history the terminal's `codex resume` sees.
+            Err(e) if p.own_server => return Err(terminal_thread_refused(thread_id, &e)),
             Err(e) if !e.is_fatal() => notices.push(format!(
                 "Could not resume the Codex conversation {thread_id} ({e}); continuing in a new conversation without its history."
             )),
