@@ -3,6 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::process::Stdio;
+use std::time::Duration;
+
 use agentdesk_core::history::ImportOptions;
 use agentdesk_protocol::ui::{ImportReport, Run, RunStatus, Session, SessionOrigin};
 
@@ -34,4 +37,20 @@ pub fn prompts(runs: &[Run]) -> Vec<(i64, &str, RunStatus)> {
     runs.iter()
         .map(|r| (r.seq, r.prompt.as_str(), r.status))
         .collect()
+}
+
+/// Run an engine's command as a terminal user would (no stdin), within 90 s; it must succeed.
+pub async fn run_terminal(mut cmd: tokio::process::Command) {
+    cmd.stdin(Stdio::null()).kill_on_drop(true);
+    let shown = format!("{:?}", cmd.as_std().get_program());
+    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
+        .await
+        .unwrap_or_else(|_| panic!("{shown} in time"))
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{shown} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -7,14 +7,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use agentdesk_engine::claude::history::ClaudeHistory;
 use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, FAKE_MODEL};
-use agentdesk_tests::histories::{import, imported, prompts};
+use agentdesk_tests::histories::{import, imported, prompts, run_terminal};
 use agentdesk_tests::real::{cli_bin, cli_output, engine_bin};
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -55,19 +54,8 @@ async fn terminal(
         .arg(prompt)
         .current_dir(work)
         .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
-        .await
-        .expect("claude -p in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "claude -p failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .envs(env.iter().map(|(k, v)| (k, v)));
+    run_terminal(cmd).await;
 }
 
 #[tokio::test]

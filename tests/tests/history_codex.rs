@@ -7,8 +7,7 @@
 //! the terminal does after.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Stdio;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ use agentdesk_engine::codex::history::CodexHistory;
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig};
 use agentdesk_protocol::ui::{Engine, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
-use agentdesk_tests::histories::{import, imported, prompts};
+use agentdesk_tests::histories::{import, imported, prompts, run_terminal};
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -48,19 +47,26 @@ async fn terminal(bin: &Path, root: &Path, work: &Path, prompt: &str, resume: Op
         .env("CODEX_HOME", root.join("home"))
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("MOCK_API_KEY", "dummy")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
-        .await
-        .expect("codex exec in time")
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "codex exec failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .env("NO_PROXY", "127.0.0.1,localhost");
+    run_terminal(cmd).await;
+}
+
+/// A desk on the real codex (`bin`) whose workspace's profile and the terminal share one Codex
+/// home (`root/home`, with the fake as the terminal's provider), reading its history there
+/// through its own app-server (the returned engine: shut it down at the end).
+async fn codex_world(bin: &Path, name: &str) -> (World, PathBuf, CodexEngine) {
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", name);
+    let w = World::new(root.clone(), Engine::Codex, bin, None, |_| {}).await;
+    let Fake::Codex(fake) = &w.fake else {
+        unreachable!()
+    };
+    terminal_config(&root, fake);
+    let reader = CodexEngine::new(CodexEngineConfig::new(bin));
+    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
+        reader.clone(),
+        root.join("home"),
+    ))]);
+    (w, root, reader)
 }
 
 #[tokio::test]
@@ -68,18 +74,10 @@ async fn a_terminal_thread_is_imported_searched_and_continued() {
     let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
         return;
     };
-    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "continue");
-    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let (w, root, reader) = codex_world(&bin, "continue").await;
     let Fake::Codex(fake) = &w.fake else {
         unreachable!()
     };
-    terminal_config(&root, fake);
-    // The history is read in the Codex home of the workspace's profile.
-    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
-    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
-        reader.clone(),
-        root.join("home"),
-    ))]);
 
     // In the terminal: two turns of one thread.
     fake.push(Reply::text(&["The zebra number ", "is forty-two."]));
@@ -167,17 +165,10 @@ async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported() {
     let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
         return;
     };
-    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "elsewhere");
-    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let (w, root, reader) = codex_world(&bin, "elsewhere").await;
     let Fake::Codex(fake) = &w.fake else {
         unreachable!()
     };
-    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
-    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
-        reader.clone(),
-        root.join("home"),
-    ))]);
-    terminal_config(&root, fake);
     let elsewhere = root.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     fake.push(Reply::text(&["Elsewhere."]));
@@ -205,17 +196,10 @@ async fn a_thread_a_terminal_has_open_is_not_run_twice() {
     let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
         return;
     };
-    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_codex", "busy");
-    let w = World::new(root.clone(), Engine::Codex, &bin, None, |_| {}).await;
+    let (w, root, reader) = codex_world(&bin, "busy").await;
     let Fake::Codex(fake) = &w.fake else {
         unreachable!()
     };
-    terminal_config(&root, fake);
-    let reader = CodexEngine::new(CodexEngineConfig::new(&bin));
-    w.desk.use_history_sources(vec![Arc::new(CodexHistory::new(
-        reader.clone(),
-        root.join("home"),
-    ))]);
     fake.push(Reply::text(&["Ready."]));
     terminal(&bin, &root, &w.work, "get ready", None).await;
     import(&w).await;
