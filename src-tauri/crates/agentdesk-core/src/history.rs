@@ -139,28 +139,35 @@ impl Desk {
             .into_iter()
             .map(|s| (s.path.clone(), s))
             .collect();
+        // Reading (parsing, on the blocking pool or in the engine) runs ahead of writing (on
+        // the database's thread), a couple of entries at most: the two overlap on two cores,
+        // and memory holds only those entries' turns.
+        let (tx, mut rx) = tokio::sync::mpsc::channel(READ_AHEAD);
+        let reader = tokio::spawn(read_ahead(opts.sources.clone(), found, known, tx));
         let mut without: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); reports.len()];
-        for (done, (i, file)) in found.into_iter().enumerate() {
-            let source = &opts.sources[i];
+        let mut done = 0;
+        while let Some(entry) = rx.recv().await {
+            let i = entry.source;
             let scan = FileScan {
                 store: &self.store,
-                known: &known,
-                source,
+                source: &opts.sources[i],
                 workspaces: &workspaces,
                 dry_run: opts.dry_run,
             };
-            match scan.run(&file).await {
+            let path = entry.file.path.display().to_string();
+            match scan.run(entry).await {
                 Ok(outcome) => outcome.count(&mut reports[i], &mut without[i]),
                 Err(e) => {
-                    tracing::warn!(path = %file.path.display(), error = %e, "history file not imported");
+                    tracing::warn!(%path, error = %e, "history file not imported");
                     reports[i].unreadable += 1;
                 }
             }
-            progress(ImportProgress {
-                done: done as u64 + 1,
-                total,
-            });
+            done += 1;
+            progress(ImportProgress { done, total });
         }
+        reader
+            .await
+            .map_err(|e| CoreError::Internal(format!("the history reader stopped: {e}")))?;
         for (report, folders) in reports.iter_mut().zip(without) {
             report.without_workspace = folders
                 .into_iter()
@@ -275,29 +282,68 @@ fn where_to_read(state: Option<&HistoryFileState>, now: &Stamp) -> Option<(i64, 
     }
 }
 
+/// How many read entries may wait for their write.
+const READ_AHEAD: usize = 2;
+
+/// An entry as the reader hands it to the writer.
+struct Entry {
+    /// Its source's index in the import's sources.
+    source: usize,
+    file: HistoryFile,
+    /// Its last read, if any.
+    state: Option<HistoryFileState>,
+    /// What was read (the seq its first turn gets, and the read); `None`: unchanged.
+    read: Option<(i64, std::io::Result<HistoryRead>)>,
+}
+
+/// Read the entries that changed since their last read (every entry's last read comes from
+/// one query, not one per entry: an unchanged re-scan touches the database once) and hand
+/// them on in order; stops when the writer is gone.
+async fn read_ahead(
+    sources: Vec<Arc<dyn HistorySource>>,
+    found: Vec<(usize, HistoryFile)>,
+    known: HashMap<String, HistoryFileState>,
+    tx: tokio::sync::mpsc::Sender<Entry>,
+) {
+    for (source, file) in found {
+        let state = known.get(&file.path.display().to_string()).cloned();
+        let read = match where_to_read(state.as_ref(), &file.stamp) {
+            None => None,
+            Some((from, from_seq)) => {
+                let at = u64::try_from(from).unwrap_or(0);
+                Some((from_seq, sources[source].read(&file, at).await))
+            }
+        };
+        let entry = Entry {
+            source,
+            file,
+            state,
+            read,
+        };
+        if tx.send(entry).await.is_err() {
+            return;
+        }
+    }
+}
+
 struct FileScan<'a> {
     store: &'a Store,
-    /// Every entry's last read, by key: one query per scan, not one per entry (an unchanged
-    /// re-scan of thousands of sessions then touches the database once).
-    known: &'a HashMap<String, HistoryFileState>,
     source: &'a Arc<dyn HistorySource>,
     workspaces: &'a [Workspace],
     dry_run: bool,
 }
 
 impl FileScan<'_> {
-    async fn run(&self, file: &HistoryFile) -> Result<Outcome> {
+    async fn run(&self, entry: Entry) -> Result<Outcome> {
+        let Entry {
+            file, state, read, ..
+        } = entry;
         let key = file.path.display().to_string();
         let now = &file.stamp;
-        let state = self.known.get(&key).cloned();
-        let Some((from, from_seq)) = where_to_read(state.as_ref(), now) else {
+        let Some((from_seq, read)) = read else {
             return Ok(Outcome::Unchanged);
         };
-        let read = self
-            .source
-            .read(file, u64::try_from(from).unwrap_or(0))
-            .await
-            .map_err(|e| CoreError::InvalidInput(format!("cannot read {key}: {e}")))?;
+        let read = read.map_err(|e| CoreError::InvalidInput(format!("cannot read {key}: {e}")))?;
         let Some(cwd) = read.cwd.clone() else {
             return Ok(Outcome::Empty {
                 skipped: read.skipped,
