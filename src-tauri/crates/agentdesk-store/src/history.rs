@@ -99,11 +99,6 @@ impl Table for HistoryFileState {
 }
 
 impl Store {
-    pub async fn history_file(&self, path: &str) -> Result<Option<HistoryFileState>> {
-        // Owned: the key outlives the query text built for it.
-        self.select_one("WHERE path = ?", path.to_owned()).await
-    }
-
     /// The history file a session was imported from, if it was.
     pub async fn history_file_of_session(
         &self,

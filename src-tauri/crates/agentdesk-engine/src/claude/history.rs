@@ -28,9 +28,7 @@ use crate::history::{
 
 /// The config dir the CLI uses: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
 pub fn config_dir(env_dir: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
-    env_dir
-        .filter(|d| !d.as_os_str().is_empty())
-        .or_else(|| home.map(|h| h.join(".claude")))
+    crate::history::engine_dir(env_dir, home, ".claude")
 }
 
 /// Every transcript under `config_dir/projects` (one folder level, `*.jsonl`; links are not

@@ -27,13 +27,6 @@ use crate::rpc::RpcPeer;
 /// Threads and turns asked for at once: a page of a long thread stays small.
 const PAGE: u32 = 50;
 
-/// The Codex home the CLI uses: `$CODEX_HOME`, else `~/.codex`.
-pub fn codex_home(env_dir: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
-    env_dir
-        .filter(|d| !d.as_os_str().is_empty())
-        .or_else(|| home.map(|h| h.join(".codex")))
-}
-
 /// The threads of one Codex home.
 #[derive(Debug, Clone)]
 pub struct CodexHistory {
@@ -76,8 +69,8 @@ impl CodexHistory {
         }
     }
 
-    /// Every turn of `thread_id` from index `from` on, a page at a time, each handed to `f`
-    /// with its index; the count of all turns.
+    /// Every turn of `thread_id`, oldest first, a page at a time, each handed to `f` with its
+    /// index (`full`: with every item); the count of all turns.
     async fn turns(
         &self,
         thread_id: &str,
@@ -308,18 +301,5 @@ mod tests {
             Some("abc")
         );
         assert_eq!(thread_id_of(Path::new("/x/short.jsonl")), None);
-    }
-
-    #[test]
-    fn codex_home_is_the_env_dir_or_dot_codex() {
-        assert_eq!(
-            codex_home(Some("/c".into()), Some("/h".into())),
-            Some(PathBuf::from("/c"))
-        );
-        assert_eq!(
-            codex_home(Some("".into()), Some("/h".into())),
-            Some(PathBuf::from("/h/.codex"))
-        );
-        assert_eq!(codex_home(None, None), None);
     }
 }

@@ -326,9 +326,6 @@ impl CodexEngine {
     }
 }
 
-/// The run's thread: the session's own resumed (`thread/resume`), else a new one. Refuses
-/// early when OpenAI is the provider and nobody is logged in (a turn would retry forever
-/// offline). Returns the thread, whether it was resumed, and notices for the timeline.
 /// Why a thread of the Codex CLI could not be resumed, as the user can act on it.
 fn terminal_thread_refused(thread_id: &str, e: &EngineError) -> EngineError {
     let text = e.to_string();
@@ -345,6 +342,9 @@ fn terminal_thread_refused(thread_id: &str, e: &EngineError) -> EngineError {
     ))
 }
 
+/// The run's thread: the session's own resumed (`thread/resume`), else a new one. Refuses
+/// early when OpenAI is the provider and nobody is logged in (a turn would retry forever
+/// offline). Returns the thread, whether it was resumed, and notices for the timeline.
 async fn open_thread(
     peer: &crate::rpc::RpcPeer,
     req: &RunRequest,

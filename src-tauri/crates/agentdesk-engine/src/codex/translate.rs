@@ -265,12 +265,12 @@ impl TurnTranslator {
         }
     }
 
-    /// The turn ended by interrupt (codex said so, or it did not answer in time).
     /// An item read back from the thread's history: shown as completed.
     pub fn replay_item(&mut self, item: ThreadItem, out: &mut Vec<AgentEvent>) {
         self.item_completed(item, out);
     }
 
+    /// The turn ended by interrupt (codex said so, or it did not answer in time).
     pub fn interrupted(&mut self, out: &mut Vec<AgentEvent>) {
         if self.outcome.is_some() {
             return;

@@ -143,6 +143,14 @@ pub(crate) async fn blocking<T: Send + 'static>(
         .map_err(std::io::Error::other)?
 }
 
+/// An engine's folder as it resolves it: its variable's folder (`CLAUDE_CONFIG_DIR`,
+/// `CODEX_HOME`) when set and not empty, else `dot` in the home folder.
+pub fn engine_dir(env_dir: Option<PathBuf>, home: Option<PathBuf>, dot: &str) -> Option<PathBuf> {
+    env_dir
+        .filter(|d| !d.as_os_str().is_empty())
+        .or_else(|| home.map(|h| h.join(dot)))
+}
+
 /// The history sources of this machine as the engines resolve their folders from `env`
 /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `HOME`/`USERPROFILE`): Claude Code's transcripts
 /// (files: always listed, even when the folder does not exist), and the history of each of
@@ -162,7 +170,8 @@ pub fn sources(
     ) {
         out.push(Arc::new(crate::claude::history::ClaudeHistory::new(dir)));
     }
-    let codex_home = crate::codex::history::codex_home(env("CODEX_HOME").map(PathBuf::from), home);
+    // `$CODEX_HOME`, else `~/.codex`.
+    let codex_home = engine_dir(env("CODEX_HOME").map(PathBuf::from), home, ".codex");
     for engine in engines {
         if let Some(source) = engine.history_source(codex_home.clone()) {
             out.push(source);
