@@ -119,39 +119,12 @@ fn to_items(rows: Vec<ItemRow>) -> Result<Vec<TimelineItem>> {
     rows.into_iter().map(TimelineItem::try_from).collect()
 }
 
-pub(crate) async fn upsert_one(
-    tx: &mut Transaction<'_, Sqlite>,
-    item: &TimelineItem,
-) -> Result<()> {
-    let s = split(&item.body)?;
-    sqlx::query(
-        "INSERT INTO timeline_items
-            (id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET
-            kind = excluded.kind, status = excluded.status, text = excluded.text,
-            payload = excluded.payload, seq = excluded.seq, updated_at = excluded.updated_at",
-    )
-    .bind(&item.id)
-    .bind(&item.session_id)
-    .bind(&item.run_id)
-    .bind(item.seq)
-    .bind(&s.kind)
-    .bind(item.status.as_str())
-    .bind(&s.text)
-    .bind(&s.payload)
-    .bind(item.created_at)
-    .bind(item.updated_at)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
-}
-
 /// Rows per multi-row statement: 10 values each stays far below SQLite's 32,766 variables,
 /// and a statement per item would cost a round trip to the database thread each.
 const ROWS_PER_STATEMENT: usize = 200;
 
-/// Insert or update `items` by id, many rows a statement (an import writes thousands).
+/// Insert or update `items` by id, many rows a statement (a recorder's flush writes a batch,
+/// an import thousands).
 pub(crate) async fn upsert_many(
     tx: &mut Transaction<'_, Sqlite>,
     items: &[&TimelineItem],
@@ -195,9 +168,8 @@ impl Store {
             return Ok(());
         }
         let mut tx = self.write_tx().await?;
-        for item in items {
-            upsert_one(&mut tx, item).await?;
-        }
+        let items: Vec<&TimelineItem> = items.iter().collect();
+        upsert_many(&mut tx, &items).await?;
         tx.commit().await?;
         Ok(())
     }
