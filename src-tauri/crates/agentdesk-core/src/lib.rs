@@ -65,8 +65,8 @@ pub struct Desk {
     runs: std::sync::Arc<runs::Runs>,
     /// Run updates and each recorded run's one reducer (see `pipeline`).
     pipeline: std::sync::Arc<pipeline::Pipeline>,
-    /// The history sources chosen instead of the engines' own folders (see `history`).
-    history_sources: std::sync::Arc<std::sync::Mutex<Option<history::Sources>>>,
+    /// The engines' histories: the sources chosen, one import at a time (see `history`).
+    history: std::sync::Arc<history::Histories>,
 }
 
 impl Desk {
@@ -83,7 +83,7 @@ impl Desk {
             attachments_lock: Default::default(),
             runs: Default::default(),
             pipeline: Default::default(),
-            history_sources: Default::default(),
+            history: Default::default(),
         })
     }
 

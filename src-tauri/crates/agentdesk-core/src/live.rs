@@ -280,7 +280,9 @@ impl Desk {
         let sid = session_id.clone();
         let (live, runs_rx) = self.pipeline.snapshot(session_id, move |u| match u {
             RunUpdate::Status { run } => run.session_id == sid,
-            RunUpdate::Live { session_id, .. } => *session_id == sid,
+            RunUpdate::Live { session_id, .. } | RunUpdate::Imported { session_id } => {
+                *session_id == sid
+            }
             _ => false,
         });
         let page = self
@@ -475,6 +477,11 @@ impl SessionFeed {
                 for op in ops {
                     self.frame.push(op);
                 }
+                true
+            }
+            RunUpdate::Imported { session_id } if session_id == self.session_id => {
+                // Imported turns never pass through a live reducer: the view is re-read.
+                self.restart().await;
                 true
             }
             _ => false,

@@ -63,6 +63,9 @@ pub enum RunUpdate {
         seq: u64,
         ops: Vec<LiveOp>,
     },
+    /// An import of the engine's own history rewrote the session's runs (a terminal went on
+    /// with it): a view of it starts again from the database.
+    Imported { session_id: SessionId },
 }
 
 /// One subscriber's queue of run updates.

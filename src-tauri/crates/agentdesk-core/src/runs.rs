@@ -79,6 +79,7 @@ pub use crate::pipeline::{RunUpdate, RunUpdates};
 /// A run this process drives; `Default` is one just registered, its engine not started.
 #[derive(Default)]
 struct ActiveRun {
+    session_id: Option<SessionId>,
     /// `None` while the engine is starting.
     control: Option<RunHandle>,
     /// The engine process serving it (Codex: the shared app-server; Claude: its own CLI).
@@ -177,6 +178,14 @@ impl Desk {
         lock(&self.runs.active).keys().cloned().collect()
     }
 
+    /// Sessions with a run this process drives now.
+    pub fn sessions_running_here(&self) -> std::collections::HashSet<SessionId> {
+        lock(&self.runs.active)
+            .values()
+            .filter_map(|a| a.session_id.clone())
+            .collect()
+    }
+
     /// The engine process serving a run this process drives (diagnostics, crash tests).
     pub fn run_engine_pid(&self, run_id: &RunId) -> Option<u32> {
         lock(&self.runs.active).get(run_id).and_then(|a| a.pid)
@@ -193,6 +202,7 @@ impl Desk {
         if self.runs.shutting_down.load(Ordering::SeqCst) {
             return Err(CoreError::ShuttingDown);
         }
+        self.refuse_if_terminal_driving(session_id).await?;
         let _guard = self.runs.start_lock.lock().await;
         let run = self.create_run(session_id, text, attachments).await?;
         self.pipeline
@@ -343,7 +353,11 @@ impl Desk {
 
     fn spawn_run(&self, run: Run) {
         let mut active = lock(&self.runs.active);
-        active.insert(run.id.clone(), ActiveRun::default());
+        let a = ActiveRun {
+            session_id: Some(run.session_id.clone()),
+            ..ActiveRun::default()
+        };
+        active.insert(run.id.clone(), a);
         let desk = self.clone();
         let run_id = run.id.clone();
         let task = tokio::spawn(async move { desk.drive(run).await });

@@ -60,7 +60,7 @@ pub use crate::ipc_macro::{
 };
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
-    ExportFormat, ImportProgress, ImportReport, IpcError, LiveBatch, NotificationPrefs, Profile,
+    ExportFormat, HistorySettings, HistoryStatus, IpcError, LiveBatch, NotificationPrefs, Profile,
     ProfileError, ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint,
     TimelinePage, UiSettings, Workspace,
 };
@@ -275,9 +275,15 @@ define_rpc! {
     get_notification_prefs(GetNotificationPrefsArgs {}) -> Result<NotificationPrefs, IpcError>;
     set_notification_prefs(SetNotificationPrefsArgs { prefs: NotificationPrefs }) -> Result<(), IpcError>;
     data_info(DataInfoArgs {}) -> Result<DataInfo, IpcError>;
-    /// Import the sessions the engines ran in a terminal (their own histories) into the
-    /// workspaces they ran in; again later, only what is new. `onProgress` hears files done.
-    import_histories(ImportHistoriesArgs { on_progress: Channel<ImportProgress> }) -> Result<ImportReport, IpcError>;
+    /// The sessions the engines ran in a terminal (their own histories), imported in the
+    /// background and kept current while the app runs: the status now and on every change
+    /// (a scan's progress, its report per source, a generation the sidebar re-reads on).
+    watch_histories(WatchHistoriesArgs { on_status: Channel<HistoryStatus> }) -> Result<(), IpcError>;
+    /// Scan the histories again now (only what changed is read).
+    rescan_histories(RescanHistoriesArgs {}) -> Result<(), IpcError>;
+    get_history_settings(GetHistorySettingsArgs {}) -> Result<HistorySettings, IpcError>;
+    /// Which sources are scanned, watched and shown; a source turned on is scanned at once.
+    set_history_settings(SetHistorySettingsArgs { settings: HistorySettings }) -> Result<(), IpcError>;
     /// Open the data or the log folder in the file manager (named, never a path).
     open_data_folder(OpenDataFolderArgs {
         #[ts(type = "\"data\" | \"logs\"")]

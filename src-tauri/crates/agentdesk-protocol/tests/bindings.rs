@@ -49,6 +49,9 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::SourceReport>(&cfg, &mut out);
     render::<ui::ImportReport>(&cfg, &mut out);
     render::<ui::ImportProgress>(&cfg, &mut out);
+    render::<ui::HistorySettings>(&cfg, &mut out);
+    render::<ui::HistorySourceInfo>(&cfg, &mut out);
+    render::<ui::HistoryStatus>(&cfg, &mut out);
     render::<ui::RunStatus>(&cfg, &mut out);
     render::<ui::Run>(&cfg, &mut out);
     render::<ui::ItemStatus>(&cfg, &mut out);

@@ -4,8 +4,10 @@
 //! usage, and the file's new read position go in together or not at all, so a session is
 //! never shown with half a turn, nor a turn recorded twice.
 
+use std::collections::HashSet;
+
 use agentdesk_protocol::ids::SessionId;
-use agentdesk_protocol::ui::{Run, Session, SessionOrigin, TimelineItem, TokenUsage};
+use agentdesk_protocol::ui::{Engine, Run, Session, SessionOrigin, TimelineItem, TokenUsage};
 use sqlx::{Sqlite, Transaction};
 
 use crate::select::Table;
@@ -113,21 +115,40 @@ impl Store {
         self.select_all("ORDER BY path").await
     }
 
-    /// The session imported from the engine session `engine_session_id` of `origin`.
-    pub async fn imported_session(
+    /// The session of `engine` that goes on with engine session `engine_session_id`, and
+    /// where it began (imported, or started here).
+    pub async fn session_of_engine_session(
         &self,
-        origin: SessionOrigin,
+        engine: Engine,
         engine_session_id: &str,
-    ) -> Result<Option<SessionId>> {
-        Ok(
-            sqlx::query_scalar(
-                "SELECT id FROM sessions WHERE origin = ? AND engine_session_id = ?",
-            )
-            .bind(origin.as_str())
-            .bind(engine_session_id)
-            .fetch_optional(&self.pool)
-            .await?,
+    ) -> Result<Option<(SessionId, SessionOrigin)>> {
+        let row: Option<(SessionId, String)> = sqlx::query_as(
+            "SELECT id, origin FROM sessions WHERE engine = ? AND engine_session_id = ? \
+             ORDER BY origin = 'app' DESC LIMIT 1",
         )
+        .bind(engine.as_str())
+        .bind(engine_session_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|(id, origin)| {
+            Ok((
+                id,
+                stored_name("session origin", &origin, SessionOrigin::parse)?,
+            ))
+        })
+        .transpose()
+    }
+
+    /// The engine session ids of the sessions started here: their engines' histories hold
+    /// them too, and they are not imported.
+    pub async fn app_engine_session_ids(&self) -> Result<HashSet<String>> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT engine_session_id FROM sessions \
+             WHERE origin = 'app' AND engine_session_id IS NOT NULL",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(ids.into_iter().collect())
     }
 
     /// Remember a read that imported nothing (no workspace for its folder, no turn yet).

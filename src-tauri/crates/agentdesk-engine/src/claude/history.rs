@@ -404,6 +404,10 @@ impl crate::history::HistorySource for ClaudeHistory {
         &self.config_dir
     }
 
+    fn watched(&self) -> PathBuf {
+        self.config_dir.join("projects")
+    }
+
     fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>> {
         let dir = self.config_dir.clone();
         Box::pin(blocking(move || Ok(discover(&dir))))

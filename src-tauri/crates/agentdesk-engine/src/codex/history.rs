@@ -207,6 +207,11 @@ impl HistorySource for CodexHistory {
         &self.home
     }
 
+    /// The CLI writes each thread's rollout under `sessions/<year>/<month>/<day>/` as it goes.
+    fn watched(&self) -> PathBuf {
+        self.home.join("sessions")
+    }
+
     fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>> {
         Box::pin(async move {
             let threads = self.list().await.map_err(io)?;

@@ -121,6 +121,11 @@ pub trait HistorySource: Send + Sync + std::fmt::Debug {
     fn engine(&self) -> agentdesk_protocol::ui::Engine;
     /// The folder read, as the engine resolves it.
     fn folder(&self) -> &Path;
+    /// The folder whose changes mean the history changed (watched recursively while the app
+    /// is open): where the engine writes its sessions.
+    fn watched(&self) -> PathBuf {
+        self.folder().to_path_buf()
+    }
     /// The entries, and how many places could not be listed.
     fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>>;
     /// Read `entry` from position `from` (0, or where a previous read's last turn began).

@@ -63,3 +63,44 @@ pub struct ImportProgress {
     #[ts(type = "number")]
     pub total: u64,
 }
+
+/// Which history sources the app reads (Settings → Terminal sessions).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HistorySettings {
+    /// Sources neither scanned, watched nor shown in the sidebar (every one is on by default).
+    pub hidden: Vec<SessionOrigin>,
+}
+
+/// One history source as Settings lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistorySourceInfo {
+    pub origin: SessionOrigin,
+    /// The engine's folder as the engine resolves it (`$CLAUDE_CONFIG_DIR` or `~/.claude`,
+    /// `$CODEX_HOME` or `~/.codex`).
+    pub folder: String,
+    /// Scanned, watched and shown.
+    pub enabled: bool,
+    /// Its folder is watched for changes now (else it is re-scanned every half minute).
+    pub watching: bool,
+}
+
+/// Where the app's view of the engines' histories stands: sent at once and on every change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryStatus {
+    pub sources: Vec<HistorySourceInfo>,
+    /// A scan is running: how far it is.
+    pub importing: Option<ImportProgress>,
+    /// The last scan that ended (per source: found, added, skipped, unreadable).
+    pub last: Option<ImportReport>,
+    /// When it ended (milliseconds since the epoch).
+    #[ts(type = "number | null")]
+    pub last_at: Option<i64>,
+    /// Why the last scan failed as a whole (the database could not be written...).
+    pub error: Option<String>,
+    /// Goes up whenever a scan added or changed sessions: the sidebar re-reads its list.
+    #[ts(type = "number")]
+    pub generation: u64,
+}

@@ -9,11 +9,11 @@ use agentdesk_protocol::ui::{ItemBody, RunStatus, SessionOrigin};
 use super::*;
 use crate::test_desk::desk_with_workspace;
 
-const SID: &str = "78f3acaa-792c-4a1e-8234-e8a6eb774961";
+pub(super) const SID: &str = "78f3acaa-792c-4a1e-8234-e8a6eb774961";
 
 /// The transcript the pinned claude wrote (the engine crate's fixture), its folder set to
 /// `folder`.
-fn transcript(folder: &Path) -> String {
+pub(super) fn transcript(folder: &Path) -> String {
     let raw = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../agentdesk-engine/tests/fixtures/claude_history/session.jsonl"),

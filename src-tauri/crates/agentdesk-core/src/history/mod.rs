@@ -8,7 +8,7 @@
 //! replaced or shrunk one is read again whole. Each file's turns are written in one
 //! transaction with its new position (see `agentdesk_store::history`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -16,7 +16,8 @@ use agentdesk_engine::history::{HistoryFile, HistoryRead, HistorySource, History
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ProfileId, RunId, SessionId};
 use agentdesk_protocol::ui::{
-    FolderCount, ImportProgress, ImportReport, Run, RunStatus, Session, SourceReport, Workspace,
+    FolderCount, ImportProgress, ImportReport, Run, RunStatus, Session, SessionOrigin,
+    SourceReport, Workspace,
 };
 use agentdesk_store::{now_ms, HistoryFileState, HistoryImport, ImportedTurn, Store};
 
@@ -26,8 +27,27 @@ use crate::{CoreError, Desk, Result};
 /// A title longer than this is cut (the first prompt of a session can be pages).
 const TITLE_CHARS: usize = 80;
 
+mod shown;
+mod watch;
+
+pub use shown::{DRIVING_QUIET_MS, UNFINISHED};
+pub use watch::{HistoryWatch, POLL};
+
 /// History sources, each an engine's history on this machine.
 pub type Sources = Vec<Arc<dyn HistorySource>>;
+
+/// The desk's side of the histories.
+#[derive(Debug, Default)]
+pub(crate) struct Histories {
+    /// The sources chosen instead of the engines' own folders.
+    chosen: std::sync::Mutex<Option<Sources>>,
+    /// One import at a time (the window's watch, a re-scan, the end of a run here): two
+    /// would read the same entry and write its session twice.
+    importing: tokio::sync::Mutex<()>,
+}
+
+/// Settings key of [`HistorySettings`].
+pub const HISTORY_SETTINGS_KEY: &str = "histories";
 
 /// What an import looks at and whether it writes.
 #[derive(Debug, Default)]
@@ -80,7 +100,7 @@ fn turn_to_run(session: &Session, seq: i64, turn: &HistoryTurn, last: bool) -> I
     let (status, stop_reason) = if turn.complete {
         (RunStatus::Completed, Some("end_turn".to_owned()))
     } else if last {
-        (RunStatus::Interrupted, Some("unfinished".to_owned()))
+        (RunStatus::Interrupted, Some(UNFINISHED.to_owned()))
     } else {
         (RunStatus::Interrupted, None)
     };
@@ -111,6 +131,7 @@ impl Desk {
         opts: &ImportOptions,
         progress: &(dyn Fn(ImportProgress) + Send + Sync),
     ) -> Result<ImportReport> {
+        let _one = self.history.importing.lock().await;
         let workspaces = self.store.list_workspaces().await?;
         let mut found: Vec<(usize, HistoryFile)> = Vec::new();
         let mut reports = Vec::new();
@@ -131,7 +152,6 @@ impl Desk {
             });
             found.extend(files.into_iter().map(|f| (i, f)));
         }
-        let total = found.len() as u64;
         let known: HashMap<String, HistoryFileState> = self
             .store
             .history_files()
@@ -143,20 +163,37 @@ impl Desk {
         // the database's thread), a couple of entries at most: the two overlap on two cores,
         // and memory holds only those entries' turns.
         let (tx, mut rx) = tokio::sync::mpsc::channel(READ_AHEAD);
+        // Entries of sessions started here are the app's own (a Claude run here writes its
+        // transcript where the terminal's go): never imported.
+        let app_owned = self.store.app_engine_session_ids().await?;
+        found.retain(|(_, f)| f.session_id.as_ref().is_none_or(|id| !app_owned.contains(id)));
+        let total = found.len() as u64;
         let reader = tokio::spawn(read_ahead(opts.sources.clone(), found, known, tx));
         let mut without: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); reports.len()];
         let mut done = 0;
         while let Some(entry) = rx.recv().await {
             let i = entry.source;
+            let running_here = self.sessions_running_here();
             let scan = FileScan {
                 store: &self.store,
+                running_here: &running_here,
                 source: &opts.sources[i],
                 workspaces: &workspaces,
                 dry_run: opts.dry_run,
             };
             let path = entry.file.path.display().to_string();
             match scan.run(entry).await {
-                Ok(outcome) => outcome.count(&mut reports[i], &mut without[i]),
+                Ok(outcome) => {
+                    if let Outcome::Imported {
+                        session: Some(id), ..
+                    } = &outcome
+                    {
+                        self.pipeline.publish(crate::pipeline::RunUpdate::Imported {
+                            session_id: id.clone(),
+                        });
+                    }
+                    outcome.count(&mut reports[i], &mut without[i])
+                }
                 Err(e) => {
                     tracing::warn!(%path, error = %e, "history file not imported");
                     reports[i].unreadable += 1;
@@ -189,6 +226,8 @@ impl Desk {
         let Some(mut state) = self.store.history_file_of_session(&run.session_id).await? else {
             return Ok(());
         };
+        // Not while a scan reads the entry (it skips this session while the run is on).
+        let _one = self.history.importing.lock().await;
         let sources = self.history_sources().await;
         let Some(source) = sources.iter().find(|s| s.origin() == state.origin) else {
             return Ok(());
@@ -211,14 +250,14 @@ impl Desk {
     /// Read these sources instead of the engines' own folders (a data dir of its own, a
     /// test's engine homes).
     pub fn use_history_sources(&self, sources: Sources) {
-        *agentdesk_protocol::sync::lock(&self.history_sources) = Some(sources);
+        *agentdesk_protocol::sync::lock(&self.history.chosen) = Some(sources);
     }
 
     /// This machine's history sources: Claude Code's transcripts (files, always), and the
     /// sources of the engines that read theirs through the engine (Codex's threads, when
     /// its executable is found); or the ones [`Desk::use_history_sources`] chose.
     pub async fn history_sources(&self) -> Sources {
-        if let Some(chosen) = agentdesk_protocol::sync::lock(&self.history_sources).clone() {
+        if let Some(chosen) = agentdesk_protocol::sync::lock(&self.history.chosen).clone() {
             return chosen;
         }
         let mut engines = Vec::new();
@@ -241,6 +280,8 @@ enum Outcome {
         skipped: u64,
     },
     Imported {
+        /// The session written (`None` on a dry run).
+        session: Option<SessionId>,
         added: bool,
         turns: u64,
         skipped: u64,
@@ -257,6 +298,7 @@ impl Outcome {
                 added,
                 turns,
                 skipped,
+                ..
             } => {
                 if added {
                     r.sessions_added += 1;
@@ -328,6 +370,8 @@ async fn read_ahead(
 
 struct FileScan<'a> {
     store: &'a Store,
+    /// Sessions a run of this process is on now.
+    running_here: &'a HashSet<SessionId>,
     source: &'a Arc<dyn HistorySource>,
     workspaces: &'a [Workspace],
     dry_run: bool,
@@ -357,14 +401,23 @@ impl FileScan<'_> {
                 skipped: read.skipped,
             });
         };
-        let existing = self
+        let existing = match self
             .store
-            .imported_session(self.source.origin(), &engine_sid)
-            .await?;
+            .session_of_engine_session(self.source.engine(), &engine_sid)
+            .await?
+        {
+            // Started here after the scan began.
+            Some((_, SessionOrigin::App)) => return Ok(Outcome::Unchanged),
+            // A run here goes on with it and writes to the same history: once it ends, the
+            // entry is marked read to its end (`after_app_run`).
+            Some((id, _)) if self.running_here.contains(&id) => return Ok(Outcome::Unchanged),
+            found => found.map(|(id, _)| id),
+        };
         let added = existing.is_none();
         let turns = read.turns.len() as u64;
         if self.dry_run {
             return Ok(Outcome::Imported {
+                session: None,
                 added,
                 turns,
                 skipped: read.skipped,
@@ -400,6 +453,7 @@ impl FileScan<'_> {
             })
             .await?;
         Ok(Outcome::Imported {
+            session: Some(session.id),
             added,
             turns,
             skipped: read.skipped,
@@ -467,5 +521,4 @@ impl FileScan<'_> {
 }
 
 #[cfg(test)]
-#[path = "history_tests.rs"]
 mod tests;
