@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use agentdesk_core::{ActivityWatch, FeedAcks, SessionFeed, ACK_WAIT};
 use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::sync::lock;
-use agentdesk_protocol::ui::{LiveBatch, SessionActivity};
+use agentdesk_protocol::ui::{HistoryStatus, LiveBatch, SessionActivity};
 use tauri::ipc::Channel;
 use tokio::task::AbortHandle;
 
@@ -29,6 +29,7 @@ struct View {
 pub struct Feeds {
     sessions: Mutex<HashMap<SessionId, View>>,
     activity: Mutex<Option<AbortHandle>>,
+    histories: Mutex<Option<AbortHandle>>,
 }
 
 impl Feeds {
@@ -86,12 +87,34 @@ impl Feeds {
         }
     }
 
+    /// Send the histories' status now and on every change, replacing an earlier stream (a
+    /// reloaded page asks again).
+    pub fn watch_histories(
+        &self,
+        mut status: tokio::sync::watch::Receiver<HistoryStatus>,
+        channel: Channel<HistoryStatus>,
+    ) {
+        let task = tauri::async_runtime::spawn(async move {
+            loop {
+                let now = status.borrow_and_update().clone();
+                if channel.send(now).is_err() || status.changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+        if let Some(old) = lock(&self.histories).replace(task.inner().abort_handle()) {
+            old.abort();
+        }
+    }
+
     pub fn close_all(&self) {
         for (_, view) in lock(&self.sessions).drain() {
             view.task.abort();
         }
-        if let Some(task) = lock(&self.activity).take() {
-            task.abort();
+        for stream in [&self.activity, &self.histories] {
+            if let Some(task) = lock(stream).take() {
+                task.abort();
+            }
         }
     }
 }

@@ -277,7 +277,10 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::get_notification_prefs,
         commands::settings::set_notification_prefs,
         commands::settings::data_info,
-        commands::history::import_histories,
+        commands::history::watch_histories,
+        commands::history::rescan_histories,
+        commands::history::get_history_settings,
+        commands::history::set_history_settings,
         commands::settings::open_data_folder,
         commands::window::window_painted,
     ]

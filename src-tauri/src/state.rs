@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use agentdesk_core::history::HistoryWatch;
 use agentdesk_core::owner::OwnerLock;
 use agentdesk_core::{paths, CoreError, Desk};
 use agentdesk_protocol::ui::{AppInfo, IpcError};
@@ -9,6 +10,9 @@ use agentdesk_protocol::ui::{AppInfo, IpcError};
 pub struct AppState {
     desk: Result<Desk, IpcError>,
     info: AppInfo,
+    /// The engines' histories, imported and watched from the window's first ask on (after
+    /// its first paint: a first import must not slow the start).
+    histories: std::sync::OnceLock<HistoryWatch>,
     /// Held for the app's lifetime: tells `agentdesk-cli` processes sharing the data dir that
     /// this process owns runs (see `agentdesk_core::owner`).
     _owner: Option<OwnerLock>,
@@ -40,6 +44,7 @@ impl AppState {
         AppState {
             desk,
             info,
+            histories: std::sync::OnceLock::new(),
             _owner: owner,
         }
     }
@@ -52,9 +57,18 @@ impl AppState {
         &self.info
     }
 
+    /// The histories' watch, started on the first call.
+    pub fn histories(&self) -> Result<&HistoryWatch, IpcError> {
+        let desk = self.desk()?;
+        Ok(self.histories.get_or_init(|| desk.watch_histories()))
+    }
+
     /// Interrupt active runs (their engines stop, pending approvals are cancelled), then close
     /// the store: nothing is left "running" by a clean exit.
     pub async fn close(&self) {
+        if let Some(watch) = self.histories.get() {
+            watch.stop();
+        }
         if let Ok(desk) = &self.desk {
             desk.shutdown().await;
             desk.close().await;

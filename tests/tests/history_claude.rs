@@ -191,3 +191,101 @@ async fn a_terminal_session_is_imported_searched_and_continued() {
     }
     w.finish(&[]).await;
 }
+
+/// Live, as a user sees it with the app open: a session a terminal starts appears while the
+/// terminal is still answering, the app will not start a second run on it meanwhile, and
+/// the finished turn replaces the unfinished one; then the app continues it.
+#[tokio::test]
+async fn a_session_running_in_a_terminal_appears_live_and_is_not_run_twice() {
+    let Some(bin) = engine_bin("CLAUDE_BIN", SUITE) else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "history_claude", "live");
+    let w = World::new(root.clone(), Engine::Claude, &bin, None, |_| {}).await;
+    let Fake::Claude(fake) = &w.fake else {
+        unreachable!()
+    };
+    let env = terminal_env(&root, fake);
+    let config = root.join("home/.claude");
+    std::fs::create_dir_all(&config).unwrap();
+    w.desk
+        .use_history_sources(vec![Arc::new(ClaudeHistory::new(config.clone()))]);
+    let watch = w.desk.watch_histories();
+    let mut status = watch.status();
+    wait_status(&mut status, |s| s.last_at.is_some()).await;
+
+    // A slow answer: 60 pieces, a fifth of a second apart.
+    fake.push(Reply::slow_text_then_end(60, Duration::from_millis(200)));
+    let mut cmd = tokio::process::Command::new(&bin);
+    cmd.args(["-p", "--model", FAKE_MODEL, "count slowly to sixty"])
+        .current_dir(&w.work)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let mut terminal_claude = cmd.spawn().unwrap();
+
+    // It appears while the terminal answers; how long after its transcript was created.
+    let projects = config.join("projects");
+    let created = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let any = std::fs::read_dir(&projects).into_iter().flatten().flatten().any(|d| {
+                std::fs::read_dir(d.path()).into_iter().flatten().flatten().next().is_some()
+            });
+            if any {
+                return std::time::Instant::now();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the terminal writes its transcript");
+    wait_status(&mut status, |s| s.generation >= 1).await;
+    eprintln!("the terminal's session appeared {:?} after its transcript", created.elapsed());
+    let s = imported(&w, SessionOrigin::ClaudeCode).await;
+    let why = w.desk.terminal_driving(&s.id).await.unwrap();
+    eprintln!("while the terminal answers: {why:?}");
+    assert!(why.is_some(), "the terminal drives it");
+    let refused = w.desk.send_message(&s.id, "me too", &[]).await;
+    assert!(
+        refused.as_ref().is_err_and(|e| e.code() == agentdesk_protocol::ui::ErrorCode::Busy),
+        "{refused:?}"
+    );
+
+    // The terminal finishes: the turn is complete, the app may go on with it.
+    let exit = tokio::time::timeout(Duration::from_secs(90), terminal_claude.wait())
+        .await
+        .expect("the terminal's claude ends")
+        .unwrap();
+    assert!(exit.success());
+    let done = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let runs = w.desk.list_runs(&s.id).await.unwrap();
+            if runs.len() == 1 && runs[0].status == RunStatus::Completed {
+                return runs;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the finished turn imported");
+    assert_eq!(prompts(&done), [(1, "count slowly to sixty", RunStatus::Completed)]);
+    assert_eq!(w.desk.terminal_driving(&s.id).await.unwrap(), None);
+    fake.push(Reply::text(&["Sixty-one."]));
+    let run = w.desk.send_message(&s.id, "and then?", &[]).await.unwrap();
+    w.completed(&run.id).await;
+    drop(watch);
+    w.finish(&[]).await;
+}
+
+async fn wait_status(
+    rx: &mut tokio::sync::watch::Receiver<agentdesk_protocol::ui::HistoryStatus>,
+    done: impl Fn(&agentdesk_protocol::ui::HistoryStatus) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(60), rx.wait_for(|s| done(s)))
+        .await
+        .expect("the history watch in time")
+        .expect("the watch alive");
+}

@@ -1,28 +1,51 @@
-//! The engines' own histories: importing the sessions a terminal ran (the core does the work;
-//! this carries the progress to the window).
+//! The engines' own histories: the sessions a terminal ran, imported and kept current by the
+//! core's watch (started on the window's first ask); this carries its status to the window.
 
-use agentdesk_core::history::ImportOptions;
-use agentdesk_protocol::ipc::ImportHistoriesArgs;
+use agentdesk_protocol::ipc::{
+    GetHistorySettingsArgs, RescanHistoriesArgs, SetHistorySettingsArgs, WatchHistoriesArgs,
+};
 use tauri::State;
 
 use super::{Args, Reply};
+use crate::feeds::Feeds;
 use crate::state::AppState;
 
-/// Scan every source the engines' environment names and import what is new.
+/// The status now and on every change (the watch starts here the first time).
 #[tauri::command]
-pub async fn import_histories(
+pub async fn watch_histories(
     state: State<'_, AppState>,
-    args: Args<ImportHistoriesArgs>,
-) -> Reply<ImportHistoriesArgs> {
-    let on_progress = args.channel(&args.on_progress)?;
-    let desk = state.desk()?;
-    let opts = ImportOptions {
-        sources: desk.history_sources().await,
-        dry_run: false,
-    };
-    let progress = move |p| {
-        // The window may have gone; the import goes on.
-        let _ = on_progress.send(p);
-    };
-    Ok(desk.import_histories(&opts, &progress).await?)
+    feeds: State<'_, Feeds>,
+    args: Args<WatchHistoriesArgs>,
+) -> Reply<WatchHistoriesArgs> {
+    let on_status = args.channel(&args.on_status)?;
+    feeds.watch_histories(state.histories()?.status(), on_status);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn rescan_histories(
+    state: State<'_, AppState>,
+    _args: Args<RescanHistoriesArgs>,
+) -> Reply<RescanHistoriesArgs> {
+    state.histories()?.rescan();
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn get_history_settings(
+    state: State<'_, AppState>,
+    _args: Args<GetHistorySettingsArgs>,
+) -> Reply<GetHistorySettingsArgs> {
+    Ok(state.desk()?.history_settings().await?)
+}
+
+/// Which sources are on; the watch lists them again (a source turned on is scanned at once).
+#[tauri::command]
+pub async fn set_history_settings(
+    state: State<'_, AppState>,
+    args: Args<SetHistorySettingsArgs>,
+) -> Reply<SetHistorySettingsArgs> {
+    state.desk()?.set_history_settings(&args.settings).await?;
+    state.histories()?.sources_changed();
+    Ok(())
 }

@@ -14,7 +14,7 @@ use crate::state::AppState;
 desk_commands! {
     /// A workspace's sessions, newest first.
     fn list_sessions(desk, args: ListSessionsArgs) {
-        desk.list_sessions(&args.workspace_id, args.archived).await?
+        desk.shown_sessions(&args.workspace_id, args.archived).await?
     }
 
     /// A new session; with no profile, the workspace's default one; with neither, the engine

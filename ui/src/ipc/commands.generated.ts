@@ -12,8 +12,8 @@ import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
 import type { ExportFormat } from "../generated/ExportFormat";
-import type { ImportProgress } from "../generated/ImportProgress";
-import type { ImportReport } from "../generated/ImportReport";
+import type { HistorySettings } from "../generated/HistorySettings";
+import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
@@ -137,7 +137,13 @@ export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 
 export type DataInfoArgs = Record<symbol, never>;
 
-export type ImportHistoriesArgs = { onProgress: Channel<ImportProgress>, };
+export type WatchHistoriesArgs = { onStatus: Channel<HistoryStatus>, };
+
+export type RescanHistoriesArgs = Record<symbol, never>;
+
+export type GetHistorySettingsArgs = Record<symbol, never>;
+
+export type SetHistorySettingsArgs = { settings: HistorySettings, };
 
 export type OpenDataFolderArgs = { which: "data" | "logs", };
 
@@ -461,11 +467,30 @@ export function dataInfo(): Promise<DataInfo> {
 }
 
 /**
- * Import the sessions the engines ran in a terminal (their own histories) into the
- * workspaces they ran in; again later, only what is new. `onProgress` hears files done.
+ * The sessions the engines ran in a terminal (their own histories), imported in the
+ * background and kept current while the app runs: the status now and on every change
+ * (a scan's progress, its report per source, a generation the sidebar re-reads on).
  */
-export function importHistories(onProgress: ImportHistoriesArgs["onProgress"]): Promise<ImportReport> {
-  return invokeCommand<ImportReport>("import_histories", "IpcError", { onProgress });
+export function watchHistories(onStatus: WatchHistoriesArgs["onStatus"]): Promise<null> {
+  return invokeCommand<null>("watch_histories", "IpcError", { onStatus });
+}
+
+/**
+ * Scan the histories again now (only what changed is read).
+ */
+export function rescanHistories(): Promise<null> {
+  return invokeCommand<null>("rescan_histories", "IpcError");
+}
+
+export function getHistorySettings(): Promise<HistorySettings> {
+  return invokeCommand<HistorySettings>("get_history_settings", "IpcError");
+}
+
+/**
+ * Which sources are scanned, watched and shown; a source turned on is scanned at once.
+ */
+export function setHistorySettings(settings: SetHistorySettingsArgs["settings"]): Promise<null> {
+  return invokeCommand<null>("set_history_settings", "IpcError", { settings });
 }
 
 /**
@@ -527,7 +552,10 @@ export const COMMANDS = [
   "get_notification_prefs",
   "set_notification_prefs",
   "data_info",
-  "import_histories",
+  "watch_histories",
+  "rescan_histories",
+  "get_history_settings",
+  "set_history_settings",
   "open_data_folder",
 ] as const;
 
@@ -585,6 +613,9 @@ export type CommandError = {
   get_notification_prefs: IpcError;
   set_notification_prefs: IpcError;
   data_info: IpcError;
-  import_histories: IpcError;
+  watch_histories: IpcError;
+  rescan_histories: IpcError;
+  get_history_settings: IpcError;
+  set_history_settings: IpcError;
   open_data_folder: IpcError;
 };

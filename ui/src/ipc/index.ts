@@ -25,8 +25,12 @@ import type { Profile } from "../generated/Profile";
 import type { Question } from "../generated/Question";
 import type { Run } from "../generated/Run";
 import type { RunStatus } from "../generated/RunStatus";
+import type { HistorySettings } from "../generated/HistorySettings";
+import type { HistorySourceInfo } from "../generated/HistorySourceInfo";
+import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { ImportProgress } from "../generated/ImportProgress";
 import type { ImportReport } from "../generated/ImportReport";
+import type { SourceReport } from "../generated/SourceReport";
 import type { Session } from "../generated/Session";
 import type { SessionActivity } from "../generated/SessionActivity";
 import type { TimelineItem } from "../generated/TimelineItem";
@@ -45,6 +49,9 @@ export type {
   Engine,
   EngineCapabilities,
   ErrorCode,
+  HistorySettings,
+  HistorySourceInfo,
+  HistoryStatus,
   ImportProgress,
   ImportReport,
   IpcError,
@@ -57,6 +64,7 @@ export type {
   RunStatus,
   Session,
   SessionActivity,
+  SourceReport,
   TimelineItem,
   TimelinePage,
   Workspace,
@@ -144,13 +152,17 @@ export const ipc = {
     channel.onmessage = () => onAsk();
     await commands.watchCloseRequests(channel);
   },
-  /** Import the sessions the engines ran in a terminal into their workspaces (again later:
-   *  only what is new); `onProgress` hears files done of found. */
-  importHistories: async (onProgress: (p: ImportProgress) => void): Promise<ImportReport> => {
-    const channel = new Channel<ImportProgress>();
-    channel.onmessage = onProgress;
-    return commands.importHistories(channel);
+  /** The engines' own histories (sessions run in a terminal), imported in the background and
+   *  kept current while the app runs: the status now and on every change. */
+  watchHistories: async (onStatus: (s: HistoryStatus) => void) => {
+    const channel = new Channel<HistoryStatus>();
+    channel.onmessage = onStatus;
+    await commands.watchHistories(channel);
   },
+  /** Scan the histories again now (only what changed is read). */
+  rescanHistories: commands.rescanHistories,
+  getHistorySettings: commands.getHistorySettings,
+  setHistorySettings: commands.setHistorySettings,
   /** The answer (stored): keep running in the tray (hides the window) or quit. */
   keepRunningInTray: commands.keepRunningInTray,
   openExternal: commands.openExternal,

@@ -56,6 +56,7 @@ pub use crate::child_env::ALWAYS_REMOVED_ENV;
 
 #[path = "process_os.rs"]
 mod os;
+pub use os::process_alive;
 use os::OsChild;
 
 /// What a child's environment starts from, before [`ProcessSpec::env_remove`] and

@@ -191,6 +191,41 @@ fn set_parent_death_signal(cmd: &mut Command) {
     }
 }
 
+/// Whether a process with this id runs now (another user's counts: it exists).
+#[cfg(unix)]
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; it only checks that the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Whether a process with this id runs now.
+#[cfg(windows)]
+pub fn process_alive(pid: u32) -> bool {
+    use windows::Win32::Foundation::CloseHandle;
+    use windows::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    /// GetExitCodeProcess's code while the process runs.
+    const STILL_ACTIVE: u32 = 259;
+    // SAFETY: OpenProcess returns a handle we own; it is only queried, then closed once.
+    unsafe {
+        let Ok(handle) = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid) else {
+            return false;
+        };
+        let mut code = 0u32;
+        let queried = GetExitCodeProcess(handle, &mut code).is_ok();
+        let _ = CloseHandle(handle);
+        queried && code == STILL_ACTIVE
+    }
+}
+
 #[cfg(all(test, windows))]
 #[path = "process_os_tests.rs"]
 mod tests;

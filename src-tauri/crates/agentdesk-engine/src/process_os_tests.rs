@@ -5,10 +5,6 @@
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
-use windows::Win32::Foundation::CloseHandle;
-use windows::Win32::System::Threading::{
-    GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
-};
 
 use super::super::{BaseEnv, ChildProcess, ProcessSpec, StopConfig};
 
@@ -103,16 +99,5 @@ async fn wait_gone(pid: u32) -> bool {
 }
 
 fn alive(pid: u32) -> bool {
-    /// GetExitCodeProcess's code while the process runs.
-    const STILL_ACTIVE: u32 = 259;
-    // SAFETY: OpenProcess returns a handle we own; it is only queried, then closed once.
-    unsafe {
-        let Ok(handle) = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid) else {
-            return false;
-        };
-        let mut code = 0u32;
-        let queried = GetExitCodeProcess(handle, &mut code).is_ok();
-        let _ = CloseHandle(handle);
-        queried && code == STILL_ACTIVE
-    }
+    super::process_alive(pid)
 }

@@ -46,13 +46,32 @@ impl Desk {
         Ok(sessions)
     }
 
-    /// Why a new run of the session must wait: a terminal is answering its last turn now
-    /// (the history says the turn goes on, and its file changed within
-    /// [`DRIVING_QUIET_MS`]). `None` when the app may run it.
+    /// Why a new run of the session must wait: a terminal has it open now (the engine says
+    /// so: Claude Code's record of its running sessions), or is answering its last turn (the
+    /// history says the turn goes on, and changed within [`DRIVING_QUIET_MS`]). `None` when
+    /// the app may run it (a run of its own on it is queued behind as usual).
     pub async fn terminal_driving(&self, session_id: &SessionId) -> Result<Option<String>> {
         let Some(file) = self.store.history_file_of_session(session_id).await? else {
             return Ok(None);
         };
+        if self.sessions_running_here().contains(session_id) {
+            return Ok(None);
+        }
+        let session = self.store.get_session(session_id).await?;
+        let mut who = session.origin.display_name().to_owned();
+        if let Some(first) = who.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        let sources = self.history_sources().await;
+        let source = sources.iter().find(|s| s.origin() == file.origin);
+        if let (Some(source), Some(engine_sid)) = (source, &session.engine_session_id) {
+            if let Some(pid) = source.opened_by(engine_sid).await {
+                return Ok(Some(format!(
+                    "{who} has this session open in a terminal right now (process {pid}). \
+                     Quit it there, then continue it here."
+                )));
+            }
+        }
         let runs = self.store.list_runs(session_id).await?;
         let Some(last) = runs.last() else {
             return Ok(None);
@@ -62,11 +81,6 @@ impl Desk {
         let quiet_for = now_ms().saturating_sub(file.mtime_ms);
         if !unfinished || quiet_for >= DRIVING_QUIET_MS {
             return Ok(None);
-        }
-        let session = self.store.get_session(session_id).await?;
-        let mut who = session.origin.display_name().to_owned();
-        if let Some(first) = who.get_mut(..1) {
-            first.make_ascii_uppercase();
         }
         Ok(Some(format!(
             "{who} is answering this session in a terminal right now (its history changed {}s ago). \

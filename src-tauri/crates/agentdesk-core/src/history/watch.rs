@@ -65,6 +65,11 @@ impl HistoryWatch {
         let _ = self.wake.send(Wake::Rescan);
     }
 
+    /// Stop watching now (the app is closing); dropping it does the same.
+    pub fn stop(&self) {
+        self.task.abort();
+    }
+
     /// The sources or which of them are on changed: list them again and scan.
     pub fn sources_changed(&self) {
         let _ = self.wake.send(Wake::Sources);

@@ -72,6 +72,36 @@ pub fn discover(config_dir: &Path) -> (Vec<HistoryFile>, u64) {
     (files, unreadable)
 }
 
+/// A running CLI's record of itself (`<config dir>/sessions/<pid>.json`, removed when it
+/// exits; a crashed one leaves it behind, so the process is checked too).
+#[derive(serde::Deserialize)]
+struct OpenSession {
+    pid: u32,
+    #[serde(rename = "sessionId")]
+    session_id: String,
+    /// Who started it (`CLAUDE_CODE_ENTRYPOINT`): a run of this app's says so.
+    entrypoint: Option<String>,
+}
+
+/// The running CLI, not one of this app's runs, that has `session_id` open, from its record
+/// in `folder`.
+fn open_session_pid(folder: &Path, session_id: &str) -> Option<u32> {
+    /// Such a record is a few hundred bytes; anything much larger is not one.
+    const MAX_RECORD: u64 = 64 * 1024;
+    let entries = std::fs::read_dir(folder).ok()?;
+    entries.flatten().find_map(|e| {
+        let path = e.path();
+        let small = e.metadata().is_ok_and(|m| m.is_file() && m.len() <= MAX_RECORD);
+        if !small || path.extension().is_none_or(|x| x != "json") {
+            return None;
+        }
+        let record: OpenSession = serde_json::from_slice(&std::fs::read(&path).ok()?).ok()?;
+        let ours = record.entrypoint.as_deref() == Some(super::ENTRYPOINT);
+        (record.session_id == session_id && !ours && crate::process::process_alive(record.pid))
+            .then_some(record.pid)
+    })
+}
+
 /// Read a transcript from byte `from` (0, or where a previous read's last turn began).
 pub fn read_transcript(path: &Path, from: u64) -> std::io::Result<HistoryRead> {
     let mut reader = TranscriptReader::default();
@@ -406,6 +436,17 @@ impl crate::history::HistorySource for ClaudeHistory {
 
     fn watched(&self) -> PathBuf {
         self.config_dir.join("projects")
+    }
+
+    fn opened_by<'a>(&'a self, session_id: &'a str) -> HistoryFuture<'a, Option<u32>> {
+        let folder = self.config_dir.join("sessions");
+        let id = session_id.to_owned();
+        Box::pin(async move {
+            blocking(move || Ok(open_session_pid(&folder, &id)))
+                .await
+                .ok()
+                .flatten()
+        })
     }
 
     fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>> {

@@ -53,6 +53,9 @@ use crate::process::StopConfig;
 use crate::vocab::{Engine, InputPart};
 use run::{initialize, Control, InitFailure, RunTask, Session};
 
+/// The `CLAUDE_CODE_ENTRYPOINT` this app's runs say they come from.
+pub const ENTRYPOINT: &str = "agent-desk";
+
 /// Engine-wide settings (not per profile).
 #[derive(Debug, Clone)]
 pub struct ClaudeEngineConfig {
@@ -75,7 +78,7 @@ impl ClaudeEngineConfig {
     pub fn new(program: impl Into<PathBuf>) -> Self {
         Self {
             program: program.into(),
-            entrypoint: "agent-desk".to_owned(),
+            entrypoint: ENTRYPOINT.to_owned(),
             init_timeout: Duration::from_secs(60),
             interrupt_grace: Duration::from_secs(10),
             stop: StopConfig::default(),

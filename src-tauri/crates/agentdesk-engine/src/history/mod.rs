@@ -134,6 +134,12 @@ pub trait HistorySource: Send + Sync + std::fmt::Debug {
         entry: &'a HistoryFile,
         from: u64,
     ) -> HistoryFuture<'a, std::io::Result<HistoryRead>>;
+    /// The process of the engine that has session `session_id` open now (a terminal, or a
+    /// run of this app's), when the engine says so; `None` when none does or it cannot tell.
+    fn opened_by<'a>(&'a self, session_id: &'a str) -> HistoryFuture<'a, Option<u32>> {
+        let _ = session_id;
+        Box::pin(async { None })
+    }
     /// The entry at `path` now, and the position of its end: a run of the app on its session
     /// wrote a turn there, which a scan must not import again.
     fn end_of<'a>(&'a self, path: &'a Path) -> HistoryFuture<'a, std::io::Result<(Stamp, u64)>>;
