@@ -231,9 +231,18 @@ async fn a_session_running_in_a_terminal_appears_live_and_is_not_run_twice() {
     let projects = config.join("projects");
     let created = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
-            let any = std::fs::read_dir(&projects).into_iter().flatten().flatten().any(|d| {
-                std::fs::read_dir(d.path()).into_iter().flatten().flatten().next().is_some()
-            });
+            let any = std::fs::read_dir(&projects)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|d| {
+                    std::fs::read_dir(d.path())
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .next()
+                        .is_some()
+                });
             if any {
                 return std::time::Instant::now();
             }
@@ -243,14 +252,19 @@ async fn a_session_running_in_a_terminal_appears_live_and_is_not_run_twice() {
     .await
     .expect("the terminal writes its transcript");
     wait_status(&mut status, |s| s.generation >= 1).await;
-    eprintln!("the terminal's session appeared {:?} after its transcript", created.elapsed());
+    eprintln!(
+        "the terminal's session appeared {:?} after its transcript",
+        created.elapsed()
+    );
     let s = imported(&w, SessionOrigin::ClaudeCode).await;
     let why = w.desk.terminal_driving(&s.id).await.unwrap();
     eprintln!("while the terminal answers: {why:?}");
     assert!(why.is_some(), "the terminal drives it");
     let refused = w.desk.send_message(&s.id, "me too", &[]).await;
     assert!(
-        refused.as_ref().is_err_and(|e| e.code() == agentdesk_protocol::ui::ErrorCode::Busy),
+        refused
+            .as_ref()
+            .is_err_and(|e| e.code() == agentdesk_protocol::ui::ErrorCode::Busy),
         "{refused:?}"
     );
 
@@ -271,7 +285,10 @@ async fn a_session_running_in_a_terminal_appears_live_and_is_not_run_twice() {
     })
     .await
     .expect("the finished turn imported");
-    assert_eq!(prompts(&done), [(1, "count slowly to sixty", RunStatus::Completed)]);
+    assert_eq!(
+        prompts(&done),
+        [(1, "count slowly to sixty", RunStatus::Completed)]
+    );
     assert_eq!(w.desk.terminal_driving(&s.id).await.unwrap(), None);
     fake.push(Reply::text(&["Sixty-one."]));
     let run = w.desk.send_message(&s.id, "and then?", &[]).await.unwrap();

@@ -246,3 +246,77 @@ async fn a_thread_a_terminal_has_open_is_not_run_twice() {
     reader.shutdown().await;
     w.finish(&[]).await;
 }
+
+/// Live, with the app open: a thread a terminal starts appears while it is answered (the
+/// watch on the Codex home's `sessions/`, read through the app-server), the app will not
+/// start a second run on its unfinished turn, and the finished turn replaces it.
+#[tokio::test]
+async fn a_thread_running_in_a_terminal_appears_live() {
+    let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
+        return;
+    };
+    let (w, root, reader) = codex_world(&bin, "live").await;
+    let Fake::Codex(fake) = &w.fake else {
+        unreachable!()
+    };
+    let watch = w.desk.watch_histories();
+    let mut status = watch.status();
+    let first = tokio::time::timeout(
+        Duration::from_secs(60),
+        status.wait_for(|s| s.last_at.is_some()),
+    );
+    first.await.expect("the first scan in time").unwrap();
+
+    fake.push(Reply::slow_text_then_end(60, Duration::from_millis(200)));
+    let terminal_codex = {
+        let (bin, root, work) = (bin.clone(), root.clone(), w.work.clone());
+        tokio::spawn(async move { terminal(&bin, &root, &work, "count slowly", None).await })
+    };
+    assert!(
+        fake.wait_for_model_requests(1, Duration::from_secs(60))
+            .await,
+        "the terminal's turn reached the model"
+    );
+    let asked = std::time::Instant::now();
+    let appeared = tokio::time::timeout(
+        Duration::from_secs(30),
+        status.wait_for(|s| s.generation >= 1),
+    );
+    appeared
+        .await
+        .expect("the thread appears while answered")
+        .unwrap();
+    eprintln!(
+        "the terminal's thread appeared {:?} after its model request",
+        asked.elapsed()
+    );
+    let s = imported(&w, SessionOrigin::CodexCli).await;
+    let runs = w.desk.list_runs(&s.id).await.unwrap();
+    assert_eq!(
+        prompts(&runs),
+        [(1, "count slowly", RunStatus::Interrupted)],
+        "unfinished"
+    );
+    let why = w.desk.terminal_driving(&s.id).await.unwrap();
+    assert!(
+        why.as_deref()
+            .is_some_and(|w| w.starts_with("The Codex CLI is answering")),
+        "{why:?}"
+    );
+
+    terminal_codex.await.unwrap();
+    let done = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let runs = w.desk.list_runs(&s.id).await.unwrap();
+            if runs.len() == 1 && runs[0].status == RunStatus::Completed {
+                return runs;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    done.await.expect("the finished turn imported");
+    assert_eq!(w.desk.terminal_driving(&s.id).await.unwrap(), None);
+    drop(watch);
+    reader.shutdown().await;
+    w.finish(&[]).await;
+}

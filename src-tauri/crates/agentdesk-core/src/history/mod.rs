@@ -166,7 +166,11 @@ impl Desk {
         // Entries of sessions started here are the app's own (a Claude run here writes its
         // transcript where the terminal's go): never imported.
         let app_owned = self.store.app_engine_session_ids().await?;
-        found.retain(|(_, f)| f.session_id.as_ref().is_none_or(|id| !app_owned.contains(id)));
+        found.retain(|(_, f)| {
+            f.session_id
+                .as_ref()
+                .is_none_or(|id| !app_owned.contains(id))
+        });
         let total = found.len() as u64;
         let reader = tokio::spawn(read_ahead(opts.sources.clone(), found, known, tx));
         let mut without: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); reports.len()];

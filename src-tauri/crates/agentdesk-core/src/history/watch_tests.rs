@@ -26,7 +26,9 @@ async fn until(
 }
 
 /// The first batch a view sends after now that holds a reset.
-async fn next_reset(feed: &mut crate::live::SessionFeed) -> Vec<agentdesk_protocol::ui::TimelineItem> {
+async fn next_reset(
+    feed: &mut crate::live::SessionFeed,
+) -> Vec<agentdesk_protocol::ui::TimelineItem> {
     loop {
         let batch = tokio::time::timeout(Duration::from_secs(20), feed.next_batch())
             .await
@@ -53,7 +55,10 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     until(&mut status, |s| s.last_at.is_some()).await;
     assert_eq!(status.borrow().generation, 0);
     assert_eq!(status.borrow().sources.len(), 1);
-    assert!(!status.borrow().sources[0].watching, "no projects folder yet");
+    assert!(
+        !status.borrow().sources[0].watching,
+        "no projects folder yet"
+    );
 
     // The terminal starts a session and is in its second turn.
     let full = transcript(Path::new(&ws.path));
@@ -64,13 +69,20 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     std::fs::write(&file, &full[..cut]).unwrap();
     let took = until(&mut status, |s| s.generation >= 1).await;
     eprintln!("a new terminal session appeared after {took:?}");
-    assert!(status.borrow().sources[0].watching, "watched once it exists");
+    assert!(
+        status.borrow().sources[0].watching,
+        "watched once it exists"
+    );
     let session = desk.shown_sessions(&ws.id, false).await.unwrap().remove(0);
     assert_eq!(session.origin, SessionOrigin::ClaudeCode);
 
     // While the terminal answers, the app does not start a second run on it.
     let why = desk.terminal_driving(&session.id).await.unwrap();
-    assert!(why.as_deref().is_some_and(|w| w.starts_with("Claude Code is answering")), "{why:?}");
+    assert!(
+        why.as_deref()
+            .is_some_and(|w| w.starts_with("Claude Code is answering")),
+        "{why:?}"
+    );
     let refused = desk.send_message(&session.id, "me too", &[]).await;
     assert!(matches!(refused, Err(CoreError::Busy(_))), "{refused:?}");
     assert_eq!(desk.store().list_runs(&session.id).await.unwrap().len(), 2);
@@ -78,7 +90,10 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     // The open timeline grows as the terminal writes.
     let mut feed = desk.open_session_feed(&session.id).await.unwrap();
     next_reset(&mut feed).await;
-    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
     f.write_all(&full.as_bytes()[cut..]).unwrap();
     drop(f);
     let items = next_reset(&mut feed).await;
@@ -90,7 +105,11 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     );
     let runs = desk.store().list_runs(&session.id).await.unwrap();
     assert_eq!(runs.last().unwrap().status, RunStatus::Completed);
-    assert_eq!(desk.terminal_driving(&session.id).await.unwrap(), None, "the turn is done");
+    assert_eq!(
+        desk.terminal_driving(&session.id).await.unwrap(),
+        None,
+        "the turn is done"
+    );
 
     // Turned off in Settings: not listed, not watched.
     desk.set_history_settings(&HistorySettings {
@@ -101,7 +120,11 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     watch.sources_changed();
     until(&mut status, |s| s.sources.is_empty()).await;
     assert!(desk.shown_sessions(&ws.id, false).await.unwrap().is_empty());
-    assert_eq!(desk.list_sessions(&ws.id, false).await.unwrap().len(), 1, "kept, only hidden");
+    assert_eq!(
+        desk.list_sessions(&ws.id, false).await.unwrap().len(),
+        1,
+        "kept, only hidden"
+    );
     drop(watch);
     desk.close().await;
 }
@@ -113,7 +136,11 @@ async fn a_session_started_here_is_not_imported_from_the_engine_history() {
     let config = tmp.path().join("claude");
     let project = config.join("projects/-some-folder");
     std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(project.join(format!("{SID}.jsonl")), transcript(Path::new(&ws.path))).unwrap();
+    std::fs::write(
+        project.join(format!("{SID}.jsonl")),
+        transcript(Path::new(&ws.path)),
+    )
+    .unwrap();
     // A session of the app whose engine session is that transcript's.
     let mine = desk
         .create_session(&crate::sessions::NewSession {
@@ -122,7 +149,10 @@ async fn a_session_started_here_is_not_imported_from_the_engine_history() {
         })
         .await
         .unwrap();
-    desk.store().set_engine_session_id(&mine.id, Some(SID)).await.unwrap();
+    desk.store()
+        .set_engine_session_id(&mine.id, Some(SID))
+        .await
+        .unwrap();
     let opts = ImportOptions {
         sources: vec![Arc::new(ClaudeHistory::new(config))],
         dry_run: false,

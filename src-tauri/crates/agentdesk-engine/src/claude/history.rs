@@ -91,7 +91,9 @@ fn open_session_pid(folder: &Path, session_id: &str) -> Option<u32> {
     let entries = std::fs::read_dir(folder).ok()?;
     entries.flatten().find_map(|e| {
         let path = e.path();
-        let small = e.metadata().is_ok_and(|m| m.is_file() && m.len() <= MAX_RECORD);
+        let small = e
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() <= MAX_RECORD);
         if !small || path.extension().is_none_or(|x| x != "json") {
             return None;
         }

@@ -158,9 +158,21 @@ fn prompt_of(content: &[UserInput]) -> String {
     parts.join("\n\n")
 }
 
+/// Whether the turn may still be going on: in progress, or — as the app-server reports a turn
+/// another process (a terminal) is answering — "interrupted" with no end time (seen with
+/// 0.169; a turn stopped for real has one).
+fn goes_on(turn: &Turn) -> bool {
+    match turn.status {
+        TurnStatus::InProgress => true,
+        TurnStatus::Interrupted => turn.completed_at.is_none(),
+        _ => false,
+    }
+}
+
 /// One turn as the canonical events of a run: its items as completed ones (no terminal
 /// event: the core ends the run from `complete`).
 fn history_turn(index: u64, turn: Turn) -> HistoryTurn {
+    let complete = !goes_on(&turn);
     let mut translator = TurnTranslator::new(None);
     translator.set_turn_id(turn.id.clone());
     let mut events: Vec<AgentEvent> = Vec::new();
@@ -189,7 +201,7 @@ fn history_turn(index: u64, turn: Turn) -> HistoryTurn {
         prompt: prompt.unwrap_or_default(),
         started_at: ms(turn.started_at),
         ended_at: ms(turn.completed_at),
-        complete: turn.status != TurnStatus::InProgress,
+        complete,
         events,
     }
 }
