@@ -30,7 +30,7 @@ export function MainView({ desk, open, nav, route, search, searching, engines, f
   const firstRunScreen = firstRun && <FirstRun engines={engines} onOpenSettings={nav.openSettings} onContinue={onSetupDismissed} />;
   if (searching) return <SearchResults controller={search} workspaces={state.items} onOpen={(hit) => void open.openHit(hit)} />;
   if (profilesOf) return <ProfilesView key={profilesOf.id} workspace={profilesOf} />;
-  if (route.kind === "settings") return <SettingsView engines={engines} onError={desk.report} />;
+  if (route.kind === "settings") return <SettingsView engines={engines} histories={desk.histories} onError={desk.report} />;
   if (route.kind === "session" && current) {
     return <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessions.edits.changed} onError={desk.report} />;
   }

@@ -1,7 +1,6 @@
 // The sidebar: search, the Approvals entry, the workspaces and their sessions, Settings.
 import { AddWorkspace } from "../components/AddWorkspace";
-import { ImportHistories } from "../components/sidebar/ImportHistories";
-import { useIpc } from "../ipc/context";
+import { TerminalSessions } from "../components/sidebar/TerminalSessions";
 import { SearchBox } from "../components/search/SearchBox";
 import { WorkspaceList } from "../components/WorkspaceList";
 import type { SearchController } from "../state/search";
@@ -23,7 +22,6 @@ interface Props {
 export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts }: Props) {
   const { state, dispatch, sessions } = desk;
   const storeBroken = Boolean(desk.info?.startupError);
-  const ipc = useIpc();
   return (
     <aside className="sidebar" aria-label="Workspaces">
       <header className="sidebar-header">
@@ -76,7 +74,12 @@ export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts 
         }}
       />
       <AddWorkspace disabled={storeBroken} onAdd={desk.add} onPick={desk.pick} />
-      <ImportHistories ipc={ipc} disabled={storeBroken} onImported={sessions.reloadAll} onError={desk.fail} />
+      <TerminalSessions
+        status={desk.histories}
+        disabled={storeBroken}
+        onRescan={desk.rescanHistories}
+        onAddWorkspace={(folder) => void desk.add(folder)}
+      />
       <div className="sidebar-footer">
         <button
           type="button"

@@ -2,7 +2,7 @@
 // sessions cache, the pending approvals and the activity badges; loaded at start and kept
 // current by the activity feed.
 import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
-import { errorOf, type AppInfo, type Approval, type IpcError, type Ipc } from "../ipc";
+import { errorOf, type AppInfo, type Approval, type HistoryStatus, type IpcError, type Ipc } from "../ipc";
 import { ActivityStore } from "../state/activity";
 import { initialState, reducer } from "../state/workspaces";
 import type { Navigator } from "./route";
@@ -13,6 +13,7 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [pending, setPending] = useState<Approval[]>([]);
   const activity = useMemo(() => new ActivityStore(), []);
+  const [histories, setHistories] = useState<HistoryStatus | null>(null);
   const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
   const report = useCallback((e: IpcError) => dispatch({ type: "failed", error: e }), []);
   const sessions = useSessions(ipc, fail);
@@ -71,6 +72,33 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [ready, ipc, activity]);
 
+  // The engines' own histories, imported and watched in the background: the status (progress,
+  // what each source found) for the sidebar and Settings; a new generation means sessions
+  // were added or changed, so the lists are read again (an open session's view re-reads
+  // itself).
+  useEffect(() => {
+    if (!ready) return;
+    let live = true;
+    let generation = 0;
+    ipc
+      .watchHistories((status) => {
+        if (!live) return;
+        setHistories(status);
+        if (status.generation !== generation) {
+          generation = status.generation;
+          reloadAll();
+        }
+      })
+      .catch(fail);
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ready, ipc]);
+  const rescanHistories = useCallback(() => {
+    ipc.rescanHistories().catch(fail);
+  }, [ipc, fail]);
+
   const add = useCallback(
     async (path: string) => {
       try {
@@ -78,13 +106,15 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
         dispatch({ type: "added", item });
         nav.go({ kind: "home" });
         void loadSessions(item.id);
+        // Sessions a terminal ran in that folder come in now.
+        if (ready) rescanHistories();
         return true;
       } catch (e) {
         fail(e);
         return false;
       }
     },
-    [ipc, nav, fail, loadSessions],
+    [ipc, nav, fail, loadSessions, ready, rescanHistories],
   );
   const pick = useCallback(async () => {
     try {
@@ -107,7 +137,23 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
     [ipc, nav, fail],
   );
 
-  return { state, dispatch, info, ready, pending, refreshPending, activity, fail, report, sessions, add, pick, remove };
+  return {
+    state,
+    dispatch,
+    info,
+    ready,
+    pending,
+    refreshPending,
+    activity,
+    histories,
+    rescanHistories,
+    fail,
+    report,
+    sessions,
+    add,
+    pick,
+    remove,
+  };
 }
 
 export type Desk = ReturnType<typeof useDesk>;

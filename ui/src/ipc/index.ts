@@ -25,6 +25,7 @@ import type { Profile } from "../generated/Profile";
 import type { Question } from "../generated/Question";
 import type { Run } from "../generated/Run";
 import type { RunStatus } from "../generated/RunStatus";
+import type { FolderCount } from "../generated/FolderCount";
 import type { HistorySettings } from "../generated/HistorySettings";
 import type { HistorySourceInfo } from "../generated/HistorySourceInfo";
 import type { HistoryStatus } from "../generated/HistoryStatus";
@@ -49,6 +50,7 @@ export type {
   Engine,
   EngineCapabilities,
   ErrorCode,
+  FolderCount,
   HistorySettings,
   HistorySourceInfo,
   HistoryStatus,

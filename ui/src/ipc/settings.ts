@@ -23,6 +23,9 @@ export const settingsApi = {
   setNotificationPrefs: commands.setNotificationPrefs,
   dataInfo: commands.dataInfo,
   openDataFolder: commands.openDataFolder,
+  /** Which history sources are scanned, watched and shown (a source turned on is scanned). */
+  setHistorySettings: commands.setHistorySettings,
+  rescanHistories: commands.rescanHistories,
 };
 
 export type SettingsApi = typeof settingsApi;

@@ -14,6 +14,11 @@ export const STATUS_TEXT: Record<Run["status"], string> = {
   interrupted: "Interrupted",
 };
 
+/** The stop reason of an imported turn its history has not finished (the core's `UNFINISHED`). */
+export const UNFINISHED = "unfinished";
+const UNFINISHED_HINT =
+  "The terminal had not finished this turn when it was read: it may be answering it now (this view follows), or it was stopped there.";
+
 function useNow(active: boolean): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -39,6 +44,9 @@ export function RunLine({ store, runId }: { store: SessionStore; runId: string }
   const [error, setError] = useState<string | null>(null);
   if (!run) return <div className="run-line empty" />;
 
+  // An imported turn its history has not finished: a terminal may be answering it now (the
+  // view re-reads as the history grows), or it was left so.
+  const unfinished = run.status === "interrupted" && run.stopReason === UNFINISHED;
   const start = run.startedAt ?? run.createdAt;
   const elapsed = running ? now - start : run.endedAt ? run.endedAt - start : null;
   const cancel = async () => {
@@ -53,7 +61,9 @@ export function RunLine({ store, runId }: { store: SessionStore; runId: string }
   return (
     <div className={`run-line run-${run.status}`} data-testid="run-status">
       <span className="run-dot" aria-hidden="true" />
-      <span className="run-status-text">{STATUS_TEXT[run.status]}</span>
+      <span className="run-status-text" title={unfinished ? UNFINISHED_HINT : undefined}>
+        {unfinished ? "Unfinished in the terminal" : STATUS_TEXT[run.status]}
+      </span>
       {elapsed !== null && run.status !== "queued" && <span className="run-elapsed">{formatDuration(elapsed)}</span>}
       {run.status === "failed" && (run.error || run.stopReason) && (
         <span className="run-error">

@@ -89,6 +89,15 @@ describe("the chat window after review", () => {
     expect(line.textContent).not.toContain(" in");
   });
 
+  it("an imported turn its terminal has not finished says so", async () => {
+    const { push } = open();
+    await act(async () => {});
+    push([reset([user("r1", "count slowly")], [run({ id: "r1", status: "interrupted", stopReason: "unfinished" })])]);
+    const status = screen.getByTestId("run-status");
+    expect(status.textContent).toContain("Unfinished in the terminal");
+    expect(status.textContent).not.toContain("Interrupted");
+  });
+
   it("real usage still shows, cost included", async () => {
     const { push } = open();
     await act(async () => {});

@@ -1,10 +1,12 @@
-// Settings: engines, notifications, appearance, composer, data (issue 13 item 4).
+// Settings: engines, notifications, appearance, composer, terminal sessions, data.
 import { useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import type { EngineHealthState } from "../firstrun/health";
 import { formatBytes } from "../../util/format";
 import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
+import { TerminalSessionsSection } from "./TerminalSessionsSection";
+import type { HistoryStatus } from "../../ipc";
 import { setUiSettingsLocal, useUiSettings } from "./prefs";
 import "./settings.css";
 
@@ -131,10 +133,13 @@ function DataFolders({ api, onError }: { api: SettingsApi; onError: (e: IpcError
 
 export function SettingsView({
   engines,
+  histories = null,
   onError,
   api = settingsApi,
 }: {
   engines: EngineHealthState;
+  /** The background import of the engines' own histories. */
+  histories?: HistoryStatus | null;
   onError: (e: IpcError) => void;
   api?: SettingsApi;
 }) {
@@ -185,6 +190,7 @@ export function SettingsView({
           onChange={(sendKey) => saveUi({ ...ui, sendKey })}
         />
       </section>
+      <TerminalSessionsSection status={histories} api={api} onError={onError} />
       <DataFolders api={api} onError={onError} />
     </section>
   );

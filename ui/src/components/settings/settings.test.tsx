@@ -58,6 +58,8 @@ function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
     setNotificationPrefs: async () => null,
     dataInfo: async () => ({ dataDir: "/d", logDir: "/d/logs", databasePath: "/d/agentdesk.db", databaseBytes: 3 * 1024 * 1024 }),
     openDataFolder: async () => null,
+    setHistorySettings: async () => null,
+    rescanHistories: async () => null,
     ...over,
   };
 }

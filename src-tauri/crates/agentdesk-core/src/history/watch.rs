@@ -88,17 +88,10 @@ impl Desk {
             wake: wake.clone(),
             watchers: HashMap::new(),
             sources: Vec::new(),
+            off: Vec::new(),
         };
         let task = tokio::spawn(looper.run(wake_rx));
         HistoryWatch { status, wake, task }
-    }
-
-    /// The sources the user has on (Settings), with which of them are hidden.
-    pub async fn enabled_history_sources(&self) -> Sources {
-        let hidden = self.history_settings().await.unwrap_or_default().hidden;
-        let mut sources = self.history_sources().await;
-        sources.retain(|s| !hidden.contains(&s.origin()));
-        sources
     }
 }
 
@@ -115,7 +108,10 @@ struct WatchLoop {
     status: watch::Sender<HistoryStatus>,
     wake: mpsc::UnboundedSender<Wake>,
     watchers: HashMap<SessionOrigin, Watching>,
+    /// The sources on.
     sources: Sources,
+    /// The sources turned off, with their folders (Settings lists them).
+    off: Vec<(SessionOrigin, String)>,
 }
 
 impl WatchLoop {
@@ -168,9 +164,19 @@ impl WatchLoop {
         }
     }
 
-    /// The sources on now, each watched.
+    /// The sources on now, each watched; every source listed (the ones turned off too).
     async fn list_sources(&mut self) {
-        self.sources = self.desk.enabled_history_sources().await;
+        let hidden = self.desk.history_settings().await.unwrap_or_default().hidden;
+        let all = self.desk.history_sources().await;
+        self.off = all
+            .iter()
+            .filter(|s| hidden.contains(&s.origin()))
+            .map(|s| (s.origin(), s.folder().display().to_string()))
+            .collect();
+        self.sources = all
+            .into_iter()
+            .filter(|s| !hidden.contains(&s.origin()))
+            .collect();
         let on: Vec<SessionOrigin> = self.sources.iter().map(|s| s.origin()).collect();
         self.watchers.retain(|o, _| on.contains(o));
         self.watch_all();
@@ -198,15 +204,19 @@ impl WatchLoop {
     }
 
     fn source_infos(&self) -> Vec<HistorySourceInfo> {
-        self.sources
-            .iter()
-            .map(|s| HistorySourceInfo {
-                origin: s.origin(),
-                folder: s.folder().display().to_string(),
-                enabled: true,
-                watching: self.watchers.get(&s.origin()).is_some_and(|w| w.whole),
-            })
-            .collect()
+        let on = self.sources.iter().map(|s| HistorySourceInfo {
+            origin: s.origin(),
+            folder: s.folder().display().to_string(),
+            enabled: true,
+            watching: self.watchers.get(&s.origin()).is_some_and(|w| w.whole),
+        });
+        let off = self.off.iter().map(|(origin, folder)| HistorySourceInfo {
+            origin: *origin,
+            folder: folder.clone(),
+            enabled: false,
+            watching: false,
+        });
+        on.chain(off).collect()
     }
 
     /// Sources whose own folder is not watched (polled instead).

@@ -118,7 +118,8 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
     .await
     .unwrap();
     watch.sources_changed();
-    until(&mut status, |s| s.sources.is_empty()).await;
+    until(&mut status, |s| s.sources.iter().all(|s| !s.enabled)).await;
+    assert_eq!(status.borrow().sources.len(), 1, "listed, turned off");
     assert!(desk.shown_sessions(&ws.id, false).await.unwrap().is_empty());
     assert_eq!(
         desk.list_sessions(&ws.id, false).await.unwrap().len(),

@@ -226,6 +226,11 @@ impl HistorySource for CodexHistory {
 
     fn discover(&self) -> HistoryFuture<'_, std::io::Result<(Vec<HistoryFile>, u64)>> {
         Box::pin(async move {
+            // No thread was ever written here: no app-server is started to say so.
+            let sessions = self.watched();
+            if !crate::history::blocking(move || Ok(sessions.is_dir())).await? {
+                return Ok((Vec::new(), 0));
+            }
             let threads = self.list().await.map_err(io)?;
             // A stat per rollout file: off the async threads.
             let files = crate::history::blocking(move || {
