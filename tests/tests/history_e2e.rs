@@ -32,8 +32,14 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     // The app reads the Claude Code history its profile and the terminal write; no Codex
     // history here (a folder of its own, empty).
     w.env.extra.extend([
-        ("CLAUDE_CONFIG_DIR".to_owned(), p.claude_config.display().to_string()),
-        ("CODEX_HOME".to_owned(), w.env.root.join("codex-home").display().to_string()),
+        (
+            "CLAUDE_CONFIG_DIR".to_owned(),
+            p.claude_config.display().to_string(),
+        ),
+        (
+            "CODEX_HOME".to_owned(),
+            w.env.root.join("codex-home").display().to_string(),
+        ),
     ]);
     let artifacts = &w.artifacts;
     let shot = |name: &str| artifacts.join(format!("{name}.png"));
@@ -50,7 +56,10 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
         .args(["-p", "--model", FAKE_MODEL, "what is the zebra number?"])
         .current_dir(&p.work)
         .env_clear()
-        .envs(agentdesk_tests::real::claude_env(&home, &w.env.root.join("t")))
+        .envs(agentdesk_tests::real::claude_env(
+            &home,
+            &w.env.root.join("t"),
+        ))
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("ANTHROPIC_BASE_URL", fake.base_url())
         .env("ANTHROPIC_API_KEY", "dummy");
@@ -95,11 +104,20 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     // 5. Settings lists the source, its folder and its last scan.
     app.button("Settings").await?.click().await?;
     let source = app
-        .wait_for_text_containing("[data-testid=history-source-claude-code]", "Show sessions from Claude Code", WAIT)
+        .wait_for_text_containing(
+            "[data-testid=history-source-claude-code]",
+            "Show sessions from Claude Code",
+            WAIT,
+        )
         .await?;
-    assert!(source.contains(&p.claude_config.display().to_string()), "{source}");
+    assert!(
+        source.contains(&p.claude_config.display().to_string()),
+        "{source}"
+    );
     app.find("[data-testid=history-report-claude-code]").await?;
-    let section = app.find_xpath("//section[@aria-labelledby='settings-histories']").await?;
+    let section = app
+        .find_xpath("//section[@aria-labelledby='settings-histories']")
+        .await?;
     section.click().await.ok();
     app.client
         .execute(

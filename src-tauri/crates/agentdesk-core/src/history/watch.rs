@@ -166,7 +166,12 @@ impl WatchLoop {
 
     /// The sources on now, each watched; every source listed (the ones turned off too).
     async fn list_sources(&mut self) {
-        let hidden = self.desk.history_settings().await.unwrap_or_default().hidden;
+        let hidden = self
+            .desk
+            .history_settings()
+            .await
+            .unwrap_or_default()
+            .hidden;
         let all = self.desk.history_sources().await;
         self.off = all
             .iter()
