@@ -25,6 +25,9 @@ struct View {
     acks: FeedAcks,
 }
 
+/// The least time between two history statuses sent to the window.
+const HISTORY_STATUS_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 #[derive(Default)]
 pub struct Feeds {
     sessions: Mutex<HashMap<SessionId, View>>,
@@ -97,7 +100,13 @@ impl Feeds {
         let task = tauri::async_runtime::spawn(async move {
             loop {
                 let now = status.borrow_and_update().clone();
-                if channel.send(now).is_err() || status.changed().await.is_err() {
+                if channel.send(now).is_err() {
+                    break;
+                }
+                // A first import changes the status per file: the window hears the latest a
+                // few times a second, not every step.
+                tokio::time::sleep(HISTORY_STATUS_EVERY).await;
+                if status.changed().await.is_err() {
                     break;
                 }
             }

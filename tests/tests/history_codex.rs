@@ -161,7 +161,8 @@ async fn a_terminal_thread_is_imported_searched_and_continued() {
 }
 
 #[tokio::test]
-async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported() {
+async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported_and_damaged_rollouts_are_skipped(
+) {
     let Some(bin) = engine_bin("CODEX_BIN", SUITE) else {
         return;
     };
@@ -187,6 +188,36 @@ async fn a_thread_in_a_folder_that_is_no_workspace_is_counted_not_imported() {
         ),
         "{r:?}"
     );
+
+    // Damaged rollouts beside it (garbage, a cut-off first line, an empty file): the engine's
+    // listing skips them; the import neither fails nor loses the good thread.
+    let day = root.join("home/sessions/2026/12/02");
+    std::fs::create_dir_all(&day).unwrap();
+    let damaged = [
+        (
+            "0000aaaa-0000-4000-8000-000000000001",
+            "not json at all\n\u{0}\u{1}",
+        ),
+        (
+            "0000aaaa-0000-4000-8000-000000000002",
+            "{\"timestamp\":\"2026-12-02T00:00:00Z\",\"type\":\"session_me",
+        ),
+        ("0000aaaa-0000-4000-8000-000000000003", ""),
+    ];
+    for (id, text) in damaged {
+        std::fs::write(
+            day.join(format!("rollout-2026-12-02T00-00-00-{id}.jsonl")),
+            text,
+        )
+        .unwrap();
+    }
+    w.desk
+        .add_workspace(elsewhere.to_str().unwrap(), None)
+        .await
+        .unwrap();
+    let report = import(&w).await;
+    let r = &report.sources[0];
+    assert_eq!((r.sessions_added, r.unreadable), (1, 0), "{r:?}");
     reader.shutdown().await;
     w.finish(&[]).await;
 }

@@ -1,6 +1,6 @@
 // The sidebar: search, the Approvals entry, the workspaces and their sessions, Settings.
 import { AddWorkspace } from "../components/AddWorkspace";
-import { TerminalSessions } from "../components/sidebar/TerminalSessions";
+import { LiveTerminalSessions } from "../components/sidebar/TerminalSessions";
 import { SearchBox } from "../components/search/SearchBox";
 import { WorkspaceList } from "../components/WorkspaceList";
 import type { SearchController } from "../state/search";
@@ -74,8 +74,8 @@ export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts 
         }}
       />
       <AddWorkspace disabled={storeBroken} onAdd={desk.add} onPick={desk.pick} />
-      <TerminalSessions
-        status={desk.histories}
+      <LiveTerminalSessions
+        store={desk.histories}
         disabled={storeBroken}
         onRescan={desk.rescanHistories}
         onAddWorkspace={(folder) => void desk.add(folder)}

@@ -2,8 +2,9 @@
 // sessions cache, the pending approvals and the activity badges; loaded at start and kept
 // current by the activity feed.
 import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
-import { errorOf, type AppInfo, type Approval, type HistoryStatus, type IpcError, type Ipc } from "../ipc";
+import { errorOf, type AppInfo, type Approval, type IpcError, type Ipc } from "../ipc";
 import { ActivityStore } from "../state/activity";
+import { HistoryStore } from "../state/histories";
 import { initialState, reducer } from "../state/workspaces";
 import type { Navigator } from "./route";
 import { useSessions } from "./sessions";
@@ -13,7 +14,7 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [pending, setPending] = useState<Approval[]>([]);
   const activity = useMemo(() => new ActivityStore(), []);
-  const [histories, setHistories] = useState<HistoryStatus | null>(null);
+  const histories = useMemo(() => new HistoryStore(), []);
   const fail = useCallback((e: unknown) => dispatch({ type: "failed", error: errorOf(e) }), []);
   const report = useCallback((e: IpcError) => dispatch({ type: "failed", error: e }), []);
   const sessions = useSessions(ipc, fail);
@@ -83,7 +84,7 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
     ipc
       .watchHistories((status) => {
         if (!live) return;
-        setHistories(status);
+        histories.set(status);
         if (status.generation !== generation) {
           generation = status.generation;
           reloadAll();
@@ -94,7 +95,7 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
       live = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [ready, ipc]);
+  }, [ready, ipc, histories]);
   const rescanHistories = useCallback(() => {
     ipc.rescanHistories().catch(fail);
   }, [ipc, fail]);

@@ -5,8 +5,8 @@ import type { EngineHealthState } from "../firstrun/health";
 import { formatBytes } from "../../util/format";
 import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
-import { TerminalSessionsSection } from "./TerminalSessionsSection";
-import type { HistoryStatus } from "../../ipc";
+import { LiveTerminalSessionsSection } from "./TerminalSessionsSection";
+import type { HistoryStore } from "../../state/histories";
 import { setUiSettingsLocal, useUiSettings } from "./prefs";
 import "./settings.css";
 
@@ -133,13 +133,13 @@ function DataFolders({ api, onError }: { api: SettingsApi; onError: (e: IpcError
 
 export function SettingsView({
   engines,
-  histories = null,
+  histories,
   onError,
   api = settingsApi,
 }: {
   engines: EngineHealthState;
   /** The background import of the engines' own histories. */
-  histories?: HistoryStatus | null;
+  histories?: HistoryStore;
   onError: (e: IpcError) => void;
   api?: SettingsApi;
 }) {
@@ -190,7 +190,7 @@ export function SettingsView({
           onChange={(sendKey) => saveUi({ ...ui, sendKey })}
         />
       </section>
-      <TerminalSessionsSection status={histories} api={api} onError={onError} />
+      {histories && <LiveTerminalSessionsSection store={histories} api={api} onError={onError} />}
       <DataFolders api={api} onError={onError} />
     </section>
   );

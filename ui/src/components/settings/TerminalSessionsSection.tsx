@@ -5,6 +5,7 @@ import { useState } from "react";
 import { errorOf, type HistoryStatus, type IpcError, type SourceReport } from "../../ipc";
 import type { SessionOrigin } from "../../generated/SessionOrigin";
 import type { SettingsApi } from "../../ipc/settings";
+import { useHistoryStatus, type HistoryStore } from "../../state/histories";
 import { foldersWithoutWorkspace } from "../sidebar/TerminalSessions";
 import { ORIGIN_NAMES } from "../sidebar/SessionList";
 
@@ -119,4 +120,9 @@ export function TerminalSessionsSection({
       </div>
     </section>
   );
+}
+
+/** [`TerminalSessionsSection`] following the background import. */
+export function LiveTerminalSessionsSection({ store, api, onError }: { store: HistoryStore; api: Api; onError: (e: IpcError) => void }) {
+  return <TerminalSessionsSection status={useHistoryStatus(store)} api={api} onError={onError} />;
 }

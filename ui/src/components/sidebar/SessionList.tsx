@@ -56,16 +56,33 @@ interface Props {
   onOpen: (s: Session) => void;
 }
 
-/** A workspace's sessions, newest first, with running / waiting-for-you badges and, when the
- * app provides them, each session's actions (rename, archive, export, delete). */
+/** Sessions a workspace lists at first, and how many more each "Show more" adds: a workspace
+ * with years of imported terminal sessions stays a short list (and a cheap one to draw). */
+export const SHOWN_SESSIONS = 40;
+
+/** A workspace's sessions, newest first (the first [`SHOWN_SESSIONS`], then more on ask; the
+ * open one always), with running / waiting-for-you badges and, when the app provides them,
+ * each session's actions (rename, archive, export, delete). */
 export function SessionList({ sessions, activity, selectedSessionId, onOpen }: Props) {
+  const [limit, setLimit] = useState(SHOWN_SESSIONS);
   if (!sessions) return null;
   if (sessions.length === 0) return <p className="muted small no-sessions">No sessions yet.</p>;
+  const shown = sessions.slice(0, limit);
+  const selected = sessions.findIndex((s) => s.id === selectedSessionId);
+  if (selected >= limit) shown.push(sessions[selected]!);
+  const more = sessions.length - limit;
   return (
     <ul className="session-list">
-      {sessions.map((s) => (
+      {shown.map((s) => (
         <SessionEntry key={s.id} session={s} activity={activity} selected={s.id === selectedSessionId} onOpen={() => onOpen(s)} />
       ))}
+      {more > 0 && (
+        <li className="session-more">
+          <button type="button" className="link-button" onClick={() => setLimit(limit + SHOWN_SESSIONS)}>
+            Show {Math.min(more, SHOWN_SESSIONS)} more of {more} older
+          </button>
+        </li>
+      )}
     </ul>
   );
 }

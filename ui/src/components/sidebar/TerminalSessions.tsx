@@ -1,4 +1,5 @@
 import type { FolderCount, HistoryStatus, ImportReport } from "../../ipc";
+import { useHistoryStatus, type HistoryStore } from "../../state/histories";
 
 interface Props {
   /** The background import's status (`null` until the first word). */
@@ -87,4 +88,9 @@ export function TerminalSessions({ status, disabled, onRescan, onAddWorkspace }:
       )}
     </div>
   );
+}
+
+/** [`TerminalSessions`] following the background import (only this re-renders as it goes). */
+export function LiveTerminalSessions({ store, ...rest }: Omit<Props, "status"> & { store: HistoryStore }) {
+  return <TerminalSessions status={useHistoryStatus(store)} {...rest} />;
 }

@@ -5,7 +5,7 @@ import type { HistoryStatus, ImportReport } from "../../ipc";
 import { ActivityStore } from "../../state/activity";
 import { session } from "../../test/fakeIpc";
 import { foldersWithoutWorkspace, summary, TerminalSessions } from "./TerminalSessions";
-import { SessionList } from "./SessionList";
+import { SessionList, SHOWN_SESSIONS } from "./SessionList";
 
 afterEach(cleanup);
 
@@ -85,5 +85,20 @@ describe("SessionList", () => {
     );
     expect(screen.getByRole("button", { name: "From the terminal from Claude Code" }).getAttribute("data-testid")).toBe("session-item");
     expect(screen.getByRole("button", { name: "Mine" }).getAttribute("data-testid")).toBe("session-item");
+  });
+});
+
+describe("SessionList, long", () => {
+  it("lists the newest sessions first and more on ask, the open one always", () => {
+    const many = Array.from({ length: 100 }, (_, i) => session({ id: `s${i}`, title: `Session ${i}` }));
+    render(<SessionList sessions={many} activity={new ActivityStore()} selectedSessionId="s90" onOpen={vi.fn()} />);
+    const titles = () => screen.getAllByTestId("session-item").map((b) => b.textContent);
+    expect(titles().length).toBe(SHOWN_SESSIONS + 1);
+    expect(titles()[SHOWN_SESSIONS]).toBe("Session 90");
+    fireEvent.click(screen.getByRole("button", { name: `Show ${SHOWN_SESSIONS} more of 60 older` }));
+    expect(titles().length).toBe(2 * SHOWN_SESSIONS + 1);
+    fireEvent.click(screen.getByRole("button", { name: "Show 20 more of 20 older" }));
+    expect(titles().length).toBe(100);
+    expect(screen.queryByRole("button", { name: /more of/ })).toBeNull();
   });
 });

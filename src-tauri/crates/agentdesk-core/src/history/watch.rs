@@ -24,6 +24,9 @@ use crate::Desk;
 
 /// How long changes gather before a scan: a terminal writes a turn as a burst of lines.
 const SETTLE: Duration = Duration::from_millis(250);
+/// While an import runs, the window re-reads its lists this often (its sessions appear as
+/// they are written).
+const LISTS_EVERY: Duration = Duration::from_secs(2);
 /// A source whose folder is not watched is scanned this often.
 pub const POLL: Duration = Duration::from_secs(30);
 
@@ -248,7 +251,22 @@ impl WatchLoop {
             dry_run: false,
         };
         let status = self.status.clone();
-        let progress = move |p| status.send_modify(|s| s.importing = Some(p));
+        // A long import shows its sessions as they come: the lists are re-read every
+        // [`LISTS_EVERY`] while it runs.
+        let shown = std::sync::Mutex::new(Instant::now());
+        let progress = move |p| {
+            let mut shown = agentdesk_protocol::sync::lock(&shown);
+            let again = shown.elapsed() >= LISTS_EVERY;
+            if again {
+                *shown = Instant::now();
+            }
+            status.send_modify(|s| {
+                s.importing = Some(p);
+                if again {
+                    s.generation += 1;
+                }
+            });
+        };
         let result = self.desk.import_histories(&opts, &progress).await;
         self.status.send_modify(|s| {
             s.importing = None;

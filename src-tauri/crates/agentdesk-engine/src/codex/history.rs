@@ -70,11 +70,13 @@ impl CodexHistory {
     }
 
     /// Every turn of `thread_id`, oldest first, a page at a time, each handed to `f` with its
-    /// index (`full`: with every item); the count of all turns.
+    /// index; the count of all turns. Pages holding a turn from index `full_from` on come with
+    /// every item, earlier ones without (a re-read of a long thread's last turn does not fetch
+    /// the whole thread's items again).
     async fn turns(
         &self,
         thread_id: &str,
-        full: bool,
+        full_from: u64,
         mut f: impl FnMut(u64, Turn),
     ) -> Result<u64, EngineError> {
         let peer = self.peer().await?;
@@ -87,7 +89,14 @@ impl CodexHistory {
                     cursor: cursor.take(),
                     limit: Some(PAGE),
                     sort_direction: Some(SortDirection::Asc),
-                    items_view: Some(if full { "full" } else { "notLoaded" }.to_owned()),
+                    items_view: Some(
+                        if index + u64::from(PAGE) > full_from {
+                            "full"
+                        } else {
+                            "notLoaded"
+                        }
+                        .to_owned(),
+                    ),
                 })
                 .await?;
             let last = page.data.is_empty();
@@ -250,7 +259,7 @@ impl HistorySource for CodexHistory {
             let thread_id = entry.session_id.clone().unwrap_or_default();
             let mut turns = Vec::new();
             let total = self
-                .turns(&thread_id, true, |i, turn| {
+                .turns(&thread_id, from, |i, turn| {
                     if i >= from {
                         turns.push(history_turn(i, turn));
                     }
@@ -277,7 +286,10 @@ impl HistorySource for CodexHistory {
             let thread_id = thread_id_of(path).ok_or_else(|| {
                 std::io::Error::other(format!("no thread id in {}", path.display()))
             })?;
-            let total = self.turns(&thread_id, false, |_, _| {}).await.map_err(io)?;
+            let total = self
+                .turns(&thread_id, u64::MAX, |_, _| {})
+                .await
+                .map_err(io)?;
             let file = path.to_path_buf();
             let stamp = crate::history::blocking(move || Stamp::of_file(&file))
                 .await
