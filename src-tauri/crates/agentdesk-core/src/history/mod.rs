@@ -21,6 +21,7 @@ use agentdesk_protocol::ui::{
 };
 use agentdesk_store::{now_ms, HistoryFileState, HistoryImport, ImportedTurn, Store};
 
+use crate::pipeline::RunUpdate;
 use crate::timeline::RunReducer;
 use crate::{CoreError, Desk, Result};
 
@@ -133,25 +134,7 @@ impl Desk {
     ) -> Result<ImportReport> {
         let _one = self.history.importing.lock().await;
         let workspaces = self.store.list_workspaces().await?;
-        let mut found: Vec<(usize, HistoryFile)> = Vec::new();
-        let mut reports = Vec::new();
-        for (i, source) in opts.sources.iter().enumerate() {
-            let (files, unreadable) = match source.discover().await {
-                Ok(found) => found,
-                Err(e) => {
-                    tracing::warn!(folder = %source.folder().display(), error = %e, "history not listed");
-                    (Vec::new(), 1)
-                }
-            };
-            reports.push(SourceReport {
-                origin: source.origin(),
-                folder: source.folder().display().to_string(),
-                files: files.len() as u64,
-                unreadable,
-                ..SourceReport::default()
-            });
-            found.extend(files.into_iter().map(|f| (i, f)));
-        }
+        let (mut found, mut reports) = discover(&opts.sources).await;
         let known: HashMap<String, HistoryFileState> = self
             .store
             .history_files()
@@ -192,9 +175,8 @@ impl Desk {
                         session: Some(id), ..
                     } = &outcome
                     {
-                        self.pipeline.publish(crate::pipeline::RunUpdate::Imported {
-                            session_id: id.clone(),
-                        });
+                        let session_id = id.clone();
+                        self.pipeline.publish(RunUpdate::Imported { session_id });
                     }
                     outcome.count(&mut reports[i], &mut without[i])
                 }
@@ -272,6 +254,31 @@ impl Desk {
         }
         agentdesk_engine::history::sources(&|k| std::env::var_os(k), &engines)
     }
+}
+
+/// Every source's entries (each with its source's index), and a report per source counting
+/// them (a source that cannot be listed counts one unreadable place).
+async fn discover(sources: &Sources) -> (Vec<(usize, HistoryFile)>, Vec<SourceReport>) {
+    let mut found = Vec::new();
+    let mut reports = Vec::new();
+    for (i, source) in sources.iter().enumerate() {
+        let (files, unreadable) = match source.discover().await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(folder = %source.folder().display(), error = %e, "history not listed");
+                (Vec::new(), 1)
+            }
+        };
+        reports.push(SourceReport {
+            origin: source.origin(),
+            folder: source.folder().display().to_string(),
+            files: files.len() as u64,
+            unreadable,
+            ..SourceReport::default()
+        });
+        found.extend(files.into_iter().map(|f| (i, f)));
+    }
+    (found, reports)
 }
 
 /// What scanning one file did.
@@ -435,19 +442,8 @@ impl FileScan<'_> {
             .enumerate()
             .map(|(i, t)| turn_to_run(&session, from_seq + i as i64, t, i == last))
             .collect();
-        let file = HistoryFileState {
-            path: key,
-            origin: self.source.origin(),
-            session_id: Some(session.id.clone()),
-            file_id: now.id.clone(),
-            size: now.size,
-            mtime_ms: now.mtime_ms,
-            read_to: i64::try_from(read.read_to).unwrap_or(i64::MAX),
-            turn_at: i64::try_from(read.turns[last].at).unwrap_or(i64::MAX),
-            turn_seq: from_seq + last as i64,
-            skipped: state.map_or(0, |s| s.skipped) + read.skipped as i64,
-            updated_at: now_ms(),
-        };
+        let prior_skipped = state.map_or(0, |s| s.skipped);
+        let file = self.read_state(key, now, &read, from_seq, prior_skipped, &session.id);
         self.store
             .import_history(&HistoryImport {
                 session: &session,
@@ -462,6 +458,36 @@ impl FileScan<'_> {
             turns,
             skipped: read.skipped,
         })
+    }
+
+    /// Where the entry stands after this read: its stamp, how far it was read, where its last
+    /// turn began and that turn's seq (a next read starts there).
+    fn read_state(
+        &self,
+        path: String,
+        now: &Stamp,
+        read: &HistoryRead,
+        from_seq: i64,
+        prior_skipped: i64,
+        session_id: &SessionId,
+    ) -> HistoryFileState {
+        let last = read.turns.len().saturating_sub(1);
+        HistoryFileState {
+            path,
+            origin: self.source.origin(),
+            session_id: Some(session_id.clone()),
+            file_id: now.id.clone(),
+            size: now.size,
+            mtime_ms: now.mtime_ms,
+            read_to: i64::try_from(read.read_to).unwrap_or(i64::MAX),
+            turn_at: read
+                .turns
+                .get(last)
+                .map_or(0, |t| i64::try_from(t.at).unwrap_or(i64::MAX)),
+            turn_seq: from_seq + last as i64,
+            skipped: prior_skipped + read.skipped as i64,
+            updated_at: now_ms(),
+        }
     }
 
     /// The session the file's turns go to: the one imported before, or a new one in `ws`
