@@ -7,6 +7,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use agentdesk_core::history::ImportOptions;
+use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{ImportReport, Run, RunStatus, Session, SessionOrigin};
 
 use crate::world::World;
@@ -53,4 +54,18 @@ pub async fn run_terminal(mut cmd: tokio::process::Command) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The session's runs once the watch has imported its one turn as finished (within 30 s).
+pub async fn one_finished_turn(w: &World, session: &SessionId) -> Vec<Run> {
+    let finished = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let runs = w.desk.list_runs(session).await.unwrap();
+            if runs.len() == 1 && runs[0].status == RunStatus::Completed {
+                return runs;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    finished.await.expect("the finished turn imported")
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use agentdesk_engine::claude::history::ClaudeHistory;
 use agentdesk_protocol::ui::{Engine, ImportReport, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, FAKE_MODEL};
-use agentdesk_tests::histories::{import, imported, prompts, run_terminal};
+use agentdesk_tests::histories::{import, imported, one_finished_turn, prompts, run_terminal};
 use agentdesk_tests::real::{cli_bin, cli_output, engine_bin};
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -274,17 +274,7 @@ async fn a_session_running_in_a_terminal_appears_live_and_is_not_run_twice() {
         .expect("the terminal's claude ends")
         .unwrap();
     assert!(exit.success());
-    let done = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            let runs = w.desk.list_runs(&s.id).await.unwrap();
-            if runs.len() == 1 && runs[0].status == RunStatus::Completed {
-                return runs;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await
-    .expect("the finished turn imported");
+    let done = one_finished_turn(&w, &s.id).await;
     assert_eq!(
         prompts(&done),
         [(1, "count slowly to sixty", RunStatus::Completed)]

@@ -15,7 +15,7 @@ use agentdesk_engine::codex::history::CodexHistory;
 use agentdesk_engine::codex::{CodexEngine, CodexEngineConfig};
 use agentdesk_protocol::ui::{Engine, RunStatus, SessionOrigin};
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
-use agentdesk_tests::histories::{import, imported, prompts, run_terminal};
+use agentdesk_tests::histories::{import, imported, one_finished_turn, prompts, run_terminal};
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::world::{fresh_root, Fake, World};
 
@@ -336,16 +336,7 @@ async fn a_thread_running_in_a_terminal_appears_live() {
     );
 
     terminal_codex.await.unwrap();
-    let done = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let runs = w.desk.list_runs(&s.id).await.unwrap();
-            if runs.len() == 1 && runs[0].status == RunStatus::Completed {
-                return runs;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
-    done.await.expect("the finished turn imported");
+    one_finished_turn(&w, &s.id).await;
     assert_eq!(w.desk.terminal_driving(&s.id).await.unwrap(), None);
     drop(watch);
     reader.shutdown().await;

@@ -24,7 +24,7 @@ pub(super) fn transcript(folder: &Path) -> String {
 }
 
 /// A Claude config dir holding `content` as the session's transcript.
-fn config_dir(root: &Path, content: &str) -> PathBuf {
+pub(super) fn config_dir(root: &Path, content: &str) -> PathBuf {
     let dir = root.join("claude");
     let project = dir.join("projects/-some-folder");
     std::fs::create_dir_all(&project).unwrap();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use agentdesk_engine::claude::history::ClaudeHistory;
 use agentdesk_protocol::ui::{HistorySettings, ItemBody, LiveOp, RunStatus};
 
-use super::super::tests::{transcript, SID};
+use super::super::tests::{config_dir, transcript, SID};
 use super::*;
 use crate::test_desk::desk_with_workspace;
 use crate::CoreError;
@@ -134,14 +134,7 @@ async fn a_session_a_terminal_writes_appears_grows_and_is_not_run_twice() {
 async fn a_session_started_here_is_not_imported_from_the_engine_history() {
     let (desk, ws, _dirs) = desk_with_workspace().await;
     let tmp = tempfile::tempdir().unwrap();
-    let config = tmp.path().join("claude");
-    let project = config.join("projects/-some-folder");
-    std::fs::create_dir_all(&project).unwrap();
-    std::fs::write(
-        project.join(format!("{SID}.jsonl")),
-        transcript(Path::new(&ws.path)),
-    )
-    .unwrap();
+    let config = config_dir(tmp.path(), &transcript(Path::new(&ws.path)));
     // A session of the app whose engine session is that transcript's.
     let mine = desk
         .create_session(&crate::sessions::NewSession {
