@@ -169,6 +169,7 @@ impl Desk {
                 dry_run: opts.dry_run,
             };
             let path = entry.file.path.display().to_string();
+            let continued = entry.continued;
             match scan.run(entry).await {
                 Ok(outcome) => {
                     if let Outcome::Imported {
@@ -178,15 +179,17 @@ impl Desk {
                         let session_id = id.clone();
                         self.pipeline.publish(RunUpdate::Imported { session_id });
                     }
-                    outcome.count(&mut reports[i], &mut without[i])
+                    outcome.count(&mut reports[i], &mut without[i], continued)
                 }
                 Err(e) => {
                     tracing::warn!(%path, error = %e, "history file not imported");
                     reports[i].unreadable += 1;
                 }
             }
-            done += 1;
-            progress(ImportProgress { done, total });
+            if !continued {
+                done += 1;
+                progress(ImportProgress { done, total });
+            }
         }
         reader
             .await
@@ -300,7 +303,20 @@ enum Outcome {
 }
 
 impl Outcome {
-    fn count(self, r: &mut SourceReport, without: &mut BTreeMap<String, u64>) {
+    /// Count what a read did (`continued`: a later part of an entry, whose session and file
+    /// were counted with its first part).
+    fn count(self, r: &mut SourceReport, without: &mut BTreeMap<String, u64>, continued: bool) {
+        if continued {
+            match self {
+                Outcome::Imported { turns, skipped, .. } => {
+                    r.turns += turns;
+                    r.skipped += skipped;
+                }
+                Outcome::Empty { skipped } => r.skipped += skipped,
+                Outcome::Unchanged | Outcome::NoWorkspace(_) => {}
+            }
+            return;
+        }
         match self {
             Outcome::Unchanged => r.unchanged += 1,
             Outcome::NoWorkspace(folder) => *without.entry(folder).or_default() += 1,
@@ -343,10 +359,13 @@ struct Entry {
     /// Its source's index in the import's sources.
     source: usize,
     file: HistoryFile,
-    /// Its last read, if any.
-    state: Option<HistoryFileState>,
+    /// Lines its earlier reads skipped.
+    prior_skipped: i64,
     /// What was read (the seq its first turn gets, and the read); `None`: unchanged.
     read: Option<(i64, std::io::Result<HistoryRead>)>,
+    /// A later part of an entry read in parts (see `HistoryRead::more`): its session and the
+    /// file are counted with its first part.
+    continued: bool,
 }
 
 /// Read the entries that changed since their last read (every entry's last read comes from
@@ -359,22 +378,46 @@ async fn read_ahead(
     tx: tokio::sync::mpsc::Sender<Entry>,
 ) {
     for (source, file) in found {
-        let state = known.get(&file.path.display().to_string()).cloned();
-        let read = match where_to_read(state.as_ref(), &file.stamp) {
-            None => None,
-            Some((from, from_seq)) => {
-                let at = u64::try_from(from).unwrap_or(0);
-                Some((from_seq, sources[source].read(&file, at).await))
+        let state = known.get(&file.path.display().to_string());
+        let mut prior_skipped = state.map_or(0, |s| s.skipped);
+        let Some((from, mut from_seq)) = where_to_read(state, &file.stamp) else {
+            let entry = Entry {
+                source,
+                file,
+                prior_skipped,
+                read: None,
+                continued: false,
+            };
+            if tx.send(entry).await.is_err() {
+                return;
             }
+            continue;
         };
-        let entry = Entry {
-            source,
-            file,
-            state,
-            read,
-        };
-        if tx.send(entry).await.is_err() {
-            return;
+        // A part at a time: each is written before memory holds more than a couple.
+        let mut at = u64::try_from(from).unwrap_or(0);
+        let mut continued = false;
+        loop {
+            let read = sources[source].read(&file, at).await;
+            let next = match &read {
+                Ok(r) if r.more => Some((r.read_to, r.turns.len() as i64, r.skipped)),
+                _ => None,
+            };
+            let entry = Entry {
+                source,
+                file: file.clone(),
+                prior_skipped,
+                read: Some((from_seq, read)),
+                continued,
+            };
+            if tx.send(entry).await.is_err() {
+                return;
+            }
+            let Some((read_to, turns, skipped)) = next else {
+                break;
+            };
+            (at, continued) = (read_to, true);
+            from_seq += turns;
+            prior_skipped += skipped as i64;
         }
     }
 }
@@ -391,7 +434,10 @@ struct FileScan<'a> {
 impl FileScan<'_> {
     async fn run(&self, entry: Entry) -> Result<Outcome> {
         let Entry {
-            file, state, read, ..
+            file,
+            prior_skipped,
+            read,
+            ..
         } = entry;
         let key = file.path.display().to_string();
         let now = &file.stamp;
@@ -442,7 +488,6 @@ impl FileScan<'_> {
             .enumerate()
             .map(|(i, t)| turn_to_run(&session, from_seq + i as i64, t, i == last))
             .collect();
-        let prior_skipped = state.map_or(0, |s| s.skipped);
         let file = self.read_state(key, now, &read, from_seq, prior_skipped, &session.id);
         self.store
             .import_history(&HistoryImport {

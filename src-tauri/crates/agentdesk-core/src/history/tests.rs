@@ -216,3 +216,38 @@ async fn a_replaced_file_is_read_again_whole_and_a_missing_folder_is_no_error() 
     assert_eq!((none.files, none.unreadable), (0, 0));
     desk.close().await;
 }
+
+#[tokio::test]
+async fn a_long_transcript_is_imported_a_part_at_a_time_into_one_session() {
+    let (desk, ws, _dirs) = desk_with_workspace().await;
+    let tmp = tempfile::tempdir().unwrap();
+    // 1,100 turns: more than one read's worth (the reader stops at 1,000).
+    let long = transcript(Path::new(&ws.path)).repeat(550);
+    let dir = config_dir(tmp.path(), &long);
+    let heard = std::sync::Mutex::new(Vec::new());
+    let report = desk
+        .import_histories(&opts(&dir), &|p| heard.lock().unwrap().push(p))
+        .await
+        .unwrap();
+    let r = &report.sources[0];
+    assert_eq!(
+        (r.files, r.sessions_added, r.sessions_updated, r.turns),
+        (1, 1, 0, 1_100),
+        "{r:?}"
+    );
+    assert_eq!(
+        heard.lock().unwrap().last().map(|p| (p.done, p.total)),
+        Some((1, 1)),
+        "one file, one step"
+    );
+    let s = desk.list_sessions(&ws.id, true).await.unwrap();
+    assert_eq!(s.len(), 1);
+    let runs = desk.store().list_runs(&s[0].id).await.unwrap();
+    let seqs: Vec<i64> = runs.iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=1_100).collect::<Vec<_>>());
+    assert!(runs.iter().all(|r| r.status == RunStatus::Completed));
+    // Unchanged: nothing read again.
+    let again = import(&desk, &dir).await;
+    assert_eq!((again.unchanged, again.turns), (1, 0));
+    desk.close().await;
+}

@@ -24,6 +24,7 @@ use super::translate::tool_kind;
 use crate::history::lines::{read_lines, MAX_LINE};
 use crate::history::{
     blocking, rfc3339_ms, HistoryFile, HistoryFuture, HistoryRead, HistoryTurn, Stamp,
+    BYTES_PER_READ, TURNS_PER_READ,
 };
 
 /// The config dir the CLI uses: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
@@ -106,11 +107,11 @@ fn open_session_pid(folder: &Path, session_id: &str) -> Option<u32> {
 
 /// Read a transcript from byte `from` (0, or where a previous read's last turn began).
 pub fn read_transcript(path: &Path, from: u64) -> std::io::Result<HistoryRead> {
-    let mut reader = TranscriptReader::default();
-    let lines = read_lines(path, from, MAX_LINE, |at, line| {
-        reader.line(at, line);
-        true
-    })?;
+    let mut reader = TranscriptReader {
+        from,
+        ..TranscriptReader::default()
+    };
+    let lines = read_lines(path, from, MAX_LINE, |at, line| reader.line(at, line))?;
     let mut read = reader.finish();
     read.read_to = lines.read_to;
     read.skipped += lines.too_long;
@@ -131,6 +132,10 @@ struct OpenTool {
 #[derive(Default)]
 struct TranscriptReader {
     read: HistoryRead,
+    /// Where this read began; it stops at the first turn past its bounds, at that turn's
+    /// record (`stop_at`).
+    from: u64,
+    stop_at: Option<u64>,
     tools: HashMap<String, OpenTool>,
     /// Message ids whose usage is counted in the current turn (one message spans lines).
     usage_seen: HashSet<String>,
@@ -143,7 +148,13 @@ fn is_marker(text: &str) -> bool {
 }
 
 impl TranscriptReader {
-    fn line(&mut self, at: u64, line: &[u8]) {
+    /// Take one line; `false` once the read is full (the line begins the next read).
+    fn line(&mut self, at: u64, line: &[u8]) -> bool {
+        self.record(at, line);
+        self.stop_at.is_none()
+    }
+
+    fn record(&mut self, at: u64, line: &[u8]) {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
@@ -238,6 +249,13 @@ impl TranscriptReader {
         let text = prompt.join("\n");
         if u.meta.is_meta || text.trim().is_empty() || is_marker(&text) {
             self.note_time(&u.meta);
+            return;
+        }
+        let full = self.read.turns.len() >= TURNS_PER_READ
+            || at.saturating_sub(self.from) >= BYTES_PER_READ;
+        if full && !self.read.turns.is_empty() {
+            // This prompt begins the next read.
+            self.stop_at = Some(at);
             return;
         }
         // A new prompt: the last turn ended with its own last record, not at this one.
@@ -403,6 +421,11 @@ impl TranscriptReader {
     }
 
     fn finish(mut self) -> HistoryRead {
+        if self.stop_at.is_some() {
+            // Stopped at the next prompt: the last turn read is over.
+            self.end_turn(true);
+            self.read.more = true;
+        }
         if self.read.turns.last().is_some_and(|t| t.complete) {
             self.close_open_tools();
         }

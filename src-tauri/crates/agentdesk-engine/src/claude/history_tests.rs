@@ -265,3 +265,26 @@ fn a_turn_ends_at_its_own_last_record_not_at_the_next_prompt() {
     assert_eq!(r.turns[0].ended_at, Some(ms("2026-11-01T10:00:05.000Z")));
     assert_eq!(r.turns[1].started_at, Some(ms("2026-11-01T11:00:00.000Z")));
 }
+
+#[test]
+fn a_long_transcript_is_read_a_part_at_a_time_at_turn_starts() {
+    // 1,100 turns: the first read stops at the start of turn 1,001.
+    let one = fixture();
+    let bytes: Vec<u8> = one.repeat(550);
+    let first = read_bytes(&bytes, 0);
+    assert_eq!(first.turns.len(), TURNS_PER_READ);
+    assert!(first.more);
+    assert!(
+        first.turns.iter().all(|t| t.complete),
+        "each part's turns are over"
+    );
+    let rest = read_bytes(&bytes, first.read_to);
+    assert_eq!(first.turns.len() + rest.turns.len(), 1_100);
+    assert!(!rest.more);
+    assert_eq!(
+        rest.turns[0].at, first.read_to,
+        "the next part starts at a prompt"
+    );
+    assert_eq!(rest.turns[0].prompt, "first question");
+    assert_eq!(rest.read_to, bytes.len() as u64);
+}

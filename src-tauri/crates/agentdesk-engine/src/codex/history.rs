@@ -21,7 +21,9 @@ use agentdesk_protocol::ui::{Engine, SessionOrigin};
 use super::translate::{diagnostic, TurnTranslator};
 use super::{CodexEngine, CodexProfile};
 use crate::error::EngineError;
-use crate::history::{HistoryFile, HistoryFuture, HistoryRead, HistorySource, HistoryTurn, Stamp};
+use crate::history::{
+    HistoryFile, HistoryFuture, HistoryRead, HistorySource, HistoryTurn, Stamp, TURNS_PER_READ,
+};
 use crate::rpc::RpcPeer;
 
 /// Threads and turns asked for at once: a page of a long thread stays small.
@@ -70,14 +72,15 @@ impl CodexHistory {
     }
 
     /// Every turn of `thread_id`, oldest first, a page at a time, each handed to `f` with its
-    /// index; the count of all turns. Pages holding a turn from index `full_from` on come with
+    /// index until `f` says stop (`false`); the count of the turns handed (all of them,
+    /// unless stopped). Pages holding a turn from index `full_from` on come with
     /// every item, earlier ones without (a re-read of a long thread's last turn does not fetch
     /// the whole thread's items again).
     async fn turns(
         &self,
         thread_id: &str,
         full_from: u64,
-        mut f: impl FnMut(u64, Turn),
+        mut f: impl FnMut(u64, Turn) -> bool,
     ) -> Result<u64, EngineError> {
         let peer = self.peer().await?;
         let mut index = 0u64;
@@ -101,8 +104,11 @@ impl CodexHistory {
                 .await?;
             let last = page.data.is_empty();
             for turn in page.data {
-                f(index, turn);
+                let go_on = f(index, turn);
                 index += 1;
+                if !go_on {
+                    return Ok(index);
+                }
             }
             match page.next_cursor {
                 Some(next) if !last => cursor = Some(next),
@@ -258,11 +264,15 @@ impl HistorySource for CodexHistory {
         Box::pin(async move {
             let thread_id = entry.session_id.clone().unwrap_or_default();
             let mut turns = Vec::new();
-            let total = self
+            let mut more = false;
+            let read_to = self
                 .turns(&thread_id, from, |i, turn| {
                     if i >= from {
                         turns.push(history_turn(i, turn));
                     }
+                    // A long thread is read and written a part at a time.
+                    more = turns.len() >= TURNS_PER_READ;
+                    !more
                 })
                 .await
                 .map_err(io)?;
@@ -274,9 +284,10 @@ impl HistorySource for CodexHistory {
                 cwd: entry.cwd.clone(),
                 title: entry.title.clone(),
                 turns,
-                read_to: total,
+                read_to,
                 skipped: 0,
                 version: None,
+                more,
             })
         })
     }
@@ -287,7 +298,7 @@ impl HistorySource for CodexHistory {
                 std::io::Error::other(format!("no thread id in {}", path.display()))
             })?;
             let total = self
-                .turns(&thread_id, u64::MAX, |_, _| {})
+                .turns(&thread_id, u64::MAX, |_, _| true)
                 .await
                 .map_err(io)?;
             let file = path.to_path_buf();

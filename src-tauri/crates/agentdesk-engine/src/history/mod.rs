@@ -53,7 +53,16 @@ pub struct HistoryRead {
     pub skipped: u64,
     /// The version of the engine that wrote the last record read, when it says.
     pub version: Option<String>,
+    /// The read stopped at the start of a turn, having read [`TURNS_PER_READ`] turns or
+    /// [`BYTES_PER_READ`] bytes: the rest is read from `read_to` (a 2 GB transcript is read
+    /// and written a part at a time, never held whole).
+    pub more: bool,
 }
+
+/// Most turns one read hands back (see [`HistoryRead::more`]).
+pub const TURNS_PER_READ: usize = 1_000;
+/// Most bytes of a transcript one read goes through before it stops at the next turn.
+pub const BYTES_PER_READ: u64 = 32 << 20;
 
 /// Where a history entry stands now: an entry whose stamp is the last scan's is not read
 /// again.
