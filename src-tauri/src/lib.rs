@@ -279,7 +279,6 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::data_info,
         commands::history::watch_histories,
         commands::history::rescan_histories,
-        commands::history::get_history_settings,
         commands::history::set_history_settings,
         commands::settings::open_data_folder,
         commands::window::window_painted,

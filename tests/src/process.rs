@@ -17,15 +17,8 @@ pub fn exited(pid: u32) -> bool {
         .unwrap_or(true)
 }
 
-/// Whether `kill -0 pid` succeeds: the process exists (a zombie not reaped yet counts).
-pub fn alive(pid: u32) -> bool {
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap()
-        .success()
-}
+/// Whether process `pid` exists (a zombie not reaped yet counts): the engine crate's own check.
+pub use agentdesk_engine::process::process_alive as alive;
 
 /// `kill -9 pid`, which must succeed (an engine crash, as the suites simulate it).
 pub fn kill9(pid: u32) {

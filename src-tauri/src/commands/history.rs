@@ -1,9 +1,7 @@
 //! The engines' own histories: the sessions a terminal ran, imported and kept current by the
 //! core's watch (started on the window's first ask); this carries its status to the window.
 
-use agentdesk_protocol::ipc::{
-    GetHistorySettingsArgs, RescanHistoriesArgs, SetHistorySettingsArgs, WatchHistoriesArgs,
-};
+use agentdesk_protocol::ipc::{RescanHistoriesArgs, SetHistorySettingsArgs, WatchHistoriesArgs};
 use tauri::State;
 
 use super::{Args, Reply};
@@ -29,14 +27,6 @@ pub async fn rescan_histories(
 ) -> Reply<RescanHistoriesArgs> {
     state.histories()?.rescan();
     Ok(())
-}
-
-#[tauri::command]
-pub async fn get_history_settings(
-    state: State<'_, AppState>,
-    _args: Args<GetHistorySettingsArgs>,
-) -> Reply<GetHistorySettingsArgs> {
-    Ok(state.desk()?.history_settings().await?)
 }
 
 /// Which sources are on; the watch lists them again (a source turned on is scanned at once).

@@ -141,8 +141,6 @@ export type WatchHistoriesArgs = { onStatus: Channel<HistoryStatus>, };
 
 export type RescanHistoriesArgs = Record<symbol, never>;
 
-export type GetHistorySettingsArgs = Record<symbol, never>;
-
 export type SetHistorySettingsArgs = { settings: HistorySettings, };
 
 export type OpenDataFolderArgs = { which: "data" | "logs", };
@@ -482,10 +480,6 @@ export function rescanHistories(): Promise<null> {
   return invokeCommand<null>("rescan_histories", "IpcError");
 }
 
-export function getHistorySettings(): Promise<HistorySettings> {
-  return invokeCommand<HistorySettings>("get_history_settings", "IpcError");
-}
-
 /**
  * Which sources are scanned, watched and shown; a source turned on is scanned at once.
  */
@@ -554,7 +548,6 @@ export const COMMANDS = [
   "data_info",
   "watch_histories",
   "rescan_histories",
-  "get_history_settings",
   "set_history_settings",
   "open_data_folder",
 ] as const;
@@ -615,7 +608,6 @@ export type CommandError = {
   data_info: IpcError;
   watch_histories: IpcError;
   rescan_histories: IpcError;
-  get_history_settings: IpcError;
   set_history_settings: IpcError;
   open_data_folder: IpcError;
 };

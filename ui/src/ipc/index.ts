@@ -163,7 +163,6 @@ export const ipc = {
   },
   /** Scan the histories again now (only what changed is read). */
   rescanHistories: commands.rescanHistories,
-  getHistorySettings: commands.getHistorySettings,
   setHistorySettings: commands.setHistorySettings,
   /** The answer (stored): keep running in the tray (hides the window) or quit. */
   keepRunningInTray: commands.keepRunningInTray,

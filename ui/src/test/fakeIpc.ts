@@ -179,7 +179,6 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     watchCloseRequests: vi.fn(async () => {}),
     watchHistories: vi.fn(async () => {}),
     rescanHistories: vi.fn(async () => null),
-    getHistorySettings: vi.fn(async () => ({ hidden: [] })),
     setHistorySettings: vi.fn(async () => null),
     keepRunningInTray: vi.fn(async () => null),
     openExternal: vi.fn(async () => null),

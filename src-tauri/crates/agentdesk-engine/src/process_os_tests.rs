@@ -7,6 +7,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::super::{BaseEnv, ChildProcess, ProcessSpec, StopConfig};
+use super::process_alive;
 
 /// PowerShell that starts a grandchild (a five-minute `ping`), prints its pid, then runs
 /// `then`.
@@ -41,7 +42,7 @@ async fn spawn_with_grandchild(
         .unwrap()
         .unwrap();
     let grandchild = line.trim().parse().unwrap();
-    assert!(alive(grandchild), "the grandchild runs");
+    assert!(process_alive(grandchild), "the grandchild runs");
     (child, grandchild, stdin)
 }
 
@@ -56,7 +57,7 @@ async fn the_leftovers_of_an_exited_engine_die_with_the_job() {
         .unwrap();
     assert_eq!(exit.status.code, Some(3));
     assert!(
-        alive(grandchild),
+        process_alive(grandchild),
         "the job lives until its owner stops it, as a Unix group does"
     );
     child.stop().await;
@@ -90,14 +91,10 @@ async fn stop_does_not_wait_for_a_sigterm_windows_lacks() {
 /// True once `pid` has exited (polls for up to 10 s).
 async fn wait_gone(pid: u32) -> bool {
     for _ in 0..200 {
-        if !alive(pid) {
+        if !process_alive(pid) {
             return true;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     false
-}
-
-fn alive(pid: u32) -> bool {
-    super::process_alive(pid)
 }

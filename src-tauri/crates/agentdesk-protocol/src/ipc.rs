@@ -281,7 +281,6 @@ define_rpc! {
     watch_histories(WatchHistoriesArgs { on_status: Channel<HistoryStatus> }) -> Result<(), IpcError>;
     /// Scan the histories again now (only what changed is read).
     rescan_histories(RescanHistoriesArgs {}) -> Result<(), IpcError>;
-    get_history_settings(GetHistorySettingsArgs {}) -> Result<HistorySettings, IpcError>;
     /// Which sources are scanned, watched and shown; a source turned on is scanned at once.
     set_history_settings(SetHistorySettingsArgs { settings: HistorySettings }) -> Result<(), IpcError>;
     /// Open the data or the log folder in the file manager (named, never a path).

@@ -24,17 +24,6 @@ export function foldersWithoutWorkspace(r: ImportReport | null | undefined): Fol
     .sort((a, b) => b.sessions - a.sessions || a.folder.localeCompare(b.folder));
 }
 
-/** What the last scans did, in a sentence. */
-export function summary(r: ImportReport): string {
-  let added = 0;
-  let updated = 0;
-  for (const s of r.sources) {
-    added += s.sessionsAdded;
-    updated += s.sessionsUpdated;
-  }
-  return `Last scan: ${added} new, ${updated} updated.`;
-}
-
 function lastPart(folder: string): string {
   const parts = folder.split(/[\\/]+/).filter(Boolean);
   return parts[parts.length - 1] ?? folder;

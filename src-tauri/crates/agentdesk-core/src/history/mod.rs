@@ -31,8 +31,8 @@ const TITLE_CHARS: usize = 80;
 mod shown;
 mod watch;
 
-pub use shown::{DRIVING_QUIET_MS, UNFINISHED};
-pub use watch::{HistoryWatch, POLL};
+use shown::UNFINISHED;
+pub use watch::HistoryWatch;
 
 /// History sources, each an engine's history on this machine.
 pub type Sources = Vec<Arc<dyn HistorySource>>;
@@ -46,9 +46,6 @@ pub(crate) struct Histories {
     /// would read the same entry and write its session twice.
     importing: tokio::sync::Mutex<()>,
 }
-
-/// Settings key of [`HistorySettings`].
-pub const HISTORY_SETTINGS_KEY: &str = "histories";
 
 /// What an import looks at and whether it writes.
 #[derive(Debug, Default)]

@@ -6,8 +6,10 @@ use agentdesk_protocol::ids::{SessionId, WorkspaceId};
 use agentdesk_protocol::ui::{HistorySettings, RunStatus, Session, SessionOrigin};
 use agentdesk_store::now_ms;
 
-use super::HISTORY_SETTINGS_KEY;
 use crate::{CoreError, Desk, Result};
+
+/// Settings key of [`HistorySettings`].
+const HISTORY_SETTINGS_KEY: &str = "histories";
 
 /// An unfinished turn in a history whose file changed this recently is taken as a terminal
 /// still answering it. Longer than a quiet build or test run between two writes; a terminal

@@ -28,7 +28,7 @@ const SETTLE: Duration = Duration::from_millis(250);
 /// they are written).
 const LISTS_EVERY: Duration = Duration::from_secs(2);
 /// A source whose folder is not watched is scanned this often.
-pub const POLL: Duration = Duration::from_secs(30);
+const POLL: Duration = Duration::from_secs(30);
 
 /// Why the watch task woke.
 #[derive(Debug)]
