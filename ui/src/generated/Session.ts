@@ -13,4 +13,16 @@ engineSessionId: string | null,
 /**
  * Where the session began: here, or in an engine's own terminal app (imported).
  */
-origin: SessionOrigin, createdAt: number, updatedAt: number, archivedAt: number | null, };
+origin: SessionOrigin, 
+/**
+ * The git worktree the session runs in (its own folder and branch), when it has one.
+ */
+worktree: string | null, 
+/**
+ * The worktree's branch (`agentdesk/<title>-<id>`).
+ */
+branch: string | null, 
+/**
+ * The branch the worktree left and merges back into.
+ */
+baseBranch: string | null, createdAt: number, updatedAt: number, archivedAt: number | null, };

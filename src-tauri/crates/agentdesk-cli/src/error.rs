@@ -71,8 +71,9 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         | ErrorCode::EngineFailed => EXIT_ENGINE,
         // Nothing was done to the run: like Ctrl-C, it can be sent again.
         ErrorCode::ShuttingDown => EXIT_INTERRUPTED,
-        // A wait gave up: the run did not complete.
-        ErrorCode::TimedOut => EXIT_FAILED,
+        // A wait gave up: the run did not complete. Git refused (a hook, a conflict):
+        // nothing was done.
+        ErrorCode::TimedOut | ErrorCode::GitFailed | ErrorCode::MergeConflict => EXIT_FAILED,
         ErrorCode::Busy
         | ErrorCode::StorageCorrupt
         | ErrorCode::StorageFull
@@ -99,7 +100,7 @@ mod tests {
             "not_found" => 5,
             s if s.starts_with("engine_") => 6,
             "shutting_down" => 3,
-            "timed_out" => 1,
+            "timed_out" | "git_failed" | "merge_conflict" => 1,
             _ => 7,
         };
         for &c in ErrorCode::ALL {

@@ -22,7 +22,8 @@ const EXIT_CODES: &str = "\
 EXIT CODES:
   0   success (for `run`: the run completed)
   1   the run failed: the engine or the model reported an error, the engine was killed
-      or crashed mid-run, or a wait timed out
+      or crashed mid-run, or a wait timed out; git refused (a hook, a merge conflict:
+      nothing was changed)
   2   bad command line (unknown flag, missing argument)
   3   the run was interrupted (Ctrl-C, SIGTERM, stdin closed at a prompt), or the
       process was shutting down

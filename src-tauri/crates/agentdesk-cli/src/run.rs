@@ -274,6 +274,7 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
             engine: Some(engine),
             profile_id: profile.map(|p| p.id),
             title: None,
+            worktree: None,
         })
         .await?;
     Ok((session, true))

@@ -184,6 +184,7 @@ mod tests {
                 profile_id: None,
                 engine: Some(Engine::Codex),
                 title: None,
+                worktree: None,
             })
             .await
             .unwrap();

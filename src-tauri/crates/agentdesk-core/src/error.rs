@@ -41,6 +41,18 @@ pub enum CoreError {
     #[error("{0}")]
     Busy(String),
 
+    /// A git command refused or failed; `message` is git's (hints left out).
+    #[error("{command} failed: {message}")]
+    Git { command: String, message: String },
+
+    /// Merging a worktree's branch would conflict: nothing was changed.
+    #[error("merging {branch} into {base} would conflict in {}: nothing was changed (the worktree, its branch and {base} are as they were); resolve it in the worktree (merge {base} there), then merge again", .files.join(", "))]
+    MergeConflict {
+        branch: String,
+        base: String,
+        files: Vec<String>,
+    },
+
     /// A bug or a task that stopped unexpectedly; the message says what.
     #[error("{0}")]
     Internal(String),
@@ -114,6 +126,8 @@ impl CoreError {
             CoreError::ShuttingDown => ErrorCode::ShuttingDown,
             CoreError::TimedOut(_) => ErrorCode::TimedOut,
             CoreError::Busy(_) => ErrorCode::Busy,
+            CoreError::Git { .. } => ErrorCode::GitFailed,
+            CoreError::MergeConflict { .. } => ErrorCode::MergeConflict,
             CoreError::Io { source, .. } => io_code(source).unwrap_or(ErrorCode::Internal),
             CoreError::DataDir(_) | CoreError::Internal(_) => ErrorCode::Internal,
         }

@@ -34,6 +34,7 @@ pub mod settings;
 mod test_desk;
 pub mod timeline;
 mod workspaces;
+pub mod worktrees;
 
 use std::path::{Path, PathBuf};
 

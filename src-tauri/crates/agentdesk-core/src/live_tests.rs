@@ -24,6 +24,7 @@ async fn desk_with_session() -> (tempfile::TempDir, Desk, SessionId) {
             profile_id: None,
             engine: Some(Engine::Claude),
             title: Some("live".into()),
+            worktree: None,
         })
         .await
         .unwrap();

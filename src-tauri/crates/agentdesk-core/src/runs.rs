@@ -48,7 +48,7 @@
 //! `recorder`, `approvals` and `engines`; `live` and `fanout` never import it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -466,7 +466,9 @@ impl Desk {
     async fn drive_engine(&self, run: &Run) -> Result<()> {
         let session = self.store.get_session(&run.session_id).await?;
         let workspace = self.store.get_workspace(&session.workspace_id).await?;
-        let cwd = PathBuf::from(&workspace.path);
+        // The session's worktree when it has one: the engine, the approval boundary and
+        // relative paths in requests all take it as the workspace.
+        let cwd = self.run_folder(&session, &workspace.path).await?;
         // The profile as it is now: edits made after this point apply to the next run.
         let profile = match &session.profile_id {
             Some(id) => Some(self.store.get_profile(id).await?),

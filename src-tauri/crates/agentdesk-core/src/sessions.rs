@@ -21,6 +21,8 @@ pub struct NewSession {
     pub profile_id: Option<ProfileId>,
     pub engine: Option<Engine>,
     pub title: Option<String>,
+    /// Run the session in a new git worktree of the workspace's repository.
+    pub worktree: Option<crate::worktrees::InWorktree>,
 }
 
 impl NewSession {
@@ -33,6 +35,7 @@ impl NewSession {
             profile_id: None,
             engine: None,
             title: None,
+            worktree: None,
         }
     }
 }
@@ -76,7 +79,7 @@ impl Desk {
     }
 
     pub async fn create_session(&self, new: &NewSession) -> Result<Session> {
-        self.store.get_workspace(&new.workspace_id).await?;
+        let workspace = self.store.get_workspace(&new.workspace_id).await?;
         let profile = match &new.profile_id {
             Some(id) => {
                 let p = self.store.get_profile(id).await?;
@@ -99,7 +102,7 @@ impl Desk {
                 )
             })?;
         let title = new.title.as_deref().map(str::trim).unwrap_or_default();
-        let s = Session {
+        let mut s = Session {
             profile_id: profile.map(|p| p.id),
             ..Session::begun(
                 SessionId::new(),
@@ -109,7 +112,22 @@ impl Desk {
                 now_ms(),
             )
         };
-        self.store.insert_session(&s).await?;
+        let Some(want) = &new.worktree else {
+            self.store.insert_session(&s).await?;
+            return Ok(s);
+        };
+        let name = want.name_hint.as_deref().unwrap_or(title);
+        let (folder, branch, base) = self
+            .add_worktree(&workspace.path, &s.id, name, want)
+            .await?;
+        s.worktree = Some(folder);
+        s.branch = Some(branch);
+        s.base_branch = Some(base);
+        if let Err(e) = self.store.insert_session(&s).await {
+            // No session, no worktree: take back what was made for it.
+            self.undo_worktree(&workspace.path, &s).await;
+            return Err(e.into());
+        }
         Ok(s)
     }
 
@@ -179,6 +197,8 @@ impl Desk {
                     .into(),
             ));
         }
+        let session = self.store.get_session(id).await?;
+        self.remove_worktree_of_deleted(&session).await?;
         let _guard = self.attachments_lock.lock().await;
         let started = now_ms();
         let blobs = self.store.session_blobs(id).await?;

@@ -14,6 +14,7 @@ mod live;
 mod profiles;
 mod sessions;
 mod settings;
+mod worktrees;
 
 pub use approvals::*;
 pub use history::*;
@@ -22,6 +23,7 @@ pub use live::*;
 pub use profiles::*;
 pub use sessions::*;
 pub use settings::*;
+pub use worktrees::*;
 
 /// A workspace: one folder the user works in with the agents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -79,6 +81,12 @@ stored_enum! {
         StorageReadOnly,
         /// The database could not be opened, migrated or written for another reason.
         Storage,
+        /// Git refused or failed (a hook, a missing identity, a ref that moved); the message
+        /// has git's words.
+        GitFailed,
+        /// A merge stopped on conflicting changes; the message names the files. Nothing was
+        /// changed: the branch and the base are as they were.
+        MergeConflict,
         /// Anything else; the message says what.
         Internal,
     }

@@ -52,6 +52,14 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::HistorySettings>(&cfg, &mut out);
     render::<ui::HistorySourceInfo>(&cfg, &mut out);
     render::<ui::HistoryStatus>(&cfg, &mut out);
+    // Sessions in git worktrees, their review and merge (issue 23).
+    render::<ui::WorkspaceGit>(&cfg, &mut out);
+    render::<ui::FileState>(&cfg, &mut out);
+    render::<ui::ChangedFile>(&cfg, &mut out);
+    render::<ui::WorktreeCommit>(&cfg, &mut out);
+    render::<ui::WorktreeStatus>(&cfg, &mut out);
+    render::<ui::FileDiff>(&cfg, &mut out);
+    render::<ui::MergeOutcome>(&cfg, &mut out);
     render::<ui::RunStatus>(&cfg, &mut out);
     render::<ui::Run>(&cfg, &mut out);
     render::<ui::ItemStatus>(&cfg, &mut out);

@@ -7,7 +7,7 @@ use crate::select::Table;
 use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_session_id,
-    origin, created_at, updated_at, archived_at";
+    origin, worktree_path, worktree_branch, worktree_base, created_at, updated_at, archived_at";
 
 /// A `sessions` row ([`COLUMNS`]); the engine is checked when it becomes a [`Session`].
 #[derive(sqlx::FromRow)]
@@ -19,6 +19,9 @@ pub(crate) struct SessionRow {
     engine: String,
     engine_session_id: Option<String>,
     origin: String,
+    worktree_path: Option<String>,
+    worktree_branch: Option<String>,
+    worktree_base: Option<String>,
     created_at: i64,
     updated_at: i64,
     archived_at: Option<i64>,
@@ -36,6 +39,9 @@ impl TryFrom<SessionRow> for Session {
             profile_id: r.profile_id,
             title: r.title,
             engine_session_id: r.engine_session_id,
+            worktree: r.worktree_path,
+            branch: r.worktree_branch,
+            base_branch: r.worktree_base,
             created_at: r.created_at,
             updated_at: r.updated_at,
             archived_at: r.archived_at,
@@ -65,7 +71,7 @@ impl Table for Session {
 impl Store {
     pub async fn insert_session(&self, s: &Session) -> Result<()> {
         sqlx::query(&format!(
-            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)"
+            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
         ))
         .bind(&s.id)
         .bind(&s.workspace_id)
@@ -74,6 +80,9 @@ impl Store {
         .bind(s.engine.as_str())
         .bind(&s.engine_session_id)
         .bind(s.origin.as_str())
+        .bind(&s.worktree)
+        .bind(&s.branch)
+        .bind(&s.base_branch)
         .bind(s.created_at)
         .bind(s.updated_at)
         .bind(s.archived_at)
@@ -153,6 +162,28 @@ impl Store {
             .bind(id)
             .execute(&self.pool)
             .await?;
+        check_one(res, id)
+    }
+
+    /// The session's worktree (folder, branch, base), or none once it is removed.
+    pub async fn set_session_worktree(
+        &self,
+        id: &SessionId,
+        worktree: Option<(&str, &str, &str)>,
+    ) -> Result<()> {
+        let (path, branch, base) = worktree.map_or((None, None, None), |(p, b, base)| {
+            (Some(p), Some(b), Some(base))
+        });
+        let res = sqlx::query(
+            "UPDATE sessions SET worktree_path = ?, worktree_branch = ?, worktree_base = ?
+             WHERE id = ?",
+        )
+        .bind(path)
+        .bind(branch)
+        .bind(base)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         check_one(res, id)
     }
 

@@ -21,6 +21,12 @@ pub struct Session {
     pub engine_session_id: Option<String>,
     /// Where the session began: here, or in an engine's own terminal app (imported).
     pub origin: SessionOrigin,
+    /// The git worktree the session runs in (its own folder and branch), when it has one.
+    pub worktree: Option<String>,
+    /// The worktree's branch (`agentdesk/<title>-<id>`).
+    pub branch: Option<String>,
+    /// The branch the worktree left and merges back into.
+    pub base_branch: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number")]
@@ -47,6 +53,9 @@ impl Session {
             engine,
             engine_session_id: None,
             origin: SessionOrigin::App,
+            worktree: None,
+            branch: None,
+            base_branch: None,
             created_at: at,
             updated_at: at,
             archived_at: None,
