@@ -41,6 +41,10 @@ mod stop;
 #[path = "cli/login_path.rs"]
 mod login_path;
 
+#[cfg(unix)]
+#[path = "cli/worktrees.rs"]
+mod worktrees;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

@@ -9,6 +9,7 @@ mod profile;
 mod render;
 mod run;
 mod views;
+mod worktree;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,6 +85,10 @@ enum Command {
     /// Manage a workspace's profiles.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
+    /// A session's git worktree (sessions started with `run --worktree`): status, commit,
+    /// merge, remove.
+    #[command(subcommand, after_help = EXIT_CODES)]
+    Worktree(worktree::WorktreeCommand),
 }
 
 fn main() -> ExitCode {
@@ -136,6 +141,7 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
                 Command::Approvals(a) => views::approvals(&desk, a).await,
                 Command::Profile(c) => profile::profile(&desk, c).await,
                 Command::Import(a) => import::import(&desk, a).await,
+                Command::Worktree(c) => worktree::worktree(&desk, c).await,
                 Command::Run(_) | Command::Doctor(_) => Ok(()),
             };
             desk.close().await;

@@ -65,6 +65,13 @@ pub struct RunArgs {
     /// How to answer the agent's approval requests.
     #[arg(long, value_enum, default_value_t = ApproveMode::Ask)]
     approve: ApproveMode,
+    /// Start the new session in its own git worktree (a new branch from the workspace's
+    /// current branch, in the data directory); see `agentdesk-cli worktree`.
+    #[arg(long, conflicts_with = "session")]
+    worktree: bool,
+    /// The branch the worktree starts from and merges back into (with --worktree).
+    #[arg(long, value_name = "BRANCH", requires = "worktree")]
+    base: Option<String>,
     /// Continue this session (id or unambiguous prefix) instead of starting a new one.
     #[arg(long, value_name = "ID")]
     session: Option<String>,
@@ -274,7 +281,10 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
             engine: Some(engine),
             profile_id: profile.map(|p| p.id),
             title: None,
-            worktree: None,
+            worktree: a.worktree.then(|| agentdesk_core::worktrees::InWorktree {
+                base: a.base.clone(),
+                name_hint: Some(a.prompt.clone()),
+            }),
         })
         .await?;
     Ok((session, true))

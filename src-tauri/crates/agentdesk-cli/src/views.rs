@@ -161,7 +161,15 @@ pub async fn sessions(desk: &Desk, a: SessionsArgs) -> CliResult<()> {
             } else {
                 visible_line(&s.title)
             },
-            format_args!("  [{}]{}", visible_line(ws), origin_note(s))
+            format_args!(
+                "  [{}]{}{}",
+                visible_line(ws),
+                origin_note(s),
+                s.branch
+                    .as_deref()
+                    .map(|b| format!("  (worktree, branch {b})"))
+                    .unwrap_or_default()
+            )
         );
     }
     Ok(())
