@@ -281,6 +281,17 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::history::rescan_histories,
         commands::history::set_history_settings,
         commands::settings::open_data_folder,
+        commands::worktrees::workspace_git,
+        commands::worktrees::set_isolate_sessions,
+        commands::worktrees::worktree_status,
+        commands::worktrees::worktree_diff,
+        commands::worktrees::worktree_commit,
+        commands::worktrees::worktree_discard,
+        commands::worktrees::worktree_merge,
+        commands::worktrees::remove_worktree,
+        commands::worktrees::recreate_worktree,
+        commands::worktrees::forget_worktree,
+        commands::worktrees::open_worktree_folder,
         commands::window::window_painted,
     ]
 }

@@ -36,7 +36,7 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(screen.getByRole("button", { name: "New session" }));
     });
-    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, null);
+    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, null, null);
     expect(screen.getAllByTestId("session-item")).toHaveLength(3);
     expect(await screen.findByRole("textbox", { name: "Message" }, LAZY)).toBeTruthy();
     await waitFor(() => expect(ipc.openSession).toHaveBeenCalledWith("new", expect.any(Function)), LAZY);
@@ -54,7 +54,7 @@ describe("App with sessions", () => {
     await act(async () => {
       fireEvent.click(within(choice).getByRole("button", { name: "Claude Code" }));
     });
-    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, "claude");
+    expect(ipc.createSession).toHaveBeenCalledWith("w1", null, "claude", null);
   });
 
   it("opens a session when selected", async () => {

@@ -37,6 +37,7 @@ pub mod sessions;
 pub mod settings;
 pub mod window;
 pub mod workspaces;
+pub mod worktrees;
 
 use std::str::FromStr;
 

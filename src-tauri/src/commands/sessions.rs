@@ -20,8 +20,8 @@ desk_commands! {
     /// A new session; with no profile, the workspace's default one; with neither, the engine
     /// the user picked (a workspace without profiles runs the engine's own defaults).
     fn create_session(desk, args: CreateSessionArgs) {
-        let CreateSessionArgs { workspace_id, profile_id, engine } = args;
-        let new = NewSession { profile_id, engine, ..NewSession::new(workspace_id) };
+        let CreateSessionArgs { workspace_id, profile_id, engine, worktree } = args;
+        let new = NewSession { profile_id, engine, worktree, ..NewSession::new(workspace_id) };
         desk.create_session(&new).await?
     }
 

@@ -127,7 +127,7 @@ pub async fn open_data_folder(
         .map_err(|e| internal(format!("cannot open the file manager: {e}")))
 }
 
-fn folder_opener(dir: &std::path::Path) -> std::process::Command {
+pub(crate) fn folder_opener(dir: &std::path::Path) -> std::process::Command {
     #[cfg(target_os = "macos")]
     let program = "open";
     #[cfg(target_os = "windows")]

@@ -68,6 +68,10 @@ export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts 
         onNewSession={(id) => void open.newSession(id)}
         choosingEngineFor={open.choosingEngine}
         onPickEngine={(id, engine) => (engine ? void open.newSession(id, engine) : open.setChoosingEngine(null))}
+        choosingWorktreeFor={open.choosingWorktree}
+        onChooseWorktree={open.setChoosingWorktree}
+        onNewWorktreeSession={(id, worktree) => void open.newSession(id, null, worktree)}
+        onError={desk.report}
         onOpenProfiles={(id) => {
           dispatch({ type: "selected", id });
           nav.go({ kind: "profiles", workspaceId: id });

@@ -2,6 +2,7 @@
 // first), an approval's card (from the Approvals view or a notification's click), a search hit.
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Approval, Engine, Ipc, Session } from "../ipc";
+import { worktreeApi, type NewWorktree } from "../ipc/worktrees";
 import type { SearchHit } from "../ipc/library";
 import type { SearchController } from "../state/search";
 import type { Desk } from "./desk";
@@ -20,18 +21,33 @@ export function useOpeners(ipc: Ipc, nav: Navigator, desk: Desk, search: SearchC
     [dispatch, nav],
   );
 
-  // A workspace without profiles asks which engine first.
+  // A workspace without profiles asks which engine first (a worktree asked for waits with it).
   const [choosingEngine, setChoosingEngine] = useState<string | null>(null);
+  const pendingWorktree = useRef<NewWorktree | null>(null);
+  // "New session in a worktree" opens its choice (base branch, the workspace's setting).
+  const [choosingWorktree, setChoosingWorktree] = useState<string | null>(null);
   const { created } = sessions.edits;
   const newSession = useCallback(
-    async (workspaceId: string, engine: Engine | null = null) => {
+    async (workspaceId: string, engine: Engine | null = null, worktree?: NewWorktree) => {
       try {
+        setChoosingWorktree(null);
+        let inWorktree = worktree ?? (engine ? pendingWorktree.current : null);
+        if (worktree === undefined && !engine) {
+          // A plain "New session" follows the workspace's "Isolate new sessions in worktrees".
+          const git = await worktreeApi.workspaceGit(workspaceId).catch(() => null);
+          if (git?.isolateNewSessions) {
+            if (git.unavailable !== null) throw { code: "invalid_input", message: `This workspace isolates new sessions in worktrees, but ${git.unavailable}` };
+            inWorktree = { base: null, nameHint: null };
+          }
+        }
         if (!engine && (await ipc.listProfiles(workspaceId)).length === 0) {
+          pendingWorktree.current = inWorktree;
           setChoosingEngine(workspaceId);
           return;
         }
         setChoosingEngine(null);
-        const s = await ipc.createSession(workspaceId, null, engine);
+        pendingWorktree.current = null;
+        const s = await ipc.createSession(workspaceId, null, engine, inWorktree);
         created(s);
         dispatch({ type: "selected", id: workspaceId });
         nav.go({ kind: "session", id: s.id, focus: null });
@@ -89,7 +105,7 @@ export function useOpeners(ipc: Ipc, nav: Navigator, desk: Desk, search: SearchC
     void refreshPending();
   }, [nav, refreshPending]);
 
-  return { find, openSession, newSession, choosingEngine, setChoosingEngine, openApproval, openHit, openApprovals };
+  return { find, openSession, newSession, choosingEngine, setChoosingEngine, choosingWorktree, setChoosingWorktree, openApproval, openHit, openApprovals };
 }
 
 export type Openers = ReturnType<typeof useOpeners>;

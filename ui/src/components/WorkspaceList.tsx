@@ -1,7 +1,9 @@
-import type { Engine, Session, Workspace } from "../ipc";
+import type { Engine, IpcError, Session, Workspace } from "../ipc";
+import type { NewWorktree } from "../ipc/worktrees";
 import type { ActivityStore } from "../state/activity";
 import { useEngines } from "../state/engines";
 import { SessionList } from "./sidebar/SessionList";
+import { WorktreeChoice } from "./worktree/WorktreeChoice";
 
 interface Props {
   items: Workspace[];
@@ -21,6 +23,11 @@ interface Props {
   onPickEngine: (workspaceId: string, engine: Engine | null) => void;
   /** Open the workspace's profiles editor. */
   onOpenProfiles?: (workspaceId: string) => void;
+  /** The workspace whose "New session in a worktree" choice is open. */
+  choosingWorktreeFor?: string | null;
+  onChooseWorktree?: (workspaceId: string | null) => void;
+  onNewWorktreeSession?: (workspaceId: string, worktree: NewWorktree) => void;
+  onError?: (e: IpcError) => void;
 }
 
 export function WorkspaceList(p: Props) {
@@ -67,6 +74,26 @@ export function WorkspaceList(p: Props) {
           >
             <span aria-hidden="true">+ </span>New session
           </button>
+          {p.onChooseWorktree && (
+            <button
+              type="button"
+              className="new-session new-worktree-session"
+              title={`New session in its own git worktree of ${w.name}`}
+              aria-expanded={p.choosingWorktreeFor === w.id}
+              onClick={() => p.onChooseWorktree?.(p.choosingWorktreeFor === w.id ? null : w.id)}
+            >
+              <span aria-hidden="true">+ </span>New session in a worktree
+            </button>
+          )}
+          {p.choosingWorktreeFor === w.id && p.onNewWorktreeSession && (
+            <WorktreeChoice
+              workspaceId={w.id}
+              workspaceName={w.name}
+              onStart={(wt) => p.onNewWorktreeSession?.(w.id, wt)}
+              onCancel={() => p.onChooseWorktree?.(null)}
+              onError={(e) => p.onError?.(e)}
+            />
+          )}
           {p.onOpenProfiles && (
             <button
               type="button"

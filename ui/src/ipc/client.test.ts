@@ -20,7 +20,7 @@ describe("the generated commands", () => {
     await commands.addWorkspace("/w");
     expect(invoke).toHaveBeenLastCalledWith("add_workspace", { path: "/w", name: null }, undefined);
     await commands.createSession("w1", null, "claude");
-    expect(invoke).toHaveBeenLastCalledWith("create_session", { workspaceId: "w1", profileId: null, engine: "claude" }, undefined);
+    expect(invoke).toHaveBeenLastCalledWith("create_session", { workspaceId: "w1", profileId: null, engine: "claude", worktree: null }, undefined);
     await commands.loadTimeline("s1", null, 50);
     expect(invoke).toHaveBeenLastCalledWith("load_timeline", { sessionId: "s1", before: null, limit: 50 }, undefined);
     await commands.appInfo();

@@ -12,10 +12,13 @@ import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
 import type { ExportFormat } from "../generated/ExportFormat";
+import type { FileDiff } from "../generated/FileDiff";
 import type { HistorySettings } from "../generated/HistorySettings";
 import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
+import type { MergeOutcome } from "../generated/MergeOutcome";
+import type { NewWorktree } from "../generated/NewWorktree";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
 import type { Profile } from "../generated/Profile";
 import type { ProfileError } from "../generated/ProfileError";
@@ -29,6 +32,9 @@ import type { TimelinePage } from "../generated/TimelinePage";
 import type { UiSettings } from "../generated/UiSettings";
 import type { UserDecision } from "../generated/UserDecision";
 import type { Workspace } from "../generated/Workspace";
+import type { WorkspaceGit } from "../generated/WorkspaceGit";
+import type { WorktreeRemoved } from "../generated/WorktreeRemoved";
+import type { WorktreeStatus } from "../generated/WorktreeStatus";
 import { invokeCommand } from "./client";
 
 export type OfferedFile = { token: string, name: string, 
@@ -49,7 +55,11 @@ export type PickFolderArgs = Record<symbol, never>;
 
 export type ListSessionsArgs = { workspaceId: string, archived: boolean, };
 
-export type CreateSessionArgs = { workspaceId: string, profileId: string | null, engine: Engine | null, };
+export type CreateSessionArgs = { workspaceId: string, profileId: string | null, engine: Engine | null, 
+/**
+ * Run it in a new git worktree of the workspace's repository.
+ */
+worktree: NewWorktree | null, };
 
 export type OpenSessionArgs = { sessionId: string, onBatch: Channel<LiveBatch>, };
 
@@ -143,6 +153,28 @@ export type RescanHistoriesArgs = Record<symbol, never>;
 
 export type SetHistorySettingsArgs = { settings: HistorySettings, };
 
+export type WorkspaceGitArgs = { workspaceId: string, };
+
+export type SetIsolateSessionsArgs = { workspaceId: string, on: boolean, };
+
+export type WorktreeStatusArgs = { sessionId: string, };
+
+export type WorktreeDiffArgs = { sessionId: string, path: string, oldPath: string | null, committed: boolean, };
+
+export type WorktreeCommitArgs = { sessionId: string, message: string, files: Array<string>, };
+
+export type WorktreeDiscardArgs = { sessionId: string, path: string, };
+
+export type WorktreeMergeArgs = { sessionId: string, };
+
+export type RemoveWorktreeArgs = { sessionId: string, force: boolean, };
+
+export type RecreateWorktreeArgs = { sessionId: string, };
+
+export type ForgetWorktreeArgs = { sessionId: string, };
+
+export type OpenWorktreeFolderArgs = { sessionId: string, };
+
 export type OpenDataFolderArgs = { which: "data" | "logs", };
 
 export function appInfo(): Promise<AppInfo> {
@@ -179,8 +211,8 @@ export function listSessions(workspaceId: ListSessionsArgs["workspaceId"], archi
  * A new session; with no profile, the workspace's default one; with neither, `engine`
  * (a workspace without profiles runs the engine's own defaults).
  */
-export function createSession(workspaceId: CreateSessionArgs["workspaceId"], profileId?: CreateSessionArgs["profileId"], engine?: CreateSessionArgs["engine"]): Promise<Session> {
-  return invokeCommand<Session>("create_session", "IpcError", { workspaceId, profileId: profileId ?? null, engine: engine ?? null });
+export function createSession(workspaceId: CreateSessionArgs["workspaceId"], profileId?: CreateSessionArgs["profileId"], engine?: CreateSessionArgs["engine"], worktree?: CreateSessionArgs["worktree"]): Promise<Session> {
+  return invokeCommand<Session>("create_session", "IpcError", { workspaceId, profileId: profileId ?? null, engine: engine ?? null, worktree: worktree ?? null });
 }
 
 /**
@@ -488,6 +520,67 @@ export function setHistorySettings(settings: SetHistorySettingsArgs["settings"])
 }
 
 /**
+ * Whether the workspace can have sessions in worktrees (else why not), its branches,
+ * its uncommitted files and its "Isolate new sessions in worktrees" setting.
+ */
+export function workspaceGit(workspaceId: WorkspaceGitArgs["workspaceId"]): Promise<WorkspaceGit> {
+  return invokeCommand<WorkspaceGit>("workspace_git", "IpcError", { workspaceId });
+}
+
+export function setIsolateSessions(workspaceId: SetIsolateSessionsArgs["workspaceId"], on: SetIsolateSessionsArgs["on"]): Promise<null> {
+  return invokeCommand<null>("set_isolate_sessions", "IpcError", { workspaceId, on });
+}
+
+/**
+ * The session's worktree: its changes against the base, its commits.
+ */
+export function worktreeStatus(sessionId: WorktreeStatusArgs["sessionId"]): Promise<WorktreeStatus> {
+  return invokeCommand<WorktreeStatus>("worktree_status", "IpcError", { sessionId });
+}
+
+export function worktreeDiff(sessionId: WorktreeDiffArgs["sessionId"], path: WorktreeDiffArgs["path"], oldPath: WorktreeDiffArgs["oldPath"], committed: WorktreeDiffArgs["committed"]): Promise<FileDiff> {
+  return invokeCommand<FileDiff>("worktree_diff", "IpcError", { sessionId, path, oldPath, committed });
+}
+
+/**
+ * Commit all uncommitted changes, or only `files`.
+ */
+export function worktreeCommit(sessionId: WorktreeCommitArgs["sessionId"], message: WorktreeCommitArgs["message"], files: WorktreeCommitArgs["files"]): Promise<WorktreeStatus> {
+  return invokeCommand<WorktreeStatus>("worktree_commit", "IpcError", { sessionId, message, files });
+}
+
+export function worktreeDiscard(sessionId: WorktreeDiscardArgs["sessionId"], path: WorktreeDiscardArgs["path"]): Promise<WorktreeStatus> {
+  return invokeCommand<WorktreeStatus>("worktree_discard", "IpcError", { sessionId, path });
+}
+
+/**
+ * Merge the branch into its base; a conflict is `merge_conflict` naming the files.
+ */
+export function worktreeMerge(sessionId: WorktreeMergeArgs["sessionId"]): Promise<MergeOutcome> {
+  return invokeCommand<MergeOutcome>("worktree_merge", "IpcError", { sessionId });
+}
+
+export function removeWorktree(sessionId: RemoveWorktreeArgs["sessionId"], force: RemoveWorktreeArgs["force"]): Promise<WorktreeRemoved> {
+  return invokeCommand<WorktreeRemoved>("remove_worktree", "IpcError", { sessionId, force });
+}
+
+export function recreateWorktree(sessionId: RecreateWorktreeArgs["sessionId"]): Promise<WorktreeStatus> {
+  return invokeCommand<WorktreeStatus>("recreate_worktree", "IpcError", { sessionId });
+}
+
+export function forgetWorktree(sessionId: ForgetWorktreeArgs["sessionId"]): Promise<Session> {
+  return invokeCommand<Session>("forget_worktree", "IpcError", { sessionId });
+}
+
+/**
+ * Open the session's worktree in the file manager (the folder comes from the store,
+ * never from the page).
+ */
+export function openWorktreeFolder(sessionId: OpenWorktreeFolderArgs["sessionId"]): Promise<null> {
+  return invokeCommand<null>("open_worktree_folder", "IpcError", { sessionId });
+}
+
+/**
  * Open the data or the log folder in the file manager (named, never a path).
  */
 export function openDataFolder(which: OpenDataFolderArgs["which"]): Promise<null> {
@@ -549,6 +642,17 @@ export const COMMANDS = [
   "watch_histories",
   "rescan_histories",
   "set_history_settings",
+  "workspace_git",
+  "set_isolate_sessions",
+  "worktree_status",
+  "worktree_diff",
+  "worktree_commit",
+  "worktree_discard",
+  "worktree_merge",
+  "remove_worktree",
+  "recreate_worktree",
+  "forget_worktree",
+  "open_worktree_folder",
   "open_data_folder",
 ] as const;
 
@@ -609,5 +713,16 @@ export type CommandError = {
   watch_histories: IpcError;
   rescan_histories: IpcError;
   set_history_settings: IpcError;
+  workspace_git: IpcError;
+  set_isolate_sessions: IpcError;
+  worktree_status: IpcError;
+  worktree_diff: IpcError;
+  worktree_commit: IpcError;
+  worktree_discard: IpcError;
+  worktree_merge: IpcError;
+  remove_worktree: IpcError;
+  recreate_worktree: IpcError;
+  forget_worktree: IpcError;
+  open_worktree_folder: IpcError;
   open_data_folder: IpcError;
 };

@@ -37,6 +37,7 @@ import type { SessionActivity } from "../generated/SessionActivity";
 import type { TimelineItem } from "../generated/TimelineItem";
 import type { TimelinePage } from "../generated/TimelinePage";
 import type { Workspace } from "../generated/Workspace";
+import type { NewWorktree } from "../generated/NewWorktree";
 
 export type {
   UserDecision,
@@ -97,9 +98,10 @@ export const ipc = {
   pickFolder: commands.pickFolder,
 
   listSessions: (workspaceId: string, archived = false) => commands.listSessions(workspaceId, archived),
-  /** With no profile, the workspace's default one; a workspace without profiles needs `engine`. */
-  createSession: (workspaceId: string, profileId: string | null = null, engine: Engine | null = null) =>
-    commands.createSession(workspaceId, profileId, engine),
+  /** With no profile, the workspace's default one; a workspace without profiles needs `engine`.
+   *  `worktree`: in a new git worktree of the workspace's repository. */
+  createSession: (workspaceId: string, profileId: string | null = null, engine: Engine | null = null, worktree: NewWorktree | null = null) =>
+    commands.createSession(workspaceId, profileId, engine, worktree),
   /**
    * Opens the live stream of a session; `onBatch` gets a `reset` first. The shell sends the
    * next batch only once `shown` is called for the last one (or after a second): a page that

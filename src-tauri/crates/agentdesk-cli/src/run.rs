@@ -281,7 +281,7 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
             engine: Some(engine),
             profile_id: profile.map(|p| p.id),
             title: None,
-            worktree: a.worktree.then(|| agentdesk_core::worktrees::InWorktree {
+            worktree: a.worktree.then(|| agentdesk_protocol::ui::NewWorktree {
                 base: a.base.clone(),
                 name_hint: Some(a.prompt.clone()),
             }),

@@ -22,7 +22,7 @@ pub struct NewSession {
     pub engine: Option<Engine>,
     pub title: Option<String>,
     /// Run the session in a new git worktree of the workspace's repository.
-    pub worktree: Option<crate::worktrees::InWorktree>,
+    pub worktree: Option<agentdesk_protocol::ui::NewWorktree>,
 }
 
 impl NewSession {

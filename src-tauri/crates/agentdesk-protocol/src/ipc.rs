@@ -60,9 +60,10 @@ pub use crate::ipc_macro::{
 };
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
-    ExportFormat, HistorySettings, HistoryStatus, IpcError, LiveBatch, NotificationPrefs, Profile,
-    ProfileError, ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint,
-    TimelinePage, UiSettings, Workspace,
+    ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch, MergeOutcome,
+    NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run, SearchHit, Session,
+    SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace, WorkspaceGit,
+    WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -172,6 +173,8 @@ define_rpc! {
         workspace_id: WorkspaceId,
         profile_id: Option<ProfileId>,
         engine: Option<Engine>,
+        /// Run it in a new git worktree of the workspace's repository.
+        worktree: Option<NewWorktree>,
     }) -> Result<Session, IpcError>;
     /// Start streaming a session to `on_batch`: a reset first, then at most a batch a frame.
     open_session(OpenSessionArgs { session_id: SessionId, on_batch: Channel<LiveBatch> }) -> Result<(), IpcError>;
@@ -283,6 +286,29 @@ define_rpc! {
     rescan_histories(RescanHistoriesArgs {}) -> Result<(), IpcError>;
     /// Which sources are scanned, watched and shown; a source turned on is scanned at once.
     set_history_settings(SetHistorySettingsArgs { settings: HistorySettings }) -> Result<(), IpcError>;
+    /// Whether the workspace can have sessions in worktrees (else why not), its branches,
+    /// its uncommitted files and its "Isolate new sessions in worktrees" setting.
+    workspace_git(WorkspaceGitArgs { workspace_id: WorkspaceId }) -> Result<WorkspaceGit, IpcError>;
+    set_isolate_sessions(SetIsolateSessionsArgs { workspace_id: WorkspaceId, on: bool }) -> Result<(), IpcError>;
+    /// The session's worktree: its changes against the base, its commits.
+    worktree_status(WorktreeStatusArgs { session_id: SessionId }) -> Result<WorktreeStatus, IpcError>;
+    worktree_diff(WorktreeDiffArgs {
+        session_id: SessionId,
+        path: String,
+        old_path: Option<String>,
+        committed: bool,
+    }) -> Result<FileDiff, IpcError>;
+    /// Commit all uncommitted changes, or only `files`.
+    worktree_commit(WorktreeCommitArgs { session_id: SessionId, message: String, files: Vec<String> }) -> Result<WorktreeStatus, IpcError>;
+    worktree_discard(WorktreeDiscardArgs { session_id: SessionId, path: String }) -> Result<WorktreeStatus, IpcError>;
+    /// Merge the branch into its base; a conflict is `merge_conflict` naming the files.
+    worktree_merge(WorktreeMergeArgs { session_id: SessionId }) -> Result<MergeOutcome, IpcError>;
+    remove_worktree(RemoveWorktreeArgs { session_id: SessionId, force: bool }) -> Result<WorktreeRemoved, IpcError>;
+    recreate_worktree(RecreateWorktreeArgs { session_id: SessionId }) -> Result<WorktreeStatus, IpcError>;
+    forget_worktree(ForgetWorktreeArgs { session_id: SessionId }) -> Result<Session, IpcError>;
+    /// Open the session's worktree in the file manager (the folder comes from the store,
+    /// never from the page).
+    open_worktree_folder(OpenWorktreeFolderArgs { session_id: SessionId }) -> Result<(), IpcError>;
     /// Open the data or the log folder in the file manager (named, never a path).
     open_data_folder(OpenDataFolderArgs {
         #[ts(type = "\"data\" | \"logs\"")]

@@ -60,6 +60,8 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::WorktreeStatus>(&cfg, &mut out);
     render::<ui::FileDiff>(&cfg, &mut out);
     render::<ui::MergeOutcome>(&cfg, &mut out);
+    render::<ui::NewWorktree>(&cfg, &mut out);
+    render::<ui::WorktreeRemoved>(&cfg, &mut out);
     render::<ui::RunStatus>(&cfg, &mut out);
     render::<ui::Run>(&cfg, &mut out);
     render::<ui::ItemStatus>(&cfg, &mut out);

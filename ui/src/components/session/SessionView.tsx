@@ -12,6 +12,7 @@ import { ProfileSwitcher } from "./ProfileSwitcher";
 // Announced to screen readers; worded apart from the status words so text lookups stay unique.
 const ANNOUNCE = { queued: "", running: "Run started", completed: "Run finished", failed: "Run ended with an error", interrupted: "Run stopped" } as const;
 import { Timeline } from "./Timeline";
+import { WorktreeReview } from "../worktree/WorktreeReview";
 
 interface Props {
   session: Session;
@@ -29,6 +30,10 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
   const [diagOpen, setDiagOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [dropped, setDropped] = useState<{ files: OfferedFile[]; at: number } | null>(null);
+  // A session in a worktree has two tabs: the conversation and the review of its changes.
+  const [reviewing, setReviewing] = useState(false);
+  const inWorktree = session.worktree !== null;
+  const showReview = inWorktree && reviewing;
   const active = useActiveRuns(store);
   const running = active.find((r) => r.status === "running") ?? null;
 
@@ -114,11 +119,29 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
         <div className="session-heading">
           <h1 id="session-title">{session.title || "Untitled session"}</h1>
           <span className={`engine-tag engine-${session.engine}`}>{engineName(engines, session.engine)}</span>
+          {session.branch && (
+            <span className="branch-tag" title={`Runs in its own worktree: ${session.worktree}`}>
+              <span className="visually-hidden">branch </span>
+              {session.branch}
+            </span>
+          )}
         </div>
         <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
       </header>
       <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />
-      {openError ? (
+      {inWorktree && (
+        <div className="session-tabs" role="tablist" aria-label="Session views">
+          <button type="button" role="tab" aria-selected={!showReview} onClick={() => setReviewing(false)}>
+            Conversation
+          </button>
+          <button type="button" role="tab" aria-selected={showReview} onClick={() => setReviewing(true)}>
+            Review changes
+          </button>
+        </div>
+      )}
+      {showReview ? (
+        <WorktreeReview session={session} running={active.length > 0} onSessionChanged={onSessionChanged} onError={onError} />
+      ) : openError ? (
         <div className="timeline-empty" role="log" aria-label="Timeline">
           <p>
             This session could not be opened: {openError}{" "}
@@ -132,7 +155,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
           <Timeline store={store} focusApproval={focusApproval} onError={onError} />
         </EngineCapabilitiesContext.Provider>
       )}
-      <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />
+      {!showReview && <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />}
       <div className="visually-hidden" role="status" aria-live="polite">
         {announcement}
       </div>

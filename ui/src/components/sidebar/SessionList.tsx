@@ -3,6 +3,7 @@ import type { Session } from "../../ipc";
 import type { SessionOrigin } from "../../generated/SessionOrigin";
 import { useSessionActivity, type ActivityStore } from "../../state/activity";
 import { RenameField, SessionMenu, useSessionActions } from "./SessionActions";
+import { BranchLine } from "../worktree/BranchLine";
 
 /** Where an imported session began, as the sidebar names it ("from Claude Code"). */
 export const ORIGIN_NAMES: Record<Exclude<SessionOrigin, "app">, string> = {
@@ -20,7 +21,12 @@ function SessionEntry({ session, activity, selected, onOpen }: { session: Sessio
         <RenameField session={session} ctx={actions} onDone={() => setRenaming(false)} />
       ) : (
         <button type="button" className="session-select" aria-current={selected ? "page" : undefined} onClick={onOpen} data-testid="session-item">
-          {session.origin === "app" ? (
+          {session.origin === "app" && session.branch ? (
+            <span className="session-text">
+              <span className="session-title">{session.title || "Untitled session"}</span>
+              <BranchLine session={session} running={Boolean(a?.running)} />
+            </span>
+          ) : session.origin === "app" ? (
             <span className="session-title">{session.title || "Untitled session"}</span>
           ) : (
             <span className="session-text">

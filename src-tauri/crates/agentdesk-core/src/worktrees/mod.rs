@@ -15,7 +15,7 @@ mod review;
 use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::ids::{SessionId, WorkspaceId};
-use agentdesk_protocol::ui::{Session, WorkspaceGit, WorktreeStatus};
+use agentdesk_protocol::ui::{NewWorktree, Session, WorkspaceGit, WorktreeRemoved, WorktreeStatus};
 
 use crate::{CoreError, Desk, Result};
 pub(crate) use git::Git;
@@ -28,23 +28,6 @@ fn isolate_key(workspace_id: &WorkspaceId) -> String {
 
 /// Branches are `agentdesk/<title>-<id>`; the title part is cut to this many characters.
 const BRANCH_TITLE_CHARS: usize = 32;
-
-/// A new session's worktree: from `base` (a local branch), or the branch checked out in the
-/// workspace folder.
-#[derive(Debug, Clone, Default)]
-pub struct InWorktree {
-    pub base: Option<String>,
-    /// Names the branch when the session has no title yet (the first message).
-    pub name_hint: Option<String>,
-}
-
-/// What removing a worktree did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Removed {
-    pub session: Session,
-    /// The branch was kept: it has commits the base does not (removed with `force`).
-    pub kept_branch: Option<String>,
-}
 
 /// A session's worktree as the operations need it.
 pub(crate) struct Tree {
@@ -129,7 +112,7 @@ impl Desk {
         workspace_path: &str,
         session_id: &SessionId,
         title: &str,
-        want: &InWorktree,
+        want: &NewWorktree,
     ) -> Result<(String, String, String)> {
         let git = Git::checked().await?;
         let top = repository_root(&git, Path::new(workspace_path)).await?;
@@ -275,7 +258,11 @@ impl Desk {
     /// folder). Refused while a run is active, and — unless `force` — while it holds
     /// uncommitted changes or commits the base does not have, naming them. The branch goes
     /// too when the base has all its commits; otherwise it is kept.
-    pub async fn remove_worktree(&self, session_id: &SessionId, force: bool) -> Result<Removed> {
+    pub async fn remove_worktree(
+        &self,
+        session_id: &SessionId,
+        force: bool,
+    ) -> Result<WorktreeRemoved> {
         let session = self.store.get_session(session_id).await?;
         self.refuse_if_running(session_id, "removing its worktree")
             .await?;
@@ -300,7 +287,7 @@ impl Desk {
         };
         self.store.set_session_worktree(session_id, None).await?;
         tracing::info!(%session_id, branch = %tree.branch, kept = kept_branch.is_some(), "worktree removed");
-        Ok(Removed {
+        Ok(WorktreeRemoved {
             session: self.store.get_session(session_id).await?,
             kept_branch,
         })

@@ -6,9 +6,9 @@ use std::process::Command;
 
 use agentdesk_protocol::ui::{ErrorCode, FileState, Session, Workspace};
 
-use super::InWorktree;
 use crate::test_desk::{desk_with_workspace, Dirs};
 use crate::{CoreError, Desk, NewSession};
+use agentdesk_protocol::ui::NewWorktree as InWorktree;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")

@@ -118,3 +118,22 @@ pub struct MergeOutcome {
     /// Commits the merge brought into the base (0: it had them already).
     pub commits: u32,
 }
+
+/// A new session's worktree: from `base` (a local branch), or the branch checked out in the
+/// workspace folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct NewWorktree {
+    pub base: Option<String>,
+    /// Names the branch when the session has no title yet (the first message).
+    pub name_hint: Option<String>,
+}
+
+/// What removing a worktree did: the session (kept, without a worktree now), and the branch
+/// when it was kept because the base does not have its commits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WorktreeRemoved {
+    pub session: super::Session,
+    pub kept_branch: Option<String>,
+}
