@@ -205,6 +205,7 @@ impl Desk {
         self.refuse_if_terminal_driving(session_id).await?;
         let _guard = self.runs.start_lock.lock().await;
         let run = self.create_run(session_id, text, attachments).await?;
+        self.name_branch_after_title(session_id).await;
         self.pipeline
             .publish(RunUpdate::Status { run: run.clone() });
         if run.status == RunStatus::Running {

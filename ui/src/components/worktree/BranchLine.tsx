@@ -32,9 +32,9 @@ export function BranchLine({ session, running, api = worktreeApi }: { session: S
   const count = missing ? "folder missing" : changed === null ? "" : changed === 1 ? "1 file changed" : `${changed} files changed`;
   return (
     <span className="session-branch" title={session.worktree ?? undefined} data-testid="session-branch">
+      {count && `${count} · `}
       <span className="visually-hidden">branch </span>
       {session.branch}
-      {count && ` · ${count}`}
     </span>
   );
 }

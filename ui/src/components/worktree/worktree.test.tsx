@@ -187,7 +187,7 @@ describe("BranchLine", () => {
   it("names the branch and counts the changed files once each", async () => {
     const api = fakeApi({ status: vi.fn(async () => status({ uncommitted: [file("a"), file("b")], committed: [file("a"), file("c")] })) });
     render(<BranchLine session={wtSession} running={false} api={api} />);
-    expect((await screen.findByText(/3 files changed/)).textContent).toBe("branch agentdesk/fix-it-1234 · 3 files changed");
+    expect((await screen.findByText(/3 files changed/)).textContent).toBe("3 files changed · branch agentdesk/fix-it-1234");
     await act(async () => {});
   });
 });

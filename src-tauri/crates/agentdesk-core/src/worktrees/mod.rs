@@ -168,6 +168,36 @@ impl Desk {
         Ok((folder_s, branch, base))
     }
 
+    /// A worktree made before its session had a title (the window's "New session in a
+    /// worktree") is on `agentdesk/session-<id>`: once the first message names the session,
+    /// the branch takes the name too (`agentdesk/<title>-<id>`). Best effort: a failure
+    /// leaves the first name.
+    pub(crate) async fn name_branch_after_title(&self, session_id: &SessionId) {
+        let renamed = async {
+            let session = self.store.get_session(session_id).await?;
+            let (Some(path), Some(branch), Some(base)) =
+                (&session.worktree, &session.branch, &session.base_branch)
+            else {
+                return Ok(());
+            };
+            if session.title.is_empty() || *branch != untitled_branch(&session.id) {
+                return Ok(());
+            }
+            let tree = self.tree(&session).await?;
+            let name = free_branch_name(&tree.git, &tree.top, &session.title, &session.id).await?;
+            tree.git
+                .run(&tree.top, &["branch", "-m", branch, &name])
+                .await?;
+            self.store
+                .set_session_worktree(session_id, Some((path, &name, base)))
+                .await?;
+            Ok::<_, CoreError>(())
+        };
+        if let Err(e) = renamed.await {
+            tracing::warn!(%session_id, error = %e, "worktree branch not renamed after the title");
+        }
+    }
+
     /// Take back the worktree made for a session that was then not stored.
     pub(crate) async fn undo_worktree(&self, workspace_path: &str, session: &Session) {
         let (Some(folder), Some(branch)) = (&session.worktree, &session.branch) else {
@@ -489,6 +519,17 @@ async fn free_branch_name(git: &Git, top: &Path, title: &str, id: &SessionId) ->
     Err(CoreError::InvalidInput(format!(
         "branches {stem} to {stem}-99 all exist"
     )))
+}
+
+/// The last 8 characters of a session id (uuid v7: the random end, not the time).
+fn short_id(id: &SessionId) -> &str {
+    let s = id.as_str();
+    &s[s.len().saturating_sub(8)..]
+}
+
+/// The branch of a session made before it had a title.
+fn untitled_branch(id: &SessionId) -> String {
+    format!("agentdesk/session-{}", short_id(id))
 }
 
 /// Lower-case ASCII letters and digits joined by single dashes, at most `max` characters.

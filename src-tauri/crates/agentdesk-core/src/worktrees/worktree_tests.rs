@@ -429,3 +429,36 @@ async fn a_workspace_in_a_subfolder_runs_there_in_the_worktree() {
     assert_eq!(folder, root(&s).join("src"));
     assert!(folder.join("lib.rs").is_file());
 }
+
+#[tokio::test]
+async fn a_session_made_before_its_title_names_its_branch_at_the_first_message() {
+    let (desk, ws, dirs) = repo().await;
+    let s = desk
+        .create_session(&NewSession {
+            engine: Some(agentdesk_protocol::ui::Engine::Codex),
+            worktree: Some(InWorktree::default()),
+            ..NewSession::new(ws.id.clone())
+        })
+        .await
+        .unwrap();
+    let first = s.branch.clone().unwrap();
+    assert!(first.starts_with("agentdesk/session-"), "{first}");
+    desk.create_run(&s.id, "Fix the flaky test", &[])
+        .await
+        .unwrap();
+    desk.name_branch_after_title(&s.id).await;
+    let named = desk.get_session(&s.id).await.unwrap().branch.unwrap();
+    assert!(
+        named.starts_with("agentdesk/fix-the-flaky-test-"),
+        "{named}"
+    );
+    assert_eq!(git(root(&s), &["branch", "--show-current"]), named);
+    assert_eq!(git(dirs.folder.path(), &["branch", "--list", &first]), "");
+    // Named once: a later title change leaves it.
+    desk.rename_session(&s.id, "Something else").await.unwrap();
+    desk.name_branch_after_title(&s.id).await;
+    assert_eq!(
+        desk.get_session(&s.id).await.unwrap().branch.unwrap(),
+        named
+    );
+}
