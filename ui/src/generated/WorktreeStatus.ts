@@ -25,4 +25,10 @@ commits: Array<WorktreeCommit>,
 /**
  * Commits the base gained since the branch left it.
  */
-behind: number, };
+behind: number, 
+/**
+ * Submodules not checked out in the worktree (their clone failed when it was made:
+ * no network, a transport the user's git refuses); `git submodule update --init` there
+ * fixes it.
+ */
+unreadySubmodules: Array<string>, };

@@ -127,6 +127,11 @@ export function WorktreeReview({ session, running, api = worktreeApi, onSessionC
           </button>
         </div>
       )}
+      {status.unreadySubmodules.length > 0 && (
+        <p className="review-note" data-testid="unready-submodules">
+          Submodules not checked out in this worktree: {status.unreadySubmodules.join(", ")}. Their clone failed when the worktree was made; run <code>git submodule update --init</code> in its folder.
+        </p>
+      )}
       {problem && (
         <p className="review-problem" role="alert">
           <VisibleText text={problem} />

@@ -31,6 +31,7 @@ const status = (over: Partial<WorktreeStatus> = {}): WorktreeStatus => ({
   committed: [file("src/new.rs", { state: "added", added: 3, removed: 0 })],
   commits: [{ sha: "0123456789abcdef", summary: "Add new.rs" }],
   behind: 1,
+  unreadySubmodules: [],
   ...over,
 });
 
@@ -138,6 +139,14 @@ describe("WorktreeReview", () => {
     fireEvent.click(within(dialog).getByRole("button", { name: "Delete worktree" }));
     await waitFor(() => expect(api.remove).toHaveBeenCalledWith("s1", true));
     expect(changed).toHaveBeenCalledWith(expect.objectContaining({ worktree: null }));
+  });
+
+  it("names submodules that are not checked out in the worktree, with what to run", async () => {
+    const api = fakeApi({ status: vi.fn(async () => status({ unreadySubmodules: ["vendor/lib"] })) });
+    render(<WorktreeReview session={wtSession} running={false} api={api} onSessionChanged={() => {}} onError={() => {}} />);
+    const note = await screen.findByTestId("unready-submodules");
+    expect(note.textContent).toContain("vendor/lib");
+    expect(note.textContent).toContain("git submodule update --init");
   });
 
   it("offers to recreate or forget a folder deleted outside the app", async () => {

@@ -213,3 +213,13 @@ pub fn merge_tree(out: &[u8]) -> (String, Vec<String>) {
     files.dedup();
     (tree, files)
 }
+
+/// `git submodule status`: a line starting with `-` is a submodule not checked out
+/// (` -<sha> <path>`), its path the second field.
+pub fn unready_submodules(out: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter(|l| l.starts_with('-'))
+        .filter_map(|l| l.split(' ').nth(1).map(str::to_owned))
+        .collect()
+}

@@ -56,6 +56,12 @@ impl Desk {
                 }
             }
         );
+        let unready_submodules = if !missing && tree.root.join(".gitmodules").is_file() {
+            let out = git.output(&tree.root, &["submodule", "status"]).await?;
+            parse::unready_submodules(&out.stdout)
+        } else {
+            Vec::new()
+        };
         let mut committed = parse::diff_raw(&committed?);
         parse::apply_counts(&mut committed, &parse::numstat(&counts?));
         Ok(WorktreeStatus {
@@ -68,6 +74,7 @@ impl Desk {
             committed,
             commits: parse::commits(&log?),
             behind: behind?.parse().unwrap_or(0),
+            unready_submodules,
         })
     }
 

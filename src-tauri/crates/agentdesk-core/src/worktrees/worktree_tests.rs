@@ -462,3 +462,106 @@ async fn a_session_made_before_its_title_names_its_branch_at_the_first_message()
         named
     );
 }
+
+#[tokio::test]
+async fn submodules_are_checked_out_in_the_worktree_and_their_moves_named() {
+    let (desk, ws, dirs) = repo().await;
+    let lib = tempfile::tempdir().unwrap();
+    git(lib.path(), &["init", "-q", "-b", "main"]);
+    git(lib.path(), &["config", "user.name", "Test"]);
+    git(lib.path(), &["config", "user.email", "test@example.com"]);
+    write(lib.path(), "lib.txt", "v1\n");
+    git(lib.path(), &["add", "-A"]);
+    git(lib.path(), &["commit", "-q", "-m", "v1"]);
+    let dir = dirs.folder.path();
+    // A local submodule needs the file transport allowed (git >= 2.38.1 refuses it).
+    git(
+        dir,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            lib.path().to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    git(dir, &["commit", "-q", "-m", "add lib"]);
+    let s = in_worktree(&desk, &ws, "bump lib").await;
+    let sub = root(&s).join("vendor/lib");
+    // The clone in the worktree is refused (the file transport was allowed for the `add`
+    // only): the worktree is made all the same, and its status names the submodule that
+    // is not there.
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert_eq!(st.unready_submodules, ["vendor/lib"]);
+    assert!(st.uncommitted.is_empty(), "{:?}", st.uncommitted);
+    git(
+        root(&s),
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "update",
+            "--init",
+            "-q",
+        ],
+    );
+    assert!(desk
+        .worktree_status(&s.id)
+        .await
+        .unwrap()
+        .unready_submodules
+        .is_empty());
+    assert_eq!(
+        std::fs::read_to_string(sub.join("lib.txt")).unwrap(),
+        "v1\n"
+    );
+    // The agent moves the submodule to a new commit: one entry, named a submodule.
+    write(&sub, "lib.txt", "v2\n");
+    git(
+        &sub,
+        &[
+            "-c",
+            "user.name=T",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-q",
+            "-am",
+            "v2",
+        ],
+    );
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert_eq!(st.uncommitted.len(), 1, "{:?}", st.uncommitted);
+    assert!(st.uncommitted[0].submodule && !st.uncommitted[0].binary);
+    assert_eq!(st.uncommitted[0].path, "vendor/lib");
+    desk.worktree_commit(&s.id, "bump lib", &[]).await.unwrap();
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert!(
+        st.committed
+            .iter()
+            .any(|f| f.path == "vendor/lib" && f.submodule),
+        "{:?}",
+        st.committed
+    );
+}
+
+#[tokio::test]
+async fn the_isolate_setting_is_kept_per_workspace() {
+    let (desk, ws, _dirs) = repo().await;
+    assert!(
+        !desk
+            .workspace_git(&ws.id)
+            .await
+            .unwrap()
+            .isolate_new_sessions
+    );
+    desk.set_isolate_sessions(&ws.id, true).await.unwrap();
+    let info = desk.workspace_git(&ws.id).await.unwrap();
+    assert!(info.isolate_new_sessions);
+    assert!(info.uncommitted.is_empty());
+    write(Path::new(&ws.path), "README.md", "dirty\n");
+    let info = desk.workspace_git(&ws.id).await.unwrap();
+    assert_eq!(info.uncommitted, ["README.md"]);
+}

@@ -85,6 +85,10 @@ pub struct WorktreeStatus {
     pub commits: Vec<WorktreeCommit>,
     /// Commits the base gained since the branch left it.
     pub behind: u32,
+    /// Submodules not checked out in the worktree (their clone failed when it was made:
+    /// no network, a transport the user's git refuses); `git submodule update --init` there
+    /// fixes it.
+    pub unready_submodules: Vec<String>,
 }
 
 impl WorktreeStatus {
