@@ -99,61 +99,62 @@ fn ordinary(xy: &[u8], p: String, old: Option<String>) -> Option<ChangedFile> {
     Some(changed(p, old, state))
 }
 
-/// `git diff --raw -z -M A B`: what the commits changed. A gitlink (mode 160000) on either
-/// side is a submodule.
-pub fn diff_raw(out: &[u8]) -> Vec<ChangedFile> {
+/// `git diff --raw --numstat -z -M …`: the raw entries (what changed, how), then the numstat
+/// entries (lines added and removed) of the same files, in one pass of git. Walked as git
+/// writes them, so a path that looks like an entry's start is still a path.
+pub fn diff_with_counts(out: &[u8]) -> Vec<ChangedFile> {
     let mut files = Vec::new();
-    let mut fields = out.split(|b| *b == 0);
-    while let Some(meta) = fields.next() {
-        let Some(meta) = meta.strip_prefix(b":") else {
-            continue;
-        };
-        // :srcmode dstmode srcsha dstsha STATUS[score]
-        let parts: Vec<&[u8]> = meta.split(|b| *b == b' ').collect();
-        let (Some(src), Some(dst), Some(status)) = (parts.first(), parts.get(1), parts.get(4))
-        else {
-            continue;
-        };
-        let Some(state) = status.first().copied().and_then(state_of) else {
-            continue;
-        };
-        let first = fields.next().map(path).unwrap_or_default();
-        let (p, old) = if matches!(state, FileState::Renamed | FileState::Copied) {
-            (fields.next().map(path).unwrap_or_default(), Some(first))
-        } else {
-            (first, None)
-        };
-        let mut f = changed(p, old, state);
-        f.submodule = *src == b"160000" || *dst == b"160000";
-        files.push(f);
+    let mut counts = LineCounts::new();
+    let mut fields = out.split(|b| *b == 0).peekable();
+    while let Some(field) = fields.next() {
+        if let Some(meta) = field.strip_prefix(b":") {
+            let parts: Vec<&[u8]> = meta.split(|b| *b == b' ').collect();
+            let (Some(src), Some(dst), Some(status)) = (parts.first(), parts.get(1), parts.get(4))
+            else {
+                continue;
+            };
+            let Some(state) = status.first().copied().and_then(state_of) else {
+                fields.next();
+                continue;
+            };
+            let first = fields.next().map(path).unwrap_or_default();
+            let (p, old) = if matches!(state, FileState::Renamed | FileState::Copied) {
+                (fields.next().map(path).unwrap_or_default(), Some(first))
+            } else {
+                (first, None)
+            };
+            let mut f = changed(p, old, state);
+            f.submodule = *src == b"160000" || *dst == b"160000";
+            files.push(f);
+        } else if !field.is_empty() {
+            let mut parts = field.splitn(3, |b| *b == b'\t');
+            let (Some(a), Some(r), Some(p)) = (parts.next(), parts.next(), parts.next()) else {
+                continue;
+            };
+            let p = if p.is_empty() {
+                let _old = fields.next();
+                fields.next().map(path).unwrap_or_default()
+            } else {
+                path(p)
+            };
+            let n = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<u32>().ok();
+            counts.insert(p, n(a).zip(n(r)));
+        }
     }
+    apply_counts(&mut files, &counts);
     files
+}
+
+/// `git ls-files --others --exclude-standard -z`: new files git does not track yet.
+pub fn untracked(out: &[u8]) -> Vec<ChangedFile> {
+    out.split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| changed(path(p), None, FileState::Added))
+        .collect()
 }
 
 /// Lines added and removed per path (`None`: binary).
 pub type LineCounts = HashMap<String, Option<(u32, u32)>>;
-
-/// `git diff --numstat -z …`: `added\tremoved\tpath\0`, or for a rename
-/// `added\tremoved\t\0old\0new\0`; a binary file counts `-\t-`.
-pub fn numstat(out: &[u8]) -> LineCounts {
-    let mut counts = HashMap::new();
-    let mut fields = out.split(|b| *b == 0);
-    while let Some(entry) = fields.next() {
-        let mut parts = entry.splitn(3, |b| *b == b'\t');
-        let (Some(a), Some(r), Some(p)) = (parts.next(), parts.next(), parts.next()) else {
-            continue;
-        };
-        let p = if p.is_empty() {
-            let _old = fields.next();
-            fields.next().map(path).unwrap_or_default()
-        } else {
-            path(p)
-        };
-        let n = |b: &[u8]| std::str::from_utf8(b).ok()?.parse::<u32>().ok();
-        counts.insert(p, n(a).zip(n(r)));
-    }
-    counts
-}
 
 /// Fill each file's counts; a file numstat calls binary is marked so.
 pub fn apply_counts(files: &mut [ChangedFile], counts: &LineCounts) {

@@ -565,3 +565,47 @@ async fn the_isolate_setting_is_kept_per_workspace() {
     let info = desk.workspace_git(&ws.id).await.unwrap();
     assert_eq!(info.uncommitted, ["README.md"]);
 }
+
+#[tokio::test]
+async fn renames_keep_their_old_name_uncommitted_and_committed() {
+    let (desk, ws, _dirs) = repo().await;
+    let s = in_worktree(&desk, &ws, "rename").await;
+    git(root(&s), &["mv", "src/lib.rs", "src/core.rs"]);
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert_eq!(st.uncommitted.len(), 1, "{:?}", st.uncommitted);
+    let f = &st.uncommitted[0];
+    assert_eq!(
+        (f.state, f.path.as_str()),
+        (FileState::Renamed, "src/core.rs")
+    );
+    assert_eq!(f.old_path.as_deref(), Some("src/lib.rs"));
+    let d = desk
+        .worktree_diff(&s.id, "src/core.rs", Some("src/lib.rs"), false)
+        .await
+        .unwrap();
+    assert!(d.diff.contains("rename from src/lib.rs"), "{}", d.diff);
+    // Committing the new name takes the old one's removal with it.
+    let st = desk
+        .worktree_commit(&s.id, "rename", &["src/core.rs".into()])
+        .await
+        .unwrap();
+    assert!(st.uncommitted.is_empty(), "{:?}", st.uncommitted);
+    let f = &st.committed[0];
+    assert_eq!(
+        (f.state, f.old_path.as_deref()),
+        (FileState::Renamed, Some("src/lib.rs"))
+    );
+    // A file named like an entry's start is still a file.
+    write(root(&s), ":odd\tname.txt", "x\n");
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert_eq!(st.uncommitted[0].path, ":odd\tname.txt");
+    desk.worktree_commit(&s.id, "odd", &[]).await.unwrap();
+    let st = desk.worktree_status(&s.id).await.unwrap();
+    assert!(
+        st.committed
+            .iter()
+            .any(|f| f.path == ":odd\tname.txt" && f.added == Some(1)),
+        "{:?}",
+        st.committed
+    );
+}
