@@ -221,6 +221,15 @@ async fn git_problems_leave_no_session_behind() {
     );
     env.vars.pop();
 
+    // Pointed at nothing.
+    env.vars
+        .push(("AGENTDESK_GIT".into(), s(&env.root.join("no-git"))));
+    let out = env.call(&run).await;
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a file"), "{}", stderr(&out));
+    env.vars.pop();
+    assert_eq!(env.ok(&["sessions", "--json"]).await.trim(), "[]");
+
     // A checkout that fails half way: a file over the limit in the repository.
     std::fs::write(env.work.join("big.bin"), vec![b'x'; 64 * 1024]).unwrap();
     git(&env.work, &["add", "-A"]);

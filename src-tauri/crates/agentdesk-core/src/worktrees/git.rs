@@ -214,7 +214,14 @@ pub(crate) fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
 
 fn find_program() -> Result<PathBuf> {
     if let Some(given) = std::env::var_os("AGENTDESK_GIT").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(given));
+        let given = PathBuf::from(given);
+        if !given.is_file() {
+            return Err(CoreError::InvalidInput(format!(
+                "AGENTDESK_GIT is {}, which is not a file: point it at git or unset it",
+                given.display()
+            )));
+        }
+        return Ok(given);
     }
     let path: Option<OsString> = agentdesk_engine::login_path::effective_path();
     let names: &[&str] = if cfg!(windows) {

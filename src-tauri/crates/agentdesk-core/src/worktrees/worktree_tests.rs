@@ -443,15 +443,15 @@ async fn a_session_made_before_its_title_names_its_branch_at_the_first_message()
         .unwrap();
     let first = s.branch.clone().unwrap();
     assert!(first.starts_with("agentdesk/session-"), "{first}");
+    // A branch of the name it would take exists already: the next free one is taken.
+    let taken = format!("agentdesk/fix-the-flaky-test-{}", &first[first.len() - 8..]);
+    git(dirs.folder.path(), &["branch", &taken]);
     desk.create_run(&s.id, "Fix the flaky test", &[])
         .await
         .unwrap();
     desk.name_branch_after_title(&s.id).await;
     let named = desk.get_session(&s.id).await.unwrap().branch.unwrap();
-    assert!(
-        named.starts_with("agentdesk/fix-the-flaky-test-"),
-        "{named}"
-    );
+    assert_eq!(named, format!("{taken}-2"));
     assert_eq!(git(root(&s), &["branch", "--show-current"]), named);
     assert_eq!(git(dirs.folder.path(), &["branch", "--list", &first]), "");
     // Named once: a later title change leaves it.
@@ -607,5 +607,39 @@ async fn renames_keep_their_old_name_uncommitted_and_committed() {
             .any(|f| f.path == ":odd\tname.txt" && f.added == Some(1)),
         "{:?}",
         st.committed
+    );
+}
+
+#[tokio::test]
+async fn a_merge_that_would_overwrite_uncommitted_work_in_the_base_changes_nothing() {
+    let (desk, ws, dirs) = repo().await;
+    let s = in_worktree(&desk, &ws, "touch readme").await;
+    write(root(&s), "README.md", "from the session\n");
+    desk.worktree_commit(&s.id, "readme", &[]).await.unwrap();
+    let ws_dir = dirs.folder.path();
+    // The user's own edit in the workspace folder, not committed.
+    write(ws_dir, "README.md", "my local edit\n");
+    let before = git(ws_dir, &["rev-parse", "main"]);
+    let err = desk.worktree_merge(&s.id).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::GitFailed, "{err}");
+    assert!(err.to_string().contains("README.md"), "{err}");
+    assert_eq!(git(ws_dir, &["rev-parse", "main"]), before);
+    assert_eq!(
+        std::fs::read_to_string(ws_dir.join("README.md")).unwrap(),
+        "my local edit\n"
+    );
+    assert!(!ws_dir.join(".git/MERGE_HEAD").exists());
+    // An unrelated local edit is kept through a merge.
+    git(ws_dir, &["checkout", "--", "README.md"]);
+    write(ws_dir, "src/lib.rs", "fn mine() {}\n");
+    let out = desk.worktree_merge(&s.id).await.unwrap();
+    assert!(out.fast_forward);
+    assert_eq!(
+        std::fs::read_to_string(ws_dir.join("README.md")).unwrap(),
+        "from the session\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws_dir.join("src/lib.rs")).unwrap(),
+        "fn mine() {}\n"
     );
 }
