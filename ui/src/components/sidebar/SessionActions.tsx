@@ -2,6 +2,7 @@ import { createContext, useContext, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError, type Session } from "../../ipc";
 import type { ExportFormat, LibraryApi, SessionFootprint } from "../../ipc/library";
 import "./sessionActions.css";
+import { ConfirmDialog } from "../ConfirmDialog";
 
 /** What the sidebar's session actions need from the app; without it, no actions are shown. */
 export interface SessionActionsCtx {
@@ -113,9 +114,10 @@ export function SessionMenu({ session, ctx, onRename }: { session: Session; ctx:
         </div>
       )}
       {confirm && (
-        <ConfirmDelete
-          title={title}
-          footprint={confirm}
+        <ConfirmDialog
+          id="delete-session"
+          title={`Delete “${title}”?`}
+          confirm="Delete session"
           onCancel={() => setConfirm(null)}
           onConfirm={async () => {
             try {
@@ -127,39 +129,11 @@ export function SessionMenu({ session, ctx, onRename }: { session: Session; ctx:
               ctx.onError(errorOf(e));
             }
           }}
-        />
+        >
+          <p>{deleteConsequence(confirm)}</p>
+        </ConfirmDialog>
       )}
     </>
-  );
-}
-
-function ConfirmDelete(p: { title: string; footprint: SessionFootprint; onCancel: () => void; onConfirm: () => Promise<void> }) {
-  const cancel = useRef<HTMLButtonElement>(null);
-  const [busy, setBusy] = useState(false);
-  useEffect(() => cancel.current?.focus(), []);
-  return (
-    <div className="session-dialog-backdrop" onKeyDown={(e) => e.key === "Escape" && p.onCancel()}>
-      <div className="session-dialog" role="alertdialog" aria-modal="true" aria-labelledby="delete-session-title" aria-describedby="delete-session-what">
-        <h2 id="delete-session-title">Delete “{p.title}”?</h2>
-        <p id="delete-session-what">{deleteConsequence(p.footprint)}</p>
-        <div className="session-dialog-actions">
-          <button ref={cancel} type="button" onClick={p.onCancel}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="danger-button"
-            disabled={busy}
-            onClick={() => {
-              setBusy(true);
-              void p.onConfirm();
-            }}
-          >
-            Delete session
-          </button>
-        </div>
-      </div>
-    </div>
   );
 }
 

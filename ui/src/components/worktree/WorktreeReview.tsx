@@ -5,7 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError, type Session } from "../../ipc";
 import { worktreeApi, type ChangedFile, type WorktreeApi, type WorktreeStatus } from "../../ipc/worktrees";
 import { VisibleText } from "../approvals/VisibleText";
-import { ConfirmDialog } from "./ConfirmDialog";
+import { ConfirmDialog } from "../ConfirmDialog";
 import { FileList } from "./files";
 import "./worktree.css";
 

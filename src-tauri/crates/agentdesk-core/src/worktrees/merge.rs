@@ -26,15 +26,9 @@ impl Desk {
         let session = self.store.get_session(session_id).await?;
         let tree = self.tree(&session).await?;
         if !status.uncommitted.is_empty() {
-            let names: Vec<&str> = status
-                .uncommitted
-                .iter()
-                .take(10)
-                .map(|f| f.path.as_str())
-                .collect();
             return Err(CoreError::InvalidInput(format!(
                 "commit or discard the worktree's uncommitted changes first ({})",
-                names.join(", ")
+                super::file_names(&status.uncommitted)
             )));
         }
         let before = rev(&tree, &tree.base).await?;

@@ -268,6 +268,17 @@ impl Desk {
         })
     }
 
+    /// The session's worktree for an operation on its files: an error saying what to do
+    /// when the folder was deleted outside the app.
+    pub(crate) async fn present_tree(&self, session_id: &SessionId) -> Result<Tree> {
+        let session = self.store.get_session(session_id).await?;
+        let tree = self.tree(&session).await?;
+        if !tree.root.is_dir() {
+            return Err(missing(&session, &tree.root));
+        }
+        Ok(tree)
+    }
+
     /// Refused while one of the session's runs is going on.
     pub(crate) async fn refuse_if_running(&self, session_id: &SessionId, what: &str) -> Result<()> {
         let active = self
@@ -382,25 +393,23 @@ fn missing(session: &Session, root: &Path) -> CoreError {
     ))
 }
 
+/// The first ten files' paths, then how many more: "a.rs, b.rs and 3 more".
+pub(crate) fn file_names(files: &[agentdesk_protocol::ui::ChangedFile]) -> String {
+    const SHOWN: usize = 10;
+    let names: Vec<&str> = files.iter().take(SHOWN).map(|f| f.path.as_str()).collect();
+    match files.len().saturating_sub(SHOWN) {
+        0 => names.join(", "),
+        more => format!("{} and {more} more", names.join(", ")),
+    }
+}
+
 /// What removing the worktree would lose, named.
 fn unsaved_work(status: &WorktreeStatus) -> String {
     let mut parts = Vec::new();
     if !status.uncommitted.is_empty() {
-        let names: Vec<&str> = status
-            .uncommitted
-            .iter()
-            .take(10)
-            .map(|f| f.path.as_str())
-            .collect();
-        let more = status.uncommitted.len().saturating_sub(names.len());
         parts.push(format!(
-            "uncommitted changes to {}{}",
-            names.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
+            "uncommitted changes to {}",
+            file_names(&status.uncommitted)
         ));
     }
     if !status.commits.is_empty() {

@@ -159,11 +159,7 @@ impl Desk {
         if message.is_empty() {
             return Err(CoreError::InvalidInput("write a commit message".into()));
         }
-        let session = self.store.get_session(session_id).await?;
-        let tree = self.tree(&session).await?;
-        if !tree.root.is_dir() {
-            return Err(super::missing(&session, &tree.root));
-        }
+        let tree = self.present_tree(session_id).await?;
         let changed = uncommitted_files(&tree).await?;
         if changed.is_empty() {
             return Err(CoreError::InvalidInput("there is nothing to commit".into()));
@@ -215,11 +211,7 @@ impl Desk {
         session_id: &SessionId,
         path: &str,
     ) -> Result<WorktreeStatus> {
-        let session = self.store.get_session(session_id).await?;
-        let tree = self.tree(&session).await?;
-        if !tree.root.is_dir() {
-            return Err(super::missing(&session, &tree.root));
-        }
+        let tree = self.present_tree(session_id).await?;
         let changed = uncommitted_files(&tree).await?;
         let Some(file) = changed.into_iter().find(|c| c.path == path) else {
             return Err(CoreError::InvalidInput(format!(

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import "../sidebar/sessionActions.css";
+import "./sidebar/sessionActions.css";
 
 /** A confirm that names what the action does; Cancel has the focus, Esc cancels. */
 export function ConfirmDialog(p: { id: string; title: string; children: ReactNode; confirm: string; onCancel: () => void; onConfirm: () => Promise<void> }) {
