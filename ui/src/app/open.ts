@@ -22,8 +22,13 @@ export function useOpeners(ipc: Ipc, nav: Navigator, desk: Desk, search: SearchC
   );
 
   // A workspace without profiles asks which engine first (a worktree asked for waits with it).
-  const [choosingEngine, setChoosingEngine] = useState<string | null>(null);
+  const [choosingEngine, showEngineChoice] = useState<string | null>(null);
   const pendingWorktree = useRef<NewWorktree | null>(null);
+  // Closing the choice (Cancel, or another new session) drops the worktree it waited with.
+  const setChoosingEngine = useCallback((workspaceId: string | null) => {
+    if (workspaceId === null) pendingWorktree.current = null;
+    showEngineChoice(workspaceId);
+  }, []);
   // "New session in a worktree" opens its choice (base branch, the workspace's setting).
   const [choosingWorktree, setChoosingWorktree] = useState<string | null>(null);
   const { created } = sessions.edits;
@@ -55,7 +60,7 @@ export function useOpeners(ipc: Ipc, nav: Navigator, desk: Desk, search: SearchC
         fail(e);
       }
     },
-    [ipc, nav, dispatch, fail, created],
+    [ipc, nav, dispatch, fail, created, setChoosingEngine],
   );
 
   const openApproval = useCallback(

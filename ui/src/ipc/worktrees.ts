@@ -29,3 +29,23 @@ export const worktreeApi = {
 };
 
 export type WorktreeApi = typeof worktreeApi;
+
+// A worktree's status as the review last read it, for the sidebar's count of changed files
+// (which otherwise re-reads only when a run ends): a commit, discard or merge shows there too.
+const statusListeners = new Set<(s: WorktreeStatus) => void>();
+
+export function worktreeStatusSeen(status: WorktreeStatus) {
+  for (const l of [...statusListeners]) l(status);
+}
+
+export function onWorktreeStatus(listener: (s: WorktreeStatus) => void): () => void {
+  statusListeners.add(listener);
+  return () => {
+    statusListeners.delete(listener);
+  };
+}
+
+/** Files the worktree changed against its base, each once (uncommitted and committed). */
+export function changedCount(s: WorktreeStatus): number {
+  return new Set([...s.uncommitted, ...s.committed].map((f) => f.path)).size;
+}

@@ -2,7 +2,7 @@
 // changed against the base (uncommitted and committed together), re-read when a run ends.
 import { useEffect, useRef, useState } from "react";
 import type { Session } from "../../ipc";
-import { worktreeApi, type WorktreeApi } from "../../ipc/worktrees";
+import { changedCount, onWorktreeStatus, worktreeApi, type WorktreeApi } from "../../ipc/worktrees";
 
 export function BranchLine({ session, running, api = worktreeApi }: { session: Session; running: boolean; api?: WorktreeApi }) {
   const [changed, setChanged] = useState<number | null>(null);
@@ -20,7 +20,7 @@ export function BranchLine({ session, running, api = worktreeApi }: { session: S
       .status(session.id)
       .then((s) => {
         if (!live) return;
-        setChanged(new Set([...s.uncommitted, ...s.committed].map((f) => f.path)).size);
+        setChanged(changedCount(s));
         setMissing(s.missing);
       })
       .catch(() => live && setChanged(null));
@@ -28,6 +28,16 @@ export function BranchLine({ session, running, api = worktreeApi }: { session: S
       live = false;
     };
   }, [api, session.id, session.worktree, running]);
+  // What the review reads (after a commit, a discard, a merge) shows here at once.
+  useEffect(
+    () =>
+      onWorktreeStatus((s) => {
+        if (s.sessionId !== session.id) return;
+        setChanged(changedCount(s));
+        setMissing(s.missing);
+      }),
+    [session.id],
+  );
   if (!session.branch) return null;
   const count = missing ? "folder missing" : changed === null ? "" : changed === 1 ? "1 file changed" : `${changed} files changed`;
   return (

@@ -3,7 +3,7 @@
 // Open folder. Re-read when a run of the session ends and after every action.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError, type Session } from "../../ipc";
-import { worktreeApi, type ChangedFile, type WorktreeApi, type WorktreeStatus } from "../../ipc/worktrees";
+import { worktreeApi, worktreeStatusSeen, type ChangedFile, type WorktreeApi, type WorktreeStatus } from "../../ipc/worktrees";
 import { VisibleText } from "../approvals/VisibleText";
 import { ConfirmDialog } from "../ConfirmDialog";
 import { FileList } from "./files";
@@ -23,7 +23,12 @@ type Confirm = { kind: "discard"; file: ChangedFile } | { kind: "delete" } | nul
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function WorktreeReview({ session, running, api = worktreeApi, onSessionChanged, onError }: Props) {
-  const [status, setStatus] = useState<WorktreeStatus | null>(null);
+  const [status, setShown] = useState<WorktreeStatus | null>(null);
+  // Every status read here also reaches the sidebar's count.
+  const setStatus = useCallback((s: WorktreeStatus) => {
+    setShown(s);
+    worktreeStatusSeen(s);
+  }, []);
   const [loading, setLoading] = useState(false);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [message, setMessage] = useState(session.title);
@@ -45,7 +50,7 @@ export function WorktreeReview({ session, running, api = worktreeApi, onSessionC
     } finally {
       setLoading(false);
     }
-  }, [api, session.id]);
+  }, [api, session.id, setStatus]);
 
   useEffect(() => void refresh(), [refresh]);
   // A run that just ended changed files: read them again.
@@ -168,7 +173,7 @@ export function WorktreeReview({ session, running, api = worktreeApi, onSessionC
       )}
       <h2 className="review-heading">Committed changes ({committed.length})</h2>
       {committed.length === 0 ? (
-        <p className="muted small">No commits on this branch yet.</p>
+        <p className="muted small">No commits that {status.base} does not have.</p>
       ) : (
         <FileList sessionId={session.id} files={committed} committed api={api} onError={onError} />
       )}

@@ -193,6 +193,27 @@ describe("WorktreeChoice", () => {
 });
 
 describe("BranchLine", () => {
+  it("follows what the review reads (a commit or merge shows at once)", async () => {
+    const api = fakeApi({ status: vi.fn(async () => status()) });
+    render(
+      <>
+        <BranchLine session={wtSession} running={false} api={api} />
+        <WorktreeReview session={wtSession} running={false} api={fakeApi({ status: vi.fn(async () => status()), merge: vi.fn(async () => ({ base: "main", fastForward: true, commit: "c", commits: 1 })) })} onSessionChanged={() => {}} onError={() => {}} />
+      </>,
+    );
+    expect(await screen.findByText(/3 files changed/)).toBeTruthy();
+    const merged = fakeApi({ status: vi.fn(async () => status({ uncommitted: [], committed: [], commits: [] })) });
+    cleanup();
+    render(
+      <>
+        <BranchLine session={wtSession} running={false} api={api} />
+        <WorktreeReview session={wtSession} running={false} api={merged} onSessionChanged={() => {}} onError={() => {}} />
+      </>,
+    );
+    expect(await screen.findByText(/0 files changed/)).toBeTruthy();
+    expect(screen.getByText("No commits that main does not have.")).toBeTruthy();
+  });
+
   it("names the branch and counts the changed files once each", async () => {
     const api = fakeApi({ status: vi.fn(async () => status({ uncommitted: [file("a"), file("b")], committed: [file("a"), file("c")] })) });
     render(<BranchLine session={wtSession} running={false} api={api} />);
