@@ -643,3 +643,19 @@ async fn a_merge_that_would_overwrite_uncommitted_work_in_the_base_changes_nothi
         "fn mine() {}\n"
     );
 }
+
+#[tokio::test]
+async fn a_worktree_is_not_removed_while_its_session_runs() {
+    let (desk, ws, _dirs) = repo().await;
+    let s = in_worktree(&desk, &ws, "busy").await;
+    // A run recorded as going on (the CLI's, or the app's): removal waits for its end.
+    let run = desk.create_run(&s.id, "Keep going", &[]).await.unwrap();
+    assert_eq!(run.status, agentdesk_protocol::ui::RunStatus::Running);
+    let err = desk.remove_worktree(&s.id, true).await.unwrap_err();
+    assert!(err.to_string().contains("run in progress"), "{err}");
+    assert!(root(&s).is_dir());
+    // Once it ended (here: interrupted, as a restart finds it), the worktree can go.
+    desk.recover().await.unwrap();
+    desk.remove_worktree(&s.id, true).await.unwrap();
+    assert!(!root(&s).exists());
+}
