@@ -32,6 +32,14 @@ export function WorktreeReview({ session, running, api = worktreeApi, onSessionC
   const [loading, setLoading] = useState(false);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [message, setMessage] = useState(session.title);
+  // A review opened before the first message: the title it gets becomes the message, unless
+  // one was typed meanwhile.
+  const shownTitle = useRef(session.title);
+  useEffect(() => {
+    const before = shownTitle.current;
+    shownTitle.current = session.title;
+    setMessage((m) => (m === before ? session.title : m));
+  }, [session.title]);
   const [notice, setNotice] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<Confirm>(null);

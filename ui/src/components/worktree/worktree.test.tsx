@@ -93,6 +93,19 @@ describe("WorktreeReview", () => {
     expect(screen.getByRole("heading", { name: "Uncommitted changes (0)" })).toBeTruthy();
   });
 
+  it("takes the title the session gets as the message, unless one was typed", async () => {
+    const api = fakeApi();
+    const untitled = { ...wtSession, title: "" };
+    const { rerender } = render(<WorktreeReview session={untitled} running={false} api={api} onSessionChanged={() => {}} onError={() => {}} />);
+    const box = (await screen.findByLabelText("Commit message")) as HTMLTextAreaElement;
+    expect(box.value).toBe("");
+    rerender(<WorktreeReview session={{ ...untitled, title: "Fix it" }} running={false} api={api} onSessionChanged={() => {}} onError={() => {}} />);
+    expect(box.value).toBe("Fix it");
+    fireEvent.change(box, { target: { value: "Mine" } });
+    rerender(<WorktreeReview session={{ ...untitled, title: "Renamed" }} running={false} api={api} onSessionChanged={() => {}} onError={() => {}} />);
+    expect(box.value).toBe("Mine");
+  });
+
   it("discards a file only after a confirm that names it", async () => {
     const api = fakeApi();
     render(<WorktreeReview session={wtSession} running={false} api={api} onSessionChanged={() => {}} onError={() => {}} />);
