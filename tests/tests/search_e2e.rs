@@ -410,7 +410,9 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
         "confirm said: {dialog}"
     );
     shot(&app, &artifacts.join("delete-confirm-light.png")).await?;
-    app.button("Delete session").await?.click().await?;
+    // Retried: one fresh-clone CI run found the button replaced between the lookup and the
+    // click (StaleElementReference); a click that lands is the same single deletion.
+    app.click_retrying("Delete session").await?;
     wait_titles(&app, &["Teapot talk", "Boiling notes"]).await?;
     app.quit().await?;
 
