@@ -182,16 +182,21 @@ impl Desk {
         Ok(self.store.set_session_archived(id, at).await?)
     }
 
-    /// Delete a session with its history, then the attachment files no other run uses.
-    /// Refused while one of its runs is active.
-    pub async fn delete_session(&self, id: &SessionId) -> Result<()> {
-        let active = self
+    /// Whether one of the session's runs is queued or going on (as recorded: another
+    /// process's run counts too).
+    pub(crate) async fn has_active_run(&self, id: &SessionId) -> Result<bool> {
+        Ok(self
             .store
             .list_runs(id)
             .await?
-            .into_iter()
-            .any(|r| !r.status.is_terminal());
-        if active {
+            .iter()
+            .any(|r| !r.status.is_terminal()))
+    }
+
+    /// Delete a session with its history, then the attachment files no other run uses.
+    /// Refused while one of its runs is active.
+    pub async fn delete_session(&self, id: &SessionId) -> Result<()> {
+        if self.has_active_run(id).await? {
             return Err(CoreError::InvalidInput(
                 "this session has a run in progress; interrupt it before deleting the session"
                     .into(),
@@ -261,12 +266,7 @@ impl Desk {
         attachments: &[(String, String)],
     ) -> Result<Run> {
         let session = self.store.get_session(session_id).await?;
-        let busy = self
-            .store
-            .list_runs(session_id)
-            .await?
-            .iter()
-            .any(|r| !r.status.is_terminal());
+        let busy = self.has_active_run(session_id).await?;
         let mut refs = Vec::with_capacity(attachments.len());
         for (sha, name) in attachments {
             let blob = self.store.get_blob(sha).await?;

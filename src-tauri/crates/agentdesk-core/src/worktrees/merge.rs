@@ -22,9 +22,9 @@ impl Desk {
     /// Merge the session's branch into its base. Refused while the worktree has
     /// uncommitted changes (commit or discard them first: a merge takes commits).
     pub async fn worktree_merge(&self, session_id: &SessionId) -> Result<MergeOutcome> {
-        let status = self.worktree_status(session_id).await?;
         let session = self.store.get_session(session_id).await?;
         let tree = self.tree(&session).await?;
+        let status = super::review::status_of(session_id, &tree).await?;
         if !status.uncommitted.is_empty() {
             return Err(CoreError::InvalidInput(format!(
                 "commit or discard the worktree's uncommitted changes first ({})",

@@ -281,13 +281,7 @@ impl Desk {
 
     /// Refused while one of the session's runs is going on.
     pub(crate) async fn refuse_if_running(&self, session_id: &SessionId, what: &str) -> Result<()> {
-        let active = self
-            .store
-            .list_runs(session_id)
-            .await?
-            .iter()
-            .any(|r| !r.status.is_terminal());
-        if active {
+        if self.has_active_run(session_id).await? {
             return Err(CoreError::InvalidInput(format!(
                 "this session has a run in progress: interrupt it or let it finish before {what}"
             )));
@@ -308,10 +302,21 @@ impl Desk {
         self.refuse_if_running(session_id, "removing its worktree")
             .await?;
         let tree = self.tree(&session).await?;
-        let status = self.worktree_status(session_id).await?;
+        let status = review::status_of(session_id, &tree).await?;
         if !force && !status.is_clean() {
             return Err(CoreError::InvalidInput(unsaved_work(&status)));
         }
+        self.remove_tree(session_id, &tree, &status).await
+    }
+
+    /// Remove a worktree whose status was read (and found clean, or forced): its folder,
+    /// git's record, the branch unless it has commits the base lacks, the session's link.
+    async fn remove_tree(
+        &self,
+        session_id: &SessionId,
+        tree: &Tree,
+        status: &WorktreeStatus,
+    ) -> Result<WorktreeRemoved> {
         let top = &tree.top;
         if !status.missing {
             let root = tree.root.display().to_string();
@@ -339,16 +344,15 @@ impl Desk {
     pub async fn recreate_worktree(&self, session_id: &SessionId) -> Result<WorktreeStatus> {
         let session = self.store.get_session(session_id).await?;
         let tree = self.tree(&session).await?;
-        if tree.root.is_dir() {
-            return self.worktree_status(session_id).await;
+        if !tree.root.is_dir() {
+            let top = &tree.top;
+            tree.git.run(top, &["worktree", "prune"]).await?;
+            let root = tree.root.display().to_string();
+            tree.git
+                .run(top, &["worktree", "add", "--quiet", &root, &tree.branch])
+                .await?;
         }
-        let top = &tree.top;
-        tree.git.run(top, &["worktree", "prune"]).await?;
-        let root = tree.root.display().to_string();
-        tree.git
-            .run(top, &["worktree", "add", "--quiet", &root, &tree.branch])
-            .await?;
-        self.worktree_status(session_id).await
+        review::status_of(session_id, &tree).await
     }
 
     /// Stop tracking a worktree deleted outside the app: the session goes on in the
@@ -373,14 +377,17 @@ impl Desk {
         if session.worktree.is_none() {
             return Ok(());
         }
-        let status = self.worktree_status(&session.id).await?;
+        let tree = self.tree(session).await?;
+        let status = review::status_of(&session.id, &tree).await?;
         if !status.is_clean() {
             return Err(CoreError::InvalidInput(format!(
                 "{} Remove the worktree first (or merge it), then delete the session.",
                 unsaved_work(&status)
             )));
         }
-        self.remove_worktree(&session.id, false).await.map(|_| ())
+        self.remove_tree(&session.id, &tree, &status)
+            .await
+            .map(|_| ())
     }
 }
 

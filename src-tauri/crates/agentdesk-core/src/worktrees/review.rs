@@ -27,60 +27,7 @@ impl Desk {
     pub async fn worktree_status(&self, session_id: &SessionId) -> Result<WorktreeStatus> {
         let session = self.store.get_session(session_id).await?;
         let tree = self.tree(&session).await?;
-        let missing = !tree.root.is_dir();
-        let fork = fork_point(&tree).await?;
-        let range = format!("{}..{}", tree.base, tree.branch);
-        let back = format!("{}..{}", tree.branch, tree.base);
-        let git = &tree.git;
-        let diff_args = [
-            "diff",
-            "--raw",
-            "--numstat",
-            "-z",
-            "-M",
-            &fork,
-            &tree.branch,
-        ];
-        let log_args = [
-            "log",
-            "-z",
-            "--format=%H%x1f%s",
-            "--max-count",
-            MAX_COMMITS,
-            &range,
-        ];
-        let back_args = ["rev-list", "--count", &back];
-        let (committed, log, behind, uncommitted) = tokio::join!(
-            git.run(&tree.top, &diff_args),
-            git.run(&tree.top, &log_args),
-            git.text(&tree.top, &back_args),
-            async {
-                if missing {
-                    Ok(Vec::new())
-                } else {
-                    uncommitted_files(&tree).await
-                }
-            }
-        );
-        let unready_submodules = if !missing && tree.root.join(".gitmodules").is_file() {
-            let out = git.output(&tree.root, &["submodule", "status"]).await?;
-            parse::unready_submodules(&out.stdout)
-        } else {
-            Vec::new()
-        };
-        let committed = parse::diff_with_counts(&committed?);
-        Ok(WorktreeStatus {
-            session_id: session_id.clone(),
-            path: tree.root.display().to_string(),
-            branch: tree.branch.clone(),
-            base: tree.base.clone(),
-            missing,
-            uncommitted: uncommitted?,
-            committed,
-            commits: parse::commits(&log?),
-            behind: behind?.parse().unwrap_or(0),
-            unready_submodules,
-        })
+        status_of(session_id, &tree).await
     }
 
     /// One file's diff: uncommitted (against the worktree's HEAD) or committed (against
@@ -201,7 +148,7 @@ impl Desk {
             tree.git.run(&tree.root, &commit).await?;
         }
         tracing::info!(%session_id, branch = %tree.branch, "worktree changes committed");
-        self.worktree_status(session_id).await
+        status_of(session_id, &tree).await
     }
 
     /// Throw away one file's uncommitted changes: back to the worktree's HEAD (a new file
@@ -249,8 +196,67 @@ impl Desk {
             }
         }
         tracing::info!(%session_id, file = %path, "worktree change discarded");
-        self.worktree_status(session_id).await
+        status_of(session_id, &tree).await
     }
+}
+
+/// The status of a worktree already resolved (an operation that has its [`Tree`] reads it
+/// once).
+pub(super) async fn status_of(session_id: &SessionId, tree: &Tree) -> Result<WorktreeStatus> {
+    let missing = !tree.root.is_dir();
+    let fork = fork_point(tree).await?;
+    let range = format!("{}..{}", tree.base, tree.branch);
+    let back = format!("{}..{}", tree.branch, tree.base);
+    let git = &tree.git;
+    let diff_args = [
+        "diff",
+        "--raw",
+        "--numstat",
+        "-z",
+        "-M",
+        &fork,
+        &tree.branch,
+    ];
+    let log_args = [
+        "log",
+        "-z",
+        "--format=%H%x1f%s",
+        "--max-count",
+        MAX_COMMITS,
+        &range,
+    ];
+    let back_args = ["rev-list", "--count", &back];
+    let (committed, log, behind, uncommitted) = tokio::join!(
+        git.run(&tree.top, &diff_args),
+        git.run(&tree.top, &log_args),
+        git.text(&tree.top, &back_args),
+        async {
+            if missing {
+                Ok(Vec::new())
+            } else {
+                uncommitted_files(tree).await
+            }
+        }
+    );
+    let unready_submodules = if !missing && tree.root.join(".gitmodules").is_file() {
+        let out = git.output(&tree.root, &["submodule", "status"]).await?;
+        parse::unready_submodules(&out.stdout)
+    } else {
+        Vec::new()
+    };
+    let committed = parse::diff_with_counts(&committed?);
+    Ok(WorktreeStatus {
+        session_id: session_id.clone(),
+        path: tree.root.display().to_string(),
+        branch: tree.branch.clone(),
+        base: tree.base.clone(),
+        missing,
+        uncommitted: uncommitted?,
+        committed,
+        commits: parse::commits(&log?),
+        behind: behind?.parse().unwrap_or(0),
+        unready_submodules,
+    })
 }
 
 /// Where the branch left the base (their merge base): committed changes are against it, so
