@@ -59,6 +59,7 @@ fn request(name: &str, script: &str, env: &[(&str, &str)]) -> AcpRunRequest {
             ..AcpProfile::default()
         },
         resume_session_id: None,
+        plan: None,
         input: vec![InputPart::text("hi")],
     }
 }
@@ -98,6 +99,7 @@ async fn a_text_turn_through_the_facade() {
         .start_run(NeutralRunRequest {
             cwd: req.cwd,
             resume_session_id: None,
+            plan: None,
             input: req.input,
             options: EngineOptions::Acp(req.profile),
             inactivity_timeout: None,

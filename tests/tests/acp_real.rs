@@ -102,6 +102,7 @@ async fn start(
         cwd: cwd.to_path_buf(),
         profile: profile.clone(),
         resume_session_id: resume,
+        plan: None,
         input: vec![InputPart::text(text)],
     };
     started(START, engine.start_run_with(req, RunLimits::default())).await

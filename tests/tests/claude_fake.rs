@@ -45,6 +45,7 @@ fn request(name: &str, script: &str, resume: Option<&str>) -> ClaudeRunRequest {
             ..Default::default()
         },
         resume_session_id: resume.map(str::to_owned),
+        plan: None,
         input: vec![InputPart::text("hi")],
     }
 }
@@ -357,6 +358,7 @@ async fn a_silent_cli_is_stopped_by_the_per_run_watchdog() {
     let neutral = NeutralRunRequest {
         cwd: req.cwd,
         resume_session_id: None,
+        plan: None,
         input: req.input,
         options: EngineOptions::Claude(req.profile),
         inactivity_timeout: Some(Duration::from_secs(1)),

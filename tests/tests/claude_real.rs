@@ -91,6 +91,7 @@ impl Env {
             cwd: self.work.clone(),
             profile: self.profile.clone(),
             resume_session_id: resume,
+            plan: None,
             input,
         }
     }

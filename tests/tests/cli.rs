@@ -45,6 +45,9 @@ mod login_path;
 #[path = "cli/worktrees.rs"]
 mod worktrees;
 
+#[path = "cli/plans.rs"]
+mod plans;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

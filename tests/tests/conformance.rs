@@ -103,6 +103,7 @@ impl Harness {
         let request = NeutralRunRequest {
             cwd,
             resume_session_id: None,
+            plan: None,
             input: Vec::new(),
             options,
             inactivity_timeout: None,
@@ -125,6 +126,7 @@ impl Harness {
     async fn start(&self, input: Vec<InputPart>, resume: Option<String>) -> AgentRun {
         let req = NeutralRunRequest {
             resume_session_id: resume,
+            plan: None,
             input,
             ..self.request.clone()
         };

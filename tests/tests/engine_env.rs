@@ -124,6 +124,7 @@ real_test!(
             cwd: dirs.work.clone(),
             profile,
             resume_session_id: None,
+            plan: None,
             input: vec![InputPart::text("Print your environment")],
         };
         let mut run = started(STEP, engine.start_run(req)).await;

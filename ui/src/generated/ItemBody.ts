@@ -4,6 +4,7 @@ import type { AttachmentRef } from "./AttachmentRef";
 import type { DiagnosticSource } from "./DiagnosticSource";
 import type { FileChangeKind } from "./FileChangeKind";
 import type { NoticeLevel } from "./NoticeLevel";
+import type { Plan } from "./Plan";
 import type { TokenUsage } from "./TokenUsage";
 import type { ToolKind } from "./ToolKind";
 
@@ -18,4 +19,4 @@ files: Array<ApprovalFile>,
 /**
  * The approval asked about this call, if any (the queue's id).
  */
-approvalId: string | null, } | { "kind": "file_change", path: string, changeKind: FileChangeKind, diff: string, } | { "kind": "approval", approvalId: string | null, } | { "kind": "question", approvalId: string | null, } | { "kind": "notice", level: NoticeLevel, text: string, } | { "kind": "diagnostic", source: DiagnosticSource, message: string, raw: unknown, } | { "kind": "usage" } & TokenUsage;
+approvalId: string | null, } | { "kind": "file_change", path: string, changeKind: FileChangeKind, diff: string, } | { "kind": "approval", approvalId: string | null, } | { "kind": "question", approvalId: string | null, } | { "kind": "notice", level: NoticeLevel, text: string, } | { "kind": "diagnostic", source: DiagnosticSource, message: string, raw: unknown, } | { "kind": "usage" } & TokenUsage | { "kind": "plan" } & Plan;

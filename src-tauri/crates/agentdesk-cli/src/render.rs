@@ -116,7 +116,24 @@ pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Opti
         ItemBody::Diagnostic { message, .. } if diagnostics => format!("[diagnostic] {message}"),
         ItemBody::Diagnostic { .. } => return None,
         ItemBody::Usage(_) => return None,
+        ItemBody::Plan(plan) => plan_lines(plan),
     })
+}
+
+/// `[plan] 1 of 3 done`, then a line per step: ✓ done, → in progress, · pending.
+fn plan_lines(plan: &agentdesk_protocol::plan::Plan) -> String {
+    use agentdesk_protocol::plan::PlanStatus;
+    let (done, all) = plan.progress();
+    let mut out = format!("[plan] {done} of {all} done");
+    for e in &plan.entries {
+        let mark = match e.status {
+            PlanStatus::Completed => "✓",
+            PlanStatus::InProgress => "→",
+            PlanStatus::Pending => "·",
+        };
+        out.push_str(&format!("\n  {mark} {}", e.step));
+    }
+    out
 }
 
 fn compact(v: &serde_json::Value) -> String {
@@ -274,6 +291,7 @@ pub fn event(ev: &AgentEvent, streamed: &mut std::collections::HashSet<String>) 
             Some(format!("[approval] {outcome:?}\n").to_lowercase())
         }
         AgentEvent::Usage(tokens) => Some(usage(tokens) + "\n"),
+        AgentEvent::PlanUpdated { plan, .. } => Some(plan_lines(plan) + "\n"),
         AgentEvent::RunCompleted { stop_reason } => {
             Some(format!("-- run completed ({stop_reason})\n"))
         }

@@ -354,7 +354,27 @@ fn render_item(
             let line = usage_line(tokens);
             md.push_str(&format!("*Usage: {line}*\n\n"));
         }
+        ItemBody::Plan(plan) => render_plan(md, plan),
     }
+}
+
+/// A task list (GitHub's `- [x]`); markdown has no "in progress" box, so it is said.
+fn render_plan(md: &mut String, plan: &agentdesk_protocol::plan::Plan) {
+    use agentdesk_protocol::plan::PlanStatus;
+    let (done, all) = plan.progress();
+    md.push_str(&format!("**Plan** ({done} of {all} done)\n\n"));
+    if let Some(why) = plan.explanation.as_deref().filter(|w| !w.is_empty()) {
+        md.push_str(&format!("{why}\n\n"));
+    }
+    for e in &plan.entries {
+        let (mark, note) = match e.status {
+            PlanStatus::Completed => ("x", ""),
+            PlanStatus::InProgress => (" ", " *(in progress)*"),
+            PlanStatus::Pending => (" ", ""),
+        };
+        md.push_str(&format!("- [{mark}] {}{note}\n", e.step));
+    }
+    md.push('\n');
 }
 
 /// Write `bytes` to `path`, replacing it, so a failed write never leaves half an export

@@ -489,6 +489,14 @@ impl Desk {
             options = options.for_terminal_session();
         }
         let input = self.run_input(run).await?;
+        // Read only to continue it: a run is not refused for want of it.
+        let plan = match self.store.latest_plan(&session.id).await {
+            Ok(plan) => plan,
+            Err(e) => {
+                tracing::warn!(session = %session.id, error = %e, "the session's plan could not be read");
+                None
+            }
+        };
 
         let (tx, rx) = mpsc::channel(RECORDER_BACKLOG);
         // The run's one reducer: the recorder drives it, the live views watch it.
@@ -503,6 +511,7 @@ impl Desk {
                 .start_run(NeutralRunRequest {
                     cwd,
                     resume_session_id: session.engine_session_id.clone(),
+                    plan,
                     input,
                     options,
                     inactivity_timeout: inactivity_timeout(spec),

@@ -285,6 +285,7 @@ impl RunReducer {
                 ..
             } => self.on_question_asked(request_id, item_id.as_deref()),
             AgentEvent::Usage(_) => self.on_usage(ev),
+            AgentEvent::PlanUpdated { item_id, plan } => self.on_plan(item_id, plan),
             AgentEvent::EngineDiagnostic {
                 source,
                 message,
@@ -313,6 +314,15 @@ impl RunReducer {
         };
         let body = ItemBody::Usage(*tokens);
         let key = self.key("usage");
+        let i = self.push_new(key, ItemStatus::Completed, body.clone());
+        self.items[i].body = body;
+    }
+
+    /// The plan's item keeps its place in the timeline (where the plan was first made) and
+    /// shows the latest list.
+    fn on_plan(&mut self, item_id: &str, plan: &agentdesk_protocol::plan::Plan) {
+        let key = self.key(item_id);
+        let body = ItemBody::Plan(plan.clone());
         let i = self.push_new(key, ItemStatus::Completed, body.clone());
         self.items[i].body = body;
     }

@@ -202,3 +202,28 @@ fn a_secret_answer_is_masked_in_the_timeline() {
     assert!(!row.contains("sk-live"), "{row}");
     assert!(!row.contains("deploy"), "{row}");
 }
+
+#[test]
+fn a_plan_is_one_item_showing_its_last_list() {
+    let mut r = RunReducer::with_clock(&"s".into(), &"r".into(), Box::new(|| 0));
+    let plan = |statuses: [&str; 2]| -> AgentEvent {
+        serde_json::from_value(serde_json::json!({"type": "plan.updated", "itemId": "plan",
+            "plan": {"explanation": null, "entries": [
+                {"id": null, "step": "Read the code", "activeForm": null, "status": statuses[0]},
+                {"id": null, "step": "Write the fix", "activeForm": "Writing the fix", "status": statuses[1]}]}}))
+        .unwrap()
+    };
+    r.apply(&plan(["in_progress", "pending"]));
+    r.apply(&AgentEvent::MessageCompleted {
+        item_id: "m".into(),
+        text: "Reading.".into(),
+    });
+    r.take_dirty();
+    r.apply(&plan(["completed", "in_progress"]));
+    let changed = r.take_dirty();
+    assert_eq!(changed.len(), 1, "only the plan item changed");
+    r.apply(&AgentEvent::RunCompleted {
+        stop_reason: "completed".into(),
+    });
+    insta::assert_yaml_snapshot!("plan_updates", r.items());
+}

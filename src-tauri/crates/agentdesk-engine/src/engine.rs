@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use agentdesk_protocol::codex::UserInput;
 use agentdesk_protocol::events::AgentEvent;
+use agentdesk_protocol::plan::Plan;
 use tokio::sync::mpsc;
 
 use crate::acp::{AcpEngine, AcpProfile};
@@ -55,6 +56,9 @@ pub struct NeutralRunRequest {
     pub cwd: PathBuf,
     /// The engine's session id from the session's previous run.
     pub resume_session_id: Option<String>,
+    /// The session's plan as last shown: Claude's task tools name the steps of earlier runs
+    /// by id (the other engines send the whole list each time and ignore it).
+    pub plan: Option<Plan>,
     pub input: Vec<InputPart>,
     pub options: EngineOptions,
     /// This run's inactivity watchdog: `None` keeps the engine's (10 min by default), zero
@@ -210,6 +214,8 @@ pub struct SessionRunRequest<P> {
     pub profile: P,
     /// The engine's session id from the previous run (`None` on the first run).
     pub resume_session_id: Option<String>,
+    /// The session's plan as last shown (see [`NeutralRunRequest::plan`]).
+    pub plan: Option<Plan>,
     /// Text and images.
     pub input: Vec<InputPart>,
 }
@@ -229,6 +235,7 @@ impl NeutralRunRequest {
             profile: profile(self.options).ok_or_else(|| options_for_another_engine(engine))?,
             cwd: self.cwd,
             resume_session_id: self.resume_session_id,
+            plan: self.plan,
             input: self.input,
         };
         Ok((limits, req))

@@ -229,6 +229,13 @@ pub enum AgentEvent {
         request_id: String,
         answers: Option<std::collections::BTreeMap<String, Vec<String>>>,
     },
+    /// The agent's plan changed: the whole checklist as it now stands. One item per run
+    /// (`item_id` is the same for every update of a run's plan), replaced in place.
+    #[serde(rename = "plan.updated", rename_all = "camelCase")]
+    PlanUpdated {
+        item_id: String,
+        plan: crate::plan::Plan,
+    },
     /// Token usage of this run (not of the whole session).
     #[serde(rename = "usage")]
     Usage(crate::ui::TokenUsage),
@@ -269,6 +276,7 @@ impl AgentEvent {
             Self::ApprovalResolved { .. } => "approval.resolved",
             Self::QuestionAsked { .. } => "question.asked",
             Self::QuestionAnswered { .. } => "question.answered",
+            Self::PlanUpdated { .. } => "plan.updated",
             Self::Usage(_) => "usage",
             Self::RunCompleted { .. } => "run.completed",
             Self::RunFailed { .. } => "run.failed",

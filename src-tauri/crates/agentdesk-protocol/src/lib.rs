@@ -50,6 +50,7 @@ pub mod ids;
 #[macro_use]
 pub mod ipc_macro;
 pub mod ipc;
+pub mod plan;
 mod stored;
 pub mod sync;
 pub mod ui;

@@ -105,6 +105,10 @@ fn expected() -> BTreeMap<String, String> {
     render::<events::QuestionOption>(&cfg, &mut out);
     render::<events::DiagnosticSource>(&cfg, &mut out);
     render::<events::UserDecision>(&cfg, &mut out);
+    // The agent's plan (issue 24).
+    render::<agentdesk_protocol::plan::Plan>(&cfg, &mut out);
+    render::<agentdesk_protocol::plan::PlanEntry>(&cfg, &mut out);
+    render::<agentdesk_protocol::plan::PlanStatus>(&cfg, &mut out);
     // An approval's engine detail, one variant per engine request (issue 8).
     render::<approval_detail::ApprovalDetail>(&cfg, &mut out);
     render::<approval_detail::ClaudeToolDetail>(&cfg, &mut out);

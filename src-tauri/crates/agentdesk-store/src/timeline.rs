@@ -249,6 +249,27 @@ impl Store {
         Ok(res.rows_affected())
     }
 
+    /// The plan the session's agent last reported, if any (its latest `plan` item).
+    pub async fn latest_plan(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<Option<agentdesk_protocol::plan::Plan>> {
+        let row: Option<ItemRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM timeline_items INDEXED BY timeline_items_plans
+             WHERE session_id = ? AND kind = 'plan' ORDER BY pk DESC LIMIT 1"
+        ))
+        .bind(session_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(match row.map(TimelineItem::try_from).transpose()? {
+            Some(TimelineItem {
+                body: ItemBody::Plan(plan),
+                ..
+            }) => Some(plan),
+            _ => None,
+        })
+    }
+
     pub async fn count_session_items(&self, session_id: &SessionId) -> Result<i64> {
         Ok(
             sqlx::query_scalar("SELECT COUNT(*) FROM timeline_items WHERE session_id = ?")

@@ -19,7 +19,7 @@
 //! ```ignore
 //! let engine = AcpEngine::new(AcpEngineConfig::default());
 //! let profile = AcpProfile::from_options(&options, discovered_path);
-//! let run = engine.start_run(AcpRunRequest { cwd, profile, resume_session_id: None,
+//! let run = engine.start_run(AcpRunRequest { cwd, profile, resume_session_id: None, plan: None,
 //!     input: vec![InputPart::text("hi")] }).await?;
 //! let (control, mut events) = run.into_parts();
 //! while let Some(ev) = events.recv().await { /* AgentEvent */ }

@@ -326,7 +326,8 @@ fn unknown_updates_are_diagnostics_and_plans_a_checklist() {
     t.on_update(
         serde_json::from_value(json!({"sessionUpdate": "plan", "entries": [
             {"content": "read", "priority": "high", "status": "completed"},
-            {"content": "write", "priority": "low", "status": "pending"}]}))
+            {"content": "write", "priority": "low", "status": "in_progress"},
+            {"content": "ship", "status": "blocked"}]}))
         .unwrap(),
         &mut out,
     );
@@ -340,9 +341,33 @@ fn unknown_updates_are_diagnostics_and_plans_a_checklist() {
         matches!(&out[0], AgentEvent::EngineDiagnostic { message, raw: Some(_), .. }
         if message.contains("future_thing"))
     );
+    let plans: Vec<_> = out
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::PlanUpdated { item_id, plan } => Some((item_id, plan)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(plans.len(), 1, "{out:#?}");
+    assert_eq!(plans[0].0, "plan");
+    let steps: Vec<_> = plans[0]
+        .1
+        .entries
+        .iter()
+        .map(|e| (e.step.as_str(), e.status))
+        .collect();
+    use agentdesk_protocol::plan::PlanStatus as S;
+    assert_eq!(
+        steps,
+        [
+            ("read", S::Completed),
+            ("write", S::InProgress),
+            ("ship", S::Pending)
+        ]
+    );
+    // The unknown status is said, once.
     assert!(out.iter().any(|e| matches!(e,
-        AgentEvent::ToolCompleted { name, output: Some(o), .. }
-            if name == "plan" && o == "[x] read\n[ ] write")));
+        AgentEvent::EngineDiagnostic { message, .. } if message.contains("`blocked`"))));
     assert_eq!(out.len(), 3);
     assert!(t.outcome().is_none());
 }

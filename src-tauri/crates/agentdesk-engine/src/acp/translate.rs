@@ -12,8 +12,7 @@
 //!   edit. Kind `execute` → command, `edit`/`delete`/`move` → file change, `fetch` → web,
 //!   others → other. Streamed tool content is not passed on as `tool.updated`: ACP content
 //!   replaces (it does not append), so the final content is the output.
-//! - `plan`: the protocol has no plan event, so each plan (ACP sends it whole every time)
-//!   becomes a completed tool item `plan` (kind other) whose output is a checklist.
+//! - `plan` (sent whole every time) → `plan.updated`: the run's one plan item.
 //! - `usage_update` is the session's context window and cost so far: its cost (USD) goes on
 //!   the run's `usage`, whose token counts come from the prompt result (`usage`, opencode;
 //!   `_meta.quota.token_count`, Gemini CLI).
@@ -32,6 +31,7 @@ use agentdesk_protocol::acp::{
 use agentdesk_protocol::events::{
     AgentEvent, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
 };
+use agentdesk_protocol::plan::{PlanEntry, PlanStatus};
 use serde_json::{json, Value};
 
 use crate::claude::unified_diff;
@@ -77,7 +77,6 @@ pub struct AcpTranslator {
     /// Messages whose id was already completed (a late chunk of one gets a fresh item).
     closed_messages: HashSet<String>,
     minted: u32,
-    plans: u32,
     cost_usd: Option<f64>,
     stopping: bool,
     outcome: Option<RunOutcome>,
@@ -475,36 +474,33 @@ impl AcpTranslator {
         });
     }
 
+    /// The whole plan each time: the run's one plan item. A status this build does not know
+    /// is shown as pending and reported; the priority is not shown.
     fn on_plan(&mut self, p: Plan, out: &mut Vec<AgentEvent>) {
-        self.plans += 1;
-        let item_id = format!("plan-{}", self.plans);
-        let checklist: Vec<String> = p
-            .entries
-            .iter()
-            .map(|e| {
-                let mark = match e.status.as_deref() {
-                    Some("completed") => "[x]",
-                    Some("in_progress") => "[~]",
-                    _ => "[ ]",
-                };
-                format!("{mark} {}", e.content)
-            })
-            .collect();
-        let input = serde_json::to_value(&p).unwrap_or(Value::Null);
-        out.push(AgentEvent::ToolStarted {
-            item_id: item_id.clone(),
-            kind: ToolKind::Other,
-            name: "plan".to_owned(),
-            input: input.clone(),
-        });
-        out.push(AgentEvent::ToolCompleted {
-            item_id,
-            kind: ToolKind::Other,
-            name: "plan".to_owned(),
-            input,
-            output: Some(checklist.join("\n")),
-            status: ToolStatus::Completed,
-            exit_code: None,
+        let mut entries = Vec::with_capacity(p.entries.len());
+        for e in p.entries {
+            let wire = e.status.as_deref().unwrap_or("pending");
+            let status = PlanStatus::from_wire(wire).unwrap_or_else(|| {
+                out.push(AgentEvent::EngineDiagnostic {
+                    source: DiagnosticSource::UnknownMessage,
+                    message: format!("unknown ACP plan status `{wire}` (shown as pending)"),
+                    raw: Some(json!({"content": e.content, "status": wire})),
+                });
+                PlanStatus::Pending
+            });
+            entries.push(PlanEntry {
+                id: None,
+                step: e.content,
+                active_form: None,
+                status,
+            });
+        }
+        out.push(AgentEvent::PlanUpdated {
+            item_id: "plan".into(),
+            plan: agentdesk_protocol::plan::Plan {
+                explanation: None,
+                entries,
+            },
         });
     }
 

@@ -13,7 +13,7 @@
 //!
 //! ```ignore
 //! let engine = ClaudeEngine::new(ClaudeEngineConfig::new(claude_path));
-//! let mut run = engine.start_run(ClaudeRunRequest { cwd, profile, resume_session_id: None,
+//! let mut run = engine.start_run(ClaudeRunRequest { cwd, profile, resume_session_id: None, plan: None,
 //!     input: vec![InputPart::text("hi")] }).await?;
 //! while let Some(ev) = run.next_event().await { /* AgentEvent */ }
 //! ```
@@ -25,6 +25,7 @@ pub mod options;
 mod prompt_file;
 mod run;
 mod run_loop;
+mod tasks;
 pub mod translate;
 mod wire;
 
@@ -262,7 +263,8 @@ impl ClaudeEngine {
         session.send(&SdkMessage::User(UserMessage::prompt(content)))?;
 
         let (events_tx, events) = mpsc::unbounded_channel();
-        let mut translator = ClaudeTranslator::new(req.cwd.clone(), req.profile.model.clone());
+        let mut translator = ClaudeTranslator::new(req.cwd.clone(), req.profile.model.clone())
+            .continuing_plan(req.plan.clone());
         let mut early = Vec::new();
         for message in notices {
             translator.notice(DiagnosticSource::Notice, message, None, &mut early);

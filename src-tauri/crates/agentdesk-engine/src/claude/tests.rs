@@ -284,3 +284,186 @@ fn unknown_messages_become_diagnostics() {
         matches!(&out[1], AgentEvent::EngineDiagnostic { raw: Some(r), .. } if r["type"] == "novel")
     );
 }
+
+fn plans(
+    ev: &[AgentEvent],
+) -> Vec<Vec<(Option<String>, String, agentdesk_protocol::plan::PlanStatus)>> {
+    ev.iter()
+        .filter_map(|e| match e {
+            AgentEvent::PlanUpdated { item_id, plan } => {
+                assert_eq!(item_id, "plan");
+                Some(
+                    plan.entries
+                        .iter()
+                        .map(|e| (e.id.clone(), e.step.clone(), e.status))
+                        .collect(),
+                )
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn task_tools_are_the_plan_and_a_refused_todo_write_is_a_failed_tool() {
+    use agentdesk_protocol::plan::PlanStatus as S;
+    let ev = replay("tasks.jsonl", |_, _| {});
+    let step = |s: S| (Some("1".to_owned()), "Write the tests".to_owned(), s);
+    assert_eq!(
+        plans(&ev),
+        [
+            vec![step(S::Pending)],
+            vec![step(S::InProgress)],
+            vec![step(S::InProgress)]
+        ],
+        "{ev:#?}"
+    );
+    let first = ev.iter().find_map(|e| match e {
+        AgentEvent::PlanUpdated { plan, .. } => Some(plan.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        first.unwrap().entries[0].active_form.as_deref(),
+        Some("Writing the tests")
+    );
+    // No tool cards for the task tools; the refused TodoWrite is one, failed, with the reason.
+    let tools: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolStarted { name, .. } => Some((name.as_str(), None)),
+            AgentEvent::ToolCompleted {
+                name,
+                status,
+                output,
+                ..
+            } => Some((
+                name.as_str(),
+                Some((*status, output.clone().unwrap_or_default())),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tools.len(), 1, "{tools:#?}");
+    let (name, Some((status, output))) = &tools[0] else {
+        panic!("{tools:#?}")
+    };
+    assert_eq!((*name, *status), ("TodoWrite", ToolStatus::Failed));
+    assert!(output.contains("No such tool available"), "{output}");
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+}
+
+#[test]
+fn a_task_of_an_earlier_run_keeps_its_subject() {
+    use agentdesk_protocol::plan::{Plan, PlanEntry, PlanStatus as S};
+    let earlier = Plan {
+        explanation: None,
+        entries: vec![
+            PlanEntry {
+                id: Some("1".into()),
+                step: "Write the tests".into(),
+                active_form: Some("Writing the tests".into()),
+                status: S::InProgress,
+            },
+            PlanEntry {
+                id: Some("2".into()),
+                step: "Ship".into(),
+                active_form: None,
+                status: S::Pending,
+            },
+        ],
+    };
+    let mut t = ClaudeTranslator::new(PathBuf::from("/x"), None).continuing_plan(Some(earlier));
+    let mut out = Vec::new();
+    let line = |v: Value| SdkMessage::from_value(v);
+    let use_ = |id: &str, name: &str, input: Value| {
+        line(
+            serde_json::json!({"type": "assistant", "session_id": "s", "message": {"id": format!("m-{id}"),
+            "role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]}}),
+        )
+    };
+    let result = |id: &str, text: &str, structured: Value, is_error: bool| {
+        line(
+            serde_json::json!({"type": "user", "session_id": "s", "message": {"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": text, "is_error": is_error}]},
+            "tool_use_result": structured}),
+        )
+    };
+    for msg in [
+        use_(
+            "t1",
+            "TaskUpdate",
+            serde_json::json!({"taskId": "1", "status": "completed"}),
+        ),
+        result(
+            "t1",
+            "Updated task #1 status",
+            serde_json::json!({"success": true, "taskId": "1"}),
+            false,
+        ),
+        use_(
+            "t2",
+            "TaskUpdate",
+            serde_json::json!({"taskId": "2", "status": "deleted"}),
+        ),
+        result(
+            "t2",
+            "Updated task #2 deleted",
+            serde_json::json!({"success": true, "taskId": "2"}),
+            false,
+        ),
+        use_(
+            "t3",
+            "TaskUpdate",
+            serde_json::json!({"taskId": "9", "status": "in_progress"}),
+        ),
+        result("t3", "Task not found", Value::Null, true),
+        use_(
+            "t4",
+            "TaskUpdate",
+            serde_json::json!({"taskId": "7", "status": "blocked"}),
+        ),
+        result("t4", "Updated", serde_json::json!({"success": true}), false),
+        use_("t5", "TaskCreate", serde_json::json!({"subject": "x"})),
+        result("t5", "Task created?", serde_json::json!({}), false),
+        use_("t6", "TaskList", serde_json::json!({})),
+    ] {
+        t.on_message(msg, &mut out);
+    }
+    t.interrupted(&mut out);
+    assert_eq!(
+        plans(&out),
+        [
+            vec![
+                (Some("1".into()), "Write the tests".into(), S::Completed),
+                (Some("2".into()), "Ship".into(), S::Pending)
+            ],
+            vec![(Some("1".into()), "Write the tests".into(), S::Completed)],
+            // A task this app never saw keeps a name; an unknown status is pending, and said.
+            vec![
+                (Some("1".into()), "Write the tests".into(), S::Completed),
+                (Some("7".into()), "Task #7".into(), S::Pending)
+            ],
+        ],
+        "{out:#?}"
+    );
+    assert!(out.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("`blocked`"))));
+    // The refused update, the unreadable create and the unanswered list are tool calls.
+    let ended: Vec<_> = out
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCompleted {
+                item_id, status, ..
+            } => Some((item_id.as_str(), *status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ended,
+        [
+            ("t3", ToolStatus::Failed),
+            ("t5", ToolStatus::Completed),
+            ("t6", ToolStatus::Interrupted)
+        ]
+    );
+    assert!(out.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("unreadable claude `TaskCreate`"))));
+}

@@ -21,7 +21,10 @@ use agentdesk_protocol::claude::{
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, FailureCode, ToolKind, ToolStatus};
 use serde_json::Value;
 
+use agentdesk_protocol::plan::Plan;
+
 use super::diff::{planned_change_from, target_path, PlannedChange};
+use super::tasks::{Applied, PlanCall, Tasks};
 use super::wire::ClaudeLine;
 
 /// How the run ended, once it has.
@@ -79,6 +82,8 @@ pub struct ClaudeTranslator {
     /// File contents read ahead by the run loop (off the async threads) for the diffs of
     /// file tools, by path; `None` = no such file.
     files: HashMap<PathBuf, Option<String>>,
+    /// The plan the task tools keep (no tool cards for them).
+    tasks: Tasks,
 }
 
 impl ClaudeTranslator {
@@ -98,7 +103,14 @@ impl ClaudeTranslator {
             stopping: false,
             outcome: None,
             files: HashMap::new(),
+            tasks: Tasks::default(),
         }
+    }
+
+    /// Continuing the session's plan as last shown (its tasks are named by id).
+    pub fn continuing_plan(mut self, plan: Option<Plan>) -> Self {
+        self.tasks = Tasks::continuing(plan);
+        self
     }
 
     pub fn outcome(&self) -> Option<&RunOutcome> {
@@ -387,6 +399,9 @@ impl ClaudeTranslator {
                     });
                 }
                 ContentBlock::ToolUse(t) => {
+                    if self.tasks.on_tool_use(&t.id, &t.name, &t.input) {
+                        continue;
+                    }
                     let kind = tool_kind(&t.name);
                     let change = target_path(&t.name, &t.input, &self.cwd).and_then(|path| {
                         // Read ahead by the run loop; read here only when used on its own.
@@ -429,9 +444,6 @@ impl ClaudeTranslator {
                 // "[Request interrupted by user]" markers and the like: not conversation.
                 continue;
             };
-            let Some(tool) = self.tools.remove(&r.tool_use_id) else {
-                continue;
-            };
             let status = if self.declined.contains(&r.tool_use_id) {
                 ToolStatus::Declined
             } else if interrupted {
@@ -440,6 +452,26 @@ impl ClaudeTranslator {
                 ToolStatus::Failed
             } else {
                 ToolStatus::Completed
+            };
+            let plan = self.tasks.on_result(
+                &r.tool_use_id,
+                status != ToolStatus::Completed,
+                u.tool_use_result.as_ref(),
+                out,
+            );
+            if let Some(applied) = plan {
+                if let Applied::Tool(call) = applied {
+                    out.push(plan_call_ended(
+                        r.tool_use_id.clone(),
+                        call,
+                        Some(r.text()),
+                        status,
+                    ));
+                }
+                continue;
+            }
+            let Some(tool) = self.tools.remove(&r.tool_use_id) else {
+                continue;
             };
             if status == ToolStatus::Completed {
                 if let Some(c) = &tool.change {
@@ -547,6 +579,14 @@ impl ClaudeTranslator {
                 OpenBlock::Tool => {}
             }
         }
+        for (item_id, call) in self.tasks.unanswered() {
+            let status = if self.declined.contains(&item_id) {
+                ToolStatus::Declined
+            } else {
+                ToolStatus::Interrupted
+            };
+            out.push(plan_call_ended(item_id, call, None, status));
+        }
         let mut open: Vec<(String, OpenTool)> = self.tools.drain().collect();
         open.sort_by(|a, b| a.0.cmp(&b.0));
         for (item_id, tool) in open {
@@ -574,5 +614,24 @@ impl ClaudeTranslator {
             },
         });
         self.outcome = Some(outcome);
+    }
+}
+
+/// A plan tool call that changed no plan (refused, unreadable, cut off), as the tool call it
+/// was: the timeline makes its card from this one event.
+fn plan_call_ended(
+    item_id: String,
+    call: PlanCall,
+    output: Option<String>,
+    status: ToolStatus,
+) -> AgentEvent {
+    AgentEvent::ToolCompleted {
+        item_id,
+        kind: ToolKind::Other,
+        name: call.name,
+        input: call.input,
+        output,
+        status,
+        exit_code: None,
     }
 }

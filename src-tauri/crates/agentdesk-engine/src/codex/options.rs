@@ -112,6 +112,10 @@ impl CodexProfile {
         };
         c(format!("features.plugins={}", self.enable_plugins));
         c("analytics.enabled=false".to_owned());
+        // The plan checklist (`update_plan` → `turn/plan/updated`) is what the window shows
+        // as the run's plan; codex 0.169 leaves the tool out unless this is on. The profile's
+        // own overrides come later and win (`tools.update_plan.enabled=false` turns it off).
+        c("tools.update_plan.enabled=true".to_owned());
         if let Some(p) = &self.provider {
             let mut fields = vec![
                 format!("name={}", toml_string(&p.name)),
@@ -238,5 +242,8 @@ mod tests {
             joined.contains(r#"-c model_provider="mock" -c model="gpt-5.5" -c x.y=1"#),
             "{joined}"
         );
+        // The plan tool is on, before the profile's overrides (which can turn it off).
+        let plan = joined.find("-c tools.update_plan.enabled=true").unwrap();
+        assert!(plan < joined.find("-c x.y=1").unwrap(), "{joined}");
     }
 }

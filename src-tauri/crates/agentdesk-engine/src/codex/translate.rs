@@ -10,11 +10,13 @@ use std::collections::{HashMap, VecDeque};
 use agentdesk_protocol::codex::{
     CommandExecutionStatus, ErrorNotification, FileUpdateChange, PatchChangeKind,
     ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ServerNotification,
-    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnError, TurnStatus,
+    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnError,
+    TurnPlanUpdatedNotification, TurnStatus,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
 };
+use agentdesk_protocol::plan::{Plan, PlanEntry, PlanStatus};
 use serde_json::{json, Value};
 
 /// Recent `fileChange` items kept for approvals (which carry only the item id).
@@ -30,7 +32,6 @@ const IGNORED_METHODS: &[&str] = &[
     "serverRequest/resolved",
     "turn/started",
     "turn/diff/updated",
-    "turn/plan/updated",
     "account/rateLimits/updated",
     "remoteControl/status/changed",
     "item/reasoning/summaryPartAdded",
@@ -147,6 +148,7 @@ impl TurnTranslator {
                 });
             }
             ServerNotification::PlanDelta(_) => {}
+            ServerNotification::TurnPlanUpdated(p) => out.extend(plan_updated(p)),
             ServerNotification::ThreadTokenUsageUpdated(u) => {
                 self.usage_latest = Some(u.token_usage.total);
             }
@@ -167,7 +169,6 @@ impl TurnTranslator {
             | ServerNotification::ThreadStatusChanged(_)
             | ServerNotification::TurnStarted(_)
             | ServerNotification::TurnDiffUpdated(_)
-            | ServerNotification::TurnPlanUpdated(_)
             | ServerNotification::ReasoningSummaryPartAdded(_)
             | ServerNotification::ServerRequestResolved(_)
             | ServerNotification::DeprecationNotice(_) => {}
@@ -541,6 +542,40 @@ fn failure_code(e: &TurnError) -> Option<String> {
 }
 
 /// A notification this build does not know (or cannot read), kept as a diagnostic.
+/// `turn/plan/updated` (the model's `update_plan` call): the whole checklist, one item per
+/// run. A status this build does not know is kept as pending and reported.
+fn plan_updated(n: TurnPlanUpdatedNotification) -> Vec<AgentEvent> {
+    let mut out = Vec::new();
+    let mut entries = Vec::with_capacity(n.plan.len());
+    for s in n.plan {
+        let status = PlanStatus::from_wire(&s.status).unwrap_or_else(|| {
+            out.push(diagnostic(
+                DiagnosticSource::UnknownMessage,
+                format!(
+                    "unknown codex plan status `{}` (shown as pending)",
+                    s.status
+                ),
+                Some(json!({"step": s.step, "status": s.status})),
+            ));
+            PlanStatus::Pending
+        });
+        entries.push(PlanEntry {
+            id: None,
+            step: s.step,
+            active_form: None,
+            status,
+        });
+    }
+    out.push(AgentEvent::PlanUpdated {
+        item_id: "plan".into(),
+        plan: Plan {
+            explanation: n.explanation.filter(|e| !e.trim().is_empty()),
+            entries,
+        },
+    });
+    out
+}
+
 fn unknown_notification(method: String, params: Value, error: Option<String>) -> AgentEvent {
     let message = match error {
         Some(e) => format!("unreadable codex notification `{method}`: {e}"),

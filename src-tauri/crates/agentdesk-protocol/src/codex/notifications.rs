@@ -122,8 +122,16 @@ pub struct TurnPlanUpdatedNotification {
     pub turn_id: String,
     #[serde(default)]
     pub explanation: Option<String>,
-    #[serde(default)]
-    pub plan: Vec<Value>,
+    pub plan: Vec<TurnPlanStep>,
+}
+
+/// One step of `update_plan`'s checklist. `status` is `pending | inProgress | completed` in
+/// 0.169; kept a string so a status a later codex adds is reported, not a failed parse.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnPlanStep {
+    pub step: String,
+    pub status: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -229,6 +229,8 @@ pub enum ItemBody {
         raw: Option<Value>,
     },
     Usage(crate::ui::TokenUsage),
+    /// The agent's plan as it last stood in this run (a live checklist).
+    Plan(crate::plan::Plan),
 }
 
 impl ItemBody {
@@ -245,6 +247,7 @@ impl ItemBody {
             Self::Notice { .. } => "notice",
             Self::Diagnostic { .. } => "diagnostic",
             Self::Usage(_) => "usage",
+            Self::Plan(_) => "plan",
         }
     }
 }
