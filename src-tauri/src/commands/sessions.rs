@@ -3,7 +3,8 @@
 use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
     CloseSessionArgs, CreateSessionArgs, InterruptRunArgs, ListSessionsArgs, LiveAckArgs,
-    LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SetSessionProfileArgs, WatchActivityArgs,
+    LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SessionPlanArgs, SetSessionProfileArgs,
+    WatchActivityArgs,
 };
 use tauri::State;
 
@@ -29,6 +30,11 @@ desk_commands! {
     fn load_timeline(desk, args: LoadTimelineArgs) {
         let limit = args.limit.clamp(1, 1000);
         desk.load_timeline(&args.session_id, args.before, Some(limit)).await?
+    }
+
+    /// The plan the session's agent last reported.
+    fn session_plan(desk, args: SessionPlanArgs) {
+        desk.session_plan(&args.session_id).await?
     }
 
     /// Send a message; the run is queued while another one of the session is active.

@@ -20,6 +20,7 @@ import type { LiveBatch } from "../generated/LiveBatch";
 import type { MergeOutcome } from "../generated/MergeOutcome";
 import type { NewWorktree } from "../generated/NewWorktree";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
+import type { Plan } from "../generated/Plan";
 import type { Profile } from "../generated/Profile";
 import type { ProfileError } from "../generated/ProfileError";
 import type { ProfileSpec } from "../generated/ProfileSpec";
@@ -70,6 +71,8 @@ export type CloseSessionArgs = { sessionId: string, };
 export type WatchActivityArgs = { onActivity: Channel<Array<SessionActivity>>, };
 
 export type LoadTimelineArgs = { sessionId: string, before: number | null, limit: number, };
+
+export type SessionPlanArgs = { sessionId: string, };
 
 export type SendMessageArgs = { sessionId: string, text: string, attachments: Array<AttachmentRef>, };
 
@@ -250,6 +253,14 @@ export function watchActivity(onActivity: WatchActivityArgs["onActivity"]): Prom
  */
 export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: LoadTimelineArgs["before"], limit: LoadTimelineArgs["limit"]): Promise<TimelinePage> {
   return invokeCommand<TimelinePage>("load_timeline", "IpcError", { sessionId, before, limit });
+}
+
+/**
+ * The plan the session's agent last reported (its header shows the current step, even
+ * when that item is older than the loaded page).
+ */
+export function sessionPlan(sessionId: SessionPlanArgs["sessionId"]): Promise<Plan | null> {
+  return invokeCommand<Plan | null>("session_plan", "IpcError", { sessionId });
 }
 
 /**
@@ -601,6 +612,7 @@ export const COMMANDS = [
   "close_session",
   "watch_activity",
   "load_timeline",
+  "session_plan",
   "send_message",
   "interrupt_run",
   "set_session_profile",
@@ -672,6 +684,7 @@ export type CommandError = {
   close_session: IpcError;
   watch_activity: IpcError;
   load_timeline: IpcError;
+  session_plan: IpcError;
   send_message: IpcError;
   interrupt_run: IpcError;
   set_session_profile: IpcError;

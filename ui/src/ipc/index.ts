@@ -118,6 +118,8 @@ export const ipc = {
   },
   closeSession: commands.closeSession,
   loadTimeline: commands.loadTimeline,
+  /** The plan the session's agent last reported (null: none). */
+  sessionPlan: commands.sessionPlan,
   sendMessage: commands.sendMessage,
   interruptRun: commands.interruptRun,
   decideApproval: commands.decideApproval,

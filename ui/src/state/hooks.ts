@@ -10,6 +10,7 @@ function useKey<T>(store: SessionStore, key: string, read: () => T): T {
 export const useRows = (store: SessionStore) => useKey(store, "rows", store.rows);
 export const useActiveRuns = (store: SessionStore) => useKey(store, "active", store.active);
 export const useDiagnostics = (store: SessionStore) => useKey(store, "diagnostics", store.diagnosticItems);
+export const usePlan = (store: SessionStore) => useKey(store, "plan", store.currentPlan);
 
 export function useItem(store: SessionStore, id: string) {
   return useKey(store, id, useCallback(() => store.item(id), [store, id]));

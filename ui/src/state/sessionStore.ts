@@ -2,12 +2,14 @@
 // per-key subscriptions (used through useSyncExternalStore): an `append` touches one item
 // and wakes only the row showing it; the row list changes only when rows come or go.
 import type { Approval, LiveBatch, LiveOp, Run, TimelineItem, TimelinePage } from "../ipc";
+import type { Plan } from "../generated/Plan";
 import { Chunker } from "./chunker";
 
 /** A row of the timeline: an item id, or `run:<id>` for a run's status line. */
 export type RowKey = string;
 
 export type UsageBody = Extract<TimelineItem["body"], { kind: "usage" }>;
+export type PlanBody = Extract<TimelineItem["body"], { kind: "plan" }>;
 
 export interface RowList {
   keys: readonly RowKey[];
@@ -123,6 +125,8 @@ export class SessionStore {
   private runs = new Map<string, Run>();
   private approvals = new Map<string, Approval>();
   private usage = new Map<string, UsageBody>();
+  private latestPlan: TimelineItem | null = null;
+  private storedPlan: Plan | null = null;
   private diagnostics: TimelineItem[] = [];
   private chunkers = new Map<string, Chunker>();
   private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, loaded: false };
@@ -148,6 +152,9 @@ export class SessionStore {
   run = (id: string): Run | undefined => this.runs.get(id);
   approval = (id: string): Approval | undefined => this.approvals.get(id);
   runUsage = (runId: string): UsageBody | undefined => this.usage.get(runId);
+  /** The plan the agent last reported: the newest plan item loaded, else the stored one
+   *  (`seedPlan`) when that item is older than the loaded page. */
+  currentPlan = (): Plan | null => this.latestPlan?.body.kind === "plan" ? this.latestPlan.body : this.storedPlan;
   diagnosticItems = (): readonly TimelineItem[] => this.diagnostics;
   /** How many rows an agent message takes, and the text of one of them. */
   chunkCount = (itemId: string): number => this.chunkers.get(itemId)?.count() ?? 1;
@@ -172,7 +179,7 @@ export class SessionStore {
     return undefined;
   }
 
-  // ---- subscribing: "rows", "active", "diagnostics", an item id, "run:<id>", "approval:<id>",
+  // ---- subscribing: "rows", "active", "diagnostics", "plan", an item id, "run:<id>", "approval:<id>",
   // or ANY (after every flush that changed something) ----
   subscribe(key: string, listener: Listener): () => void {
     let set = this.listeners.get(key);
@@ -229,6 +236,13 @@ export class SessionStore {
     }
   }
 
+  /** The session's last plan as stored (`session_plan`), shown until a loaded item has one. */
+  seedPlan(plan: Plan | null): void {
+    this.storedPlan = plan;
+    this.dirty.add("plan");
+    this.flush();
+  }
+
   /** Older items from `load_timeline`, put in front. */
   prepend(page: TimelinePage): void {
     const firstRun = this.list.keys.length ? this.runOfKey(this.list.keys[0]!) : undefined;
@@ -264,6 +278,7 @@ export class SessionStore {
     this.items = new Map();
     this.chunkers = new Map();
     this.usage = new Map();
+    this.latestPlan = null;
     this.diagnostics = [];
     this.runs = new Map(runs.map((r) => [r.id, r]));
     this.approvals = new Map(approvals.map((a) => [a.id, a]));
@@ -290,6 +305,11 @@ export class SessionStore {
     }
     if (item.body.kind === "usage") this.usage.set(item.runId, item.body);
     if (item.body.kind === "diagnostic") this.diagnostics = [...this.diagnostics, item];
+    // An older page's plan does not replace a newer one.
+    if (item.body.kind === "plan" && (!this.latestPlan || this.latestPlan.id === item.id || item.createdAt >= this.latestPlan.createdAt)) {
+      this.latestPlan = item;
+      this.dirty.add("plan");
+    }
   }
 
   private upsert(item: TimelineItem): void {

@@ -2,6 +2,7 @@
 // that tests can inspect or override.
 import { vi } from "vitest";
 import type { EngineInfo } from "../generated/EngineInfo";
+import type { Plan } from "../generated/Plan";
 import type { Approval, Attachment, Ipc, Profile, Run, Session } from "../ipc";
 
 export function run(over: Partial<Run> = {}): Run {
@@ -154,6 +155,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     openSession: vi.fn(async () => {}),
     closeSession: vi.fn(async () => null),
     loadTimeline: vi.fn(async () => ({ items: [], before: null })),
+    sessionPlan: vi.fn(async (): Promise<Plan | null> => null),
     sendMessage: vi.fn(async (sessionId: string, text: string) => run({ sessionId, prompt: text, status: "running" })),
     interruptRun: vi.fn(async () => null),
     decideApproval: vi.fn(async (approvalId: string) => approval({ id: approvalId, state: "approved_once", decidedBy: "user" })),

@@ -252,6 +252,14 @@ impl Desk {
             .await?)
     }
 
+    /// The plan the session's agent last reported, if any.
+    pub async fn session_plan(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<Option<agentdesk_protocol::plan::Plan>> {
+        Ok(self.store.latest_plan(session_id).await?)
+    }
+
     pub async fn list_runs(&self, session_id: &SessionId) -> Result<Vec<Run>> {
         Ok(self.store.list_runs(session_id).await?)
     }

@@ -58,6 +58,7 @@ use crate::ids::{ApprovalId, ProfileId, RunId, SessionId, WorkspaceId};
 pub use crate::ipc_macro::{
     camel, percent_decode, raw_header, read_headers, read_json, Body, Command,
 };
+use crate::plan::Plan;
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
     ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch, MergeOutcome,
@@ -198,6 +199,9 @@ define_rpc! {
         before: Option<i64>,
         limit: u32,
     }) -> Result<TimelinePage, IpcError>;
+    /// The plan the session's agent last reported (its header shows the current step, even
+    /// when that item is older than the loaded page).
+    session_plan(SessionPlanArgs { session_id: SessionId }) -> Result<Option<Plan>, IpcError>;
     /// Send a message; the run is queued while another one of the session is active.
     send_message(SendMessageArgs { session_id: SessionId, text: String, attachments: Vec<AttachmentRef> }) -> Result<Run, IpcError>;
     /// Running → interrupted; queued → cancelled.

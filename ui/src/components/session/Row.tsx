@@ -7,6 +7,7 @@ import { fromApproval } from "../approvals/decision";
 import { QuestionCard } from "../approvals/QuestionCard";
 import { DiffView } from "./DiffView";
 import { AgentMessage, Notice, Reasoning, UserMessage } from "./items/Messages";
+import { PlanCard } from "./items/PlanCard";
 import { ToolCard } from "./items/ToolCard";
 import { RunLine } from "./RunLine";
 
@@ -67,6 +68,8 @@ function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowK
       );
     case "notice":
       return <Notice body={body} />;
+    case "plan":
+      return <PlanCard plan={body} />;
     default:
       return <div className="row-missing" />;
   }

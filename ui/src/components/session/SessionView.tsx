@@ -2,11 +2,12 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { engineName, useEngines } from "../../state/engines";
 import { errorOf, type IpcError, type OfferedFile, type Session } from "../../ipc";
 import { useIpc } from "../../ipc/context";
-import { useActiveRuns } from "../../state/hooks";
+import { useActiveRuns, usePlan } from "../../state/hooks";
 import { SessionStore } from "../../state/sessionStore";
 import { EngineCapabilitiesContext, useEngineCapabilities } from "../approvals/capabilities";
 import { Composer } from "./Composer";
 import { DiagnosticsPanel } from "./Diagnostics";
+import { PlanNow } from "./items/PlanCard";
 import { ProfileSwitcher } from "./ProfileSwitcher";
 
 // Announced to screen readers; worded apart from the status words so text lookups stay unique.
@@ -36,6 +37,19 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
   const showReview = inWorktree && reviewing;
   const active = useActiveRuns(store);
   const running = active.find((r) => r.status === "running") ?? null;
+  const plan = usePlan(store);
+
+  // The header's current step, also when the plan's item is older than the loaded page.
+  useEffect(() => {
+    let open = true;
+    ipc
+      .sessionPlan(session.id)
+      .then((p) => open && store.seedPlan(p))
+      .catch(() => {}); // the timeline's own plan items still show it
+    return () => {
+      open = false;
+    };
+  }, [ipc, store, session.id]);
 
   // Screen readers hear when a run starts and how it ended (the log itself stays quiet).
   const [announcement, setAnnouncement] = useState("");
@@ -126,6 +140,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
             </span>
           )}
         </div>
+        <PlanNow plan={plan} />
         <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
       </header>
       <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />

@@ -1,0 +1,260 @@
+//! The agent's plan in the real window (issue 24): the real app under Xvfb, the real pinned
+//! `codex` and `claude` against the fake model servers. Codex's model calls `update_plan`,
+//! then asks to run a command: while the run waits on the approval, the timeline shows the
+//! checklist (done / in progress / to do) and the session header the current step; approved,
+//! the next update replaces the list in the same card. Claude's model keeps its tasks with
+//! `TaskCreate`/`TaskUpdate`; after a restart in the dark look, the next message's updates
+//! name the tasks only by id and the card still shows their subjects. Screenshots in
+//! `target/test-artifacts/plans/`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentdesk_protocol::ui::{Engine, ProfileSpec};
+use agentdesk_tests::e2e::{
+    app_with_engine, artifacts_dir, bounded, prepare_codex_workspace, AppEnv, AppSession, BoxError,
+    Desktop, Prerequisites, APPROVAL_CARD,
+};
+use agentdesk_tests::{fake_messages, fake_responses, real};
+use serde_json::{json, Value};
+
+const TEST: &str = "plans";
+const STREAM: Duration = Duration::from_secs(90);
+/// The plan card and the header's current step.
+const PLAN: &str = "section.plan-card";
+const NOW: &str = ".session-header .plan-now";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_and_claude_plans_are_live_checklists() {
+    let Some((_turn, pre, codex)) = app_with_engine(TEST, "CODEX_BIN", "plans E2E").await else {
+        return;
+    };
+    let Some(claude) = real::engine_bin("CLAUDE_BIN", "plans E2E") else {
+        return;
+    };
+    bounded(Duration::from_secs(360), scenario(pre, codex, claude)).await;
+}
+
+fn update_plan(id: &str, statuses: [&str; 3]) -> fake_responses::Reply {
+    let steps = ["Read the code", "Write the fix", "Run the tests"];
+    let plan: Vec<Value> = steps
+        .iter()
+        .zip(statuses)
+        .map(|(s, st)| json!({"step": s, "status": st}))
+        .collect();
+    fake_responses::Reply::Stream(vec![fake_responses::Step::FunctionCall {
+        call_id: id.into(),
+        name: "update_plan".into(),
+        arguments: json!({"explanation": "Reading first", "plan": plan}).to_string(),
+    }])
+}
+
+fn task(id: &str, name: &str, input: Value) -> fake_messages::Reply {
+    fake_messages::Reply::Stream(vec![fake_messages::Step::ToolUse {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }])
+}
+
+/// A default Codex profile and a Claude one, both on the fake models.
+async fn prepare(
+    env: &AppEnv,
+    codex: PathBuf,
+    claude: PathBuf,
+    responses: &fake_responses::FakeResponses,
+    messages: &fake_messages::FakeMessages,
+) -> Result<(), BoxError> {
+    let ws = prepare_codex_workspace(env, codex.clone(), responses.base_url(), |_| {}).await?;
+    ws.desk
+        .set_engine_settings(
+            &agentdesk_core::EngineSettings::default()
+                .with_bin("codex", codex)
+                .with_bin("claude", claude),
+        )
+        .await?;
+    let dirs = real::claude_dirs(&env.root.join("claude"));
+    let mut spec = ProfileSpec::new("claude (fake model)", Engine::Claude);
+    spec.model = Some(fake_messages::FAKE_MODEL.into());
+    spec.base_url = Some(messages.base_url());
+    spec.api_key_env = Some(real::CLAUDE_KEY_ENV.into());
+    spec.env.extend(real::claude_env(&dirs.home, &dirs.tmp));
+    spec.env.insert(real::CLAUDE_KEY_ENV.into(), "dummy".into());
+    ws.desk.create_profile(&ws.workspace_id, &spec).await?;
+    ws.desk.close().await;
+    Ok(())
+}
+
+/// The plan card's steps as a screen reader reads them, and the header's line.
+async fn plan_shown(app: &AppSession) -> Result<(Vec<String>, String), BoxError> {
+    let steps = app
+        .script_strings(
+            "const cards = document.querySelectorAll('section.plan-card'); \
+             const last = cards[cards.length - 1]; \
+             return last ? [...last.querySelectorAll('li')].map(li => li.textContent) : []",
+        )
+        .await?;
+    let now = app.css_text(NOW).await?;
+    Ok((steps, now))
+}
+
+async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result<(), BoxError> {
+    let artifacts = artifacts_dir(TEST);
+    let shot = |name: &str| artifacts.join(format!("{name}.png"));
+    let desktop = Desktop::start(pre)?;
+    let mut env = AppEnv::new(TEST)?;
+    let responses = fake_responses::FakeResponses::start().await?;
+    let messages = fake_messages::FakeMessages::start().await?;
+    prepare(&env, codex, claude, &responses, &messages).await?;
+
+    // Codex: a plan, then a command it asks about; the run waits on the card.
+    responses.push(update_plan(
+        "call_plan_1",
+        ["completed", "in_progress", "pending"],
+    ));
+    responses.push(fake_responses::Reply::exec_command(
+        "call_fix",
+        "touch fixed.txt",
+    ));
+    responses.push(update_plan(
+        "call_plan_2",
+        ["completed", "completed", "in_progress"],
+    ));
+    responses.push(fake_responses::Reply::text(&[
+        "Fixed; running the tests next.",
+    ]));
+
+    let app = desktop.launch(&env, "first-run", &artifacts).await?;
+    app.collect_js_errors().await?;
+    app.open_new_session(&artifacts).await?;
+    app.send_message("Fix the bug").await?;
+    let card = app.xpath_text(APPROVAL_CARD).await;
+    app.on_error(&artifacts, card).await?;
+    app.wait_for_text_containing(PLAN, "1 of 3 done", STREAM)
+        .await?;
+    let (steps, now) = plan_shown(&app).await?;
+    assert_eq!(
+        steps,
+        [
+            "✓Read the code, done",
+            "◐Write the fix, in progress",
+            "○Run the tests, to do"
+        ]
+    );
+    assert!(
+        now.contains("Current step: Write the fix · step 2 of 3"),
+        "{now}"
+    );
+    app.screenshot(&shot("00-codex-plan-waiting-light")).await?;
+    app.click_retrying("Approve once").await?;
+    app.run_ends(&artifacts, "Completed", STREAM).await?;
+    app.wait_for_text_containing(PLAN, "2 of 3 done", STREAM)
+        .await?;
+    let cards = app
+        .script_strings(
+            "return [...document.querySelectorAll('section.plan-card')].map(() => 'card')",
+        )
+        .await?;
+    assert_eq!(cards.len(), 1, "one plan card for the run");
+    let (_, now) = plan_shown(&app).await?;
+    assert!(
+        now.contains("Current step: Run the tests · step 3 of 3"),
+        "{now}"
+    );
+    app.screenshot(&shot("01-codex-plan-updated-light")).await?;
+
+    // Claude: two tasks made, the first started.
+    let create = |subject: &str, active: &str| json!({"subject": subject, "description": subject, "activeForm": active});
+    messages.push(task(
+        "toolu_t1",
+        "TaskCreate",
+        create("Write the tests", "Writing the tests"),
+    ));
+    messages.push(task(
+        "toolu_t2",
+        "TaskCreate",
+        create("Ship it", "Shipping"),
+    ));
+    messages.push(task(
+        "toolu_t3",
+        "TaskUpdate",
+        json!({"taskId": "1", "status": "in_progress"}),
+    ));
+    messages.push(fake_messages::Reply::text(&["Writing the tests now."]));
+    app.button("Profiles for demo").await?.click().await?;
+    app.find_xpath(
+        "//button[contains(@class,'profile-item') and contains(., 'claude (fake model)')]",
+    )
+    .await?
+    .click()
+    .await?;
+    app.button("Set as default").await?.click().await?;
+    app.open_new_session(&artifacts).await?;
+    app.send_message("Plan the release").await?;
+    app.run_ends(&artifacts, "Completed", STREAM).await?;
+    app.wait_for_text_containing(PLAN, "0 of 2 done", STREAM)
+        .await?;
+    let (steps, now) = plan_shown(&app).await?;
+    assert_eq!(steps, ["◐Write the tests, in progress", "○Ship it, to do"]);
+    assert!(
+        now.contains("Current step: Writing the tests · step 1 of 2"),
+        "{now}"
+    );
+    let timeline = app.css_text("[role=log][aria-label=Timeline]").await?;
+    assert!(
+        !timeline.contains("TaskCreate"),
+        "a tool card for a task tool: {timeline}"
+    );
+    app.screenshot(&shot("02-claude-tasks-light")).await?;
+    app.quit().await?;
+
+    // Dark, after a restart: the next message names the tasks by id only.
+    messages.push(task(
+        "toolu_t4",
+        "TaskUpdate",
+        json!({"taskId": "1", "status": "completed"}),
+    ));
+    messages.push(task(
+        "toolu_t5",
+        "TaskUpdate",
+        json!({"taskId": "2", "status": "in_progress"}),
+    ));
+    messages.push(fake_messages::Reply::text(&["Tests written; shipping."]));
+    env.extra.push(("GTK_THEME".into(), "Adwaita:dark".into()));
+    let app = desktop.launch(&env, "second-run", &artifacts).await?;
+    open_session(&app, "Plan the release").await?;
+    let now = app.css_text(NOW).await?;
+    assert!(now.contains("Writing the tests"), "{now}");
+    app.send_message("Go on").await?;
+    app.wait_for_text_containing(PLAN, "1 of 2 done", STREAM)
+        .await?;
+    app.run_ends(&artifacts, "Completed", STREAM).await?;
+    let (steps, now) = plan_shown(&app).await?;
+    assert_eq!(steps, ["✓Write the tests, done", "◐Ship it, in progress"]);
+    assert!(
+        now.contains("Current step: Shipping · step 2 of 2"),
+        "{now}"
+    );
+    app.screenshot(&shot("03-claude-tasks-continued-dark"))
+        .await?;
+    open_session(&app, "Fix the bug").await?;
+    app.wait_for_text_containing(PLAN, "2 of 3 done", STREAM)
+        .await?;
+    app.screenshot(&shot("04-codex-plan-dark")).await?;
+    app.quit().await?;
+    env.passed();
+    Ok(())
+}
+
+async fn open_session(app: &AppSession, title: &str) -> Result<(), BoxError> {
+    app.find_xpath(&format!(
+        "//*[@data-testid='session-item' and contains(., '{title}')]"
+    ))
+    .await?
+    .click()
+    .await?;
+    app.wait_for_text_containing("#session-title", title, STREAM)
+        .await?;
+    Ok(())
+}
