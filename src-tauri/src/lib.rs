@@ -245,6 +245,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::interrupt_run,
         commands::sessions::set_session_profile,
         commands::profiles::list_profiles,
+        commands::profiles::list_models,
         commands::profiles::create_profile,
         commands::profiles::update_profile,
         commands::profiles::duplicate_profile,

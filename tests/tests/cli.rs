@@ -48,6 +48,9 @@ mod worktrees;
 #[path = "cli/plans.rs"]
 mod plans;
 
+#[path = "cli/models.rs"]
+mod models;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

@@ -9,7 +9,7 @@
 use agentdesk_core::profiles::EndpointChange;
 use agentdesk_core::{CoreError, Desk};
 use agentdesk_protocol::ipc::{
-    CreateProfileArgs, DeleteProfileArgs, DuplicateProfileArgs, ListProfilesArgs,
+    CreateProfileArgs, DeleteProfileArgs, DuplicateProfileArgs, ListModelsArgs, ListProfilesArgs,
     SetDefaultProfileArgs, UpdateProfileArgs,
 };
 use agentdesk_protocol::ui::{ErrorCode, IpcError, ProfileError, ProfileFieldError};
@@ -53,6 +53,13 @@ pub async fn list_profiles(
     desk.list_profiles_masked(&args.workspace_id)
         .await
         .map_err(from_core)
+}
+
+desk_commands! {
+    /// The models an engine offers (a saved profile's options, else the engine's defaults).
+    fn list_models(desk, args: ListModelsArgs) {
+        desk.list_models_for(&args.workspace_id, args.engine, args.profile_id.as_ref()).await?
+    }
 }
 
 /// Title of the native confirmation (the E2E tests find the dialog by it).

@@ -11,4 +11,8 @@ settingSources: Array<string> | null,
 /**
  * `--max-turns`.
  */
-maxTurns: number | null, };
+maxTurns: number | null, 
+/**
+ * `--effort` (`low` ... `max`, as the model lists them); `None`: the model's default.
+ */
+reasoningEffort: string | null, };

@@ -23,4 +23,9 @@ planMode: boolean,
 /**
  * Load the workspace's `.codex/config.toml`.
  */
-trustProjectConfig: boolean, };
+trustProjectConfig: boolean, 
+/**
+ * The turn's `effort` (`low`, `medium`, `high`, ... as the model lists them); `None`:
+ * the model's default.
+ */
+reasoningEffort: string | null, };

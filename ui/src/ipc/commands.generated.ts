@@ -18,6 +18,7 @@ import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
 import type { MergeOutcome } from "../generated/MergeOutcome";
+import type { ModelCatalog } from "../generated/ModelCatalog";
 import type { NewWorktree } from "../generated/NewWorktree";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
 import type { Plan } from "../generated/Plan";
@@ -81,6 +82,8 @@ export type InterruptRunArgs = { runId: string, };
 export type SetSessionProfileArgs = { sessionId: string, profileId: string, };
 
 export type ListProfilesArgs = { workspaceId: string, };
+
+export type ListModelsArgs = { workspaceId: string, engine: Engine, profileId: string | null, };
 
 export type CreateProfileArgs = { workspaceId: string, spec: ProfileSpec, };
 
@@ -290,6 +293,15 @@ export function setSessionProfile(sessionId: SetSessionProfileArgs["sessionId"],
  */
 export function listProfiles(workspaceId: ListProfilesArgs["workspaceId"]): Promise<Array<Profile>> {
   return invokeCommand<Array<Profile>>("list_profiles", "ProfileError", { workspaceId });
+}
+
+/**
+ * The models `engine` offers, asked of the engine itself: with a saved profile's engine
+ * options and environment when `profile_id` names one of that engine (never a spec from
+ * the window: a listing starts the engine), else with the engine's defaults.
+ */
+export function listModels(workspaceId: ListModelsArgs["workspaceId"], engine: ListModelsArgs["engine"], profileId?: ListModelsArgs["profileId"]): Promise<ModelCatalog> {
+  return invokeCommand<ModelCatalog>("list_models", "IpcError", { workspaceId, engine, profileId: profileId ?? null });
 }
 
 /**
@@ -617,6 +629,7 @@ export const COMMANDS = [
   "interrupt_run",
   "set_session_profile",
   "list_profiles",
+  "list_models",
   "create_profile",
   "update_profile",
   "duplicate_profile",
@@ -689,6 +702,7 @@ export type CommandError = {
   interrupt_run: IpcError;
   set_session_profile: IpcError;
   list_profiles: ProfileError;
+  list_models: IpcError;
   create_profile: ProfileError;
   update_profile: ProfileError;
   duplicate_profile: ProfileError;

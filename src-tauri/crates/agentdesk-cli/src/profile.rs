@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use agentdesk_core::profiles::{parse_engine, parse_permission_mode};
 use agentdesk_core::Desk;
 use agentdesk_protocol::ids::WorkspaceId;
-use agentdesk_protocol::ui::{ApprovalRule, Profile, ProfileSpec};
+use agentdesk_protocol::ui::{ApprovalRule, ErrorCode, Profile, ProfileSpec};
 use clap::{Args, Subcommand};
 
 use crate::error::{CliError, CliResult};
@@ -65,6 +65,21 @@ pub enum ProfileCommand {
         clear: Vec<String>,
         #[command(flatten)]
         fields: ProfileFields,
+    },
+    /// The models the engine offers (asked of the engine itself), with their reasoning
+    /// efforts: for a profile (its options and environment), or for --engine's defaults.
+    Models {
+        #[command(flatten)]
+        ws: WorkspaceArg,
+        /// A profile of the workspace.
+        #[arg(required_unless_present = "engine", conflicts_with = "engine")]
+        name: Option<String>,
+        /// codex or claude, with its defaults.
+        #[arg(long)]
+        engine: Option<String>,
+        /// One JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Remove a profile (its sessions keep their history).
     Remove {
@@ -136,6 +151,10 @@ pub struct ProfileFields {
     /// ACP: an argument for the agent's command (repeatable; replaces the list on `edit`).
     #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
     args: Vec<String>,
+    /// The reasoning effort (one of the model's levels: `profile models` lists them); kept
+    /// in the engine options as `reasoningEffort`.
+    #[arg(long, value_name = "LEVEL")]
+    effort: Option<String>,
     /// Make this the workspace's default profile.
     #[arg(long)]
     default: bool,
@@ -178,6 +197,12 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             clear,
             fields,
         } => edit(desk, &ws, &name, engine, rename, &clear, fields).await,
+        ProfileCommand::Models {
+            ws,
+            name,
+            engine,
+            json,
+        } => models(desk, &ws, name, engine, json).await,
         ProfileCommand::Remove { ws, name } => {
             let ws = workspace_for(desk, &ws.workspace, false).await?;
             let p = find(desk, &ws.id, &name).await?;
@@ -186,6 +211,48 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             Ok(())
         }
     }
+}
+
+/// `profile models`: one line per model, `*` on the engine's default.
+async fn models(
+    desk: &Desk,
+    ws: &WorkspaceArg,
+    name: Option<String>,
+    engine: Option<String>,
+    json: bool,
+) -> CliResult<()> {
+    let ws = workspace_for(desk, &ws.workspace, true).await?;
+    let (engine, profile) = match (name, engine) {
+        (Some(name), _) => {
+            let p = find(desk, &ws.id, &name).await?;
+            (p.spec.engine, Some(p.id))
+        }
+        (None, Some(e)) => (parse_engine(&e)?, None),
+        (None, None) => return Err(CliError::invalid("give a profile's name or --engine")),
+    };
+    let catalog = desk
+        .list_models_for(&ws.id, engine, profile.as_ref())
+        .await?;
+    if json {
+        return print_json(&catalog);
+    }
+    if let Some(why) = &catalog.unavailable {
+        return Err(CliError::from_code(ErrorCode::EngineFailed, why.clone()));
+    }
+    for m in &catalog.models {
+        let mark = if m.is_default { "*" } else { " " };
+        let efforts = if m.efforts.is_empty() {
+            String::new()
+        } else {
+            format!("  effort: {}", m.efforts.join(", "))
+        };
+        println!(
+            "{mark} {:<24} {}{efforts}",
+            visible_line(&m.id),
+            visible_line(&m.display_name)
+        );
+    }
+    Ok(())
 }
 
 /// `profile list`: every profile of the workspace, secret env values masked.
@@ -305,6 +372,14 @@ fn apply(spec: &mut ProfileSpec, f: ProfileFields) -> CliResult<()> {
     if let Some(o) = f.engine_options {
         spec.engine_options = serde_json::from_str(&o)
             .map_err(|e| CliError::invalid(format!("--engine-options is not JSON: {e}")))?;
+    }
+    if let Some(effort) = f.effort {
+        if !spec.engine_options.is_object() {
+            spec.engine_options = serde_json::json!({});
+        }
+        if let Some(o) = spec.engine_options.as_object_mut() {
+            o.insert("reasoningEffort".into(), serde_json::Value::String(effort));
+        }
     }
     apply_command(spec, f.preset, f.command, f.args)
 }

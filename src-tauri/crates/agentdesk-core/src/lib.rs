@@ -18,6 +18,7 @@ pub mod history;
 pub mod integrity;
 pub mod live;
 mod message_index;
+mod models;
 pub mod notify;
 pub mod owner;
 mod pasted;

@@ -57,6 +57,26 @@ pub(crate) fn check_bool(
     }
 }
 
+/// `reasoningEffort`: one word as the engines spell their levels (`low`, `xhigh`, `max`);
+/// which ones a model takes is the engine's to say when the run starts.
+pub(crate) fn check_effort(map: &serde_json::Map<String, Value>, out: &mut OptionProblems) {
+    let Some(v) = map.get("reasoningEffort") else {
+        return;
+    };
+    let ok = v.is_null()
+        || v.as_str().is_some_and(|s| {
+            s.trim().is_empty()
+                || (s.len() <= 20 && s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+        });
+    if !ok {
+        out.push((
+            "reasoningEffort".to_owned(),
+            "reasoningEffort must be one of the model's effort levels (e.g. low, medium, high)"
+                .to_owned(),
+        ));
+    }
+}
+
 /// The profile's inactivity watchdog, `engineOptions.inactivityTimeoutSecs` (0 turns it off);
 /// `None`: the engine's default (10 min).
 pub fn inactivity_timeout(opts: &Value) -> Option<std::time::Duration> {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
 pub use agentdesk_protocol::ui::Engine;
-use agentdesk_protocol::ui::{EngineInfo, EngineProgramInfo, ProfileSpec};
+use agentdesk_protocol::ui::{EngineInfo, EngineProgramInfo, ModelCatalog, ProfileSpec};
 use serde_json::Value;
 
 use crate::discovery::{Discovery, EngineProgram, Executable};
@@ -70,6 +70,26 @@ pub trait EngineDescriptor: Sync {
         cwd: &'a Path,
         settings: &'a EngineSettings,
     ) -> BoxFuture<'a, Result<Option<bool>, EngineError>>;
+    /// The models a profile `spec` can pick, asked of the engine itself (`exe`, started once
+    /// in `cwd` with the profile's environment). Engines that cannot list theirs say why.
+    fn models<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<ModelCatalog, EngineError>> {
+        let _ = (exe, cwd, spec, settings);
+        Box::pin(async move {
+            Ok(ModelCatalog {
+                models: Vec::new(),
+                unavailable: Some(format!(
+                    "{} does not list its models: type the model's name.",
+                    self.display_name()
+                )),
+            })
+        })
+    }
 }
 
 /// The descriptor of an engine: the one registration line per engine.

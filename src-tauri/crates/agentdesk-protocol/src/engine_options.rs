@@ -35,6 +35,10 @@ pub struct CodexOptions {
     /// Load the workspace's `.codex/config.toml`.
     #[serde(default)]
     pub trust_project_config: bool,
+    /// The turn's `effort` (`low`, `medium`, `high`, ... as the model lists them); `None`:
+    /// the model's default.
+    #[serde(default)]
+    pub reasoning_effort: Option<String>,
 }
 
 impl CodexOptions {
@@ -46,6 +50,7 @@ impl CodexOptions {
             config_overrides: string_map_key(opts, "configOverrides"),
             plan_mode: bool_key(opts, "planMode"),
             trust_project_config: bool_key(opts, "trustProjectConfig"),
+            reasoning_effort: string_key(opts, "reasoningEffort"),
         }
     }
 }
@@ -63,6 +68,9 @@ pub struct ClaudeOptions {
     /// `--max-turns`.
     #[serde(default)]
     pub max_turns: Option<u32>,
+    /// `--effort` (`low` ... `max`, as the model lists them); `None`: the model's default.
+    #[serde(default)]
+    pub reasoning_effort: Option<String>,
 }
 
 impl ClaudeOptions {
@@ -70,6 +78,7 @@ impl ClaudeOptions {
         Self {
             setting_sources: strings_key(opts, "settingSources"),
             max_turns: u32_key(opts, "maxTurns"),
+            reasoning_effort: string_key(opts, "reasoningEffort"),
         }
     }
 

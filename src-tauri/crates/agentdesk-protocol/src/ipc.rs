@@ -62,9 +62,9 @@ use crate::plan::Plan;
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
     ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch, MergeOutcome,
-    NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run, SearchHit, Session,
-    SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace, WorkspaceGit,
-    WorktreeRemoved, WorktreeStatus,
+    ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run,
+    SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace,
+    WorkspaceGit, WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -212,6 +212,10 @@ define_rpc! {
     /// A workspace's profiles, secret values masked (`••••`, never sent). The session's
     /// profile switcher and the profiles editor both read it.
     list_profiles(ListProfilesArgs { workspace_id: WorkspaceId }) -> Result<Vec<Profile>, ProfileError>;
+    /// The models `engine` offers, asked of the engine itself: with a saved profile's engine
+    /// options and environment when `profile_id` names one of that engine (never a spec from
+    /// the window: a listing starts the engine), else with the engine's defaults.
+    list_models(ListModelsArgs { workspace_id: WorkspaceId, engine: Engine, profile_id: Option<ProfileId> }) -> Result<ModelCatalog, IpcError>;
     /// A new profile (masked in the answer). A new endpoint is saved only once the user
     /// confirmed it in a native dialog; a rejected spec answers with its field errors.
     create_profile(CreateProfileArgs { workspace_id: WorkspaceId, spec: ProfileSpec }) -> Result<Profile, ProfileError>;

@@ -2,14 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::ProfileSpec;
+use agentdesk_protocol::ui::{ModelCatalog, ModelInfo, ProfileSpec};
 use serde_json::Value;
 
 use super::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
 use crate::discovery::{EngineProgram, Executable};
 use crate::engine::{AgentEngine, EngineOptions};
 use crate::error::EngineError;
-use crate::profile_options::{check_common, check_count, present_keys, profile_env};
+use crate::profile_options::{check_common, check_count, check_effort, present_keys, profile_env};
 use crate::registry::{BoxFuture, Engine, EngineDescriptor, EngineSettings};
 use crate::vocab::EngineCapabilities;
 
@@ -76,6 +76,7 @@ impl EngineDescriptor for ClaudeDescriptor {
             Err(problems) => return problems,
         };
         check_count(map, "maxTurns", &mut out);
+        check_effort(map, &mut out);
         if map.get("maxTurns").and_then(Value::as_u64) == Some(0) {
             out.push((
                 "maxTurns".to_owned(),
@@ -123,6 +124,22 @@ impl EngineDescriptor for ClaudeDescriptor {
             Ok(Some(status.logged_in))
         })
     }
+
+    fn models<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<ModelCatalog, EngineError>> {
+        Box::pin(async move {
+            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
+            let status = claude.status(cwd, &claude_profile(spec)).await?;
+            Ok(model_catalog(
+                status.initialize.models.as_deref().unwrap_or_default(),
+            ))
+        })
+    }
 }
 
 fn claude_profile(spec: &ProfileSpec) -> ClaudeProfile {
@@ -143,7 +160,82 @@ fn claude_profile(spec: &ProfileSpec) -> ClaudeProfile {
         // `None`: the adapter's default, the user's own settings only (never the workspace's).
         setting_sources: o.setting_sources,
         max_turns: o.max_turns,
+        effort: o.reasoning_effort,
         env,
         env_remove,
+    }
+}
+
+/// The `initialize` reply's models (`value`, `displayName`, `description`,
+/// `supportedEffortLevels`). Its `default` entry is "no model chosen" (the profile's empty
+/// model): it marks the model it resolves to as the default instead of being listed.
+pub(crate) fn model_catalog(models: &[Value]) -> ModelCatalog {
+    let text = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let default_resolves = models
+        .iter()
+        .find(|m| m.get("value").and_then(Value::as_str) == Some("default"))
+        .map(|m| text(m, "resolvedModel"));
+    let models = models
+        .iter()
+        .filter_map(|m| {
+            let id = text(m, "value");
+            if id.is_empty() || id == "default" {
+                return None;
+            }
+            let efforts: Vec<String> = m
+                .get("supportedEffortLevels")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some(ModelInfo {
+                is_default: default_resolves
+                    .as_deref()
+                    .is_some_and(|d| !d.is_empty() && d == text(m, "resolvedModel")),
+                display_name: Some(text(m, "displayName"))
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| id.clone()),
+                description: text(m, "description"),
+                id,
+                efforts,
+                default_effort: None,
+            })
+        })
+        .collect();
+    ModelCatalog {
+        models,
+        unavailable: None,
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    use super::*;
+
+    #[test]
+    fn the_default_entry_marks_the_model_it_resolves_to() {
+        // As 2.1.328's `initialize` reply lists them (trimmed).
+        let models = serde_json::json!([
+            {"value": "default", "resolvedModel": "claude-opus-5-5", "displayName": "Default (recommended)",
+             "supportedEffortLevels": ["low", "high"]},
+            {"value": "opus", "resolvedModel": "claude-opus-5-5", "displayName": "Opus",
+             "description": "Opus 5.5", "supportedEffortLevels": ["low", "medium", "high", "xhigh", "max"]},
+            {"value": "haiku", "resolvedModel": "claude-haiku-4-5", "displayName": "Haiku"},
+            {"displayName": "no value"}
+        ]);
+        let c = model_catalog(models.as_array().unwrap());
+        let ids: Vec<_> = c
+            .models
+            .iter()
+            .map(|m| (m.id.as_str(), m.is_default))
+            .collect();
+        assert_eq!(ids, [("opus", true), ("haiku", false)]);
+        assert_eq!(c.models[0].efforts.len(), 5);
+        assert!(c.models[1].efforts.is_empty());
+        assert_eq!(c.unavailable, None);
     }
 }

@@ -66,6 +66,8 @@ pub struct ClaudeProfile {
     /// (the user's own settings only), `Some(vec![])` loads no settings files.
     pub setting_sources: Option<Vec<String>>,
     pub max_turns: Option<u32>,
+    /// `--effort` (`low` ... `max`); `None`: the model's default.
+    pub effort: Option<String>,
     /// Extra environment (applied last).
     pub env: Vec<(String, String)>,
     /// Removed from the built environment (secrets this profile does not pass on).
@@ -138,6 +140,9 @@ impl ClaudeProfile {
         args.push(format!("--setting-sources={sources}"));
         if let Some(n) = self.max_turns {
             args.push(format!("--max-turns={n}"));
+        }
+        if let Some(e) = &self.effort {
+            args.push(format!("--effort={e}"));
         }
         args
     }

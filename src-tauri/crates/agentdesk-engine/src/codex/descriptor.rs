@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::ProfileSpec;
+use agentdesk_protocol::ui::{ModelCatalog, ModelInfo, ProfileSpec};
 use serde_json::Value;
 
 use super::{
@@ -11,7 +11,9 @@ use super::{
 use crate::discovery::{EngineProgram, Executable};
 use crate::engine::{AgentEngine, EngineOptions};
 use crate::error::EngineError;
-use crate::profile_options::{check_bool, check_common, check_count, present_keys, profile_env};
+use crate::profile_options::{
+    check_bool, check_common, check_count, check_effort, present_keys, profile_env,
+};
 use crate::registry::{BoxFuture, Engine, EngineDescriptor, EngineSettings};
 use crate::vocab::EngineCapabilities;
 
@@ -98,6 +100,7 @@ impl EngineDescriptor for CodexDescriptor {
         check_count(map, "streamMaxRetries", &mut out);
         check_bool(map, "planMode", &mut out);
         check_bool(map, "trustProjectConfig", &mut out);
+        check_effort(map, &mut out);
         if let Some(v) = map.get("codexHome") {
             if !v.as_str().is_some_and(|p| Path::new(p).is_absolute()) {
                 out.push((
@@ -147,6 +150,73 @@ impl EngineDescriptor for CodexDescriptor {
             ))
         })
     }
+
+    fn models<'a>(
+        &'a self,
+        exe: &'a Path,
+        _cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<ModelCatalog, EngineError>> {
+        Box::pin(async move {
+            let o = CodexOptions::from_json(&spec.engine_options);
+            let home = self.home(&o, settings);
+            let profile = codex_profile(spec, o);
+            let codex = CodexEngine::new(CodexEngineConfig::new(exe));
+            let mut all = Vec::new();
+            let mut cursor = None;
+            let mut listed = Ok(());
+            for _ in 0..MODEL_PAGES {
+                match codex
+                    .models_page(home.clone(), &profile, cursor.take())
+                    .await
+                {
+                    Ok(page) => {
+                        all.extend(page.data);
+                        match page.next_cursor {
+                            Some(c) => cursor = Some(c),
+                            None => break,
+                        }
+                    }
+                    Err(e) => {
+                        listed = Err(e);
+                        break;
+                    }
+                }
+            }
+            // The app-server is resident; stop it before returning (no orphans).
+            codex.shutdown().await;
+            listed?;
+            Ok(model_catalog(all))
+        })
+    }
+}
+
+/// `model/list` pages (the bundled catalog): a bound, should a server keep handing out cursors.
+const MODEL_PAGES: usize = 20;
+
+/// The catalog as the profile editor lists it (hidden models left out, as codex's picker does).
+fn model_catalog(models: Vec<agentdesk_protocol::codex::Model>) -> ModelCatalog {
+    let models = models
+        .into_iter()
+        .filter(|m| !m.hidden)
+        .map(|m| ModelInfo {
+            id: m.model,
+            display_name: m.display_name,
+            description: m.description,
+            is_default: m.is_default,
+            efforts: m
+                .supported_reasoning_efforts
+                .into_iter()
+                .map(|e| e.reasoning_effort)
+                .collect(),
+            default_effort: m.default_reasoning_effort,
+        })
+        .collect();
+    ModelCatalog {
+        models,
+        unavailable: None,
+    }
 }
 
 /// `configOverrides` become `-c key=value`: a key with `=` or spaces would split wrongly.
@@ -193,6 +263,7 @@ fn codex_profile(spec: &ProfileSpec, o: CodexOptions) -> CodexProfile {
         enable_plugins: false,
         developer_instructions: spec.system_prompt.clone().filter(|s| !s.is_empty()),
         plan_mode: o.plan_mode,
+        reasoning_effort: o.reasoning_effort,
         env,
         env_remove,
         trust_project_config: o.trust_project_config,

@@ -197,14 +197,28 @@ impl CodexEngine {
         .await
     }
 
-    /// `model/list` (the bundled catalog; no HTTP call).
+    /// `model/list` (the bundled catalog; no HTTP call): the first page.
     pub async fn models(
         &self,
         codex_home: Option<PathBuf>,
         profile: &CodexProfile,
     ) -> Result<ModelListResponse, EngineError> {
+        self.models_page(codex_home, profile, None).await
+    }
+
+    /// One page of `model/list`, from `cursor` (a previous page's `nextCursor`).
+    pub async fn models_page(
+        &self,
+        codex_home: Option<PathBuf>,
+        profile: &CodexProfile,
+        cursor: Option<String>,
+    ) -> Result<ModelListResponse, EngineError> {
         let peer = self.server(profile.server_key(codex_home)).peer().await?;
-        peer.call::<ModelList>(&ModelListParams::default()).await
+        peer.call::<ModelList>(&ModelListParams {
+            cursor,
+            ..ModelListParams::default()
+        })
+        .await
     }
 
     /// Start one turn. Errors here mean the turn never started (the app-server could not be
@@ -255,7 +269,7 @@ impl CodexEngine {
                 "mode": "plan",
                 "settings": {
                     "model": p.model.clone().or_else(|| thread.model.clone()),
-                    "reasoning_effort": null,
+                    "reasoning_effort": p.reasoning_effort,
                     "developer_instructions": null,
                 },
             })
@@ -265,6 +279,7 @@ impl CodexEngine {
             input: req.input,
             approval_policy: p.approval_policy.clone(),
             model: p.model.clone(),
+            effort: p.reasoning_effort.clone(),
             collaboration_mode,
             ..Default::default()
         };

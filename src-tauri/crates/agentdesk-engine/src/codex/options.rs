@@ -53,6 +53,8 @@ pub struct CodexProfile {
     /// Plan collaboration mode (experimental API): codex plans instead of acting and may ask
     /// the user questions (`item/tool/requestUserInput` → `question.asked`).
     pub plan_mode: bool,
+    /// The turn's reasoning effort (`turn/start` `effort`); `None`: the model's default.
+    pub reasoning_effort: Option<String>,
     /// Extra environment for the app-server (e.g. the provider's key variable).
     pub env: Vec<(String, String)>,
     /// Removed from the built environment (secrets this profile does not pass on).
@@ -186,7 +188,7 @@ mod options_json_tests {
         let o = CodexOptions::from_json(&serde_json::json!({
             "codexHome": "/h", "requestMaxRetries": 0, "streamMaxRetries": "3",
             "configOverrides": {"a.b": "x", "n": 2}, "planMode": true,
-            "trustProjectConfig": "yes", "maxTurns": 4
+            "trustProjectConfig": "yes", "maxTurns": 4, "reasoningEffort": "high"
         }));
         assert_eq!(
             o,
@@ -197,6 +199,7 @@ mod options_json_tests {
                 config_overrides: [("a.b".into(), "x".into()), ("n".into(), "2".into())].into(),
                 plan_mode: true,
                 trust_project_config: false,
+                reasoning_effort: Some("high".into()),
             }
         );
         assert_eq!(
@@ -204,9 +207,13 @@ mod options_json_tests {
             CodexOptions::default()
         );
         let claude = crate::claude::ClaudeOptions::from_json(&serde_json::json!({
-            "settingSources": ["user", "project", 3], "maxTurns": 4
+            "settingSources": ["user", "project", 3], "maxTurns": 4, "reasoningEffort": " "
         }));
         assert_eq!(claude.max_turns, Some(4));
+        assert_eq!(
+            claude.reasoning_effort, None,
+            "blank is the model's default"
+        );
         assert_eq!(claude.workspace_setting_sources(), ["project"]);
     }
 }

@@ -309,7 +309,17 @@ pub struct Model {
     #[serde(default)]
     pub default_reasoning_effort: Option<String>,
     #[serde(default)]
+    pub supported_reasoning_efforts: Vec<ReasoningEffortOption>,
+    #[serde(default)]
     pub input_modalities: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReasoningEffortOption {
+    pub reasoning_effort: String,
+    #[serde(default)]
+    pub description: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -268,3 +268,28 @@ mod tests {
         assert!(debug.contains("visible-value") && debug.contains(SECRET_MASK));
     }
 }
+
+/// A model an engine offers, as the profile editor lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelInfo {
+    /// What the profile stores and the engine takes (`gpt-5.5`, Claude's `opus` alias).
+    pub id: String,
+    pub display_name: String,
+    pub description: String,
+    /// The engine's default model.
+    pub is_default: bool,
+    /// Reasoning efforts it takes, in the engine's order (empty: none to choose).
+    pub efforts: Vec<String>,
+    pub default_effort: Option<String>,
+}
+
+/// The models a profile can pick from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCatalog {
+    pub models: Vec<ModelInfo>,
+    /// Why there is no list (a custom endpoint, an engine that lists none, the engine could
+    /// not be started): the model is typed instead.
+    pub unavailable: Option<String>,
+}
