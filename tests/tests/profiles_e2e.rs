@@ -68,6 +68,26 @@ async fn listings(app: &AppSession, workspace_id: &str) -> Result<String, BoxErr
     }
 }
 
+/// Choose `value` in the `<select>` at `css`. WebKitWebDriver cannot drive a native select
+/// (ElementNotInteractable for clicks and keys alike): the choice is made as the browser
+/// reports one, a change event.
+async fn choose(app: &AppSession, css: &str, value: &str) -> Result<(), BoxError> {
+    app.find(css).await?;
+    app.client
+        .execute(
+            "const el = document.querySelector(arguments[0]); \
+             Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(el, arguments[1]); \
+             el.dispatchEvent(new Event('change', { bubbles: true }));",
+            vec![css.into(), value.into()],
+        )
+        .await?;
+    let chosen = app.find(css).await?.prop("value").await?;
+    if chosen.as_deref() != Some(value) {
+        return Err(format!("{css}: {chosen:?}, not {value:?}").into());
+    }
+    Ok(())
+}
+
 async fn replace_text(app: &AppSession, css: &str, text: &str) -> Result<(), BoxError> {
     let input = app.find(css).await?;
     input.clear().await?;
@@ -138,8 +158,6 @@ async fn light(
 ) -> Result<(), BoxError> {
     eprintln!("step: open the profiles");
     app.button("Profiles for demo").await?.click().await?;
-    let model = app.find("#profile-model").await?;
-    assert_eq!(model.prop("value").await?.as_deref(), Some("gpt-5.5"));
 
     // The secret is masked in the form, as a password field, and nowhere in the page or in
     // what the shell hands the window.
@@ -162,6 +180,21 @@ async fn light(
         !listed.contains(SECRET),
         "the shell sent the secret: {listed}"
     );
+    // The model is picked from what the real codex lists (`model/list`), with its efforts.
+    eprintln!("step: the engine's models");
+    app.wait_for_text_containing(".profile-field", "Reasoning effort", STREAM)
+        .await?;
+    let listed_models = app
+        .script_strings("return [...document.querySelectorAll('#profile-modelChoice option')].map(o => o.value)")
+        .await?;
+    assert!(
+        listed_models.iter().any(|m| m == "gpt-5.5"),
+        "{listed_models:?}"
+    );
+    let efforts = app
+        .script_strings("return [...document.querySelectorAll('#profile-engineOptions_reasoningEffort option')].map(o => o.value)")
+        .await?;
+    assert!(efforts.iter().any(|e| e == "high"), "{efforts:?}");
     app.screenshot(&artifacts.join("00-profiles-light.png"))
         .await?;
 
@@ -188,8 +221,13 @@ async fn light(
 
     // Fixed, with a new model and a system prompt.
     replace_text(app, "#profile-baseUrl", &fake.base_url()).await?;
+    // A model the engine does not list: "Another model", then its name.
+    choose(app, "#profile-modelChoice", "\u{0}custom").await?;
     replace_text(app, "#profile-model", NEW_MODEL).await?;
     replace_text(app, "#profile-systemPrompt", PROMPT).await?;
+    choose(app, "#profile-engineOptions_reasoningEffort", "high").await?;
+    let chosen = app.find("#profile-engineOptions_reasoningEffort").await?;
+    assert_eq!(chosen.prop("value").await?.as_deref(), Some("high"));
     app.button("Save profile").await?.click().await?;
     app.wait_for_text(".profile-status", "Saved.").await?;
     assert!(app
@@ -215,6 +253,7 @@ async fn light(
     assert!(!requests.is_empty(), "no model request");
     let body = &requests[0].body;
     assert_eq!(body["model"], NEW_MODEL, "{body:#}");
+    assert_eq!(body["reasoning"]["effort"], "high", "{body:#}");
     assert!(
         body.to_string().contains("PROFILE-E2E-PROMPT"),
         "the system prompt is not in the request: {body:#}"
@@ -322,6 +361,8 @@ async fn native_window(display: &str, title: &str) -> Result<String, BoxError> {
 async fn dark(app: &AppSession, artifacts: &std::path::Path) -> Result<(), BoxError> {
     app.button("Profiles for demo").await?.click().await?;
     app.find("#profile-model").await?;
+    app.wait_for_text_containing(".profile-field", "Reasoning effort", STREAM)
+        .await?;
     app.screenshot(&artifacts.join("10-profiles-dark.png"))
         .await?;
 

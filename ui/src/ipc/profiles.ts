@@ -12,6 +12,8 @@ export const profilesApi = {
   duplicate: commands.duplicateProfile,
   setDefault: commands.setDefaultProfile,
   remove: commands.deleteProfile,
+  /** The models an engine lists (a saved profile's options, else the engine's defaults). */
+  listModels: commands.listModels,
   /** The engines a profile may choose (the engine crate's registry). */
   listEngines: commands.listEngines,
 };

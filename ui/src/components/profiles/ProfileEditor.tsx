@@ -7,7 +7,9 @@ import type { Engine } from "../../generated/Engine";
 import type { EngineInfo } from "../../generated/EngineInfo";
 import type { PermissionMode } from "../../generated/PermissionMode";
 import type { RuleAction } from "../../generated/RuleAction";
+import type { ModelCatalog } from "../../generated/ModelCatalog";
 import { EngineOptions } from "./EngineOptions";
+import { ModelField } from "./ModelField";
 import { errorProps, Field, FieldError, TextField } from "./fields";
 import { SECRET_MASK, type FormAction, type ProfileForm } from "./form";
 
@@ -33,7 +35,14 @@ export interface Props {
   errors: Record<string, string>;
 }
 
-export function ProfileEditor({ form, dispatch, errors, engines }: Props & { engines: EngineInfo[] }) {
+export function ProfileEditor({
+  form,
+  dispatch,
+  errors,
+  engines,
+  models = null,
+  listing = false,
+}: Props & { engines: EngineInfo[]; models?: ModelCatalog | null; listing?: boolean }) {
   const set = (patch: Partial<ProfileForm>) => dispatch({ type: "set", patch });
   const e = (k: string) => errors[k];
   return (
@@ -51,13 +60,16 @@ export function ProfileEditor({ form, dispatch, errors, engines }: Props & { eng
             ))}
           </select>
         </Field>
-        <TextField
-          field="model"
-          label="Model"
-          value={form.model}
-          error={e("model")}
-          placeholder="the engine's default"
-          onChange={(model) => set({ model })}
+        <ModelField
+          catalog={models}
+          listing={listing}
+          model={form.model}
+          effort={form.reasoningEffort}
+          modelError={e("model")}
+          effortError={e("engineOptions.reasoningEffort")}
+          customEndpoint={form.baseUrl.trim() !== ""}
+          onModel={(model) => set({ model })}
+          onEffort={(reasoningEffort) => set({ reasoningEffort })}
         />
         <TextField
           field="systemPrompt"

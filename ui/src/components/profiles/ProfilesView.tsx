@@ -7,6 +7,7 @@ import type { ProfileError } from "../../generated/ProfileError";
 import { profilesApi, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { engineName, useEngineList } from "../../state/engines";
 import { emptyForm, errorsByField, formFromProfile, formReducer, specFromForm } from "./form";
+import { useModels, type ListModels } from "./ModelField";
 import { ProfileEditor } from "./ProfileEditor";
 import "./profiles.css";
 
@@ -32,6 +33,10 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
   const [confirmDelete, setConfirmDelete] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
+  // The engine's models: with the selected profile's options while it keeps its engine.
+  const listModels = useCallback<ListModels>((engine, profileId) => api.listModels(workspace.id, engine, profileId), [api, workspace.id]);
+  const storedEngine = profiles?.find((p) => p.id === selected)?.engine;
+  const models = useModels(listModels, form.engine, selected !== null && storedEngine === form.engine ? selected : null);
 
   // A rejected save brings the first field the core named into view, focused, so its
   // message is read and seen even when the field is far above the Save button.
@@ -164,7 +169,7 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
                 Not saved: {failure.fields.length === 1 ? "a field needs" : `${failure.fields.length} fields need`} fixing (see below).
               </p>
             )}
-            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} engines={engines} />
+            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} engines={engines} models={models} listing />
             <div className="profile-actions">
               <button type="submit" className="primary" disabled={busy}>
                 {current ? "Save profile" : "Create profile"}

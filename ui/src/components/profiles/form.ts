@@ -57,6 +57,8 @@ export interface ProfileForm {
   approvalTimeoutSecs: string;
   // engineOptions the adapters read (both engines).
   inactivityTimeoutSecs: string;
+  /** `""`: the model's default. */
+  reasoningEffort: string;
   // Codex.
   codexHome: string;
   planMode: boolean;
@@ -81,6 +83,7 @@ export interface ProfileForm {
 /** The engineOptions keys the form edits; every other key goes to `otherOptions`. */
 const FORM_OPTIONS = new Set([
   "inactivityTimeoutSecs",
+  "reasoningEffort",
   "codexHome",
   "planMode",
   "trustProjectConfig",
@@ -161,6 +164,7 @@ export function formFromProfile(p: ProfileSpec | Profile): ProfileForm {
     })),
     approvalTimeoutSecs: p.approvalTimeoutSecs === null ? "" : String(p.approvalTimeoutSecs),
     inactivityTimeoutSecs: num(o.inactivityTimeoutSecs),
+    reasoningEffort: str(o.reasoningEffort),
     codexHome: str(o.codexHome),
     planMode: o.planMode === true,
     trustProjectConfig: o.trustProjectConfig === true,
@@ -198,6 +202,7 @@ export function specFromForm(f: ProfileForm): ProfileSpec {
     if (v !== undefined && v !== "" && v !== false) opts[k] = v;
   };
   set("inactivityTimeoutSecs", numberOrText(f.inactivityTimeoutSecs));
+  set("reasoningEffort", f.reasoningEffort.trim());
   set("codexHome", f.codexHome.trim());
   set("planMode", f.planMode);
   set("trustProjectConfig", f.trustProjectConfig);

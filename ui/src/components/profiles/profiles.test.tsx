@@ -1,6 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Profile } from "../../ipc";
+import type { ModelCatalog } from "../../generated/ModelCatalog";
 import { profile } from "../../test/fakeIpc";
 import { ProfileFailure, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { ENGINES } from "../../test/fakeIpc";
@@ -91,6 +92,14 @@ describe("profile form state", () => {
   });
 });
 
+const CATALOG: ModelCatalog = {
+  unavailable: null,
+  models: [
+    { id: "gpt-5.5", displayName: "GPT-5.5", description: "Frontier agentic coding", isDefault: true, efforts: ["low", "medium", "high"], defaultEffort: "medium" },
+    { id: "gpt-5.4-mini", displayName: "GPT-5.4 mini", description: "Fast", isDefault: false, efforts: [], defaultEffort: null },
+  ],
+};
+
 function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi {
   const first = list[0] ?? stored();
   return {
@@ -101,6 +110,8 @@ function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi 
     setDefault: vi.fn(async () => null),
     remove: vi.fn(async () => null),
     listEngines: vi.fn(async () => ENGINES),
+    // No list unless a test gives one: the model is then a plain text field.
+    listModels: vi.fn(async () => ({ models: [], unavailable: "Codex does not list its models here." })),
     ...over,
   };
 }
@@ -238,5 +249,56 @@ describe("ProfilesView", () => {
     expect(api.setDefault).toHaveBeenCalledWith("p2");
     await act(async () => fireEvent.click(screen.getByRole("button", { name: "Duplicate" })));
     expect(api.duplicate).toHaveBeenCalledWith("p2");
+  });
+});
+
+describe("the model and its reasoning effort", () => {
+  it("lists the engine's models for the profile, and the chosen model's efforts; saves the effort in the engine options", async () => {
+    const api = fakeApi([stored()], { listModels: vi.fn(async () => CATALOG) });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    await waitFor(() => expect(api.listModels).toHaveBeenCalledWith("w1", "codex", "p1"));
+    const model = (await screen.findByRole("combobox", { name: "Model" })) as HTMLSelectElement;
+    expect([...model.options].map((o) => [o.value, o.textContent])).toEqual([
+      ["", "The engine's default (GPT-5.5)"],
+      ["gpt-5.5", "GPT-5.5 (gpt-5.5)"],
+      ["gpt-5.4-mini", "GPT-5.4 mini (gpt-5.4-mini)"],
+      ["\u0000custom", "Another model (type its name)"],
+    ]);
+    expect(model.value).toBe("gpt-5.5");
+    expect(screen.queryByLabelText("Model name")).toBeNull();
+    expect(screen.getByText("Frontier agentic coding")).toBeTruthy();
+    const effort = screen.getByLabelText("Reasoning effort") as HTMLSelectElement;
+    expect([...effort.options].map((o) => o.textContent)).toEqual(["The model's default (medium)", "low", "medium", "high"]);
+    fireEvent.change(effort, { target: { value: "high" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    expect(api.update).toHaveBeenCalledWith("p1", expect.objectContaining({ model: "gpt-5.5", engineOptions: expect.objectContaining({ reasoningEffort: "high" }) }));
+
+    // (The save answered with the stored profile: no effort.) A model without efforts: none to choose.
+    fireEvent.change(model, { target: { value: "gpt-5.4-mini" } });
+    expect(screen.queryByLabelText("Reasoning effort")).toBeNull();
+    // Another model: typed in its own field, kept as typed, and said.
+    fireEvent.change(model, { target: { value: "\u0000custom" } });
+    const name = screen.getByLabelText("Model name") as HTMLInputElement;
+    fireEvent.change(name, { target: { value: "my-proxy-model" } });
+    expect(name.value).toBe("my-proxy-model");
+    expect(model.value).toBe("\u0000custom");
+    expect(screen.getByText("Not one of the engine's listed models: it is sent as typed.")).toBeTruthy();
+    // The default again: the model is left to the engine.
+    fireEvent.change(model, { target: { value: "" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save profile" })));
+    expect(api.update).toHaveBeenLastCalledWith("p1", expect.objectContaining({ model: null }));
+  });
+
+  it("asks again, with the engine's defaults, when the engine changes; says why there is no list", async () => {
+    const listModels = vi.fn(async (_w: string, engine: string) =>
+      engine === "acp" ? { models: [], unavailable: "ACP agent does not list its models: type the model's name." } : CATALOG,
+    );
+    const api = fakeApi([stored()], { listModels });
+    render(<ProfilesView workspace={workspace} api={api} />);
+    await screen.findByRole("combobox", { name: "Model" });
+    fireEvent.change(screen.getByLabelText("Engine"), { target: { value: "acp" } });
+    await waitFor(() => expect(listModels).toHaveBeenLastCalledWith("w1", "acp", null));
+    expect(await screen.findByText("ACP agent does not list its models: type the model's name.")).toBeTruthy();
+    expect(screen.getByRole("textbox", { name: "Model" })).toBeTruthy();
   });
 });
