@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use agentdesk_core::{ActivityWatch, FeedAcks, SessionFeed, ACK_WAIT};
 use agentdesk_protocol::ids::SessionId;
+use agentdesk_protocol::rate_limits::EngineRateLimits;
 use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{HistoryStatus, LiveBatch, SessionActivity};
 use tauri::ipc::Channel;
@@ -33,6 +34,7 @@ pub struct Feeds {
     sessions: Mutex<HashMap<SessionId, View>>,
     activity: Mutex<Option<AbortHandle>>,
     histories: Mutex<Option<AbortHandle>>,
+    rate_limits: Mutex<Option<AbortHandle>>,
 }
 
 impl Feeds {
@@ -116,11 +118,30 @@ impl Feeds {
         }
     }
 
+    /// Send the engines' rate limits now and on every change, replacing an earlier stream.
+    pub fn watch_rate_limits(
+        &self,
+        mut limits: tokio::sync::watch::Receiver<Vec<EngineRateLimits>>,
+        channel: Channel<Vec<EngineRateLimits>>,
+    ) {
+        let task = tauri::async_runtime::spawn(async move {
+            loop {
+                let now = limits.borrow_and_update().clone();
+                if channel.send(now).is_err() || limits.changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+        if let Some(old) = lock(&self.rate_limits).replace(task.inner().abort_handle()) {
+            old.abort();
+        }
+    }
+
     pub fn close_all(&self) {
         for (_, view) in lock(&self.sessions).drain() {
             view.task.abort();
         }
-        for stream in [&self.activity, &self.histories] {
+        for stream in [&self.activity, &self.histories, &self.rate_limits] {
             if let Some(task) = lock(stream).take() {
                 task.abort();
             }

@@ -23,6 +23,8 @@ use crate::http::{
 /// an id sequence (shared with the stream tasks, hence the locks and atomics).
 pub struct Scripted<R, Q> {
     queue: Mutex<VecDeque<R>>,
+    /// Sent with every scripted answer (rate-limit headers, ...).
+    headers: Mutex<Vec<(String, String)>>,
     requests: Mutex<Vec<Q>>,
     disconnects: AtomicUsize,
     seq: AtomicUsize,
@@ -32,6 +34,7 @@ impl<R, Q> Default for Scripted<R, Q> {
     fn default() -> Self {
         Self {
             queue: Mutex::new(VecDeque::new()),
+            headers: Mutex::new(Vec::new()),
             requests: Mutex::new(Vec::new()),
             disconnects: AtomicUsize::new(0),
             seq: AtomicUsize::new(0),
@@ -48,6 +51,18 @@ impl<R, Q: Clone> Scripted<R, Q> {
     /// Queue the reply for the next scripted request.
     pub fn push(&self, reply: R) {
         lock(&self.queue).push_back(reply);
+    }
+
+    /// Headers every scripted answer from now on carries (the provider's rate-limit headers).
+    pub fn set_response_headers(&self, headers: &[(&str, &str)]) {
+        *lock(&self.headers) = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+    }
+
+    fn response_headers(&self) -> Vec<(String, String)> {
+        lock(&self.headers).clone()
     }
 
     /// The next queued reply, if any is left.
@@ -270,6 +285,12 @@ pub trait Api: Debug + Clone + Send + Sync + 'static {
 /// Answers with `reply`: its error status, or a stream written in the background (so the
 /// response head goes out first) that counts a disconnect when the client leaves early.
 pub fn play<A: Api>(state: &Arc<State<A>>, reply: Reply<A>, n: usize) -> HttpResponse {
+    let mut resp = play_reply(state, reply, n);
+    resp.headers.extend(state.response_headers());
+    resp
+}
+
+fn play_reply<A: Api>(state: &Arc<State<A>>, reply: Reply<A>, n: usize) -> HttpResponse {
     match reply {
         Reply::Status(code, message) => HttpResponse::json(code, &A::error_body(code, &message)),
         Reply::Stream(steps) => {
@@ -382,6 +403,11 @@ impl<A: Api> FakeServer<A> {
     }
 
     /// Queue the reply for the next scripted request.
+    /// Headers every scripted answer from now on carries (the provider's rate-limit headers).
+    pub fn set_response_headers(&self, headers: &[(&str, &str)]) {
+        self.state.set_response_headers(headers);
+    }
+
     pub fn push(&self, reply: Reply<A>) {
         self.state.push(reply);
     }

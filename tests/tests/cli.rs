@@ -51,6 +51,9 @@ mod plans;
 #[path = "cli/models.rs"]
 mod models;
 
+#[path = "cli/limits.rs"]
+mod limits;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

@@ -4,7 +4,7 @@ use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
     CloseSessionArgs, CreateSessionArgs, InterruptRunArgs, ListSessionsArgs, LiveAckArgs,
     LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SessionPlanArgs, SetSessionProfileArgs,
-    WatchActivityArgs,
+    WatchActivityArgs, WatchRateLimitsArgs,
 };
 use tauri::State;
 
@@ -97,5 +97,17 @@ pub async fn watch_activity(
     let on_activity = args.channel(&args.on_activity)?;
     let watch = state.desk()?.watch_activity().await;
     feeds.watch_activity(watch, on_activity);
+    Ok(())
+}
+
+/// Each engine's latest rate limits, now and on every change (the status bar).
+#[tauri::command]
+pub async fn watch_rate_limits(
+    state: State<'_, AppState>,
+    feeds: State<'_, Feeds>,
+    args: Args<WatchRateLimitsArgs>,
+) -> Reply<WatchRateLimitsArgs> {
+    let on_limits = args.channel(&args.on_limits)?;
+    feeds.watch_rate_limits(state.desk()?.watch_rate_limits().await, on_limits);
     Ok(())
 }

@@ -11,6 +11,7 @@ import type { Engine } from "../generated/Engine";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
+import type { EngineRateLimits } from "../generated/EngineRateLimits";
 import type { ExportFormat } from "../generated/ExportFormat";
 import type { FileDiff } from "../generated/FileDiff";
 import type { HistorySettings } from "../generated/HistorySettings";
@@ -154,6 +155,8 @@ export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 export type DataInfoArgs = Record<symbol, never>;
 
 export type WatchHistoriesArgs = { onStatus: Channel<HistoryStatus>, };
+
+export type WatchRateLimitsArgs = { onLimits: Channel<Array<EngineRateLimits>>, };
 
 export type RescanHistoriesArgs = Record<symbol, never>;
 
@@ -529,6 +532,13 @@ export function watchHistories(onStatus: WatchHistoriesArgs["onStatus"]): Promis
 }
 
 /**
+ * Each engine's latest rate limits (the status bar), now and on every change.
+ */
+export function watchRateLimits(onLimits: WatchRateLimitsArgs["onLimits"]): Promise<null> {
+  return invokeCommand<null>("watch_rate_limits", "IpcError", { onLimits });
+}
+
+/**
  * Scan the histories again now (only what changed is read).
  */
 export function rescanHistories(): Promise<null> {
@@ -665,6 +675,7 @@ export const COMMANDS = [
   "set_notification_prefs",
   "data_info",
   "watch_histories",
+  "watch_rate_limits",
   "rescan_histories",
   "set_history_settings",
   "workspace_git",
@@ -738,6 +749,7 @@ export type CommandError = {
   set_notification_prefs: IpcError;
   data_info: IpcError;
   watch_histories: IpcError;
+  watch_rate_limits: IpcError;
   rescan_histories: IpcError;
   set_history_settings: IpcError;
   workspace_git: IpcError;

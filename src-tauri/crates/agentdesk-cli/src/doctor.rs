@@ -49,6 +49,8 @@ struct Report {
     schema_version: i64,
     known_schema_version: i64,
     engines: Vec<EngineReport>,
+    /// What each engine last said about the account's rate limits.
+    rate_limits: Vec<agentdesk_protocol::rate_limits::EngineRateLimits>,
 }
 
 pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
@@ -88,6 +90,14 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
                 println!("           {problem}");
             }
         }
+        for l in &report.rate_limits {
+            println!(
+                "limits:    {} {} (as of {})",
+                l.engine.as_str(),
+                crate::escape::visible(&crate::render::rate_limits(&l.limits)),
+                crate::render::time(l.updated_at)
+            );
+        }
     }
     if report.integrity != "ok" {
         eprintln!("error: the database failed its integrity check [storage]");
@@ -122,6 +132,7 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
         schema_version,
         known_schema_version: agentdesk_store::Store::known_schema_version(),
         engines,
+        rate_limits: desk.watch_rate_limits().await.borrow().clone(),
     })
 }
 

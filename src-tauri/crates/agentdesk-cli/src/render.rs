@@ -120,6 +120,25 @@ pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Opti
     })
 }
 
+/// `5-hour 85 % (resets 2026-12-03 14:05) · weekly 20 %`, and the engine's words when reached.
+pub fn rate_limits(l: &agentdesk_protocol::rate_limits::RateLimits) -> String {
+    let mut parts: Vec<String> = l
+        .windows
+        .iter()
+        .map(|w| {
+            let resets = w
+                .resets_at
+                .map(|at| format!(" (resets {})", time(at)))
+                .unwrap_or_default();
+            format!("{} {:.0} %{resets}", w.name, w.used_percent)
+        })
+        .collect();
+    if let Some(why) = &l.reached {
+        parts.push(why.replace('_', " "));
+    }
+    parts.join(" · ")
+}
+
 /// `[plan] 1 of 3 done`, then a line per step: ✓ done, → in progress, · pending.
 fn plan_lines(plan: &agentdesk_protocol::plan::Plan) -> String {
     use agentdesk_protocol::plan::PlanStatus;
@@ -292,6 +311,12 @@ pub fn event(ev: &AgentEvent, streamed: &mut std::collections::HashSet<String>) 
         }
         AgentEvent::Usage(tokens) => Some(usage(tokens) + "\n"),
         AgentEvent::PlanUpdated { plan, .. } => Some(plan_lines(plan) + "\n"),
+        // Said only when it matters: near a limit (80 %) or at it.
+        AgentEvent::RateLimits(l)
+            if l.reached.is_some() || l.windows.iter().any(|w| w.used_percent >= 80.0) =>
+        {
+            Some(format!("-- limits: {}\n", rate_limits(l)))
+        }
         AgentEvent::RunCompleted { stop_reason } => {
             Some(format!("-- run completed ({stop_reason})\n"))
         }

@@ -25,6 +25,7 @@ mod pasted;
 pub mod paths;
 pub mod pipeline;
 pub mod profiles;
+mod rate_limits;
 pub mod recorder;
 mod run_faults;
 pub mod runs;
@@ -69,6 +70,8 @@ pub struct Desk {
     pipeline: std::sync::Arc<pipeline::Pipeline>,
     /// The engines' histories: the sources chosen, one import at a time (see `history`).
     history: std::sync::Arc<history::Histories>,
+    /// Each engine's latest rate limits (see `rate_limits`).
+    rate_limits: rate_limits::RateLimitBoard,
 }
 
 impl Desk {
@@ -86,6 +89,7 @@ impl Desk {
             runs: Default::default(),
             pipeline: Default::default(),
             history: Default::default(),
+            rate_limits: Default::default(),
         })
     }
 

@@ -525,6 +525,7 @@ impl Desk {
             Ok(agent_run) => {
                 let ctx = PumpContext {
                     session_id: &session.id,
+                    engine: session.engine,
                     run_id: &run.id,
                     policy: &policy,
                     tx: &tx,
@@ -598,6 +599,7 @@ impl Desk {
     async fn pump(&self, mut agent_run: AgentRun, ctx: PumpContext<'_>) -> Option<RecorderResult> {
         let PumpContext {
             session_id,
+            engine,
             run_id,
             policy,
             tx,
@@ -626,6 +628,7 @@ impl Desk {
                     // `None`: the adapter went away without a terminal event; the recorder
                     // fails the run when its input closes.
                     let Some(ev) = ev else { break };
+                    let ev = self.rate_limit_event(engine, ev).await;
                     let terminal = ev.is_terminal();
                     self.pipeline.publish(RunUpdate::Event {
                         session_id: session_id.clone(),
@@ -724,6 +727,7 @@ impl Desk {
 
 struct PumpContext<'a> {
     session_id: &'a SessionId,
+    engine: agentdesk_protocol::ui::Engine,
     run_id: &'a RunId,
     policy: &'a ApprovalPolicy,
     tx: &'a mpsc::Sender<RunInput>,

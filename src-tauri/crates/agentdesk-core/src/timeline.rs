@@ -244,7 +244,8 @@ impl RunReducer {
             return false;
         }
         match ev {
-            AgentEvent::RunStarted { .. } => {}
+            // The account's, not the run's: the core keeps the latest (`rate_limits`).
+            AgentEvent::RunStarted { .. } | AgentEvent::RateLimits(_) => {}
             AgentEvent::MessageDelta { item_id, text } => self.append_text(item_id, text, false),
             AgentEvent::MessageCompleted { item_id, text } => {
                 self.complete_text(item_id, text, false)

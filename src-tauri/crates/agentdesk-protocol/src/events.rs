@@ -236,6 +236,10 @@ pub enum AgentEvent {
         item_id: String,
         plan: crate::plan::Plan,
     },
+    /// The account's rate limits as the engine now reports them (not a timeline item: the
+    /// status bar shows the latest).
+    #[serde(rename = "rate_limits.updated")]
+    RateLimits(crate::rate_limits::RateLimits),
     /// Token usage of this run (not of the whole session).
     #[serde(rename = "usage")]
     Usage(crate::ui::TokenUsage),
@@ -277,6 +281,7 @@ impl AgentEvent {
             Self::QuestionAsked { .. } => "question.asked",
             Self::QuestionAnswered { .. } => "question.answered",
             Self::PlanUpdated { .. } => "plan.updated",
+            Self::RateLimits(_) => "rate_limits.updated",
             Self::Usage(_) => "usage",
             Self::RunCompleted { .. } => "run.completed",
             Self::RunFailed { .. } => "run.failed",

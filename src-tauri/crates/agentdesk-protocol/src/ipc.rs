@@ -59,6 +59,7 @@ pub use crate::ipc_macro::{
     camel, percent_decode, raw_header, read_headers, read_json, Body, Command,
 };
 use crate::plan::Plan;
+use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
     ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch, MergeOutcome,
@@ -290,6 +291,8 @@ define_rpc! {
     /// background and kept current while the app runs: the status now and on every change
     /// (a scan's progress, its report per source, a generation the sidebar re-reads on).
     watch_histories(WatchHistoriesArgs { on_status: Channel<HistoryStatus> }) -> Result<(), IpcError>;
+    /// Each engine's latest rate limits (the status bar), now and on every change.
+    watch_rate_limits(WatchRateLimitsArgs { on_limits: Channel<Vec<EngineRateLimits>> }) -> Result<(), IpcError>;
     /// Scan the histories again now (only what changed is read).
     rescan_histories(RescanHistoriesArgs {}) -> Result<(), IpcError>;
     /// Which sources are scanned, watched and shown; a source turned on is scanned at once.

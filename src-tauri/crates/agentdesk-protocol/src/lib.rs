@@ -51,6 +51,7 @@ pub mod ids;
 pub mod ipc_macro;
 pub mod ipc;
 pub mod plan;
+pub mod rate_limits;
 mod stored;
 pub mod sync;
 pub mod ui;

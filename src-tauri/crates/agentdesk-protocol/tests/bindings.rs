@@ -108,6 +108,10 @@ fn expected() -> BTreeMap<String, String> {
     // The engines' models (issue 24).
     render::<ui::ModelInfo>(&cfg, &mut out);
     render::<ui::ModelCatalog>(&cfg, &mut out);
+    // The account's rate limits (issue 24).
+    render::<agentdesk_protocol::rate_limits::RateLimitWindow>(&cfg, &mut out);
+    render::<agentdesk_protocol::rate_limits::RateLimits>(&cfg, &mut out);
+    render::<agentdesk_protocol::rate_limits::EngineRateLimits>(&cfg, &mut out);
     // The agent's plan (issue 24).
     render::<agentdesk_protocol::plan::Plan>(&cfg, &mut out);
     render::<agentdesk_protocol::plan::PlanEntry>(&cfg, &mut out);

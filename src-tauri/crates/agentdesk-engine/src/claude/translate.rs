@@ -205,6 +205,7 @@ impl ClaudeTranslator {
             SdkMessage::Assistant(a) => self.on_assistant(a, out),
             SdkMessage::User(u) => self.on_user(u, out),
             SdkMessage::Result(r) => self.on_result(r, out),
+            SdkMessage::RateLimitEvent(e) => out.push(rate_limits(e.rate_limit_info)),
             SdkMessage::ControlRequest(_)
             | SdkMessage::ControlResponse(_)
             | SdkMessage::ControlCancelRequest(_) => {}
@@ -634,4 +635,49 @@ fn plan_call_ended(
         status,
         exit_code: None,
     }
+}
+
+/// `rate_limit_event` → the account's windows (utilization 0–1 → percent, seconds → ms);
+/// without per-window detail, the one limit the event names.
+fn rate_limits(info: agentdesk_protocol::claude::RateLimitInfo) -> AgentEvent {
+    use agentdesk_protocol::rate_limits::{RateLimitWindow, RateLimits};
+    let name = |kind: &str| match kind {
+        "five_hour" => ("5-hour".to_owned(), Some(300)),
+        "seven_day" => ("weekly".to_owned(), Some(10080)),
+        "seven_day_opus" => ("weekly (Opus)".to_owned(), Some(10080)),
+        "seven_day_sonnet" => ("weekly (Sonnet)".to_owned(), Some(10080)),
+        "seven_day_overage_included" => ("weekly with overage".to_owned(), Some(10080)),
+        other => (other.replace('_', " "), None),
+    };
+    let window = |kind: &str, utilization: f64, resets_at: Option<i64>| {
+        let (name, minutes) = name(kind);
+        RateLimitWindow {
+            name,
+            used_percent: utilization * 100.0,
+            resets_at: resets_at.map(|t| t.saturating_mul(1000)),
+            window_minutes: minutes,
+        }
+    };
+    let mut windows: Vec<RateLimitWindow> = info
+        .unified_windows
+        .iter()
+        .flatten()
+        .map(|(kind, w)| window(kind, w.utilization, w.resets_at))
+        .collect();
+    if windows.is_empty() {
+        if let (Some(kind), Some(u)) = (&info.rate_limit_type, info.utilization) {
+            windows.push(window(kind, u, info.resets_at));
+        }
+    }
+    // The shortest window first, as the status bar reads them.
+    windows.sort_by_key(|w| w.window_minutes.unwrap_or(i64::MAX));
+    let reached = (info.status == "rejected").then(|| {
+        format!(
+            "{} limit reached",
+            info.rate_limit_type
+                .as_deref()
+                .map_or("usage".to_owned(), |k| name(k).0)
+        )
+    });
+    AgentEvent::RateLimits(RateLimits { windows, reached })
 }

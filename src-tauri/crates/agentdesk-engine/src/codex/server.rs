@@ -70,6 +70,11 @@ impl Server {
         if let ServerNotification::ThreadTokenUsageUpdated(u) = &parsed {
             lock(&self.totals).insert(u.thread_id.clone(), u.token_usage.total);
         }
+        // The account's limits concern every run on this app-server.
+        if let ServerNotification::AccountRateLimitsUpdated(_) = &parsed {
+            self.broadcast(|| RunMsg::Notification(parsed.clone()));
+            return;
+        }
         match self.route(parsed.thread_id()) {
             Some(route) => {
                 let _ = route.send(RunMsg::Notification(parsed));

@@ -8,15 +8,16 @@ use agentdesk_protocol::ui::TokenUsage;
 use std::collections::{HashMap, VecDeque};
 
 use agentdesk_protocol::codex::{
-    CommandExecutionStatus, ErrorNotification, FileUpdateChange, PatchChangeKind,
-    ReasoningSummaryTextDeltaNotification, ReasoningTextDeltaNotification, ServerNotification,
-    ThreadItem, TokenUsageBreakdown, TurnCompletedNotification, TurnError,
-    TurnPlanUpdatedNotification, TurnStatus,
+    AccountRateLimitsUpdatedNotification, CommandExecutionStatus, ErrorNotification,
+    FileUpdateChange, PatchChangeKind, ReasoningSummaryTextDeltaNotification,
+    ReasoningTextDeltaNotification, ServerNotification, ThreadItem, TokenUsageBreakdown,
+    TurnCompletedNotification, TurnError, TurnPlanUpdatedNotification, TurnStatus,
 };
 use agentdesk_protocol::events::{
     AgentEvent, ApprovalFile, DiagnosticSource, FailureCode, FileChangeKind, ToolKind, ToolStatus,
 };
 use agentdesk_protocol::plan::{Plan, PlanEntry, PlanStatus};
+use agentdesk_protocol::rate_limits::{window_name, RateLimitWindow, RateLimits};
 use serde_json::{json, Value};
 
 /// Recent `fileChange` items kept for approvals (which carry only the item id).
@@ -32,7 +33,6 @@ const IGNORED_METHODS: &[&str] = &[
     "serverRequest/resolved",
     "turn/started",
     "turn/diff/updated",
-    "account/rateLimits/updated",
     "remoteControl/status/changed",
     "item/reasoning/summaryPartAdded",
 ];
@@ -149,6 +149,7 @@ impl TurnTranslator {
             }
             ServerNotification::PlanDelta(_) => {}
             ServerNotification::TurnPlanUpdated(p) => out.extend(plan_updated(p)),
+            ServerNotification::AccountRateLimitsUpdated(n) => out.extend(rate_limits(n)),
             ServerNotification::ThreadTokenUsageUpdated(u) => {
                 self.usage_latest = Some(u.token_usage.total);
             }
@@ -541,7 +542,6 @@ fn failure_code(e: &TurnError) -> Option<String> {
         .or_else(|| e.code())
 }
 
-/// A notification this build does not know (or cannot read), kept as a diagnostic.
 /// `turn/plan/updated` (the model's `update_plan` call): the whole checklist, one item per
 /// run. A status this build does not know is kept as pending and reported.
 fn plan_updated(n: TurnPlanUpdatedNotification) -> Vec<AgentEvent> {
@@ -576,6 +576,30 @@ fn plan_updated(n: TurnPlanUpdatedNotification) -> Vec<AgentEvent> {
     out
 }
 
+/// `account/rateLimits/updated` → the account's windows; an update that knows none (a
+/// provider that sends no limit headers) says nothing.
+fn rate_limits(n: AccountRateLimitsUpdatedNotification) -> Option<AgentEvent> {
+    let s = n.rate_limits;
+    let windows: Vec<RateLimitWindow> = [s.primary, s.secondary]
+        .into_iter()
+        .flatten()
+        .map(|w| RateLimitWindow {
+            name: window_name(w.window_duration_mins),
+            used_percent: w.used_percent,
+            resets_at: w.resets_at.map(|t| t.saturating_mul(1000)),
+            window_minutes: w.window_duration_mins,
+        })
+        .collect();
+    if windows.is_empty() && s.rate_limit_reached_type.is_none() {
+        return None;
+    }
+    Some(AgentEvent::RateLimits(RateLimits {
+        windows,
+        reached: s.rate_limit_reached_type,
+    }))
+}
+
+/// A notification this build does not know (or cannot read), kept as a diagnostic.
 fn unknown_notification(method: String, params: Value, error: Option<String>) -> AgentEvent {
     let message = match error {
         Some(e) => format!("unreadable codex notification `{method}`: {e}"),

@@ -24,7 +24,53 @@ tagged_union! {
         ControlRequest(ControlRequest) = "control_request",
         ControlResponse(ControlResponse) = "control_response",
         ControlCancelRequest(ControlCancelRequest) = "control_cancel_request",
+        /// The account's limits changed (a subscription login: the API's
+        /// `anthropic-ratelimit-unified-*` headers).
+        RateLimitEvent(RateLimitEvent) = "rate_limit_event",
     }
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateLimitEvent {
+    pub rate_limit_info: RateLimitInfo,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// 2.1.328: `{status: allowed|allowed_warning|rejected, resetsAt (s), rateLimitType,
+/// utilization?, unifiedWindows: {five_hour|seven_day|seven_day_overage_included:
+/// {utilization 0–1, resetsAt (s), status}}}`.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitInfo {
+    pub status: String,
+    #[serde(default)]
+    pub resets_at: Option<i64>,
+    #[serde(default)]
+    pub rate_limit_type: Option<String>,
+    #[serde(default)]
+    pub utilization: Option<f64>,
+    #[serde(default)]
+    pub unified_windows: Option<std::collections::BTreeMap<String, UnifiedWindow>>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnifiedWindow {
+    pub utilization: f64,
+    #[serde(default)]
+    pub resets_at: Option<i64>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 tagged_union! {

@@ -169,6 +169,39 @@ pub struct DeprecationNoticeNotification {
     pub details: Option<String>,
 }
 
+/// `account/rateLimits/updated`: a sparse rolling update of the account's limits (a `null`
+/// field is "not known now", not "cleared").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountRateLimitsUpdatedNotification {
+    pub rate_limits: RateLimitSnapshot,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitSnapshot {
+    #[serde(default)]
+    pub limit_id: Option<String>,
+    #[serde(default)]
+    pub primary: Option<RateLimitWindowSnapshot>,
+    #[serde(default)]
+    pub secondary: Option<RateLimitWindowSnapshot>,
+    /// `rate_limit_reached`, `workspace_member_usage_limit_reached`, ...
+    #[serde(default)]
+    pub rate_limit_reached_type: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RateLimitWindowSnapshot {
+    pub used_percent: f64,
+    #[serde(default)]
+    pub window_duration_mins: Option<i64>,
+    /// Unix time, seconds.
+    #[serde(default)]
+    pub resets_at: Option<i64>,
+}
+
 by_method! {
     /// A server → client notification.
     pub enum ServerNotification {
@@ -192,6 +225,7 @@ by_method! {
         Warning(WarningNotification) = "warning",
         ServerRequestResolved(ServerRequestResolvedNotification) = "serverRequest/resolved",
         DeprecationNotice(DeprecationNoticeNotification) = "deprecationNotice",
+        AccountRateLimitsUpdated(AccountRateLimitsUpdatedNotification) = "account/rateLimits/updated",
     }
 }
 
@@ -219,7 +253,7 @@ impl ServerNotification {
             Self::Error(n) => Some(&n.thread_id),
             Self::Warning(n) => n.thread_id.as_deref(),
             Self::ServerRequestResolved(n) => n.thread_id.as_deref(),
-            Self::DeprecationNotice(_) => None,
+            Self::DeprecationNotice(_) | Self::AccountRateLimitsUpdated(_) => None,
             Self::Unknown { params, .. } => params.get("threadId").and_then(Value::as_str),
         }
     }
