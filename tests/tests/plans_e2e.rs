@@ -4,7 +4,9 @@
 //! checklist (done / in progress / to do) and the session header the current step; approved,
 //! the next update replaces the list in the same card. Claude's model keeps its tasks with
 //! `TaskCreate`/`TaskUpdate`; after a restart in the dark look, the next message's updates
-//! name the tasks only by id and the card still shows their subjects. Screenshots in
+//! name the tasks only by id and the card still shows their subjects. Codex's answers carry
+//! the provider's rate-limit headers: the status bar warns at 85 %, and still does after
+//! the restart. Screenshots in
 //! `target/test-artifacts/plans/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -24,6 +26,8 @@ const STREAM: Duration = Duration::from_secs(90);
 /// The plan card and the header's current step.
 const PLAN: &str = "section.plan-card";
 const NOW: &str = ".session-header .plan-now";
+/// The status bar's rate limits.
+const LIMITS: &str = "[data-testid=status-bar] ul[aria-label='Rate limits']";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_and_claude_plans_are_live_checklists() {
@@ -107,6 +111,19 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
     let responses = fake_responses::FakeResponses::start().await?;
     let messages = fake_messages::FakeMessages::start().await?;
     prepare(&env, codex, claude, &responses, &messages).await?;
+    // The account's limits ride on every answer (the status bar shows them, issue 24).
+    let reset = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs()
+        + 3 * 3600)
+        .to_string();
+    responses.set_response_headers(&[
+        ("x-codex-primary-used-percent", "85.0"),
+        ("x-codex-primary-window-minutes", "300"),
+        ("x-codex-primary-reset-at", &reset),
+        ("x-codex-secondary-used-percent", "20.0"),
+        ("x-codex-secondary-window-minutes", "10080"),
+    ]);
 
     // Codex: a plan, then a command it asks about; the run waits on the card.
     responses.push(update_plan(
@@ -162,6 +179,10 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
         now.contains("Current step: Run the tests · step 3 of 3"),
         "{now}"
     );
+    let limits = app
+        .wait_for_text_containing(LIMITS, "Codex: 5-hour 85 % · weekly 20 %", STREAM)
+        .await?;
+    assert!(limits.contains("near the limit, resets "), "{limits}");
     app.screenshot(&shot("01-codex-plan-updated-light")).await?;
 
     // Claude: two tasks made, the first started.
@@ -223,6 +244,9 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
     messages.push(fake_messages::Reply::text(&["Tests written; shipping."]));
     env.extra.push(("GTK_THEME".into(), "Adwaita:dark".into()));
     let app = desktop.launch(&env, "second-run", &artifacts).await?;
+    // The last limits seen are kept across the restart.
+    app.wait_for_text_containing(LIMITS, "Codex: 5-hour 85 %", STREAM)
+        .await?;
     open_session(&app, "Plan the release").await?;
     let now = app.css_text(NOW).await?;
     assert!(now.contains("Writing the tests"), "{now}");

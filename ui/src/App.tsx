@@ -20,6 +20,7 @@ import { useOpeners } from "./app/open";
 import { Navigator, routedSessionId, useRoute } from "./app/route";
 import { Sidebar } from "./app/Sidebar";
 import { preloadViews, ShortcutsSheet } from "./app/views";
+import { RateLimitsBar } from "./components/RateLimitsBar";
 
 export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: LibraryApi }) {
   const nav = useMemo(() => new Navigator(), []);
@@ -119,7 +120,10 @@ export function App({ ipc, library = libraryApi }: { ipc: Ipc; library?: Library
               </Suspense>
               {info && (
                 <footer className="status-bar" data-testid="status-bar">
-                  v{info.version} · data: {info.dataDir}
+                  <span className="status-info">
+                    v{info.version} · data: {info.dataDir}
+                  </span>
+                  <RateLimitsBar />
                 </footer>
               )}
             </main>

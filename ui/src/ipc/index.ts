@@ -29,6 +29,7 @@ import type { FolderCount } from "../generated/FolderCount";
 import type { HistorySettings } from "../generated/HistorySettings";
 import type { HistorySourceInfo } from "../generated/HistorySourceInfo";
 import type { HistoryStatus } from "../generated/HistoryStatus";
+import type { EngineRateLimits } from "../generated/EngineRateLimits";
 import type { ImportProgress } from "../generated/ImportProgress";
 import type { ImportReport } from "../generated/ImportReport";
 import type { SourceReport } from "../generated/SourceReport";
@@ -164,6 +165,12 @@ export const ipc = {
     const channel = new Channel<HistoryStatus>();
     channel.onmessage = onStatus;
     await commands.watchHistories(channel);
+  },
+  /** Each engine's latest rate limits (the status bar): now and on every change. */
+  watchRateLimits: async (onLimits: (limits: EngineRateLimits[]) => void) => {
+    const channel = new Channel<EngineRateLimits[]>();
+    channel.onmessage = onLimits;
+    await commands.watchRateLimits(channel);
   },
   /** Scan the histories again now (only what changed is read). */
   rescanHistories: commands.rescanHistories,

@@ -183,6 +183,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     watchNotificationClicks: vi.fn(async () => {}),
     watchCloseRequests: vi.fn(async () => {}),
     watchHistories: vi.fn(async () => {}),
+    watchRateLimits: vi.fn(async () => {}),
     rescanHistories: vi.fn(async () => null),
     setHistorySettings: vi.fn(async () => null),
     keepRunningInTray: vi.fn(async () => null),
