@@ -241,6 +241,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::watch_activity,
         commands::sessions::load_timeline,
         commands::sessions::session_plan,
+        commands::sessions::find_files,
         commands::sessions::watch_rate_limits,
         commands::sessions::send_message,
         commands::sessions::interrupt_run,

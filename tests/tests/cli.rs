@@ -54,6 +54,9 @@ mod models;
 #[path = "cli/limits.rs"]
 mod limits;
 
+#[path = "cli/mentions.rs"]
+mod mentions;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

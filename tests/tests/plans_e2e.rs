@@ -6,7 +6,8 @@
 //! `TaskCreate`/`TaskUpdate`; after a restart in the dark look, the next message's updates
 //! name the tasks only by id and the card still shows their subjects. Codex's answers carry
 //! the provider's rate-limit headers: the status bar warns at 85 %, and still does after
-//! the restart. Screenshots in
+//! the restart. The composer's `@` offers the folder's files as git sees them (an ignored
+//! one never) and inserts the one chosen. Screenshots in
 //! `target/test-artifacts/plans/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -71,6 +72,11 @@ async fn prepare(
     messages: &fake_messages::FakeMessages,
 ) -> Result<(), BoxError> {
     let ws = prepare_codex_workspace(env, codex.clone(), responses.base_url(), |_| {}).await?;
+    // Files for the composer's `@` (one ignored by git, never offered).
+    std::fs::create_dir_all(ws.work.join("docs"))?;
+    std::fs::write(ws.work.join("docs/NOTES.md"), "notes\n")?;
+    std::fs::write(ws.work.join("NOTES-draft.log"), "draft\n")?;
+    std::fs::write(ws.work.join(".gitignore"), "*.log\n")?;
     ws.desk
         .set_engine_settings(
             &agentdesk_core::EngineSettings::default()
@@ -184,6 +190,13 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
         .await?;
     assert!(limits.contains("near the limit, resets "), "{limits}");
     app.screenshot(&shot("01-codex-plan-updated-light")).await?;
+    let message = app.find("textarea[aria-label=Message]").await?;
+    message.send_keys("@doc").await?;
+    app.wait_for_text_containing("ul[aria-label='Files to mention']", "docs/NOTES.md", STREAM)
+        .await?;
+    app.screenshot(&shot("01b-mention-light")).await?;
+    message.send_keys("\u{E00C}").await?; // Escape: the list closes
+    message.clear().await?;
 
     // Claude: two tasks made, the first started.
     let create = |subject: &str, active: &str| json!({"subject": subject, "description": subject, "activeForm": active});
@@ -262,6 +275,29 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
     );
     app.screenshot(&shot("03-claude-tasks-continued-dark"))
         .await?;
+    // The composer's `@`: the folder's files as git sees them.
+    app.find("textarea[aria-label=Message]")
+        .await?
+        .send_keys("Read @NOTE")
+        .await?;
+    let offered = app
+        .wait_for_text_containing("ul[aria-label='Files to mention']", "docs/NOTES.md", STREAM)
+        .await?;
+    assert!(
+        !offered.contains("NOTES-draft.log"),
+        "an ignored file: {offered}"
+    );
+    app.screenshot(&shot("05-mention-dark")).await?;
+    app.find("textarea[aria-label=Message]")
+        .await?
+        .send_keys("\u{E007}")
+        .await?;
+    let typed = app
+        .find("textarea[aria-label=Message]")
+        .await?
+        .prop("value")
+        .await?;
+    assert_eq!(typed.as_deref(), Some("Read @docs/NOTES.md "));
     open_session(&app, "Fix the bug").await?;
     app.wait_for_text_containing(PLAN, "2 of 3 done", STREAM)
         .await?;

@@ -2,9 +2,9 @@
 
 use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
-    CloseSessionArgs, CreateSessionArgs, InterruptRunArgs, ListSessionsArgs, LiveAckArgs,
-    LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SessionPlanArgs, SetSessionProfileArgs,
-    WatchActivityArgs, WatchRateLimitsArgs,
+    CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListSessionsArgs,
+    LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SessionPlanArgs,
+    SetSessionProfileArgs, WatchActivityArgs, WatchRateLimitsArgs,
 };
 use tauri::State;
 
@@ -35,6 +35,11 @@ desk_commands! {
     /// The plan the session's agent last reported.
     fn session_plan(desk, args: SessionPlanArgs) {
         desk.session_plan(&args.session_id).await?
+    }
+
+    /// The session folder's files best matching the query (the composer's `@`).
+    fn find_files(desk, args: FindFilesArgs) {
+        desk.find_files(&args.session_id, &args.query).await?
     }
 
     /// Send a message; the run is queued while another one of the session is active.

@@ -76,6 +76,8 @@ export type LoadTimelineArgs = { sessionId: string, before: number | null, limit
 
 export type SessionPlanArgs = { sessionId: string, };
 
+export type FindFilesArgs = { sessionId: string, query: string, };
+
 export type SendMessageArgs = { sessionId: string, text: string, attachments: Array<AttachmentRef>, };
 
 export type InterruptRunArgs = { runId: string, };
@@ -267,6 +269,14 @@ export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: L
  */
 export function sessionPlan(sessionId: SessionPlanArgs["sessionId"]): Promise<Plan | null> {
   return invokeCommand<Plan | null>("session_plan", "IpcError", { sessionId });
+}
+
+/**
+ * The files of the session's folder best matching `query` (the composer's `@`): paths
+ * relative to it, `.gitignore` respected, at most 50.
+ */
+export function findFiles(sessionId: FindFilesArgs["sessionId"], query: FindFilesArgs["query"]): Promise<Array<string>> {
+  return invokeCommand<Array<string>>("find_files", "IpcError", { sessionId, query });
 }
 
 /**
@@ -635,6 +645,7 @@ export const COMMANDS = [
   "watch_activity",
   "load_timeline",
   "session_plan",
+  "find_files",
   "send_message",
   "interrupt_run",
   "set_session_profile",
@@ -709,6 +720,7 @@ export type CommandError = {
   watch_activity: IpcError;
   load_timeline: IpcError;
   session_plan: IpcError;
+  find_files: IpcError;
   send_message: IpcError;
   interrupt_run: IpcError;
   set_session_profile: IpcError;

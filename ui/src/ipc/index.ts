@@ -121,6 +121,8 @@ export const ipc = {
   loadTimeline: commands.loadTimeline,
   /** The plan the session's agent last reported (null: none). */
   sessionPlan: commands.sessionPlan,
+  /** The session folder's files best matching a query (the composer's `@`). */
+  findFiles: commands.findFiles,
   sendMessage: commands.sendMessage,
   interruptRun: commands.interruptRun,
   decideApproval: commands.decideApproval,

@@ -13,6 +13,7 @@ pub mod engines;
 mod error;
 pub mod export;
 pub mod fanout;
+pub mod files;
 pub mod health;
 pub mod history;
 pub mod integrity;
@@ -72,6 +73,8 @@ pub struct Desk {
     history: std::sync::Arc<history::Histories>,
     /// Each engine's latest rate limits (see `rate_limits`).
     rate_limits: rate_limits::RateLimitBoard,
+    /// Recent file lists of the sessions' folders (`@`-mentions, see `files`).
+    files: std::sync::Arc<files::FileLists>,
 }
 
 impl Desk {
@@ -90,6 +93,7 @@ impl Desk {
             pipeline: Default::default(),
             history: Default::default(),
             rate_limits: Default::default(),
+            files: Default::default(),
         })
     }
 

@@ -488,7 +488,7 @@ impl Desk {
             // Continued from its engine's terminal too.
             options = options.for_terminal_session();
         }
-        let input = self.run_input(run).await?;
+        let input = self.run_input(run, &cwd).await?;
         // Read only to continue it: a run is not refused for want of it.
         let plan = match self.store.latest_plan(&session.id).await {
             Ok(plan) => plan,
@@ -567,7 +567,9 @@ impl Desk {
 
     /// The message as the engine gets it: the text (with other files' paths mentioned),
     /// then the images natively.
-    async fn run_input(&self, run: &Run) -> Result<Vec<InputPart>> {
+    /// The message as the engine gets it: its text (attached files listed), its images, and
+    /// the files it mentions (`@path` inside `cwd`).
+    async fn run_input(&self, run: &Run, cwd: &Path) -> Result<Vec<InputPart>> {
         let attachments = self.run_attachments(&run.id).await?;
         let mut text = run.prompt.clone();
         let files: Vec<_> = attachments
@@ -590,6 +592,9 @@ impl Desk {
         {
             let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
             input.push(InputPart::LocalImage(path));
+        }
+        for (name, path) in crate::files::mentioned_files(&run.prompt, cwd) {
+            input.push(InputPart::FileMention { name, path });
         }
         Ok(input)
     }

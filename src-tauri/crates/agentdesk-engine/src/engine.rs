@@ -140,14 +140,16 @@ async fn start_codex(
     else {
         return Err(options_for_another_engine(Engine::Codex));
     };
-    let input = req
-        .input
-        .into_iter()
-        .map(|p| match p {
+    let mut input = Vec::with_capacity(req.input.len());
+    for p in req.input {
+        input.push(match p {
             InputPart::Text(t) => UserInput::text(t),
             InputPart::LocalImage(path) => UserInput::local_image(path.to_string_lossy()),
-        })
-        .collect();
+            InputPart::FileMention { name, path } => {
+                UserInput::text(crate::mentions::inline(&name, &path).await)
+            }
+        });
+    }
     let home = codex_home.clone();
     let limits = engine
         .config()

@@ -15,6 +15,12 @@ pub enum InputPart {
     Text(String),
     /// An image file (png, jpeg, gif, webp) on disk.
     LocalImage(PathBuf),
+    /// A file the text mentions as `@name` (relative to the run's folder; `path` is where it
+    /// is). Engines that read mentions themselves skip it; the others get its text.
+    FileMention {
+        name: String,
+        path: PathBuf,
+    },
 }
 
 impl InputPart {

@@ -203,6 +203,9 @@ define_rpc! {
     /// The plan the session's agent last reported (its header shows the current step, even
     /// when that item is older than the loaded page).
     session_plan(SessionPlanArgs { session_id: SessionId }) -> Result<Option<Plan>, IpcError>;
+    /// The files of the session's folder best matching `query` (the composer's `@`): paths
+    /// relative to it, `.gitignore` respected, at most 50.
+    find_files(FindFilesArgs { session_id: SessionId, query: String }) -> Result<Vec<String>, IpcError>;
     /// Send a message; the run is queued while another one of the session is active.
     send_message(SendMessageArgs { session_id: SessionId, text: String, attachments: Vec<AttachmentRef> }) -> Result<Run, IpcError>;
     /// Running → interrupted; queued → cancelled.

@@ -6,6 +6,7 @@ import { AttachmentThumb } from "./items/Messages";
 import { Icon } from "../Icon";
 import { SettingsLink } from "../firstrun/SettingsLink";
 import { isSendKey, useUiSettings } from "../settings/prefs";
+import { MentionList, useMentions } from "./Mentions";
 
 export interface Refusal {
   name: string;
@@ -35,6 +36,13 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   const [errorCode, setErrorCode] = useState<string | null>(null);
   const { sendKey } = useUiSettings();
   const area = useRef<HTMLTextAreaElement>(null);
+  // Where the caret is (the `@` list follows the word it is in).
+  const [caret, setCaret] = useState<number | null>(null);
+  const mentions = useMentions(sessionId, text, caret, (next, at) => {
+    setText(next);
+    setCaret(at);
+    requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
+  });
 
   const add = (a: Attachment) =>
     setAttachments((list) => (list.some((x) => x.sha256 === a.sha256 && x.name === a.name) ? list : [...list, a]));
@@ -142,6 +150,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (mentions.onKeyDown(e)) return;
     if (isSendKey(sendKey, e) && !e.nativeEvent.isComposing && e.keyCode !== 229) {
       e.preventDefault();
       void send();
@@ -190,6 +199,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
           ))}
         </div>
       )}
+      <MentionList state={mentions} />
       <div className="composer-row">
         <button type="button" className="attach" onClick={pick} disabled={disabled} aria-label="Attach files" title="Attach files">
           <Icon name="paperclip" size={18} />
@@ -201,7 +211,12 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
           rows={Math.min(10, Math.max(2, text.split("\n").length))}
           value={text}
           disabled={disabled}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            setCaret(e.target.selectionStart);
+          }}
+          onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+          {...mentions.inputProps}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
         />

@@ -327,6 +327,9 @@ pub(crate) async fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBloc
     for part in input {
         blocks.push(match part {
             InputPart::Text(t) => ContentBlock::text(t.clone()),
+            InputPart::FileMention { name, path } => {
+                ContentBlock::text(crate::mentions::inline(name, path).await)
+            }
             InputPart::LocalImage(path) => {
                 let bytes = tokio::fs::read(path).await.map_err(|e| {
                     EngineError::transport(format!("reading image {}", path.display()), e)

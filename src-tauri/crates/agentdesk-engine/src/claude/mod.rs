@@ -368,6 +368,8 @@ async fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBlock>, EngineE
     let mut blocks = Vec::with_capacity(input.len());
     for part in input {
         blocks.push(match part {
+            // The CLI reads `@name` in the text itself (a Read the model sees).
+            InputPart::FileMention { .. } => continue,
             InputPart::Text(t) => ContentBlock::text(t.clone()),
             InputPart::LocalImage(path) => {
                 let bytes = tokio::fs::read(path).await.map_err(|e| {
