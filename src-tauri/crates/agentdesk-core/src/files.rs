@@ -24,10 +24,13 @@ const FRESH: Duration = Duration::from_secs(5);
 /// Answers at most.
 pub const MAX_MATCHES: usize = 50;
 
+/// A folder's files and when they were listed.
+type Listed = (Instant, Arc<Vec<String>>);
+
 /// The recent lists, by folder.
 #[derive(Debug, Default)]
 pub(crate) struct FileLists {
-    lists: Mutex<HashMap<PathBuf, (Instant, Arc<Vec<String>>)>>,
+    lists: Mutex<HashMap<PathBuf, Listed>>,
 }
 
 impl Desk {
