@@ -242,6 +242,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::load_timeline,
         commands::sessions::session_plan,
         commands::sessions::find_files,
+        commands::sessions::list_commands,
         commands::sessions::watch_rate_limits,
         commands::sessions::send_message,
         commands::sessions::interrupt_run,

@@ -27,6 +27,9 @@ const STREAM: Duration = Duration::from_secs(90);
 /// The plan card and the header's current step.
 const PLAN: &str = "section.plan-card";
 const NOW: &str = ".session-header .plan-now";
+/// Ctrl+A, then Backspace: empties the message box as a user would (WebDriver's clear
+/// leaves the page's own state behind).
+const CLEAR: &str = "\u{E009}a\u{E000}\u{E003}";
 /// The status bar's rate limits.
 const LIMITS: &str = "[data-testid=status-bar] ul[aria-label='Rate limits']";
 
@@ -77,6 +80,12 @@ async fn prepare(
     std::fs::write(ws.work.join("docs/NOTES.md"), "notes\n")?;
     std::fs::write(ws.work.join("NOTES-draft.log"), "draft\n")?;
     std::fs::write(ws.work.join(".gitignore"), "*.log\n")?;
+    // A skill of the repository, for Codex's `$` in the composer.
+    std::fs::create_dir_all(ws.work.join(".agents/skills/release-notes"))?;
+    std::fs::write(
+        ws.work.join(".agents/skills/release-notes/SKILL.md"),
+        "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nList the changes.\n",
+    )?;
     ws.desk
         .set_engine_settings(
             &agentdesk_core::EngineSettings::default()
@@ -196,7 +205,16 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
         .await?;
     app.screenshot(&shot("01b-mention-light")).await?;
     message.send_keys("\u{E00C}").await?; // Escape: the list closes
-    message.clear().await?;
+    message.send_keys(CLEAR).await?;
+    // Codex's `$`: the repository's skills, asked of codex.
+    message.send_keys("Use $rel").await?;
+    app.wait_for_text_containing("ul[aria-label=Commands]", "$release-notes", STREAM)
+        .await?;
+    app.screenshot(&shot("01c-codex-skill-light")).await?;
+    message.send_keys("\u{E004}").await?; // Tab picks it
+    let typed = message.prop("value").await?;
+    assert_eq!(typed.as_deref(), Some("Use $release-notes "));
+    message.send_keys(CLEAR).await?;
 
     // Claude: two tasks made, the first started.
     let create = |subject: &str, active: &str| json!({"subject": subject, "description": subject, "activeForm": active});
@@ -298,6 +316,14 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
         .prop("value")
         .await?;
     assert_eq!(typed.as_deref(), Some("Read @docs/NOTES.md "));
+    // Claude Code's `/`: its commands, as its `initialize` lists them.
+    let message = app.find("textarea[aria-label=Message]").await?;
+    message.send_keys(CLEAR).await?;
+    message.send_keys("/ini").await?;
+    app.wait_for_text_containing("ul[aria-label=Commands]", "/init", STREAM)
+        .await?;
+    app.screenshot(&shot("06-claude-commands-dark")).await?;
+    message.send_keys(CLEAR).await?;
     open_session(&app, "Fix the bug").await?;
     app.wait_for_text_containing(PLAN, "2 of 3 done", STREAM)
         .await?;

@@ -2,9 +2,9 @@
 
 use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
-    CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListSessionsArgs,
-    LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs, SessionPlanArgs,
-    SetSessionProfileArgs, WatchActivityArgs, WatchRateLimitsArgs,
+    CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListCommandsArgs,
+    ListSessionsArgs, LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs,
+    SessionPlanArgs, SetSessionProfileArgs, WatchActivityArgs, WatchRateLimitsArgs,
 };
 use tauri::State;
 
@@ -40,6 +40,11 @@ desk_commands! {
     /// The session folder's files best matching the query (the composer's `@`).
     fn find_files(desk, args: FindFilesArgs) {
         desk.find_files(&args.session_id, &args.query).await?
+    }
+
+    /// The commands the composer's `/` offers.
+    fn list_commands(desk, args: ListCommandsArgs) {
+        desk.list_commands(&args.session_id).await?
     }
 
     /// Send a message; the run is queued while another one of the session is active.

@@ -47,3 +47,31 @@ async fn codex_gets_a_mentioned_file() {
 async fn claude_gets_a_mentioned_file() {
     mentioned_file_reaches_the_model("claude").await;
 }
+
+#[tokio::test]
+async fn codex_gets_the_skill_a_message_names() {
+    let Some((env, fake)) = engine_env("codex", "skills").await else {
+        return;
+    };
+    let skill = env.work.join(".agents/skills/release-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: Write release notes\n---\nzebra-skill-body: list the changes.\n",
+    )
+    .unwrap();
+    fake.push_text(&["Notes written."]);
+    let ws = env.ws();
+    let out = env
+        .call(&["run", "--workspace", &ws, "Use $release-notes for v2"])
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let Fake::Codex(f) = &fake else {
+        unreachable!()
+    };
+    let body = f.requests().last().unwrap().body.to_string();
+    assert!(
+        body.contains("zebra-skill-body"),
+        "the skill did not reach the model"
+    );
+}

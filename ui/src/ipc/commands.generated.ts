@@ -6,6 +6,7 @@ import type { AppInfo } from "../generated/AppInfo";
 import type { Approval } from "../generated/Approval";
 import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
+import type { CommandCatalog } from "../generated/CommandCatalog";
 import type { DataInfo } from "../generated/DataInfo";
 import type { Engine } from "../generated/Engine";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
@@ -77,6 +78,8 @@ export type LoadTimelineArgs = { sessionId: string, before: number | null, limit
 export type SessionPlanArgs = { sessionId: string, };
 
 export type FindFilesArgs = { sessionId: string, query: string, };
+
+export type ListCommandsArgs = { sessionId: string, };
 
 export type SendMessageArgs = { sessionId: string, text: string, attachments: Array<AttachmentRef>, };
 
@@ -277,6 +280,13 @@ export function sessionPlan(sessionId: SessionPlanArgs["sessionId"]): Promise<Pl
  */
 export function findFiles(sessionId: FindFilesArgs["sessionId"], query: FindFilesArgs["query"]): Promise<Array<string>> {
   return invokeCommand<Array<string>>("find_files", "IpcError", { sessionId, query });
+}
+
+/**
+ * The commands the composer's `/` offers (the session's engine's, asked of it).
+ */
+export function listCommands(sessionId: ListCommandsArgs["sessionId"]): Promise<CommandCatalog> {
+  return invokeCommand<CommandCatalog>("list_commands", "IpcError", { sessionId });
 }
 
 /**
@@ -646,6 +656,7 @@ export const COMMANDS = [
   "load_timeline",
   "session_plan",
   "find_files",
+  "list_commands",
   "send_message",
   "interrupt_run",
   "set_session_profile",
@@ -721,6 +732,7 @@ export type CommandError = {
   load_timeline: IpcError;
   session_plan: IpcError;
   find_files: IpcError;
+  list_commands: IpcError;
   send_message: IpcError;
   interrupt_run: IpcError;
   set_session_profile: IpcError;

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use agentdesk_protocol::ids::{ProfileId, WorkspaceId};
-use agentdesk_protocol::ui::{Engine, ModelCatalog, ProfileSpec};
+use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
+use agentdesk_protocol::ui::{CommandCatalog, Engine, ModelCatalog, ProfileSpec};
 
 use crate::engines::descriptor;
 use crate::{Desk, Result};
@@ -14,6 +14,47 @@ use crate::{Desk, Result};
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Desk {
+    /// The commands the composer's `/` offers in a session: its engine's, asked of the engine
+    /// itself in the session's folder with its profile (Claude Code's commands and skills,
+    /// Codex's skills). Not an error when the engine cannot say: the catalog says why.
+    pub async fn list_commands(&self, session_id: &SessionId) -> Result<CommandCatalog> {
+        let session = self.store.get_session(session_id).await?;
+        let folder = self.session_folder(session_id).await?;
+        let spec = match &session.profile_id {
+            Some(id) => self.store.get_profile(id).await.ok().map(|p| p.spec),
+            None => None,
+        }
+        .filter(|s| s.engine == session.engine)
+        .unwrap_or_else(|| ProfileSpec::new("commands", session.engine));
+        let d = descriptor(session.engine);
+        let unavailable = |why: String| CommandCatalog {
+            commands: Vec::new(),
+            unavailable: Some(why),
+        };
+        let exe = if d.command_from_profile() {
+            std::path::PathBuf::new()
+        } else {
+            match self.locate_engine(session.engine).await {
+                Ok(exe) => exe.path,
+                Err(e) => return Ok(unavailable(e.to_ipc().message)),
+            }
+        };
+        let settings = self.engine_settings().await.unwrap_or_default();
+        let listing = d.commands(&exe, &folder, &spec, &settings);
+        Ok(match tokio::time::timeout(LIST_TIMEOUT, listing).await {
+            Ok(Ok(catalog)) => catalog,
+            Ok(Err(e)) => unavailable(format!(
+                "{} could not list its commands: {e}",
+                d.display_name()
+            )),
+            Err(_) => unavailable(format!(
+                "{} did not list its commands within {} s",
+                d.display_name(),
+                LIST_TIMEOUT.as_secs()
+            )),
+        })
+    }
+
     /// [`Self::list_models`] for `engine` with a saved profile's options (`profile`, when it
     /// is one of that engine), else the engine's defaults: what the window may ask for (it
     /// never hands in a spec of its own, since a listing starts the engine).

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
 pub use agentdesk_protocol::ui::Engine;
-use agentdesk_protocol::ui::{EngineInfo, EngineProgramInfo, ModelCatalog, ProfileSpec};
+use agentdesk_protocol::ui::{
+    CommandCatalog, EngineInfo, EngineProgramInfo, ModelCatalog, ProfileSpec,
+};
 use serde_json::Value;
 
 use crate::discovery::{Discovery, EngineProgram, Executable};
@@ -70,6 +72,23 @@ pub trait EngineDescriptor: Sync {
         cwd: &'a Path,
         settings: &'a EngineSettings,
     ) -> BoxFuture<'a, Result<Option<bool>, EngineError>>;
+    /// The commands the composer's `/` offers in `cwd` (started once with the profile's
+    /// environment). Engines without any say why.
+    fn commands<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<CommandCatalog, EngineError>> {
+        let _ = (exe, cwd, spec, settings);
+        Box::pin(async move {
+            Ok(CommandCatalog {
+                commands: Vec::new(),
+                unavailable: Some(format!("{} lists no commands.", self.display_name())),
+            })
+        })
+    }
     /// The models a profile `spec` can pick, asked of the engine itself (`exe`, started once
     /// in `cwd` with the profile's environment). Engines that cannot list theirs say why.
     fn models<'a>(

@@ -61,11 +61,11 @@ pub use crate::ipc_macro::{
 use crate::plan::Plan;
 use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
-    AppInfo, Approval, Attachment, AttachmentRef, DataInfo, Engine, EngineHealth, EngineInfo,
-    ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch, MergeOutcome,
-    ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec, Run,
-    SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Workspace,
-    WorkspaceGit, WorktreeRemoved, WorktreeStatus,
+    AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineHealth,
+    EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch,
+    MergeOutcome, ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec,
+    Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings,
+    Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -206,6 +206,8 @@ define_rpc! {
     /// The files of the session's folder best matching `query` (the composer's `@`): paths
     /// relative to it, `.gitignore` respected, at most 50.
     find_files(FindFilesArgs { session_id: SessionId, query: String }) -> Result<Vec<String>, IpcError>;
+    /// The commands the composer's `/` offers (the session's engine's, asked of it).
+    list_commands(ListCommandsArgs { session_id: SessionId }) -> Result<CommandCatalog, IpcError>;
     /// Send a message; the run is queued while another one of the session is active.
     send_message(SendMessageArgs { session_id: SessionId, text: String, attachments: Vec<AttachmentRef> }) -> Result<Run, IpcError>;
     /// Running → interrupted; queued → cancelled.

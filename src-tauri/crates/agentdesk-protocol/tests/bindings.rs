@@ -105,6 +105,9 @@ fn expected() -> BTreeMap<String, String> {
     render::<events::QuestionOption>(&cfg, &mut out);
     render::<events::DiagnosticSource>(&cfg, &mut out);
     render::<events::UserDecision>(&cfg, &mut out);
+    // The composer's commands (issue 24).
+    render::<ui::SlashCommand>(&cfg, &mut out);
+    render::<ui::CommandCatalog>(&cfg, &mut out);
     // The engines' models (issue 24).
     render::<ui::ModelInfo>(&cfg, &mut out);
     render::<ui::ModelCatalog>(&cfg, &mut out);

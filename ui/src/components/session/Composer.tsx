@@ -6,6 +6,7 @@ import { AttachmentThumb } from "./items/Messages";
 import { Icon } from "../Icon";
 import { SettingsLink } from "../firstrun/SettingsLink";
 import { isSendKey, useUiSettings } from "../settings/prefs";
+import { CommandList, useCommands } from "./Commands";
 import { MentionList, useMentions } from "./Mentions";
 
 export interface Refusal {
@@ -38,11 +39,13 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   const area = useRef<HTMLTextAreaElement>(null);
   // Where the caret is (the `@` list follows the word it is in).
   const [caret, setCaret] = useState<number | null>(null);
-  const mentions = useMentions(sessionId, text, caret, (next, at) => {
+  const insert = (next: string, at: number) => {
     setText(next);
     setCaret(at);
     requestAnimationFrame(() => area.current?.setSelectionRange(at, at));
-  });
+  };
+  const mentions = useMentions(sessionId, text, caret, insert);
+  const commands = useCommands(sessionId, text, caret, insert);
 
   const add = (a: Attachment) =>
     setAttachments((list) => (list.some((x) => x.sha256 === a.sha256 && x.name === a.name) ? list : [...list, a]));
@@ -150,7 +153,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (mentions.onKeyDown(e)) return;
+    if (mentions.onKeyDown(e) || commands.onKeyDown(e)) return;
     if (isSendKey(sendKey, e) && !e.nativeEvent.isComposing && e.keyCode !== 229) {
       e.preventDefault();
       void send();
@@ -200,6 +203,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
         </div>
       )}
       <MentionList state={mentions} />
+      <CommandList state={commands} />
       <div className="composer-row">
         <button type="button" className="attach" onClick={pick} disabled={disabled} aria-label="Attach files" title="Attach files">
           <Icon name="paperclip" size={18} />
@@ -217,6 +221,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
           }}
           onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
           {...mentions.inputProps}
+          {...commands.inputProps}
           onKeyDown={onKeyDown}
           onPaste={onPaste}
         />

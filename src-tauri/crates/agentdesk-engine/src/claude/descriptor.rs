@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::{ModelCatalog, ModelInfo, ProfileSpec};
+use agentdesk_protocol::ui::{CommandCatalog, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand};
 use serde_json::Value;
 
 use super::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
@@ -125,6 +125,22 @@ impl EngineDescriptor for ClaudeDescriptor {
         })
     }
 
+    fn commands<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<CommandCatalog, EngineError>> {
+        Box::pin(async move {
+            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
+            let status = claude.status(cwd, &claude_profile(spec)).await?;
+            Ok(command_catalog(
+                status.initialize.commands.as_deref().unwrap_or_default(),
+            ))
+        })
+    }
+
     fn models<'a>(
         &'a self,
         exe: &'a Path,
@@ -163,6 +179,40 @@ fn claude_profile(spec: &ProfileSpec) -> ClaudeProfile {
         effort: o.reasoning_effort,
         env,
         env_remove,
+    }
+}
+
+/// The `initialize` reply's commands (`name`, `description`, `argumentHint`): typed as
+/// `/name`, the CLI runs them (verified with 2.1.328: `/init` sends its prompt).
+pub(crate) fn command_catalog(commands: &[Value]) -> CommandCatalog {
+    let text = |m: &Value, k: &str| {
+        m.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    let mut commands: Vec<SlashCommand> = commands
+        .iter()
+        .filter_map(|c| {
+            let name = text(c, "name");
+            // A name is one word: anything else could not be typed back.
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return None;
+            }
+            Some(SlashCommand {
+                insert: format!("/{name} "),
+                description: text(c, "description"),
+                argument_hint: Some(text(c, "argumentHint")).filter(|h| !h.is_empty()),
+                name,
+            })
+        })
+        .collect();
+    commands.sort_by(|a, b| a.name.cmp(&b.name));
+    commands.dedup_by(|a, b| a.name == b.name);
+    CommandCatalog {
+        commands,
+        unavailable: None,
     }
 }
 

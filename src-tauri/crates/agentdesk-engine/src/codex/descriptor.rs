@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::{ModelCatalog, ModelInfo, ProfileSpec};
+use agentdesk_protocol::ui::{CommandCatalog, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand};
 use serde_json::Value;
 
 use super::{
@@ -148,6 +148,40 @@ impl EngineDescriptor for CodexDescriptor {
             Ok(Some(
                 account.account.is_some() || !account.requires_openai_auth,
             ))
+        })
+    }
+
+    fn commands<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<CommandCatalog, EngineError>> {
+        Box::pin(async move {
+            let o = CodexOptions::from_json(&spec.engine_options);
+            let home = self.home(&o, settings);
+            let codex = CodexEngine::new(CodexEngineConfig::new(exe));
+            let skills = codex.skills(home, &codex_profile(spec, o), cwd).await;
+            // The app-server is resident; stop it before returning (no orphans).
+            codex.shutdown().await;
+            let mut commands: Vec<SlashCommand> = skills?
+                .into_iter()
+                .map(|s| SlashCommand {
+                    insert: format!("${} ", s.name),
+                    description: s
+                        .short_description
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or(s.description),
+                    argument_hint: None,
+                    name: s.name,
+                })
+                .collect();
+            commands.sort_by(|a, b| a.name.cmp(&b.name));
+            Ok(CommandCatalog {
+                commands,
+                unavailable: None,
+            })
         })
     }
 

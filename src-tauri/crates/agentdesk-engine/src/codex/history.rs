@@ -167,7 +167,8 @@ fn prompt_of(content: &[UserInput]) -> String {
             UserInput::Text { text, .. } => Some(text.clone()),
             UserInput::LocalImage { path, .. } => Some(format!("[image: {path}]")),
             UserInput::Image { .. } => Some("[image]".to_owned()),
-            UserInput::Unknown(_) => None,
+            // The text names it (`$name`).
+            UserInput::Skill { .. } | UserInput::Unknown(_) => None,
         })
         .collect();
     parts.join("\n\n")

@@ -32,11 +32,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_protocol::codex::requests::{
-    AccountRead, ModelList, ThreadResume, ThreadStart, TurnStart,
+    AccountRead, ModelList, SkillsList, ThreadResume, ThreadStart, TurnStart,
 };
 use agentdesk_protocol::codex::{
-    GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse, ThreadResumeParams,
-    ThreadStartParams, ThreadStartResponse, TurnStartParams, UserInput,
+    GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse, SkillMetadata,
+    SkillsListParams, ThreadResumeParams, ThreadStartParams, ThreadStartResponse, TurnStartParams,
+    UserInput,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use agentdesk_protocol::sync::lock;
@@ -206,6 +207,17 @@ impl CodexEngine {
         self.models_page(codex_home, profile, None).await
     }
 
+    /// The enabled skills turns in `cwd` can use (`skills/list`).
+    pub async fn skills(
+        &self,
+        codex_home: Option<PathBuf>,
+        profile: &CodexProfile,
+        cwd: &std::path::Path,
+    ) -> Result<Vec<SkillMetadata>, EngineError> {
+        let peer = self.server(profile.server_key(codex_home)).peer().await?;
+        skills_of(&peer, cwd).await
+    }
+
     /// One page of `model/list`, from `cursor` (a previous page's `nextCursor`).
     pub async fn models_page(
         &self,
@@ -256,6 +268,7 @@ impl CodexEngine {
         let (server, release) = self.run_server(&req);
         let peer = server.peer().await?;
         let (thread, was_resumed, notices) = open_thread(&peer, &req).await?;
+        let input = with_skills(&peer, &req.cwd, req.input).await;
         let p = &req.profile;
         let thread_id = thread.thread.id.clone();
 
@@ -276,7 +289,7 @@ impl CodexEngine {
         });
         let params = TurnStartParams {
             thread_id: thread_id.clone(),
-            input: req.input,
+            input,
             approval_policy: p.approval_policy.clone(),
             model: p.model.clone(),
             effort: p.reasoning_effort.clone(),
@@ -428,3 +441,65 @@ async fn open_thread(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;
+
+/// The enabled skills of `cwd`.
+async fn skills_of(
+    peer: &crate::rpc::RpcPeer,
+    cwd: &std::path::Path,
+) -> Result<Vec<SkillMetadata>, EngineError> {
+    let listed = peer
+        .call::<SkillsList>(&SkillsListParams {
+            cwds: vec![cwd.to_string_lossy().into_owned()],
+            force_reload: false,
+        })
+        .await?;
+    Ok(listed
+        .data
+        .into_iter()
+        .flat_map(|e| e.skills)
+        .filter(|s| s.enabled)
+        .collect())
+}
+
+/// The skills the message invokes (`$name`, as codex's own composer writes them) go with it
+/// as `skill` inputs, so codex loads their instructions. A listing that fails leaves the
+/// message as typed.
+async fn with_skills(
+    peer: &crate::rpc::RpcPeer,
+    cwd: &std::path::Path,
+    mut input: Vec<UserInput>,
+) -> Vec<UserInput> {
+    let named: Vec<String> = input
+        .iter()
+        .filter_map(|i| match i {
+            UserInput::Text { text, .. } => Some(skill_names(text)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if named.is_empty() {
+        return input;
+    }
+    let Ok(skills) = skills_of(peer, cwd).await else {
+        return input;
+    };
+    for skill in skills {
+        if named.contains(&skill.name) {
+            input.push(UserInput::Skill {
+                name: skill.name,
+                path: skill.path,
+            });
+        }
+    }
+    input
+}
+
+/// `$name` words (letters, digits, `-`, `_`, `.`, `:`) of a message.
+fn skill_names(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter_map(|w| w.strip_prefix('$'))
+        .map(|w| w.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']))
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || "-_.:".contains(c)))
+        .map(str::to_owned)
+        .collect()
+}

@@ -181,6 +181,9 @@ pub enum UserInput {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         detail: Option<Value>,
     },
+    /// A skill the message invokes (`$name`): codex loads its instructions into the turn.
+    #[serde(rename = "skill")]
+    Skill { name: String, path: String },
     #[serde(untagged)]
     Unknown(Value),
 }
@@ -328,4 +331,40 @@ pub struct ModelListResponse {
     pub data: Vec<Model>,
     #[serde(default)]
     pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsListParams {
+    /// Empty: the server's working directory.
+    pub cwds: Vec<String>,
+    #[serde(default)]
+    pub force_reload: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsListResponse {
+    pub data: Vec<SkillsListEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsListEntry {
+    pub cwd: String,
+    #[serde(default)]
+    pub skills: Vec<SkillMetadata>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillMetadata {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub path: String,
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub short_description: Option<String>,
 }

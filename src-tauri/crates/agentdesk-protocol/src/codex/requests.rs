@@ -7,9 +7,9 @@ use serde::Serialize;
 
 use super::client::{
     GetAccountParams, GetAccountResponse, InitializeParams, InitializeResponse, ModelListParams,
-    ModelListResponse, ThreadResumeParams, ThreadResumeResponse, ThreadStartParams,
-    ThreadStartResponse, TurnInterruptParams, TurnInterruptResponse, TurnStartParams,
-    TurnStartResponse,
+    ModelListResponse, SkillsListParams, SkillsListResponse, ThreadResumeParams,
+    ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnInterruptParams,
+    TurnInterruptResponse, TurnStartParams, TurnStartResponse,
 };
 use super::history::{
     ThreadListParams, ThreadListResponse, ThreadTurnsListParams, ThreadTurnsListResponse,
@@ -49,6 +49,8 @@ requests! {
     AccountRead = method::ACCOUNT_READ, GetAccountParams => GetAccountResponse;
     /// The bundled model catalog (no HTTP call).
     ModelList = method::MODEL_LIST, ModelListParams => ModelListResponse;
+    /// The skills a folder's turns can use (the user's, the repository's, the system's).
+    SkillsList = method::SKILLS_LIST, SkillsListParams => SkillsListResponse;
     /// The threads on this machine (a terminal's history), a page at a time.
     ThreadList = method::THREAD_LIST, ThreadListParams => ThreadListResponse;
     /// A thread's turns with their items, a page at a time.

@@ -293,3 +293,25 @@ pub struct ModelCatalog {
     /// not be started): the model is typed instead.
     pub unavailable: Option<String>,
 }
+
+/// A command the composer's `/` offers: the engine's own (Claude Code's slash commands and
+/// skills, as its `initialize` lists them) or a Codex skill (`$name`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SlashCommand {
+    pub name: String,
+    pub description: String,
+    /// What it takes after its name ("[instructions]"), when the engine says.
+    pub argument_hint: Option<String>,
+    /// What picking it puts in the message (`/init `, `$pdf-tools `).
+    pub insert: String,
+}
+
+/// The commands a session's engine offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandCatalog {
+    pub commands: Vec<SlashCommand>,
+    /// Why there are none to offer (an engine that lists none, one that could not start).
+    pub unavailable: Option<String>,
+}
