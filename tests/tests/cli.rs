@@ -141,6 +141,17 @@ impl Env {
     }
 }
 
+/// The session id from `run --json`'s first line.
+fn session_of(out: &Output) -> String {
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let v: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("{first}"));
+    v["sessionId"].as_str().unwrap().to_owned()
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

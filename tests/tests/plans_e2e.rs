@@ -14,10 +14,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use agentdesk_protocol::ui::{Engine, ProfileSpec};
 use agentdesk_tests::e2e::{
-    app_with_engine, artifacts_dir, bounded, prepare_codex_workspace, AppEnv, AppSession, BoxError,
-    Desktop, Prerequisites, APPROVAL_CARD,
+    add_claude_profile, app_with_engine, artifacts_dir, bounded, prepare_codex_workspace, AppEnv,
+    AppSession, BoxError, Desktop, Prerequisites, APPROVAL_CARD,
 };
 use agentdesk_tests::{fake_messages, fake_responses, real};
 use serde_json::{json, Value};
@@ -86,21 +85,7 @@ async fn prepare(
         ws.work.join(".agents/skills/release-notes/SKILL.md"),
         "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nList the changes.\n",
     )?;
-    ws.desk
-        .set_engine_settings(
-            &agentdesk_core::EngineSettings::default()
-                .with_bin("codex", codex)
-                .with_bin("claude", claude),
-        )
-        .await?;
-    let dirs = real::claude_dirs(&env.root.join("claude"));
-    let mut spec = ProfileSpec::new("claude (fake model)", Engine::Claude);
-    spec.model = Some(fake_messages::FAKE_MODEL.into());
-    spec.base_url = Some(messages.base_url());
-    spec.api_key_env = Some(real::CLAUDE_KEY_ENV.into());
-    spec.env.extend(real::claude_env(&dirs.home, &dirs.tmp));
-    spec.env.insert(real::CLAUDE_KEY_ENV.into(), "dummy".into());
-    ws.desk.create_profile(&ws.workspace_id, &spec).await?;
+    add_claude_profile(env, &ws, codex, claude, &messages.base_url()).await?;
     ws.desk.close().await;
     Ok(())
 }

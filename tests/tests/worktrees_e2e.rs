@@ -11,10 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use agentdesk_protocol::ui::{Engine, ProfileSpec};
 use agentdesk_tests::e2e::{
-    app_with_engine, artifacts_dir, bounded, prepare_codex_workspace, AppEnv, AppSession, BoxError,
-    Desktop, Prerequisites, APPROVAL_CARD,
+    add_claude_profile, app_with_engine, artifacts_dir, bounded, prepare_codex_workspace, AppEnv,
+    AppSession, BoxError, Desktop, Prerequisites, APPROVAL_CARD,
 };
 use agentdesk_tests::{fake_messages, fake_responses, real};
 
@@ -58,21 +57,7 @@ async fn prepare(
     git(&work, &["config", "commit.gpgsign", "false"])?;
     git(&work, &["add", "-A"])?;
     git(&work, &["commit", "-q", "-m", "first"])?;
-    ws.desk
-        .set_engine_settings(
-            &agentdesk_core::EngineSettings::default()
-                .with_bin("codex", codex)
-                .with_bin("claude", claude),
-        )
-        .await?;
-    let dirs = real::claude_dirs(&env.root.join("claude"));
-    let mut spec = ProfileSpec::new("claude (fake model)", Engine::Claude);
-    spec.model = Some(fake_messages::FAKE_MODEL.into());
-    spec.base_url = Some(messages.base_url());
-    spec.api_key_env = Some(real::CLAUDE_KEY_ENV.into());
-    spec.env.extend(real::claude_env(&dirs.home, &dirs.tmp));
-    spec.env.insert(real::CLAUDE_KEY_ENV.into(), "dummy".into());
-    ws.desk.create_profile(&ws.workspace_id, &spec).await?;
+    add_claude_profile(env, &ws, codex, claude, &messages.base_url()).await?;
     ws.desk.close().await;
     Ok(std::fs::canonicalize(work)?)
 }

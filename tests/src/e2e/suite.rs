@@ -442,3 +442,34 @@ pub async fn prepare_codex_workspace(
         desk,
     })
 }
+
+/// Codex and Claude Code at `codex` and `claude` (Settings), and a second profile, "claude
+/// (fake model)", on the fake Messages API at `base_url` (its config and temporary folders
+/// under the app's test root) — the workspace of a test that runs both engines.
+pub async fn add_claude_profile(
+    env: &AppEnv,
+    ws: &CodexWorkspace,
+    codex: PathBuf,
+    claude: PathBuf,
+    base_url: &str,
+) -> Result<(), BoxError> {
+    use agentdesk_protocol::ui::{Engine, ProfileSpec};
+    ws.desk
+        .set_engine_settings(
+            &agentdesk_core::EngineSettings::default()
+                .with_bin("codex", codex)
+                .with_bin("claude", claude),
+        )
+        .await?;
+    let dirs = crate::real::claude_dirs(&env.root.join("claude"));
+    let mut spec = ProfileSpec::new("claude (fake model)", Engine::Claude);
+    spec.model = Some(crate::fake_messages::FAKE_MODEL.into());
+    spec.base_url = Some(base_url.to_owned());
+    spec.api_key_env = Some(crate::real::CLAUDE_KEY_ENV.into());
+    spec.env
+        .extend(crate::real::claude_env(&dirs.home, &dirs.tmp));
+    spec.env
+        .insert(crate::real::CLAUDE_KEY_ENV.into(), "dummy".into());
+    ws.desk.create_profile(&ws.workspace_id, &spec).await?;
+    Ok(())
+}

@@ -21,17 +21,6 @@ fn tool_use(id: &str, name: &str, input: Value) -> fake_messages::Reply {
     }])
 }
 
-/// The session id from `run --json`'s first line.
-fn session_of(out: &Output) -> String {
-    let first = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let v: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("{first}"));
-    v["sessionId"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn codex_update_plan_is_a_checklist() {
     let Some((env, fake)) = engine_env("codex", "plan").await else {

@@ -52,17 +52,6 @@ fn make_repo(env: &mut Env) {
     run(&["commit", "-q", "-m", "first"]);
 }
 
-/// The session id from `run --json`'s first line.
-fn session_of(out: &Output) -> String {
-    let first = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let v: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("{first}"));
-    v["sessionId"].as_str().unwrap().to_owned()
-}
-
 async fn in_worktree(engine: &str) {
     let Some((mut env, fake)) = engine_env(engine, "wt").await else {
         return;

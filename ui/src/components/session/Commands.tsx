@@ -5,6 +5,7 @@ import { useEffect, useState, type KeyboardEvent } from "react";
 import type { CommandCatalog } from "../../generated/CommandCatalog";
 import type { SlashCommand } from "../../generated/SlashCommand";
 import { useIpc } from "../../ipc/context";
+import { onListKey } from "./suggest";
 
 const SHOWN = 8;
 const LIST_ID = "composer-commands";
@@ -71,21 +72,13 @@ export function useCommands(sessionId: string, text: string, caret: number | nul
     setText(text.slice(0, at.start) + c.insert + text.slice(caret), at.start + c.insert.length);
     setDismissed(`${at.start}:${at.sigil}`);
   };
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
-    if (!open || e.nativeEvent.isComposing) return false;
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      const step = e.key === "ArrowDown" ? 1 : -1;
-      setActive((i) => (i + step + shown.length) % shown.length);
-    } else if (e.key === "Enter" || e.key === "Tab") {
-      pick(shown[active] ?? shown[0]!);
-    } else if (e.key === "Escape") {
-      setDismissed(key);
-    } else {
-      return false;
-    }
-    e.preventDefault();
-    return true;
-  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) =>
+    onListKey(e, {
+      count: shown.length,
+      move: (step) => setActive((i) => (i + step + shown.length) % shown.length),
+      pick: () => pick(shown[active] ?? shown[0]!),
+      dismiss: () => setDismissed(key),
+    });
   return {
     shown,
     active,

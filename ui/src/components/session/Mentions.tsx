@@ -3,6 +3,7 @@
 // the message (Claude Code reads `@path` itself; Codex and ACP agents get the file's text).
 import { useEffect, useState, type KeyboardEvent } from "react";
 import { useIpc } from "../../ipc/context";
+import { onListKey } from "./suggest";
 
 /** Files shown at once. */
 const SHOWN = 8;
@@ -89,22 +90,16 @@ export function useMentions(
   };
 
   const open = files.length > 0;
-  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>): boolean => {
-    if (!open || e.nativeEvent.isComposing) return false;
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      const step = e.key === "ArrowDown" ? 1 : -1;
-      setActive((i) => (i + step + files.length) % files.length);
-    } else if (e.key === "Enter" || e.key === "Tab") {
-      pick(files[active] ?? files[0]!);
-    } else if (e.key === "Escape") {
-      setDismissed(key);
-      setFiles([]);
-    } else {
-      return false;
-    }
-    e.preventDefault();
-    return true;
-  };
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) =>
+    onListKey(e, {
+      count: files.length,
+      move: (step) => setActive((i) => (i + step + files.length) % files.length),
+      pick: () => pick(files[active] ?? files[0]!),
+      dismiss: () => {
+        setDismissed(key);
+        setFiles([]);
+      },
+    });
 
   return {
     files,

@@ -159,13 +159,12 @@ impl EngineDescriptor for CodexDescriptor {
         settings: &'a EngineSettings,
     ) -> BoxFuture<'a, Result<CommandCatalog, EngineError>> {
         Box::pin(async move {
-            let o = CodexOptions::from_json(&spec.engine_options);
-            let home = self.home(&o, settings);
-            let codex = CodexEngine::new(CodexEngineConfig::new(exe));
-            let skills = codex.skills(home, &codex_profile(spec, o), cwd).await;
-            // The app-server is resident; stop it before returning (no orphans).
-            codex.shutdown().await;
-            let mut commands: Vec<SlashCommand> = skills?
+            let skills = self
+                .ask_once(exe, spec, settings, |codex, home, profile| async move {
+                    codex.skills(home, &profile, cwd).await
+                })
+                .await?;
+            let mut commands: Vec<SlashCommand> = skills
                 .into_iter()
                 .map(|s| SlashCommand {
                     insert: format!("${} ", s.name),
@@ -193,36 +192,48 @@ impl EngineDescriptor for CodexDescriptor {
         settings: &'a EngineSettings,
     ) -> BoxFuture<'a, Result<ModelCatalog, EngineError>> {
         Box::pin(async move {
-            let o = CodexOptions::from_json(&spec.engine_options);
-            let home = self.home(&o, settings);
-            let profile = codex_profile(spec, o);
-            let codex = CodexEngine::new(CodexEngineConfig::new(exe));
-            let mut all = Vec::new();
-            let mut cursor = None;
-            let mut listed = Ok(());
-            for _ in 0..MODEL_PAGES {
-                match codex
-                    .models_page(home.clone(), &profile, cursor.take())
-                    .await
-                {
-                    Ok(page) => {
+            let all = self
+                .ask_once(exe, spec, settings, |codex, home, profile| async move {
+                    let mut all = Vec::new();
+                    let mut cursor = None;
+                    for _ in 0..MODEL_PAGES {
+                        let page = codex
+                            .models_page(home.clone(), &profile, cursor.take())
+                            .await?;
                         all.extend(page.data);
                         match page.next_cursor {
                             Some(c) => cursor = Some(c),
                             None => break,
                         }
                     }
-                    Err(e) => {
-                        listed = Err(e);
-                        break;
-                    }
-                }
-            }
-            // The app-server is resident; stop it before returning (no orphans).
-            codex.shutdown().await;
-            listed?;
+                    Ok(all)
+                })
+                .await?;
             Ok(model_catalog(all))
         })
+    }
+}
+
+impl CodexDescriptor {
+    /// One question to an app-server of its own, started with the profile `spec`'s options
+    /// and stopped when the answer is in (no orphan, whatever the answer).
+    async fn ask_once<T, F, Fut>(
+        &self,
+        exe: &Path,
+        spec: &ProfileSpec,
+        settings: &EngineSettings,
+        ask: F,
+    ) -> Result<T, EngineError>
+    where
+        F: FnOnce(CodexEngine, Option<PathBuf>, CodexProfile) -> Fut,
+        Fut: std::future::Future<Output = Result<T, EngineError>>,
+    {
+        let o = CodexOptions::from_json(&spec.engine_options);
+        let home = self.home(&o, settings);
+        let codex = CodexEngine::new(CodexEngineConfig::new(exe));
+        let answer = ask(codex.clone(), home, codex_profile(spec, o)).await;
+        codex.shutdown().await;
+        answer
     }
 }
 
