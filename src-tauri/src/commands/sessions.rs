@@ -4,7 +4,8 @@ use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
     CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListCommandsArgs,
     ListSessionsArgs, LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs,
-    SessionPlanArgs, SetSessionProfileArgs, WatchActivityArgs, WatchRateLimitsArgs,
+    SessionPlanArgs, SessionUsageArgs, SetSessionProfileArgs, WatchActivityArgs,
+    WatchRateLimitsArgs,
 };
 use tauri::State;
 
@@ -40,6 +41,11 @@ desk_commands! {
     /// The session folder's files best matching the query (the composer's `@`).
     fn find_files(desk, args: FindFilesArgs) {
         desk.find_files(&args.session_id, &args.query).await?
+    }
+
+    /// The session's tokens and cost over all its runs.
+    fn session_usage(desk, args: SessionUsageArgs) {
+        desk.session_usage(&args.session_id).await?
     }
 
     /// The commands the composer's `/` offers.

@@ -34,6 +34,7 @@ import type { SessionActivity } from "../generated/SessionActivity";
 import type { SessionFootprint } from "../generated/SessionFootprint";
 import type { TimelinePage } from "../generated/TimelinePage";
 import type { UiSettings } from "../generated/UiSettings";
+import type { Usage } from "../generated/Usage";
 import type { UserDecision } from "../generated/UserDecision";
 import type { Workspace } from "../generated/Workspace";
 import type { WorkspaceGit } from "../generated/WorkspaceGit";
@@ -76,6 +77,8 @@ export type WatchActivityArgs = { onActivity: Channel<Array<SessionActivity>>, }
 export type LoadTimelineArgs = { sessionId: string, before: number | null, limit: number, };
 
 export type SessionPlanArgs = { sessionId: string, };
+
+export type SessionUsageArgs = { sessionId: string, };
 
 export type FindFilesArgs = { sessionId: string, query: string, };
 
@@ -272,6 +275,13 @@ export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: L
  */
 export function sessionPlan(sessionId: SessionPlanArgs["sessionId"]): Promise<Plan | null> {
   return invokeCommand<Plan | null>("session_plan", "IpcError", { sessionId });
+}
+
+/**
+ * The session's tokens and cost over all its runs (the session header's total).
+ */
+export function sessionUsage(sessionId: SessionUsageArgs["sessionId"]): Promise<Usage> {
+  return invokeCommand<Usage>("session_usage", "IpcError", { sessionId });
 }
 
 /**
@@ -655,6 +665,7 @@ export const COMMANDS = [
   "watch_activity",
   "load_timeline",
   "session_plan",
+  "session_usage",
   "find_files",
   "list_commands",
   "send_message",
@@ -731,6 +742,7 @@ export type CommandError = {
   watch_activity: IpcError;
   load_timeline: IpcError;
   session_plan: IpcError;
+  session_usage: IpcError;
   find_files: IpcError;
   list_commands: IpcError;
   send_message: IpcError;

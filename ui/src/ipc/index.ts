@@ -123,6 +123,8 @@ export const ipc = {
   sessionPlan: commands.sessionPlan,
   /** The session folder's files best matching a query (the composer's `@`). */
   findFiles: commands.findFiles,
+  /** The session's tokens and cost over all its runs. */
+  sessionUsage: commands.sessionUsage,
   /** The commands the composer's `/` offers (the session's engine's, asked of it). */
   listCommands: commands.listCommands,
   sendMessage: commands.sendMessage,

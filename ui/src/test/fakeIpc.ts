@@ -157,6 +157,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     loadTimeline: vi.fn(async () => ({ items: [], before: null })),
     sessionPlan: vi.fn(async (): Promise<Plan | null> => null),
     findFiles: vi.fn(async (): Promise<string[]> => []),
+    sessionUsage: vi.fn(async () => ({ input: 0, cached: 0, output: 0, reasoning: 0, costUsd: null, runs: 0 })),
     listCommands: vi.fn(async () => ({ commands: [], unavailable: null })),
     sendMessage: vi.fn(async (sessionId: string, text: string) => run({ sessionId, prompt: text, status: "running" })),
     interruptRun: vi.fn(async () => null),

@@ -64,7 +64,7 @@ use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineHealth,
     EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch,
     MergeOutcome, ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec,
-    Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings,
+    Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Usage,
     Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
 };
 
@@ -203,6 +203,8 @@ define_rpc! {
     /// The plan the session's agent last reported (its header shows the current step, even
     /// when that item is older than the loaded page).
     session_plan(SessionPlanArgs { session_id: SessionId }) -> Result<Option<Plan>, IpcError>;
+    /// The session's tokens and cost over all its runs (the session header's total).
+    session_usage(SessionUsageArgs { session_id: SessionId }) -> Result<Usage, IpcError>;
     /// The files of the session's folder best matching `query` (the composer's `@`): paths
     /// relative to it, `.gitignore` respected, at most 50.
     find_files(FindFilesArgs { session_id: SessionId, query: String }) -> Result<Vec<String>, IpcError>;

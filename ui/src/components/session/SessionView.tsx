@@ -8,6 +8,7 @@ import { EngineCapabilitiesContext, useEngineCapabilities } from "../approvals/c
 import { Composer } from "./Composer";
 import { DiagnosticsPanel } from "./Diagnostics";
 import { PlanNow } from "./items/PlanCard";
+import { SessionUsage } from "./SessionUsage";
 import { ProfileSwitcher } from "./ProfileSwitcher";
 
 // Announced to screen readers; worded apart from the status words so text lookups stay unique.
@@ -141,6 +142,7 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
           )}
         </div>
         <PlanNow plan={plan} />
+        <SessionUsage sessionId={session.id} activeRuns={active.length} />
         <ProfileSwitcher session={session} onChanged={onSessionChanged} onError={onError} />
       </header>
       <DiagnosticsPanel store={store} open={diagOpen} onToggle={() => setDiagOpen((o) => !o)} />

@@ -1,4 +1,4 @@
-import { act, cleanup, render, screen, within } from "@testing-library/react";
+import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
 import { VirtuosoMockContext } from "react-virtuoso";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Plan } from "../../generated/Plan";
@@ -74,5 +74,21 @@ describe("the agent's plan", () => {
     await act(async () => {});
     push([reset([user("r1", "hi")], [run({ id: "r1", status: "completed" })])]);
     expect(screen.getByRole("banner").textContent).not.toContain("Current step");
+  });
+});
+
+describe("the session's total usage", () => {
+  it("is in the header, and read again when a run ends", async () => {
+    const sessionUsage = vi
+      .fn()
+      .mockResolvedValueOnce({ input: 1200, cached: 0, output: 345, reasoning: 0, costUsd: 0.0123, runs: 1 })
+      .mockResolvedValue({ input: 2400, cached: 0, output: 690, reasoning: 0, costUsd: 0.25, runs: 2 });
+    const { push } = open({ sessionUsage });
+    await act(async () => {});
+    const header = screen.getByRole("banner");
+    await waitFor(() => expect(header.textContent).toContain("Session total: 1.2k in · 345 out · $0.0123"));
+    push([reset([user("r1", "hi")], [run({ id: "r1", status: "running", endedAt: null })])]);
+    push([{ op: "run", run: run({ id: "r1", status: "completed" }) }]);
+    await waitFor(() => expect(header.textContent).toContain("Session total: 2.4k in · 690 out · $0.25"));
   });
 });
