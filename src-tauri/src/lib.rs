@@ -244,6 +244,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::find_files,
         commands::sessions::list_commands,
         commands::sessions::session_usage,
+        commands::sessions::set_session_model,
         commands::sessions::watch_rate_limits,
         commands::sessions::send_message,
         commands::sessions::interrupt_run,

@@ -4,8 +4,8 @@ use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
     CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListCommandsArgs,
     ListSessionsArgs, LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs,
-    SessionPlanArgs, SessionUsageArgs, SetSessionProfileArgs, WatchActivityArgs,
-    WatchRateLimitsArgs,
+    SessionPlanArgs, SessionUsageArgs, SetSessionModelArgs, SetSessionProfileArgs,
+    WatchActivityArgs, WatchRateLimitsArgs,
 };
 use tauri::State;
 
@@ -41,6 +41,11 @@ desk_commands! {
     /// The session folder's files best matching the query (the composer's `@`).
     fn find_files(desk, args: FindFilesArgs) {
         desk.find_files(&args.session_id, &args.query).await?
+    }
+
+    /// The model and effort the session runs instead of its profile's.
+    fn set_session_model(desk, args: SetSessionModelArgs) {
+        desk.set_session_model(&args.session_id, args.model.as_deref(), args.effort.as_deref()).await?
     }
 
     /// The session's tokens and cost over all its runs.

@@ -88,6 +88,45 @@ async fn models_and_effort(engine: &str, expect_model: &str, effort: &str) {
     let after = reasoning(&fake);
     assert_ne!(before["effort"], effort, "{before}");
     assert_eq!(after["effort"], effort, "{after}");
+
+    // A session's own model and effort (the window's picker; `run --model/--effort` without
+    // --engine) go over the profile's from that run on, and stay for the session's next runs.
+    let other = models
+        .iter()
+        .find(|m| {
+            m["id"] != expect_model && m["efforts"].as_array().unwrap().iter().any(|e| e == "low")
+        })
+        .unwrap_or_else(|| panic!("a second model taking low: {listed:#}"));
+    let other = other["id"].as_str().unwrap();
+    let model_of = |fake: &Fake| match fake {
+        Fake::Codex(f) => f.requests().last().unwrap().body["model"].clone(),
+        Fake::Claude(f) => f.model_requests().last().unwrap().body["model"].clone(),
+    };
+    fake.push_text(&["On the other model."]);
+    let out = env
+        .call(&[
+            "run", "--workspace", &ws, "--json", "--model", other, "--effort", "low", "Go",
+        ])
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let sid = session_of(&out);
+    let on_other = |v: &Value| {
+        let v = v.as_str().unwrap_or_default();
+        // Claude's aliases name a family (`sonnet`); the request names the model.
+        if engine == "claude" { v.contains(other) } else { v == other }
+    };
+    assert!(on_other(&model_of(&fake)), "{} is not {other}", model_of(&fake));
+    assert_eq!(reasoning(&fake)["effort"], "low", "{}", reasoning(&fake));
+    fake.push_text(&["Still there."]);
+    let out = env.call(&["run", "--session", &sid, "Again"]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(on_other(&model_of(&fake)), "kept: {}", model_of(&fake));
+    assert_eq!(reasoning(&fake)["effort"], "low", "kept: {}", reasoning(&fake));
+    // An effort the engine does not take is refused before anything runs.
+    let bad = env
+        .call(&["run", "--session", &sid, "--effort", "Very High!", "No"])
+        .await;
+    assert_eq!(bad.status.code(), Some(4), "{}", stderr(&bad));
 }
 
 #[tokio::test]

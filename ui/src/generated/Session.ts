@@ -25,4 +25,12 @@ branch: string | null,
 /**
  * The branch the worktree left and merges back into.
  */
-baseBranch: string | null, createdAt: number, updatedAt: number, archivedAt: number | null, };
+baseBranch: string | null, 
+/**
+ * The model the session runs instead of its profile's (chosen in the composer).
+ */
+model: string | null, 
+/**
+ * The reasoning effort instead of the profile's.
+ */
+effort: string | null, createdAt: number, updatedAt: number, archivedAt: number | null, };

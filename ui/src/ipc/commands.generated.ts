@@ -78,6 +78,8 @@ export type LoadTimelineArgs = { sessionId: string, before: number | null, limit
 
 export type SessionPlanArgs = { sessionId: string, };
 
+export type SetSessionModelArgs = { sessionId: string, model: string | null, effort: string | null, };
+
 export type SessionUsageArgs = { sessionId: string, };
 
 export type FindFilesArgs = { sessionId: string, query: string, };
@@ -275,6 +277,14 @@ export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: L
  */
 export function sessionPlan(sessionId: SessionPlanArgs["sessionId"]): Promise<Plan | null> {
   return invokeCommand<Plan | null>("session_plan", "IpcError", { sessionId });
+}
+
+/**
+ * The model and reasoning effort the session runs from its next run on, instead of its
+ * profile's (`null`: the profile's).
+ */
+export function setSessionModel(sessionId: SetSessionModelArgs["sessionId"], model?: SetSessionModelArgs["model"], effort?: SetSessionModelArgs["effort"]): Promise<Session> {
+  return invokeCommand<Session>("set_session_model", "IpcError", { sessionId, model: model ?? null, effort: effort ?? null });
 }
 
 /**
@@ -665,6 +675,7 @@ export const COMMANDS = [
   "watch_activity",
   "load_timeline",
   "session_plan",
+  "set_session_model",
   "session_usage",
   "find_files",
   "list_commands",
@@ -742,6 +753,7 @@ export type CommandError = {
   watch_activity: IpcError;
   load_timeline: IpcError;
   session_plan: IpcError;
+  set_session_model: IpcError;
   session_usage: IpcError;
   find_files: IpcError;
   list_commands: IpcError;

@@ -142,6 +142,10 @@ export const ipc = {
   /** Rejects with a `ProfileFailure` (an `IpcFailure` with the field errors). */
   listProfiles: commands.listProfiles,
   setSessionProfile: commands.setSessionProfile,
+  /** The model and effort the session runs from its next run on (`null`: its profile's). */
+  setSessionModel: commands.setSessionModel,
+  /** The models an engine offers (with a saved profile's endpoint and options). */
+  listModels: commands.listModels,
   listPendingApprovals: commands.listPendingApprovals,
   /** What an engine can do (the engine crate's declaration): cards offer only that. */
   engineCapabilities: commands.engineCapabilities,

@@ -35,6 +35,8 @@ export function session(over: Partial<Session> = {}): Session {
     worktree: null,
     branch: null,
     baseBranch: null,
+    model: null,
+    effort: null,
     createdAt: 1,
     updatedAt: 1,
     archivedAt: null,
@@ -170,6 +172,8 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     pickFiles: vi.fn(async () => []),
     listProfiles: vi.fn(async () => [profile()]),
     setSessionProfile: vi.fn(async (sessionId: string, profileId: string) => session({ id: sessionId, profileId })),
+    setSessionModel: vi.fn(async (sessionId: string, model?: string | null, effort?: string | null) => session({ id: sessionId, model: model ?? null, effort: effort ?? null })),
+    listModels: vi.fn(async () => ({ models: [], unavailable: "This engine lists no models." })),
     listPendingApprovals: vi.fn(async () => []),
     engineCapabilities: vi.fn(async () => ({
       editedInput: true,

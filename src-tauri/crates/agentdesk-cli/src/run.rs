@@ -56,9 +56,13 @@ pub struct RunArgs {
     /// "<engine>" or "<engine> <model>" is created (or reused) for it.
     #[arg(long)]
     engine: Option<String>,
-    /// The model, with --engine.
-    #[arg(long, requires = "engine")]
+    /// The model. With --engine: the model of the profile made for the pair; otherwise the
+    /// session's own model from this run on, over its profile's (as the window's picker).
+    #[arg(long)]
     model: Option<String>,
+    /// The session's reasoning effort from this run on, over its profile's (e.g. low, high).
+    #[arg(long, value_name = "EFFORT")]
+    effort: Option<String>,
     /// Attach a file or an image (repeatable).
     #[arg(long, value_name = "FILE")]
     attach: Vec<PathBuf>,
@@ -112,6 +116,15 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         attachments.push((att.sha256, att.name));
     }
     let (session, created) = session_for(desk, &a).await?;
+    let session = match session_model(desk, &a, &session).await {
+        Ok(s) => s,
+        Err(e) => {
+            if created {
+                discard(desk, &session.id).await;
+            }
+            return Err(e);
+        }
+    };
     // Subscribed before sending so no event of the run is missed: the session's events and
     // statuses only, each one (a slow stdout gets deltas merged, never skipped).
     let sid = session.id.clone();
@@ -288,6 +301,18 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
         })
         .await?;
     Ok((session, true))
+}
+
+/// `--model` (without `--engine`) and `--effort`: the session's own model and effort, kept for
+/// its later runs as the window's picker keeps them; what is not given stays as it was.
+async fn session_model(desk: &Desk, a: &RunArgs, session: &Session) -> CliResult<Session> {
+    let model = a.model.as_deref().filter(|_| a.engine.is_none());
+    if model.is_none() && a.effort.is_none() {
+        return Ok(session.clone());
+    }
+    let model = model.or(session.model.as_deref());
+    let effort = a.effort.as_deref().or(session.effort.as_deref());
+    Ok(desk.set_session_model(&session.id, model, effort).await?)
 }
 
 /// `--engine E [--model M]`: the model lives in a profile, so one named after the pair is

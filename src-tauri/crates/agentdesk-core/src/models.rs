@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
-use agentdesk_protocol::ui::{CommandCatalog, Engine, ModelCatalog, ProfileSpec};
+use agentdesk_protocol::ui::{CommandCatalog, Engine, ModelCatalog, ProfileSpec, Session};
 
 use crate::engines::descriptor;
 use crate::{Desk, Result};
@@ -13,7 +13,71 @@ use crate::{Desk, Result};
 /// Bound on one listing (an engine start plus one or a few requests).
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The spec a session's run uses: its profile's (or the engine's defaults when it has none,
+/// as a run without a profile uses), with the session's own model and effort over it.
+pub(crate) fn session_spec(
+    session: &Session,
+    profile: Option<&ProfileSpec>,
+) -> Option<ProfileSpec> {
+    if session.model.is_none() && session.effort.is_none() {
+        return profile.cloned();
+    }
+    let mut spec = profile
+        .cloned()
+        .unwrap_or_else(|| ProfileSpec::new("session", session.engine));
+    if let Some(m) = &session.model {
+        spec.model = Some(m.clone());
+    }
+    if let Some(e) = &session.effort {
+        if !spec.engine_options.is_object() {
+            spec.engine_options = serde_json::json!({});
+        }
+        if let Some(o) = spec.engine_options.as_object_mut() {
+            o.insert(
+                "reasoningEffort".into(),
+                serde_json::Value::String(e.clone()),
+            );
+        }
+    }
+    Some(spec)
+}
+
 impl Desk {
+    /// The model and reasoning effort a session runs from its next run on, instead of its
+    /// profile's (`None`: the profile's). Checked as a profile's would be.
+    pub async fn set_session_model(
+        &self,
+        session_id: &SessionId,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Result<Session> {
+        let session = self.store.get_session(session_id).await?;
+        let clean = |v: Option<&str>| {
+            v.map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        let (model, effort) = (clean(model), clean(effort));
+        if let Some(m) = &model {
+            if m.chars().any(|c| c.is_whitespace() || c.is_control()) || m.len() > 200 {
+                return Err(crate::CoreError::InvalidInput(format!(
+                    "the model name {m:?} is not one a model is called by"
+                )));
+            }
+        }
+        if let Some(e) = &effort {
+            let problems = descriptor(session.engine)
+                .check_options(&serde_json::json!({ "reasoningEffort": e }));
+            if let Some((_, message)) = problems.into_iter().next() {
+                return Err(crate::CoreError::InvalidInput(message));
+            }
+        }
+        self.store
+            .set_session_model(session_id, model.as_deref(), effort.as_deref())
+            .await?;
+        Ok(self.store.get_session(session_id).await?)
+    }
+
     /// The commands the composer's `/` offers in a session: its engine's, asked of the engine
     /// itself in the session's folder with its profile (Claude Code's commands and skills,
     /// Codex's skills). Not an error when the engine cannot say: the catalog says why.

@@ -475,7 +475,9 @@ impl Desk {
             Some(id) => Some(self.store.get_profile(id).await?),
             None => None,
         };
-        let spec = profile.as_ref().map(|p| &p.spec);
+        // The session's own model and effort (the composer's picker) over the profile's.
+        let spec = crate::models::session_spec(&session, profile.as_ref().map(|p| &p.spec));
+        let spec = spec.as_ref();
         let policy = spec.map_or_else(
             || ApprovalPolicy {
                 workspace_root: cwd.clone(),

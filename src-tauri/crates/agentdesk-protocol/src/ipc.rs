@@ -203,6 +203,9 @@ define_rpc! {
     /// The plan the session's agent last reported (its header shows the current step, even
     /// when that item is older than the loaded page).
     session_plan(SessionPlanArgs { session_id: SessionId }) -> Result<Option<Plan>, IpcError>;
+    /// The model and reasoning effort the session runs from its next run on, instead of its
+    /// profile's (`null`: the profile's).
+    set_session_model(SetSessionModelArgs { session_id: SessionId, model: Option<String>, effort: Option<String> }) -> Result<Session, IpcError>;
     /// The session's tokens and cost over all its runs (the session header's total).
     session_usage(SessionUsageArgs { session_id: SessionId }) -> Result<Usage, IpcError>;
     /// The files of the session's folder best matching `query` (the composer's `@`): paths

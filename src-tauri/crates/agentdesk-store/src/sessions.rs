@@ -7,7 +7,8 @@ use crate::select::Table;
 use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, profile_id, title, engine, engine_session_id,
-    origin, worktree_path, worktree_branch, worktree_base, created_at, updated_at, archived_at";
+    origin, worktree_path, worktree_branch, worktree_base, model_override, effort_override,
+    created_at, updated_at, archived_at";
 
 /// A `sessions` row ([`COLUMNS`]); the engine is checked when it becomes a [`Session`].
 #[derive(sqlx::FromRow)]
@@ -22,6 +23,8 @@ pub(crate) struct SessionRow {
     worktree_path: Option<String>,
     worktree_branch: Option<String>,
     worktree_base: Option<String>,
+    model_override: Option<String>,
+    effort_override: Option<String>,
     created_at: i64,
     updated_at: i64,
     archived_at: Option<i64>,
@@ -42,6 +45,8 @@ impl TryFrom<SessionRow> for Session {
             worktree: r.worktree_path,
             branch: r.worktree_branch,
             base_branch: r.worktree_base,
+            model: r.model_override,
+            effort: r.effort_override,
             created_at: r.created_at,
             updated_at: r.updated_at,
             archived_at: r.archived_at,
@@ -71,7 +76,7 @@ impl Table for Session {
 impl Store {
     pub async fn insert_session(&self, s: &Session) -> Result<()> {
         sqlx::query(&format!(
-            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            "INSERT INTO sessions ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         ))
         .bind(&s.id)
         .bind(&s.workspace_id)
@@ -83,6 +88,8 @@ impl Store {
         .bind(&s.worktree)
         .bind(&s.branch)
         .bind(&s.base_branch)
+        .bind(&s.model)
+        .bind(&s.effort)
         .bind(s.created_at)
         .bind(s.updated_at)
         .bind(s.archived_at)
@@ -181,6 +188,26 @@ impl Store {
         .bind(path)
         .bind(branch)
         .bind(base)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        check_one(res, id)
+    }
+
+    /// The model and effort the session's next runs use instead of its profile's (`None`:
+    /// the profile's).
+    pub async fn set_session_model(
+        &self,
+        id: &SessionId,
+        model: Option<&str>,
+        effort: Option<&str>,
+    ) -> Result<()> {
+        let res = sqlx::query(
+            "UPDATE sessions SET model_override = ?, effort_override = ?, updated_at = ? WHERE id = ?",
+        )
+        .bind(model)
+        .bind(effort)
+        .bind(now_ms())
         .bind(id)
         .execute(&self.pool)
         .await?;

@@ -59,6 +59,8 @@ async fn session(store: &Store, ws: &str, id: &str) -> Session {
         worktree: None,
         branch: None,
         base_branch: None,
+        model: None,
+        effort: None,
         created_at: 10,
         updated_at: 10,
         archived_at: None,

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type ClipboardEvent, type KeyboardEvent, type ReactNode } from "react";
 import { errorOf, type Attachment, type OfferedFile, type Run } from "../../ipc";
 import { useIpc } from "../../ipc/context";
 import { formatBytes } from "../../util/format";
@@ -23,10 +23,12 @@ interface Props {
   disabled?: boolean;
   /** Put the cursor in the message box when the session opens. */
   autoFocus?: boolean;
+  /** Settings for the next run shown under the message box (the model picker). */
+  tools?: ReactNode;
 }
 
 /** Where the user writes: text, attachments (picker, paste, drop), send, interrupt. */
-export function Composer({ sessionId, running, dropped, disabled = false, autoFocus = false }: Props) {
+export function Composer({ sessionId, running, dropped, disabled = false, autoFocus = false, tools }: Props) {
   const ipc = useIpc();
   const [text, setText] = useState("");
   const [attachments, setAttachments] = useState<Attachment[]>([]);
@@ -236,6 +238,7 @@ export function Composer({ sessionId, running, dropped, disabled = false, autoFo
           </button>
         </div>
       </div>
+      {tools && <div className="composer-tools">{tools}</div>}
       {error && (
         <p className="composer-error" role="alert">
           {error}

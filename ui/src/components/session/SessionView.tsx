@@ -10,6 +10,7 @@ import { DiagnosticsPanel } from "./Diagnostics";
 import { PlanNow } from "./items/PlanCard";
 import { SessionUsage } from "./SessionUsage";
 import { ProfileSwitcher } from "./ProfileSwitcher";
+import { ModelPicker } from "./ModelPicker";
 
 // Announced to screen readers; worded apart from the status words so text lookups stay unique.
 const ANNOUNCE = { queued: "", running: "Run started", completed: "Run finished", failed: "Run ended with an error", interrupted: "Run stopped" } as const;
@@ -172,7 +173,15 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
           <Timeline store={store} focusApproval={focusApproval} onError={onError} />
         </EngineCapabilitiesContext.Provider>
       )}
-      {!showReview && <Composer sessionId={session.id} running={running} dropped={dropped} autoFocus={!focusApproval} />}
+      {!showReview && (
+        <Composer
+          sessionId={session.id}
+          running={running}
+          dropped={dropped}
+          autoFocus={!focusApproval}
+          tools={<ModelPicker session={session} onChanged={onSessionChanged} onError={onError} />}
+        />
+      )}
       <div className="visually-hidden" role="status" aria-live="polite">
         {announcement}
       </div>

@@ -27,6 +27,12 @@ pub struct Session {
     pub branch: Option<String>,
     /// The branch the worktree left and merges back into.
     pub base_branch: Option<String>,
+    /// The model the session runs instead of its profile's (chosen in the composer).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The reasoning effort instead of the profile's.
+    #[serde(default)]
+    pub effort: Option<String>,
     #[ts(type = "number")]
     pub created_at: i64,
     #[ts(type = "number")]
@@ -56,6 +62,8 @@ impl Session {
             worktree: None,
             branch: None,
             base_branch: None,
+            model: None,
+            effort: None,
             created_at: at,
             updated_at: at,
             archived_at: None,
