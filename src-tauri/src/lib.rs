@@ -251,6 +251,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::set_session_profile,
         commands::profiles::list_profiles,
         commands::profiles::list_models,
+        commands::profiles::mcp_status,
         commands::profiles::create_profile,
         commands::profiles::update_profile,
         commands::profiles::duplicate_profile,

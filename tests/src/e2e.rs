@@ -416,6 +416,26 @@ impl AppSession {
         Ok(serde_json::from_value(v)?)
     }
 
+    /// Choose `value` in the `<select>` at `css`. WebKitWebDriver cannot drive a native
+    /// select (ElementNotInteractable for clicks and keys alike): the choice is made as the
+    /// browser reports one, focus then a change event.
+    pub async fn choose(&self, css: &str, value: &str) -> Result<(), BoxError> {
+        self.find(css).await?;
+        self.client
+            .execute(
+                "const el = document.querySelector(arguments[0]); el.focus(); \
+                 Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(el, arguments[1]); \
+                 el.dispatchEvent(new Event('change', { bubbles: true }));",
+                vec![css.into(), value.into()],
+            )
+            .await?;
+        let chosen = self.find(css).await?.prop("value").await?;
+        if chosen.as_deref() != Some(value) {
+            return Err(format!("{css}: {chosen:?}, not {value:?}").into());
+        }
+        Ok(())
+    }
+
     /// A button by its accessible name: `aria-label`, else its text without the parts
     /// hidden from assistive technology (`aria-hidden`). Waits for an enabled one.
     pub async fn button(&self, name: &str) -> Result<fantoccini::elements::Element, BoxError> {

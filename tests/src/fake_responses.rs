@@ -209,11 +209,16 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
                         "content": [{"type": "output_text", "text": full, "annotations": []}]}}),
                 );
             }
-            Step::FunctionCall { call_id, name, arguments } => out.event(
-                "response.output_item.done",
-                json!({"output_index": idx, "item": {"type": "function_call", "id": format!("fc_{call_id}"),
-                    "call_id": call_id, "name": name, "arguments": arguments}}),
-            ),
+            Step::FunctionCall { call_id, name, arguments } => {
+                let mut item = json!({"type": "function_call", "id": format!("fc_{call_id}"),
+                    "call_id": call_id, "name": name, "arguments": arguments});
+                // `namespace::tool`: a tool of a `namespace` tool (codex's MCP servers).
+                if let Some((ns, tool)) = name.split_once("::") {
+                    item["namespace"] = json!(ns);
+                    item["name"] = json!(tool);
+                }
+                out.event("response.output_item.done", json!({"output_index": idx, "item": item}))
+            }
             Step::CustomToolCall { call_id, name, input } => out.event(
                 "response.output_item.done",
                 json!({"output_index": idx, "item": {"type": "custom_tool_call", "id": format!("ctc_{call_id}"),

@@ -57,6 +57,10 @@ mod limits;
 #[path = "cli/mentions.rs"]
 mod mentions;
 
+// A profile's MCP servers (issue 24).
+#[path = "cli/mcp.rs"]
+mod mcp;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

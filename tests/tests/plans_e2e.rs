@@ -201,6 +201,53 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
     assert_eq!(typed.as_deref(), Some("Use $release-notes "));
     message.send_keys(CLEAR).await?;
 
+    // The composer's model picker: codex's models, listed when the picker is first used; the
+    // session's next run asks the model chosen, at the effort chosen.
+    app.client
+        .execute(
+            "document.querySelector(arguments[0]).focus()",
+            vec![PICKER.into()],
+        )
+        .await?;
+    app.wait_for_text_containing(PICKER, "(default)", STREAM)
+        .await?;
+    let other = app
+        .script_strings(&format!(
+            "return [...document.querySelector(\"{PICKER}\").options]\
+               .filter(o => o.value && !o.disabled && !o.textContent.includes('(default)'))\
+               .map(o => o.value)"
+        ))
+        .await?;
+    let other = other.first().ok_or("codex listed one model only")?.clone();
+    app.choose(PICKER, &other).await?;
+    app.wait_for_text_containing(EFFORT, "low", STREAM).await?;
+    app.choose(EFFORT, "low").await?;
+    responses.push(fake_responses::Reply::text(&["On the other model."]));
+    app.send_message("Use the other model").await?;
+    app.wait_for_text_containing(
+        "[role=log][aria-label=Timeline]",
+        "On the other model.",
+        STREAM,
+    )
+    .await?;
+    app.run_ends(&artifacts, "Completed", STREAM).await?;
+    let asked = responses
+        .requests()
+        .last()
+        .ok_or("no request")?
+        .body
+        .clone();
+    assert_eq!(asked["model"], other.as_str(), "{asked:#}");
+    assert_eq!(asked["reasoning"]["effort"], "low", "{asked:#}");
+    // Another model, the same conversation: codex continues the thread with its history.
+    assert!(
+        asked["input"].to_string().contains("Fix the bug"),
+        "history lost: {asked:#}"
+    );
+    let timeline = app.css_text("[role=log][aria-label=Timeline]").await?;
+    assert!(!timeline.contains("Could not resume"), "{timeline}");
+    app.screenshot(&shot("01d-model-picker-light")).await?;
+
     // Claude: two tasks made, the first started.
     let create = |subject: &str, active: &str| json!({"subject": subject, "description": subject, "activeForm": active});
     messages.push(task(
@@ -317,6 +364,9 @@ async fn scenario(pre: Prerequisites, codex: PathBuf, claude: PathBuf) -> Result
     env.passed();
     Ok(())
 }
+
+const PICKER: &str = "select[aria-label='Model for this session']";
+const EFFORT: &str = "select[aria-label='Reasoning effort for this session']";
 
 async fn open_session(app: &AppSession, title: &str) -> Result<(), BoxError> {
     app.find_xpath(&format!(

@@ -68,26 +68,6 @@ async fn listings(app: &AppSession, workspace_id: &str) -> Result<String, BoxErr
     }
 }
 
-/// Choose `value` in the `<select>` at `css`. WebKitWebDriver cannot drive a native select
-/// (ElementNotInteractable for clicks and keys alike): the choice is made as the browser
-/// reports one, a change event.
-async fn choose(app: &AppSession, css: &str, value: &str) -> Result<(), BoxError> {
-    app.find(css).await?;
-    app.client
-        .execute(
-            "const el = document.querySelector(arguments[0]); \
-             Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(el, arguments[1]); \
-             el.dispatchEvent(new Event('change', { bubbles: true }));",
-            vec![css.into(), value.into()],
-        )
-        .await?;
-    let chosen = app.find(css).await?.prop("value").await?;
-    if chosen.as_deref() != Some(value) {
-        return Err(format!("{css}: {chosen:?}, not {value:?}").into());
-    }
-    Ok(())
-}
-
 async fn replace_text(app: &AppSession, css: &str, text: &str) -> Result<(), BoxError> {
     let input = app.find(css).await?;
     input.clear().await?;
@@ -222,10 +202,11 @@ async fn light(
     // Fixed, with a new model and a system prompt.
     replace_text(app, "#profile-baseUrl", &fake.base_url()).await?;
     // A model the engine does not list: "Another model", then its name.
-    choose(app, "#profile-modelChoice", "\u{0}custom").await?;
+    app.choose("#profile-modelChoice", "\u{0}custom").await?;
     replace_text(app, "#profile-model", NEW_MODEL).await?;
     replace_text(app, "#profile-systemPrompt", PROMPT).await?;
-    choose(app, "#profile-engineOptions_reasoningEffort", "high").await?;
+    app.choose("#profile-engineOptions_reasoningEffort", "high")
+        .await?;
     let chosen = app.find("#profile-engineOptions_reasoningEffort").await?;
     assert_eq!(chosen.prop("value").await?.as_deref(), Some("high"));
     app.button("Save profile").await?.click().await?;

@@ -10,7 +10,7 @@ use agentdesk_core::profiles::EndpointChange;
 use agentdesk_core::{CoreError, Desk};
 use agentdesk_protocol::ipc::{
     CreateProfileArgs, DeleteProfileArgs, DuplicateProfileArgs, ListModelsArgs, ListProfilesArgs,
-    SetDefaultProfileArgs, UpdateProfileArgs,
+    McpStatusArgs, SetDefaultProfileArgs, UpdateProfileArgs,
 };
 use agentdesk_protocol::ui::{ErrorCode, IpcError, ProfileError, ProfileFieldError};
 use tauri::{AppHandle, Manager, State};
@@ -59,6 +59,11 @@ desk_commands! {
     /// The models an engine offers (a saved profile's options, else the engine's defaults).
     fn list_models(desk, args: ListModelsArgs) {
         desk.list_models_for(&args.workspace_id, args.engine, args.profile_id.as_ref()).await?
+    }
+
+    /// A saved profile's MCP servers as its engine reports them.
+    fn mcp_status(desk, args: McpStatusArgs) {
+        desk.mcp_status(&args.workspace_id, &args.profile_id).await?
     }
 }
 

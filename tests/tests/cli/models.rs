@@ -105,7 +105,15 @@ async fn models_and_effort(engine: &str, expect_model: &str, effort: &str) {
     fake.push_text(&["On the other model."]);
     let out = env
         .call(&[
-            "run", "--workspace", &ws, "--json", "--model", other, "--effort", "low", "Go",
+            "run",
+            "--workspace",
+            &ws,
+            "--json",
+            "--model",
+            other,
+            "--effort",
+            "low",
+            "Go",
         ])
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
@@ -113,15 +121,28 @@ async fn models_and_effort(engine: &str, expect_model: &str, effort: &str) {
     let on_other = |v: &Value| {
         let v = v.as_str().unwrap_or_default();
         // Claude's aliases name a family (`sonnet`); the request names the model.
-        if engine == "claude" { v.contains(other) } else { v == other }
+        if engine == "claude" {
+            v.contains(other)
+        } else {
+            v == other
+        }
     };
-    assert!(on_other(&model_of(&fake)), "{} is not {other}", model_of(&fake));
+    assert!(
+        on_other(&model_of(&fake)),
+        "{} is not {other}",
+        model_of(&fake)
+    );
     assert_eq!(reasoning(&fake)["effort"], "low", "{}", reasoning(&fake));
     fake.push_text(&["Still there."]);
     let out = env.call(&["run", "--session", &sid, "Again"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(on_other(&model_of(&fake)), "kept: {}", model_of(&fake));
-    assert_eq!(reasoning(&fake)["effort"], "low", "kept: {}", reasoning(&fake));
+    assert_eq!(
+        reasoning(&fake)["effort"],
+        "low",
+        "kept: {}",
+        reasoning(&fake)
+    );
     // An effort the engine does not take is refused before anything runs.
     let bad = env
         .call(&["run", "--session", &sid, "--effort", "Very High!", "No"])

@@ -19,6 +19,7 @@ import type { HistorySettings } from "../generated/HistorySettings";
 import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
+import type { McpReport } from "../generated/McpReport";
 import type { MergeOutcome } from "../generated/MergeOutcome";
 import type { ModelCatalog } from "../generated/ModelCatalog";
 import type { NewWorktree } from "../generated/NewWorktree";
@@ -95,6 +96,8 @@ export type SetSessionProfileArgs = { sessionId: string, profileId: string, };
 export type ListProfilesArgs = { workspaceId: string, };
 
 export type ListModelsArgs = { workspaceId: string, engine: Engine, profileId: string | null, };
+
+export type McpStatusArgs = { workspaceId: string, profileId: string, };
 
 export type CreateProfileArgs = { workspaceId: string, spec: ProfileSpec, };
 
@@ -345,6 +348,14 @@ export function listProfiles(workspaceId: ListProfilesArgs["workspaceId"]): Prom
  */
 export function listModels(workspaceId: ListModelsArgs["workspaceId"], engine: ListModelsArgs["engine"], profileId?: ListModelsArgs["profileId"]): Promise<ModelCatalog> {
   return invokeCommand<ModelCatalog>("list_models", "IpcError", { workspaceId, engine, profileId: profileId ?? null });
+}
+
+/**
+ * A saved profile's MCP servers as its engine reports them (state, tools), asked of the
+ * engine started with the profile; disabled ones as such.
+ */
+export function mcpStatus(workspaceId: McpStatusArgs["workspaceId"], profileId: McpStatusArgs["profileId"]): Promise<McpReport> {
+  return invokeCommand<McpReport>("mcp_status", "IpcError", { workspaceId, profileId });
 }
 
 /**
@@ -684,6 +695,7 @@ export const COMMANDS = [
   "set_session_profile",
   "list_profiles",
   "list_models",
+  "mcp_status",
   "create_profile",
   "update_profile",
   "duplicate_profile",
@@ -762,6 +774,7 @@ export type CommandError = {
   set_session_profile: IpcError;
   list_profiles: ProfileError;
   list_models: IpcError;
+  mcp_status: IpcError;
   create_profile: ProfileError;
   update_profile: ProfileError;
   duplicate_profile: ProfileError;

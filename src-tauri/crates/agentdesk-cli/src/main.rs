@@ -5,6 +5,7 @@ mod doctor;
 mod error;
 mod escape;
 mod import;
+mod mcp;
 mod profile;
 mod render;
 mod run;

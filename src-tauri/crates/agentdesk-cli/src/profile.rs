@@ -60,7 +60,7 @@ pub enum ProfileCommand {
         rename: Option<String>,
         /// Reset fields to empty: model, base-url, api-key-env, system-prompt, allowed-tools,
         /// denied-tools, extra-dirs, env (secret ones too), rules, approval-timeout,
-        /// engine-options.
+        /// engine-options, mcp-servers.
         #[arg(long, value_name = "FIELD")]
         clear: Vec<String>,
         #[command(flatten)]
@@ -81,6 +81,10 @@ pub enum ProfileCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A profile's MCP servers: add, remove, enable, disable, list (as the engine reports
+    /// them).
+    #[command(subcommand)]
+    Mcp(crate::mcp::McpCommand),
     /// Remove a profile (its sessions keep their history).
     Remove {
         #[command(flatten)]
@@ -203,6 +207,7 @@ pub async fn profile(desk: &Desk, cmd: ProfileCommand) -> CliResult<()> {
             engine,
             json,
         } => models(desk, &ws, name, engine, json).await,
+        ProfileCommand::Mcp(cmd) => crate::mcp::mcp(desk, cmd).await,
         ProfileCommand::Remove { ws, name } => {
             let ws = workspace_for(desk, &ws.workspace, false).await?;
             let p = find(desk, &ws.id, &name).await?;
@@ -435,9 +440,10 @@ fn clear_field(spec: &mut ProfileSpec, field: &str) -> CliResult<()> {
         "rules" => spec.approval_rules.clear(),
         "approval-timeout" => spec.approval_timeout_secs = None,
         "engine-options" => spec.engine_options = serde_json::Value::Null,
+        "mcp-servers" => spec.mcp_servers.clear(),
         other => {
             return Err(CliError::invalid(format!(
-                "--clear {other:?}: not a field that can be cleared (model, base-url, api-key-env, system-prompt, allowed-tools, denied-tools, extra-dirs, env, rules, approval-timeout, engine-options)"
+                "--clear {other:?}: not a field that can be cleared (model, base-url, api-key-env, system-prompt, allowed-tools, denied-tools, extra-dirs, env, rules, approval-timeout, engine-options, mcp-servers)"
             )))
         }
     }
@@ -483,6 +489,22 @@ fn print_profile(p: &Profile, values: bool) {
                 (true, _) => format!("{k}={v}"),
                 (false, true) => format!("{k} (secret)"),
                 (false, false) => k.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    line(
+        "mcp servers",
+        s.mcp_servers
+            .iter()
+            .map(|m| {
+                let what = m
+                    .command
+                    .as_deref()
+                    .or(m.url.as_deref())
+                    .unwrap_or_default();
+                let off = if m.enabled { "" } else { ", off" };
+                format!("{} ({what}{off})", m.name)
             })
             .collect::<Vec<_>>()
             .join(", "),

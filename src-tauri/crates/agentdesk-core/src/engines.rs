@@ -315,6 +315,7 @@ mod tests {
             approval_rules: Vec::new(),
             approval_timeout_secs: None,
             engine_options: serde_json::json!({"maxTurns": 3, "configOverrides": {"x.y": 1}}),
+            mcp_servers: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@ pub mod health;
 pub mod history;
 pub mod integrity;
 pub mod live;
+mod mcp;
 mod message_index;
 mod models;
 pub mod notify;

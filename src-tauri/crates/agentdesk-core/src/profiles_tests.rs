@@ -26,6 +26,7 @@ pub(crate) fn spec(name: &str) -> ProfileSpec {
         }],
         approval_timeout_secs: Some(120),
         engine_options: serde_json::json!({}),
+        mcp_servers: Vec::new(),
     }
 }
 
@@ -411,4 +412,60 @@ fn extra_dirs_that_are_the_root_or_the_home_folder_are_refused() {
     }
     let f = fields(|s| s.extra_dirs = vec!["/".into()]);
     assert_eq!(f[0].0, "extraDirs.0", "{f:?}");
+}
+
+/// Issue 24: MCP servers are checked like the rest, each error on its server's field.
+#[test]
+fn mcp_servers_are_checked_field_by_field() {
+    use agentdesk_protocol::ui::McpServer;
+    let ok = |s: &mut ProfileSpec| {
+        let mut notes = McpServer::stdio(" notes ", " /bin/notes ");
+        notes.env_vars = vec![" TOKEN ".into(), String::new()];
+        let mut web = McpServer::http("web", "https://mcp.example/x");
+        web.bearer_token_env = Some("WEB_TOKEN".into());
+        s.mcp_servers = vec![notes, web];
+    };
+    let mut s = spec("p");
+    ok(&mut s);
+    let v = validate_profile(&s).unwrap();
+    assert_eq!(v.mcp_servers[0].name, "notes");
+    assert_eq!(v.mcp_servers[0].command.as_deref(), Some("/bin/notes"));
+    assert_eq!(v.mcp_servers[0].env_vars, ["TOKEN"]);
+
+    let one = |f: fn(&mut Vec<McpServer>)| {
+        fields(|s| {
+            ok(s);
+            f(&mut s.mcp_servers);
+        })
+    };
+    assert_eq!(
+        one(|m| m[0].name = "my server".into())[0].0,
+        "mcpServers.0.name"
+    );
+    assert!(one(|m| m[1].name = "notes".into())[0]
+        .1
+        .contains("two MCP servers are named"));
+    assert_eq!(one(|m| m[0].command = None)[0].0, "mcpServers.0.command");
+    assert_eq!(
+        one(|m| m[0].url = Some("https://x".into()))[0].0,
+        "mcpServers.0.url"
+    );
+    assert_eq!(
+        one(|m| m[1].url = Some("ftp://x".into()))[0].0,
+        "mcpServers.1.url"
+    );
+    let token = one(|m| m[1].bearer_token_env = Some("sk-abc".into()));
+    assert_eq!(token[0].0, "mcpServers.1.bearerTokenEnv");
+    assert!(token[0].1.contains("not the token"), "{token:?}");
+    assert_eq!(
+        one(|m| m[0].env_vars = vec!["A=B".into()])[0].0,
+        "mcpServers.0.envVars"
+    );
+    // An engine that takes none says so.
+    let acp = fields(|s| {
+        ok(s);
+        s.engine = Engine::Acp;
+        s.engine_options = serde_json::json!({"command": "opencode", "args": ["acp"]});
+    });
+    assert!(acp.iter().any(|(f, _)| f == "mcpServers"), "{acp:?}");
 }

@@ -170,6 +170,7 @@ pub mod error;
 pub mod history;
 pub mod limits;
 pub mod login_path;
+pub mod mcp;
 pub mod mentions;
 #[cfg(feature = "internals")]
 pub mod process;

@@ -12,7 +12,7 @@ use std::pin::Pin;
 
 pub use agentdesk_protocol::ui::Engine;
 use agentdesk_protocol::ui::{
-    CommandCatalog, EngineInfo, EngineProgramInfo, ModelCatalog, ProfileSpec,
+    CommandCatalog, EngineInfo, EngineProgramInfo, McpServerStatus, ModelCatalog, ProfileSpec,
 };
 use serde_json::Value;
 
@@ -88,6 +88,22 @@ pub trait EngineDescriptor: Sync {
                 unavailable: Some(format!("{} lists no commands.", self.display_name())),
             })
         })
+    }
+    /// Whether a profile's MCP servers are passed to this engine.
+    fn takes_mcp_servers(&self) -> bool {
+        false
+    }
+    /// The profile `spec`'s MCP servers as the engine reports them once started with them
+    /// in `cwd` (`None`: this engine does not report its MCP servers).
+    fn mcp_status<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<Option<Vec<McpServerStatus>>, EngineError>> {
+        let _ = (exe, cwd, spec, settings);
+        Box::pin(async { Ok(None) })
     }
     /// The models a profile `spec` can pick, asked of the engine itself (`exe`, started once
     /// in `cwd` with the profile's environment). Engines that cannot list theirs say why.

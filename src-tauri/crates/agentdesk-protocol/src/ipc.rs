@@ -63,9 +63,9 @@ use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineHealth,
     EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch,
-    MergeOutcome, ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec,
-    Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage, UiSettings, Usage,
-    Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
+    McpReport, MergeOutcome, ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError,
+    ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage,
+    UiSettings, Usage, Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -227,6 +227,9 @@ define_rpc! {
     /// options and environment when `profile_id` names one of that engine (never a spec from
     /// the window: a listing starts the engine), else with the engine's defaults.
     list_models(ListModelsArgs { workspace_id: WorkspaceId, engine: Engine, profile_id: Option<ProfileId> }) -> Result<ModelCatalog, IpcError>;
+    /// A saved profile's MCP servers as its engine reports them (state, tools), asked of the
+    /// engine started with the profile; disabled ones as such.
+    mcp_status(McpStatusArgs { workspace_id: WorkspaceId, profile_id: ProfileId }) -> Result<McpReport, IpcError>;
     /// A new profile (masked in the answer). A new endpoint is saved only once the user
     /// confirmed it in a native dialog; a rejected spec answers with its field errors.
     create_profile(CreateProfileArgs { workspace_id: WorkspaceId, spec: ProfileSpec }) -> Result<Profile, ProfileError>;

@@ -111,6 +111,12 @@ fn expected() -> BTreeMap<String, String> {
     // The engines' models (issue 24).
     render::<ui::ModelInfo>(&cfg, &mut out);
     render::<ui::ModelCatalog>(&cfg, &mut out);
+    // MCP servers (issue 24).
+    render::<ui::McpServer>(&cfg, &mut out);
+    render::<ui::McpState>(&cfg, &mut out);
+    render::<ui::McpTool>(&cfg, &mut out);
+    render::<ui::McpServerStatus>(&cfg, &mut out);
+    render::<ui::McpReport>(&cfg, &mut out);
     // The account's rate limits (issue 24).
     render::<agentdesk_protocol::rate_limits::RateLimitWindow>(&cfg, &mut out);
     render::<agentdesk_protocol::rate_limits::RateLimits>(&cfg, &mut out);

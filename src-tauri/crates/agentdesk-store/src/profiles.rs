@@ -9,7 +9,7 @@ use crate::{now_ms, stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str = "id, workspace_id, name, is_default, engine, model, base_url, api_key_env,
     permission_mode, allowed_tools, denied_tools, system_prompt, extra_dirs, env, approval_rules,
-    approval_timeout_secs, engine_options, created_at, updated_at, secret_env";
+    approval_timeout_secs, engine_options, created_at, updated_at, secret_env, mcp_servers";
 
 /// A `profiles` row ([`COLUMNS`]): names and JSON columns are checked when it becomes a
 /// [`Profile`].
@@ -35,6 +35,7 @@ pub(crate) struct ProfileRow {
     created_at: i64,
     updated_at: i64,
     secret_env: String,
+    mcp_servers: String,
 }
 
 impl TryFrom<ProfileRow> for Profile {
@@ -65,6 +66,7 @@ impl TryFrom<ProfileRow> for Profile {
                 approval_rules: serde_json::from_str(&r.approval_rules)?,
                 approval_timeout_secs: r.approval_timeout_secs.and_then(|t| u32::try_from(t).ok()),
                 engine_options: serde_json::from_str(&r.engine_options)?,
+                mcp_servers: serde_json::from_str(&r.mcp_servers)?,
             },
             created_at: r.created_at,
             updated_at: r.updated_at,
@@ -109,7 +111,7 @@ impl Store {
             .await?;
         }
         sqlx::query(&format!(
-            "INSERT INTO profiles ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            "INSERT INTO profiles ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
         ))
         .bind(&p.id)
         .bind(&p.workspace_id)
@@ -131,6 +133,7 @@ impl Store {
         .bind(p.created_at)
         .bind(p.updated_at)
         .bind(serde_json::to_string(&s.secret_env)?)
+        .bind(serde_json::to_string(&s.mcp_servers)?)
         .execute(&mut *tx)
         .await
         .map_err(|e| name_conflict(e, &s.name))?;
@@ -144,7 +147,7 @@ impl Store {
             "UPDATE profiles SET name = ?, engine = ?, model = ?, base_url = ?, api_key_env = ?,
                 permission_mode = ?, allowed_tools = ?, denied_tools = ?, system_prompt = ?,
                 extra_dirs = ?, env = ?, approval_rules = ?, approval_timeout_secs = ?,
-                engine_options = ?, updated_at = ?, secret_env = ?
+                engine_options = ?, updated_at = ?, secret_env = ?, mcp_servers = ?
              WHERE id = ?",
         )
         .bind(&s.name)
@@ -163,6 +166,7 @@ impl Store {
         .bind(engine_options_text(s)?)
         .bind(now_ms())
         .bind(serde_json::to_string(&s.secret_env)?)
+        .bind(serde_json::to_string(&s.mcp_servers)?)
         .bind(id)
         .execute(&self.pool)
         .await

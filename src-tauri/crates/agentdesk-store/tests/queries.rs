@@ -32,6 +32,10 @@ fn spec(name: &str) -> ProfileSpec {
         }],
         approval_timeout_secs: Some(30),
         engine_options: serde_json::json!({"x": 1}),
+        mcp_servers: vec![agentdesk_protocol::ui::McpServer::stdio(
+            "notes",
+            "/bin/notes",
+        )],
     }
 }
 

@@ -86,6 +86,32 @@ impl ProfileEndpoint {
             };
             routing.insert(format!("env.{name}"), shown);
         }
+        // An MCP server is a program the engine starts, or a URL it sends tool calls to (with
+        // a token): what a window must not add or change on its own either.
+        for m in spec.mcp_servers.iter().filter(|m| m.enabled) {
+            let what = match (&m.command, &m.url) {
+                (Some(c), _) => {
+                    let mut w = format!(
+                        "runs {}",
+                        std::iter::once(c)
+                            .chain(&m.args)
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    );
+                    if !m.env_vars.is_empty() {
+                        w.push_str(&format!(" (given {})", m.env_vars.join(", ")));
+                    }
+                    w
+                }
+                (None, Some(u)) => match &m.bearer_token_env {
+                    Some(t) => format!("connects to {u} (with the token in {t})"),
+                    None => format!("connects to {u}"),
+                },
+                (None, None) => continue,
+            };
+            routing.insert(format!("mcpServers.{}", m.name), what);
+        }
         ProfileEndpoint {
             engine: spec.engine,
             base_url: spec.base_url.clone(),

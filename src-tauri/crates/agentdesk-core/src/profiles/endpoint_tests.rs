@@ -155,3 +155,43 @@ async fn a_masked_secret_routing_value_is_the_stored_one() {
     let fp = ProfileEndpoint::of(&s).fingerprint();
     assert_eq!(fp.len(), 64);
 }
+
+/// Issue 24: an MCP server is a program the engine runs (or a URL it calls with a token): one
+/// added or changed from the window is confirmed like an endpoint; turning one off is not.
+#[tokio::test]
+async fn an_mcp_server_from_the_window_is_confirmed() {
+    use agentdesk_protocol::ui::McpServer;
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
+    let p = desk.create_profile(&ws.id, &spec("p")).await.unwrap();
+    let mut edit = p.spec.clone();
+    let mut notes = McpServer::stdio("notes", "/usr/bin/notes-server");
+    notes.env_vars = vec!["NOTES_TOKEN".into()];
+    edit.mcp_servers = vec![notes];
+    let change = desk.profile_endpoint_check(&p.id, &edit).await.unwrap();
+    assert_eq!(fields(&change), ["mcpServers.notes"]);
+    let text = change.as_ref().unwrap().describe();
+    assert!(
+        text.contains("runs /usr/bin/notes-server (given NOTES_TOKEN)"),
+        "{text}"
+    );
+    desk.confirm_endpoint(change.as_ref().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        desk.profile_endpoint_check(&p.id, &edit).await.unwrap(),
+        None
+    );
+    // Another program under the same name is asked again.
+    edit.mcp_servers[0].command = Some("/tmp/evil".into());
+    assert!(desk
+        .profile_endpoint_check(&p.id, &edit)
+        .await
+        .unwrap()
+        .is_some());
+    // Off: nothing runs, nothing to confirm.
+    edit.mcp_servers[0].enabled = false;
+    assert_eq!(
+        desk.profile_endpoint_check(&p.id, &edit).await.unwrap(),
+        None
+    );
+}

@@ -139,10 +139,95 @@ pub fn validate_profile_fields(spec: &ProfileSpec) -> Result<ProfileSpec, Vec<Pr
         }
     }
     check_engine_options(&s, &mut e);
+    check_mcp_servers(&mut s, &mut e);
     if e.0.is_empty() {
         Ok(s)
     } else {
         Err(e.0)
+    }
+}
+
+/// MCP servers: a unique name the engines can put in a tool name, and exactly one of a
+/// program or an http(s) URL; variables by name only.
+fn check_mcp_servers(s: &mut ProfileSpec, e: &mut Errors) {
+    if !s.mcp_servers.is_empty() && !crate::engines::descriptor(s.engine).takes_mcp_servers() {
+        e.add(
+            "mcpServers",
+            "this engine gets no MCP servers from Agent Desk: configure them in the agent itself",
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, m) in s.mcp_servers.iter_mut().enumerate() {
+        let at = |f: &str| format!("mcpServers.{i}.{f}");
+        m.name = m.name.trim().to_string();
+        if m.name.is_empty()
+            || m.name.len() > MAX_NAME
+            || !m
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            e.add(at("name"), format!(
+                "the MCP server name {:?} is not valid: letters, digits, _ and - (the engines name its tools after it)",
+                m.name
+            ));
+        } else if !seen.insert(m.name.clone()) {
+            e.add(
+                at("name"),
+                format!("two MCP servers are named {:?}", m.name),
+            );
+        }
+        m.command = trimmed(&m.command);
+        m.url = trimmed(&m.url);
+        m.bearer_token_env = trimmed(&m.bearer_token_env);
+        m.args.retain(|a| !a.is_empty());
+        m.env_vars = m
+            .env_vars
+            .iter()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect();
+        match (&m.command, &m.url) {
+            (None, None) => e.add(
+                at("command"),
+                "give the server's program (a stdio server) or its URL",
+            ),
+            (Some(_), Some(_)) => e.add(at("url"), "a server is a program or a URL, not both"),
+            (Some(c), None) if c.chars().any(char::is_control) => {
+                e.add(at("command"), "the program has control characters")
+            }
+            (None, Some(u)) => {
+                if let Err(why) = check_base_url(u) {
+                    e.add(at("url"), why.replacen("base URL", "MCP server URL", 1));
+                }
+            }
+            _ => {}
+        }
+        if m.url.is_none() && m.bearer_token_env.is_some() {
+            e.add(
+                at("bearerTokenEnv"),
+                "a token variable is for an HTTP server",
+            );
+        }
+        if let Some(k) = m.bearer_token_env.as_ref().filter(|k| !valid_env_name(k)) {
+            e.add(
+                at("bearerTokenEnv"),
+                format!(
+                "{k:?} is not an environment variable name: give the variable's name, not the token"
+            ),
+            );
+        }
+        if let Some(k) = m.env_vars.iter().find(|k| !valid_env_name(k)) {
+            e.add(at("envVars"), format!(
+                "{k:?} is not an environment variable name: the server gets variables by name (set their values in the profile's environment)"
+            ));
+        }
+        if m.url.is_some() && !m.env_vars.is_empty() {
+            e.add(
+                at("envVars"),
+                "variables are for a program (a stdio server)",
+            );
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::{CommandCatalog, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand};
+use agentdesk_protocol::ui::{
+    CommandCatalog, McpServerStatus, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand,
+};
 use serde_json::Value;
 
 use super::{ClaudeEngine, ClaudeEngineConfig, ClaudeOptions, ClaudeProfile};
@@ -141,6 +143,23 @@ impl EngineDescriptor for ClaudeDescriptor {
         })
     }
 
+    fn takes_mcp_servers(&self) -> bool {
+        true
+    }
+
+    fn mcp_status<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<Option<Vec<McpServerStatus>>, EngineError>> {
+        Box::pin(async move {
+            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
+            Ok(Some(claude.mcp_status(cwd, &claude_profile(spec)).await?))
+        })
+    }
+
     fn models<'a>(
         &'a self,
         exe: &'a Path,
@@ -179,6 +198,7 @@ fn claude_profile(spec: &ProfileSpec) -> ClaudeProfile {
         effort: o.reasoning_effort,
         env,
         env_remove,
+        mcp_servers: spec.mcp_servers.clone(),
     }
 }
 

@@ -339,17 +339,18 @@ impl TranscriptReader {
                 }
                 ContentBlock::ToolUse(t) => {
                     let kind = tool_kind(&t.name);
+                    let name = super::translate::shown_name(&t.name);
                     turn.events.push(AgentEvent::ToolStarted {
                         item_id: t.id.clone(),
                         kind,
-                        name: t.name.clone(),
+                        name: name.clone(),
                         input: t.input.clone(),
                     });
                     self.tools.insert(
                         t.id,
                         OpenTool {
                             kind,
-                            name: t.name,
+                            name,
                             input: t.input,
                         },
                     );

@@ -34,8 +34,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agentdesk_protocol::claude::{
-    AccountInfo, ContentBlock, ControlRequestBody, InitializeResponse, SdkMessage, SetModelRequest,
-    SetPermissionModeRequest, UserMessage,
+    AccountInfo, ContentBlock, ControlRequestBody, ControlResponseBody, InitializeResponse,
+    SdkMessage, SetModelRequest, SetPermissionModeRequest, UserMessage,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use tokio::sync::mpsc;
@@ -231,6 +231,51 @@ impl ClaudeEngine {
             logged_in,
             initialize: init,
         })
+    }
+
+    /// The MCP servers a session started with `profile` in `cwd` has (`mcp_status`), once
+    /// none is still starting (bounded). Starts a short-lived process, stopped after.
+    pub async fn mcp_status(
+        &self,
+        cwd: &Path,
+        profile: &ClaudeProfile,
+    ) -> Result<Vec<agentdesk_protocol::ui::McpServerStatus>, EngineError> {
+        let session = SessionArg::New(uuid::Uuid::new_v4().to_string());
+        let mut s = Session::spawn(&self.config, cwd, profile, &session)?;
+        let timeout = self.config.init_timeout;
+        let flat = |f: InitFailure| match f {
+            InitFailure::NoConversation(m) => EngineError::Preflight(m),
+            InitFailure::Other(e) => e,
+        };
+        let asked = async {
+            initialize(&mut s, timeout).await.map_err(flat)?;
+            let settle = tokio::time::Instant::now() + timeout;
+            loop {
+                let id = s.request(ControlRequestBody::McpStatus(Default::default()))?;
+                let what = "Claude Code's reply to `mcp_status`";
+                let body = match run::reply(&mut s, &id, timeout, what).await.map_err(flat)? {
+                    ControlResponseBody::Success(ok) => ok.response.unwrap_or_default(),
+                    ControlResponseBody::Error(e) => {
+                        return Err(EngineError::Preflight(format!(
+                            "Claude Code did not report its MCP servers: {}",
+                            e.error
+                        )))
+                    }
+                    ControlResponseBody::Unknown(v) => v,
+                };
+                let servers = crate::mcp::from_claude(&body);
+                let starting = servers
+                    .iter()
+                    .any(|x| x.state == agentdesk_protocol::ui::McpState::Pending);
+                if !starting || tokio::time::Instant::now() >= settle {
+                    return Ok(servers);
+                }
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+        }
+        .await;
+        s.child.stop().await;
+        asked
     }
 
     /// Start one run. Errors here mean the run never started (executable missing, not logged

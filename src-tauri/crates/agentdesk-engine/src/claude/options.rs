@@ -72,6 +72,8 @@ pub struct ClaudeProfile {
     pub env: Vec<(String, String)>,
     /// Removed from the built environment (secrets this profile does not pass on).
     pub env_remove: Vec<String>,
+    /// The profile's MCP servers (`--mcp-config`).
+    pub mcp_servers: Vec<agentdesk_protocol::ui::McpServer>,
 }
 
 /// Settings files loaded unless a profile says otherwise: the user's own, never the
@@ -144,6 +146,11 @@ impl ClaudeProfile {
         if let Some(e) = &self.effort {
             args.push(format!("--effort={e}"));
         }
+        // One argument (`=`): the flag takes several values, and a later argument must not
+        // be read as a second config.
+        if let Some(c) = crate::mcp::claude_config(&self.mcp_servers) {
+            args.push(format!("--mcp-config={c}"));
+        }
         args
     }
 
@@ -169,7 +176,10 @@ impl ClaudeProfile {
         entrypoint: &str,
         parent: &[(String, String)],
     ) -> Result<Vec<(String, String)>, EngineError> {
-        let pass: Vec<String> = self.api_key_env.iter().cloned().collect();
+        // The key variable, and the variables the MCP servers get by name (Claude Code
+        // expands `${VAR}` in `--mcp-config` from its own environment).
+        let mut pass: Vec<String> = self.api_key_env.iter().cloned().collect();
+        pass.extend(crate::mcp::env_names(&self.mcp_servers));
         let mut env = crate::child_env::engine_env(
             Engine::Claude,
             parent,

@@ -201,13 +201,24 @@ pub(crate) async fn initialize(
     let id = s
         .request(ControlRequestBody::Initialize(InitializeRequest::default()))
         .map_err(InitFailure::Other)?;
+    init_reply(reply(s, &id, timeout, "Claude Code's reply to `initialize`").await?)
+}
+
+/// Wait (bounded) for the reply to the control request `id`, answering CLI requests and
+/// keeping what else arrives for the run task meanwhile.
+pub(crate) async fn reply(
+    s: &mut Session,
+    id: &str,
+    timeout: Duration,
+    what: &str,
+) -> Result<ControlResponseBody, InitFailure> {
     let deadline = Instant::now() + timeout;
     loop {
         let item = tokio::select! {
             item = s.inbound.recv() => item,
             _ = tokio::time::sleep_until(deadline) => {
                 return Err(InitFailure::Other(EngineError::Timeout {
-                    what: "Claude Code's reply to `initialize`".to_owned(),
+                    what: what.to_owned(),
                     after: timeout,
                 }));
             }
@@ -224,8 +235,8 @@ pub(crate) async fn initialize(
             None => return Err(exited_during_init(s).await),
         };
         match msg {
-            SdkMessage::ControlResponse(r) if r.request_id() == Some(id.as_str()) => {
-                return init_reply(r.response);
+            SdkMessage::ControlResponse(r) if r.request_id() == Some(id) => {
+                return Ok(r.response);
             }
             SdkMessage::ControlRequest(req) => {
                 if let Some(req) = s.answer_simple(req) {

@@ -50,6 +50,18 @@ struct OpenTool {
     change: Option<PlannedChange>,
 }
 
+/// How a tool's calls are named in the timeline: an MCP tool (`mcp__<server>__<tool>`) as
+/// `<server>/<tool>`, the server first, as Codex names its MCP calls; others as they are.
+pub fn shown_name(name: &str) -> String {
+    name.strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+        .filter(|(server, tool)| !server.is_empty() && !tool.is_empty())
+        .map_or_else(
+            || name.to_owned(),
+            |(server, tool)| format!("{server}/{tool}"),
+        )
+}
+
 /// The canonical kind of a Claude tool.
 pub fn tool_kind(name: &str) -> ToolKind {
     match name {
@@ -230,6 +242,27 @@ impl ClaudeTranslator {
             SystemMessage::Init(init) => {
                 self.session_id = Some(init.session_id.clone());
                 self.start(init.model, init.tools.unwrap_or_default(), out);
+                // An MCP server that could not start: its tools are missing from the run.
+                let text = |v: &serde_json::Value, k: &str| {
+                    v.get(k)
+                        .and_then(serde_json::Value::as_str)
+                        .map(str::to_owned)
+                };
+                for m in init.mcp_servers.iter().flatten() {
+                    if text(m, "status").as_deref() == Some("failed") {
+                        out.push(AgentEvent::EngineDiagnostic {
+                            source: DiagnosticSource::Warning,
+                            message: format!(
+                                "The MCP server {} could not start{}",
+                                text(m, "name").unwrap_or_default(),
+                                text(m, "error")
+                                    .map(|e| format!(": {e}"))
+                                    .unwrap_or_default()
+                            ),
+                            raw: None,
+                        });
+                    }
+                }
             }
             SystemMessage::ApiRetry(r) => {
                 let status = r
@@ -412,17 +445,18 @@ impl ClaudeTranslator {
                         };
                         planned_change_from(&t.name, &t.input, &path, before)
                     });
+                    let name = shown_name(&t.name);
                     out.push(AgentEvent::ToolStarted {
                         item_id: t.id.clone(),
                         kind,
-                        name: t.name.clone(),
+                        name: name.clone(),
                         input: t.input.clone(),
                     });
                     self.tools.insert(
                         t.id,
                         OpenTool {
                             kind,
-                            name: t.name,
+                            name,
                             input: t.input,
                             change,
                         },

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use agentdesk_protocol::ui::{CommandCatalog, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand};
+use agentdesk_protocol::ui::{
+    CommandCatalog, McpServerStatus, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand,
+};
 use serde_json::Value;
 
 use super::{
@@ -184,6 +186,27 @@ impl EngineDescriptor for CodexDescriptor {
         })
     }
 
+    fn takes_mcp_servers(&self) -> bool {
+        true
+    }
+
+    fn mcp_status<'a>(
+        &'a self,
+        exe: &'a Path,
+        _cwd: &'a Path,
+        spec: &'a ProfileSpec,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<Option<Vec<McpServerStatus>>, EngineError>> {
+        Box::pin(async move {
+            let reply = self
+                .ask_once(exe, spec, settings, |codex, home, profile| async move {
+                    codex.mcp_status(home, &profile).await
+                })
+                .await?;
+            Ok(Some(crate::mcp::from_codex(reply)))
+        })
+    }
+
     fn models<'a>(
         &'a self,
         exe: &'a Path,
@@ -314,5 +337,6 @@ fn codex_profile(spec: &ProfileSpec, o: CodexOptions) -> CodexProfile {
         trust_project_config: o.trust_project_config,
         // A session's, not a profile's: see `EngineOptions::for_terminal_session`.
         own_server: false,
+        mcp_servers: spec.mcp_servers.clone(),
     }
 }

@@ -32,12 +32,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentdesk_protocol::codex::requests::{
-    AccountRead, ModelList, SkillsList, ThreadResume, ThreadStart, TurnStart,
+    AccountRead, McpServerStatusList, ModelList, SkillsList, ThreadResume, ThreadStart, TurnStart,
 };
 use agentdesk_protocol::codex::{
-    GetAccountParams, GetAccountResponse, ModelListParams, ModelListResponse, SkillMetadata,
-    SkillsListParams, ThreadResumeParams, ThreadStartParams, ThreadStartResponse, TurnStartParams,
-    UserInput,
+    GetAccountParams, GetAccountResponse, ListMcpServerStatusParams, ListMcpServerStatusResponse,
+    ModelListParams, ModelListResponse, SkillMetadata, SkillsListParams, ThreadResumeParams,
+    ThreadStartParams, ThreadStartResponse, TurnStartParams, UserInput,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource};
 use agentdesk_protocol::sync::lock;
@@ -233,6 +233,18 @@ impl CodexEngine {
         .await
     }
 
+    /// The MCP servers of the profile's app-server (`mcpServerStatus/list`, one page: a
+    /// profile declares a handful).
+    pub async fn mcp_status(
+        &self,
+        codex_home: Option<PathBuf>,
+        profile: &CodexProfile,
+    ) -> Result<ListMcpServerStatusResponse, EngineError> {
+        let peer = self.server(profile.server_key(codex_home)).peer().await?;
+        peer.call::<McpServerStatusList>(&ListMcpServerStatusParams::default())
+            .await
+    }
+
     /// Start one turn. Errors here mean the turn never started (the app-server could not be
     /// started, not logged in, turn/start refused); once it has, failures arrive as
     /// `run.failed` on the run's events.
@@ -314,6 +326,13 @@ impl CodexEngine {
         for message in notices {
             let _ = events_tx.send(AgentEvent::EngineDiagnostic {
                 source: DiagnosticSource::Notice,
+                message,
+                raw: None,
+            });
+        }
+        for message in server.take_mcp_failures(&thread_id) {
+            let _ = events_tx.send(AgentEvent::EngineDiagnostic {
+                source: DiagnosticSource::Warning,
                 message,
                 raw: None,
             });

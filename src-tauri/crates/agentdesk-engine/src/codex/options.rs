@@ -68,6 +68,8 @@ pub struct CodexProfile {
     /// has an active writer") as long as the app-server that loaded it runs
     /// (`thread/unsubscribe` does not release it).
     pub own_server: bool,
+    /// The profile's MCP servers (`-c mcp_servers.<name>=...`, before its own overrides).
+    pub mcp_servers: Vec<agentdesk_protocol::ui::McpServer>,
 }
 
 /// Identifies one resident app-server: same home, same command line, same environment.
@@ -136,10 +138,13 @@ impl CodexProfile {
             c(format!("model_providers.{}={{{}}}", p.id, fields.join(",")));
             c(format!("model_provider={}", toml_string(&p.id)));
         }
-        if let Some(m) = &self.model {
-            c(format!("model={}", toml_string(m)));
-        }
-        for (k, v) in &self.config_overrides {
+        // No `-c model=`: the model goes with every thread and turn instead, so one resident
+        // server serves a session whatever model it picks next (a server keyed by the model
+        // would be a second writer of the session's thread, which codex refuses).
+        for (k, v) in crate::mcp::codex_overrides(&self.mcp_servers)
+            .iter()
+            .chain(&self.config_overrides)
+        {
             c(format!("{k}={v}"));
         }
         args
@@ -166,8 +171,11 @@ impl CodexProfile {
         env.sort();
         let mut env_remove = self.env_remove.clone();
         env_remove.sort();
+        // The provider's key, and what the MCP servers are handed by name.
         let mut pass_env: Vec<String> = self.provider.iter().map(|p| p.env_key.clone()).collect();
+        pass_env.extend(crate::mcp::env_names(&self.mcp_servers));
         pass_env.sort();
+        pass_env.dedup();
         ServerKey {
             codex_home,
             args: self.app_server_args(),
@@ -246,8 +254,12 @@ mod tests {
             r#"-c model_providers.mock={name="mock",base_url="http://127.0.0.1:9/v1",wire_api="responses",env_key="MOCK_API_KEY",requires_openai_auth=false,supports_websockets=false,request_max_retries=0,stream_max_retries=0}"#
         ));
         assert!(
-            joined.contains(r#"-c model_provider="mock" -c model="gpt-5.5" -c x.y=1"#),
+            joined.contains(r#"-c model_provider="mock" -c x.y=1"#),
             "{joined}"
+        );
+        assert!(
+            !joined.contains("gpt-5.5"),
+            "the model is per thread: {joined}"
         );
         // The plan tool is on, before the profile's overrides (which can turn it off).
         let plan = joined.find("-c tools.update_plan.enabled=true").unwrap();

@@ -61,6 +61,8 @@ pub(crate) struct Server {
     routes: Mutex<HashMap<String, Route>>,
     /// Latest token totals per thread, the baseline for the next run's usage.
     totals: Mutex<HashMap<String, TokenUsageBreakdown>>,
+    /// MCP servers that failed to start for a thread no run listened to yet.
+    mcp_failures: Mutex<HashMap<String, Vec<String>>>,
     pid: Mutex<Option<u32>>,
 }
 
@@ -74,6 +76,19 @@ impl Server {
         if let ServerNotification::AccountRateLimitsUpdated(_) = &parsed {
             self.broadcast(|| RunMsg::Notification(parsed.clone()));
             return;
+        }
+        // A profile's MCP server failing while the thread is opened, before its run listens:
+        // kept for that run to report when it starts.
+        if let ServerNotification::McpServerStartupStatusUpdated(m) = &parsed {
+            if let (Some(thread), None) = (m.thread_id.as_deref(), self.route(parsed.thread_id())) {
+                if let Some(text) = super::translate::mcp_failure(m) {
+                    lock(&self.mcp_failures)
+                        .entry(thread.to_owned())
+                        .or_default()
+                        .push(text);
+                }
+                return;
+            }
         }
         match self.route(parsed.thread_id()) {
             Some(route) => {
@@ -92,6 +107,7 @@ impl Server {
             state: tokio::sync::Mutex::new(ConnState::default()),
             routes: Mutex::new(HashMap::new()),
             totals: Mutex::new(HashMap::new()),
+            mcp_failures: Mutex::new(HashMap::new()),
             pid: Mutex::new(None),
         })
     }
@@ -106,6 +122,13 @@ impl Server {
 
     pub(crate) fn totals(&self, thread_id: &str) -> Option<TokenUsageBreakdown> {
         lock(&self.totals).get(thread_id).copied()
+    }
+
+    /// The MCP startup failures of `thread_id` no run has reported yet (taken).
+    pub(crate) fn take_mcp_failures(&self, thread_id: &str) -> Vec<String> {
+        lock(&self.mcp_failures)
+            .remove(thread_id)
+            .unwrap_or_default()
     }
 
     pub(crate) fn add_route(&self, thread_id: &str, route: Route) {

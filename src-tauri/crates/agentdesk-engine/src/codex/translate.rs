@@ -158,6 +158,13 @@ impl TurnTranslator {
                 out.push(diagnostic(DiagnosticSource::Warning, w.message, None))
             }
             ServerNotification::TurnCompleted(c) => self.turn_completed(c, out),
+            // A profile's MCP server that could not start: its tools are missing from the
+            // run, which the timeline says (starting and ready are routine).
+            ServerNotification::McpServerStartupStatusUpdated(m) => {
+                if let Some(text) = mcp_failure(&m) {
+                    out.push(diagnostic(DiagnosticSource::Warning, text, None))
+                }
+            }
             ServerNotification::Unknown { ref method, .. }
                 if IGNORED_METHODS.contains(&method.as_str()) => {}
             ServerNotification::Unknown {
@@ -743,4 +750,19 @@ pub(crate) fn model_error_message(msg: &str, code: Option<&str>) -> String {
         }
         _ => format!("The model request failed: {msg}"),
     }
+}
+
+/// What the timeline says of an MCP server that could not start (`None`: it is starting or
+/// ready, which is routine).
+pub(crate) fn mcp_failure(
+    m: &agentdesk_protocol::codex::McpServerStartupStatusUpdatedNotification,
+) -> Option<String> {
+    (m.status == "failed").then(|| {
+        let why = m
+            .error
+            .as_deref()
+            .or(m.failure_reason.as_deref())
+            .unwrap_or("no reason given");
+        format!("The MCP server {} could not start: {why}", m.name)
+    })
 }

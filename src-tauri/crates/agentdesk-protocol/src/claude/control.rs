@@ -39,6 +39,7 @@ tagged_union! {
         Interrupt(InterruptRequest) = "interrupt",
         SetPermissionMode(SetPermissionModeRequest) = "set_permission_mode",
         SetModel(SetModelRequest) = "set_model",
+        McpStatus(McpStatusRequest) = "mcp_status",
         CanUseTool(CanUseToolRequest) = "can_use_tool",
         HookCallback(HookCallbackRequest) = "hook_callback",
         McpMessage(McpMessageRequest) = "mcp_message",
@@ -53,6 +54,15 @@ pub struct InitializeRequest {
     pub hooks: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agents: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `mcp_status`: the session's MCP servers, reply
+/// `{"mcpServers": [{"name", "status", "error"?, "serverInfo"?, "config", "tools"?: [{"name"}]}]}`
+/// (2.1.328; `config` echoes headers with their variables expanded: never shown or logged).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpStatusRequest {
     #[serde(flatten)]
     pub extra: Extra,
 }

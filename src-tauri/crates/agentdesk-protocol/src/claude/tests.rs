@@ -81,12 +81,12 @@ fn assert_known(name: &str, msg: &SdkMessage, raw: &Value) {
         }
         SdkMessage::ControlRequest(r) => {
             // The probe sent one bogus subtype on purpose, and a few host→CLI subtypes we do
-            // not model (mcp_status, get_context_usage, get_settings).
+            // not model (get_context_usage, get_settings).
             let tag = r.request.tag().unwrap_or("");
             let modelled = !matches!(r.request, ControlRequestBody::Unknown(_));
             let expected_unknown = matches!(
                 tag,
-                "no_such_subtype" | "mcp_status" | "get_context_usage" | "get_settings"
+                "no_such_subtype" | "get_context_usage" | "get_settings"
             );
             assert_eq!(modelled, !expected_unknown, "{name}: {raw}");
         }

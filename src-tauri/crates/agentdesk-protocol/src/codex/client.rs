@@ -368,3 +368,42 @@ pub struct SkillMetadata {
     #[serde(default)]
     pub short_description: Option<String>,
 }
+
+/// `mcpServerStatus/list`: the MCP servers of the app-server's config, each started and asked
+/// for its tools (0.169).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMcpServerStatusParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMcpServerStatusResponse {
+    pub data: Vec<McpServerStatusEntry>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}
+
+/// One server: its tools by name, or why they could not be listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerStatusEntry {
+    pub name: String,
+    #[serde(default)]
+    pub tools: std::collections::BTreeMap<String, McpToolEntry>,
+    #[serde(default)]
+    pub tools_error: Option<String>,
+    /// `unsupported`, `notLoggedIn`, `bearerToken`, `oAuth`...
+    #[serde(default)]
+    pub auth_status: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolEntry {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+}

@@ -86,6 +86,7 @@ pub mod method {
     pub const ACCOUNT_READ: &str = "account/read";
     pub const MODEL_LIST: &str = "model/list";
     pub const SKILLS_LIST: &str = "skills/list";
+    pub const MCP_SERVER_STATUS_LIST: &str = "mcpServerStatus/list";
     pub const THREAD_LIST: &str = "thread/list";
     pub const THREAD_TURNS_LIST: &str = "thread/turns/list";
 }

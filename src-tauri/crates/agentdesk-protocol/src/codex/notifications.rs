@@ -202,6 +202,21 @@ pub struct RateLimitWindowSnapshot {
     pub resets_at: Option<i64>,
 }
 
+/// `mcpServer/startupStatus/updated`: one of the thread's MCP servers is `starting`, `ready`
+/// or `failed` (0.169; `error`/`failureReason` say why).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerStartupStatusUpdatedNotification {
+    pub name: String,
+    pub status: String,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+    #[serde(default)]
+    pub thread_id: Option<String>,
+}
+
 by_method! {
     /// A server → client notification.
     pub enum ServerNotification {
@@ -226,6 +241,7 @@ by_method! {
         ServerRequestResolved(ServerRequestResolvedNotification) = "serverRequest/resolved",
         DeprecationNotice(DeprecationNoticeNotification) = "deprecationNotice",
         AccountRateLimitsUpdated(AccountRateLimitsUpdatedNotification) = "account/rateLimits/updated",
+        McpServerStartupStatusUpdated(McpServerStartupStatusUpdatedNotification) = "mcpServer/startupStatus/updated",
     }
 }
 
@@ -253,6 +269,7 @@ impl ServerNotification {
             Self::Error(n) => Some(&n.thread_id),
             Self::Warning(n) => n.thread_id.as_deref(),
             Self::ServerRequestResolved(n) => n.thread_id.as_deref(),
+            Self::McpServerStartupStatusUpdated(n) => n.thread_id.as_deref(),
             Self::DeprecationNotice(_) | Self::AccountRateLimitsUpdated(_) => None,
             Self::Unknown { params, .. } => params.get("threadId").and_then(Value::as_str),
         }

@@ -6,10 +6,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::client::{
-    GetAccountParams, GetAccountResponse, InitializeParams, InitializeResponse, ModelListParams,
-    ModelListResponse, SkillsListParams, SkillsListResponse, ThreadResumeParams,
-    ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnInterruptParams,
-    TurnInterruptResponse, TurnStartParams, TurnStartResponse,
+    GetAccountParams, GetAccountResponse, InitializeParams, InitializeResponse,
+    ListMcpServerStatusParams, ListMcpServerStatusResponse, ModelListParams, ModelListResponse,
+    SkillsListParams, SkillsListResponse, ThreadResumeParams, ThreadResumeResponse,
+    ThreadStartParams, ThreadStartResponse, TurnInterruptParams, TurnInterruptResponse,
+    TurnStartParams, TurnStartResponse,
 };
 use super::history::{
     ThreadListParams, ThreadListResponse, ThreadTurnsListParams, ThreadTurnsListResponse,
@@ -49,6 +50,8 @@ requests! {
     AccountRead = method::ACCOUNT_READ, GetAccountParams => GetAccountResponse;
     /// The bundled model catalog (no HTTP call).
     ModelList = method::MODEL_LIST, ModelListParams => ModelListResponse;
+    /// The configured MCP servers with their tools (each started to ask).
+    McpServerStatusList = method::MCP_SERVER_STATUS_LIST, ListMcpServerStatusParams => ListMcpServerStatusResponse;
     /// The skills a folder's turns can use (the user's, the repository's, the system's).
     SkillsList = method::SKILLS_LIST, SkillsListParams => SkillsListResponse;
     /// The threads on this machine (a terminal's history), a page at a time.

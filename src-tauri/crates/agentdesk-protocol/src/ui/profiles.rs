@@ -121,6 +121,9 @@ pub struct ProfileSpec {
     #[serde(default)]
     #[ts(type = "Record<string, unknown>")]
     pub engine_options: Value,
+    /// MCP servers the profile's runs connect to.
+    #[serde(default)]
+    pub mcp_servers: Vec<super::McpServer>,
 }
 
 impl ProfileSpec {
@@ -144,6 +147,7 @@ impl ProfileSpec {
             approval_rules: Vec::new(),
             approval_timeout_secs: None,
             engine_options: Value::Null,
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -192,6 +196,7 @@ impl std::fmt::Debug for ProfileSpec {
             .field("approval_rules", &m.approval_rules)
             .field("approval_timeout_secs", &m.approval_timeout_secs)
             .field("engine_options", &m.engine_options)
+            .field("mcp_servers", &m.mcp_servers)
             .finish()
     }
 }
