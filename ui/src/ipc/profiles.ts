@@ -16,6 +16,8 @@ export const profilesApi = {
   listModels: commands.listModels,
   /** The engines a profile may choose (the engine crate's registry). */
   listEngines: commands.listEngines,
+  /** A saved profile's MCP servers as its engine reports them (the engine is started to ask). */
+  mcpStatus: commands.mcpStatus,
 };
 
 export type ProfilesApi = typeof profilesApi;

@@ -108,6 +108,7 @@ export function profile(over: Partial<Profile> = {}): Profile {
     approvalRules: [],
     approvalTimeoutSecs: null,
     engineOptions: {},
+    mcpServers: [],
     ...over,
   };
 }

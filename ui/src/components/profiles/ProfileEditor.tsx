@@ -9,6 +9,7 @@ import type { PermissionMode } from "../../generated/PermissionMode";
 import type { RuleAction } from "../../generated/RuleAction";
 import type { ModelCatalog } from "../../generated/ModelCatalog";
 import { EngineOptions } from "./EngineOptions";
+import { McpServersEditor, type McpCheck } from "./McpServers";
 import { ModelField } from "./ModelField";
 import { errorProps, Field, FieldError, TextField } from "./fields";
 import { SECRET_MASK, type FormAction, type ProfileForm } from "./form";
@@ -42,7 +43,8 @@ export function ProfileEditor({
   engines,
   models = null,
   listing = false,
-}: Props & { engines: EngineInfo[]; models?: ModelCatalog | null; listing?: boolean }) {
+  mcpCheck,
+}: Props & { engines: EngineInfo[]; models?: ModelCatalog | null; listing?: boolean; mcpCheck?: McpCheck }) {
   const set = (patch: Partial<ProfileForm>) => dispatch({ type: "set", patch });
   const e = (k: string) => errors[k];
   return (
@@ -165,6 +167,8 @@ export function ProfileEditor({
         />
         <EnvEditor form={form} dispatch={dispatch} errors={errors} />
       </fieldset>
+
+      <McpServersEditor form={form} dispatch={dispatch} errors={errors} check={mcpCheck} />
 
       <EngineOptions form={form} dispatch={dispatch} errors={errors} engines={engines} />
     </div>

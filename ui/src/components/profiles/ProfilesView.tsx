@@ -6,7 +6,8 @@ import type { Profile, Workspace } from "../../ipc";
 import type { ProfileError } from "../../generated/ProfileError";
 import { profilesApi, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { engineName, useEngineList } from "../../state/engines";
-import { emptyForm, errorsByField, formFromProfile, formReducer, specFromForm } from "./form";
+import { emptyForm, errorsByField, formFromProfile, formReducer, sameMcpServers, specFromForm } from "./form";
+import type { McpCheck } from "./McpServers";
 import { useModels, type ListModels } from "./ModelField";
 import { ProfileEditor } from "./ProfileEditor";
 import "./profiles.css";
@@ -92,6 +93,14 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
   };
 
   const current = profiles?.find((p) => p.id === selected) ?? null;
+  // The engine is asked about the stored servers: only while the form shows those, with the
+  // stored engine (as for the models above).
+  const mcpStatus = useCallback((profileId: string) => api.mcpStatus(workspace.id, profileId), [api, workspace.id]);
+  const mcpCheck: McpCheck = {
+    saved: current !== null,
+    profileId: current && current.engine === form.engine && sameMcpServers(current.mcpServers ?? [], form.mcpServers) ? current.id : null,
+    status: mcpStatus,
+  };
   const save = () =>
     act(async () => {
       const spec = specFromForm(form);
@@ -169,7 +178,7 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
                 Not saved: {failure.fields.length === 1 ? "a field needs" : `${failure.fields.length} fields need`} fixing (see below).
               </p>
             )}
-            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} engines={engines} models={models} listing />
+            <ProfileEditor form={form} dispatch={dispatch} errors={fieldErrors} engines={engines} models={models} mcpCheck={mcpCheck} listing />
             <div className="profile-actions">
               <button type="submit" className="primary" disabled={busy}>
                 {current ? "Save profile" : "Create profile"}

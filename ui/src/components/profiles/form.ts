@@ -4,6 +4,7 @@
 import type { AcpPreset } from "../../generated/AcpPreset";
 import type { ApprovalKindName } from "../../generated/ApprovalKindName";
 import type { Engine } from "../../generated/Engine";
+import type { McpServer } from "../../generated/McpServer";
 import type { PermissionMode } from "../../generated/PermissionMode";
 import type { Profile } from "../../generated/Profile";
 import type { ProfileFieldError } from "../../generated/ProfileFieldError";
@@ -37,6 +38,26 @@ export interface RuleRow {
   action: RuleAction;
 }
 
+export type McpTransport = "stdio" | "http";
+
+/**
+ * An MCP server as its row holds it. Both transports' inputs are kept, so switching back and
+ * forth loses nothing typed; only the chosen one's are sent.
+ */
+export interface McpRow {
+  key: number;
+  name: string;
+  enabled: boolean;
+  transport: McpTransport;
+  command: string;
+  /** One per line. */
+  args: string;
+  /** Variable names, separated by commas or spaces. */
+  envVars: string;
+  url: string;
+  bearerTokenEnv: string;
+}
+
 export type SettingSource = "user" | "project" | "local";
 export const SETTING_SOURCES: SettingSource[] = ["user", "project", "local"];
 
@@ -55,6 +76,7 @@ export interface ProfileForm {
   env: EnvRow[];
   rules: RuleRow[];
   approvalTimeoutSecs: string;
+  mcpServers: McpRow[];
   // engineOptions the adapters read (both engines).
   inactivityTimeoutSecs: string;
   /** `""`: the model's default. */
@@ -125,7 +147,50 @@ export function emptyForm(engine: Engine = "codex"): ProfileForm {
     approvalRules: [],
     approvalTimeoutSecs: null,
     engineOptions: {},
+    mcpServers: [],
   });
+}
+
+export function mcpRowFromServer(m: McpServer): McpRow {
+  return {
+    key: newKey(),
+    name: m.name,
+    enabled: m.enabled,
+    // A URL without a program is an HTTP server; anything else (even nothing yet) a program.
+    transport: m.url !== null && m.command === null ? "http" : "stdio",
+    command: m.command ?? "",
+    args: m.args.join("\n"),
+    envVars: m.envVars.join(", "),
+    url: m.url ?? "",
+    bearerTokenEnv: m.bearerTokenEnv ?? "",
+  };
+}
+
+/**
+ * Every row is sent, even an empty one: the core's errors name servers by their index
+ * (`mcpServers.1.url`), which must stay the row's.
+ */
+export function mcpServersFromRows(rows: McpRow[]): McpServer[] {
+  return rows.map((r) => {
+    const stdio = r.transport === "stdio";
+    return {
+      name: r.name.trim(),
+      enabled: r.enabled,
+      command: stdio ? r.command.trim() || null : null,
+      args: stdio ? lines(r.args) : [],
+      envVars: stdio ? r.envVars.split(/[\s,]+/).filter((v) => v !== "") : [],
+      url: stdio ? null : r.url.trim() || null,
+      bearerTokenEnv: stdio ? null : r.bearerTokenEnv.trim() || null,
+    };
+  });
+}
+
+/** The rows say the same as `stored` (what the saved profile's servers are). */
+export function sameMcpServers(stored: McpServer[], rows: McpRow[]): boolean {
+  // Both sides through the same conversion, so a stored list the form writes differently
+  // (another separator between variables) is not a change.
+  const norm = (list: McpServer[]) => JSON.stringify(list);
+  return norm(mcpServersFromRows(stored.map(mcpRowFromServer))) === norm(mcpServersFromRows(rows));
 }
 
 export function formFromProfile(p: ProfileSpec | Profile): ProfileForm {
@@ -163,6 +228,8 @@ export function formFromProfile(p: ProfileSpec | Profile): ProfileForm {
       action: r.action,
     })),
     approvalTimeoutSecs: p.approvalTimeoutSecs === null ? "" : String(p.approvalTimeoutSecs),
+    // Profiles stored before MCP servers existed may come without the list.
+    mcpServers: (p.mcpServers ?? []).map(mcpRowFromServer),
     inactivityTimeoutSecs: num(o.inactivityTimeoutSecs),
     reasoningEffort: str(o.reasoningEffort),
     codexHome: str(o.codexHome),
@@ -240,6 +307,7 @@ export function specFromForm(f: ProfileForm): ProfileSpec {
     })),
     approvalTimeoutSecs: timeout === undefined ? null : asU32(timeout),
     engineOptions: opts,
+    mcpServers: mcpServersFromRows(f.mcpServers),
   };
 }
 
@@ -255,7 +323,10 @@ export type FormAction =
   | { type: "overrideAdd" }
   | { type: "overrideSet"; key: number; patch: Partial<Omit<PairRow, "key">> }
   | { type: "overrideRemove"; key: number }
-  | { type: "toggleSource"; source: SettingSource };
+  | { type: "toggleSource"; source: SettingSource }
+  | { type: "mcpAdd" }
+  | { type: "mcpSet"; key: number; patch: Partial<Omit<McpRow, "key">> }
+  | { type: "mcpRemove"; key: number };
 
 function editEnv(row: EnvRow, patch: Partial<Omit<EnvRow, "key" | "stored">>): EnvRow {
   const next = { ...row, ...patch };
@@ -297,15 +368,29 @@ export function formReducer(f: ProfileForm, a: FormAction): ProfileForm {
       const next = current.includes(a.source) ? current.filter((s) => s !== a.source) : [...current, a.source];
       return { ...f, settingSources: SETTING_SOURCES.filter((s) => next.includes(s)) };
     }
+    case "mcpAdd":
+      return {
+        ...f,
+        mcpServers: [
+          ...f.mcpServers,
+          { key: newKey(), name: "", enabled: true, transport: "stdio", command: "", args: "", envVars: "", url: "", bearerTokenEnv: "" },
+        ],
+      };
+    case "mcpSet":
+      return { ...f, mcpServers: f.mcpServers.map((r) => (r.key === a.key ? { ...r, ...a.patch } : r)) };
+    case "mcpRemove":
+      return { ...f, mcpServers: f.mcpServers.filter((r) => r.key !== a.key) };
   }
 }
 
 /**
  * The input a core field error belongs to: list fields edited as one text box take their
  * entries' errors (`extraDirs.1` → `extraDirs`), rows keep theirs (`env.TOKEN`,
- * `approvalRules.0`, `engineOptions.configOverrides.KEY`).
+ * `approvalRules.0`, `engineOptions.configOverrides.KEY`, `mcpServers.0.url`). An MCP
+ * server's index may also come bracketed (`mcpServers[0].url`): filed the same way.
  */
 export function fieldKey(field: string): string {
+  if (field.startsWith("mcpServers[")) field = field.replace(/\[(\d+)\]/, ".$1");
   const [head, second] = field.split(".");
   if (head === "extraDirs" || head === "allowedTools" || head === "deniedTools") return head;
   if (head === "engineOptions" && second && second !== "configOverrides") return `engineOptions.${second}`;

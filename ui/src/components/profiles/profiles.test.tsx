@@ -112,6 +112,7 @@ function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi 
     listEngines: vi.fn(async () => ENGINES),
     // No list unless a test gives one: the model is then a plain text field.
     listModels: vi.fn(async () => ({ models: [], unavailable: "Codex does not list its models here." })),
+    mcpStatus: vi.fn(async () => ({ servers: [], unavailable: null })),
     ...over,
   };
 }
