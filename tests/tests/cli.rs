@@ -57,6 +57,10 @@ mod limits;
 #[path = "cli/mentions.rs"]
 mod mentions;
 
+// The engines' accounts (issue 24).
+#[path = "cli/accounts.rs"]
+mod accounts;
+
 // A profile's MCP servers (issue 24).
 #[path = "cli/mcp.rs"]
 mod mcp;

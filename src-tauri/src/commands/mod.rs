@@ -26,6 +26,7 @@ macro_rules! desk_commands {
     )*};
 }
 
+pub mod accounts;
 pub mod approvals;
 pub mod attachments;
 pub mod engines;

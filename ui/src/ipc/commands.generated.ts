@@ -9,6 +9,7 @@ import type { AttachmentRef } from "../generated/AttachmentRef";
 import type { CommandCatalog } from "../generated/CommandCatalog";
 import type { DataInfo } from "../generated/DataInfo";
 import type { Engine } from "../generated/Engine";
+import type { EngineAccount } from "../generated/EngineAccount";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
@@ -19,6 +20,8 @@ import type { HistorySettings } from "../generated/HistorySettings";
 import type { HistoryStatus } from "../generated/HistoryStatus";
 import type { IpcError } from "../generated/IpcError";
 import type { LiveBatch } from "../generated/LiveBatch";
+import type { LoginRequest } from "../generated/LoginRequest";
+import type { LoginStart } from "../generated/LoginStart";
 import type { McpReport } from "../generated/McpReport";
 import type { MergeOutcome } from "../generated/MergeOutcome";
 import type { ModelCatalog } from "../generated/ModelCatalog";
@@ -96,6 +99,16 @@ export type SetSessionProfileArgs = { sessionId: string, profileId: string, };
 export type ListProfilesArgs = { workspaceId: string, };
 
 export type ListModelsArgs = { workspaceId: string, engine: Engine, profileId: string | null, };
+
+export type EngineAccountArgs = { engine: Engine, };
+
+export type EngineLoginArgs = { engine: Engine, request: LoginRequest, };
+
+export type EngineLoginWaitArgs = { loginId: string, };
+
+export type EngineLoginCancelArgs = { loginId: string, };
+
+export type EngineLogoutArgs = { engine: Engine, };
 
 export type McpStatusArgs = { workspaceId: string, profileId: string, };
 
@@ -353,7 +366,41 @@ export function listModels(workspaceId: ListModelsArgs["workspaceId"], engine: L
 /**
  * A saved profile's MCP servers as its engine reports them (state, tools), asked of the
  * engine started with the profile; disabled ones as such.
+ * An engine's account as it reports it (started to ask), with the logins the app offers.
  */
+export function engineAccount(engine: EngineAccountArgs["engine"]): Promise<EngineAccount> {
+  return invokeCommand<EngineAccount>("engine_account", "IpcError", { engine });
+}
+
+/**
+ * Start logging `engine` in (the settings' own home): done at once with an API key, else
+ * the page to open and a login id to wait for.
+ */
+export function engineLogin(engine: EngineLoginArgs["engine"], request: EngineLoginArgs["request"]): Promise<LoginStart> {
+  return invokeCommand<LoginStart>("engine_login", "IpcError", { engine, request });
+}
+
+/**
+ * Wait for a started login to end (bounded): the account then.
+ */
+export function engineLoginWait(loginId: EngineLoginWaitArgs["loginId"]): Promise<EngineAccount> {
+  return invokeCommand<EngineAccount>("engine_login_wait", "IpcError", { loginId });
+}
+
+/**
+ * Give up a started login.
+ */
+export function engineLoginCancel(loginId: EngineLoginCancelArgs["loginId"]): Promise<null> {
+  return invokeCommand<null>("engine_login_cancel", "IpcError", { loginId });
+}
+
+/**
+ * Log `engine` out (it forgets its stored login): the account then.
+ */
+export function engineLogout(engine: EngineLogoutArgs["engine"]): Promise<EngineAccount> {
+  return invokeCommand<EngineAccount>("engine_logout", "IpcError", { engine });
+}
+
 export function mcpStatus(workspaceId: McpStatusArgs["workspaceId"], profileId: McpStatusArgs["profileId"]): Promise<McpReport> {
   return invokeCommand<McpReport>("mcp_status", "IpcError", { workspaceId, profileId });
 }
@@ -695,6 +742,11 @@ export const COMMANDS = [
   "set_session_profile",
   "list_profiles",
   "list_models",
+  "engine_account",
+  "engine_login",
+  "engine_login_wait",
+  "engine_login_cancel",
+  "engine_logout",
   "mcp_status",
   "create_profile",
   "update_profile",
@@ -774,6 +826,11 @@ export type CommandError = {
   set_session_profile: IpcError;
   list_profiles: ProfileError;
   list_models: IpcError;
+  engine_account: IpcError;
+  engine_login: IpcError;
+  engine_login_wait: IpcError;
+  engine_login_cancel: IpcError;
+  engine_logout: IpcError;
   mcp_status: IpcError;
   create_profile: ProfileError;
   update_profile: ProfileError;

@@ -1,6 +1,7 @@
 //! `agentdesk-cli`: the headless face of Agent Desk, over the same core and database as the
 //! app. For scripting and for tests.
 
+mod account;
 mod doctor;
 mod error;
 mod escape;
@@ -83,6 +84,13 @@ enum Command {
     /// Import the sessions the engines ran in a terminal (Claude Code's history) into the
     /// workspaces they ran in; run again to pick up what is new.
     Import(import::ImportArgs),
+    /// The engines' accounts, as each engine reports it.
+    Account(account::AccountArgs),
+    /// Log an engine in (Codex: the browser flow, --device-code, or --api-key-stdin); the
+    /// engine stores the login.
+    Login(account::LoginArgs),
+    /// Log an engine out (it forgets its stored login).
+    Logout(account::LogoutArgs),
     /// Manage a workspace's profiles.
     #[command(subcommand)]
     Profile(profile::ProfileCommand),
@@ -104,7 +112,14 @@ fn main() -> ExitCode {
     // Only the commands that locate or start engines need the login shell's PATH (a
     // terminal-started CLI already has it; see agentdesk_engine::login_path): read it while
     // the store opens rather than when the engine is first looked for.
-    if matches!(cli.command, Command::Run(_) | Command::Doctor(_)) {
+    if matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Doctor(_)
+            | Command::Account(_)
+            | Command::Login(_)
+            | Command::Logout(_)
+    ) {
         agentdesk_engine::login_path::warm_up();
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -143,6 +158,9 @@ async fn dispatch(cli: Cli) -> CliResult<ExitCode> {
                 Command::Profile(c) => profile::profile(&desk, c).await,
                 Command::Import(a) => import::import(&desk, a).await,
                 Command::Worktree(c) => worktree::worktree(&desk, c).await,
+                Command::Account(a) => account::account(&desk, a).await,
+                Command::Login(a) => account::login(&desk, a).await,
+                Command::Logout(a) => account::logout(&desk, a).await,
                 Command::Run(_) | Command::Doctor(_) => Ok(()),
             };
             desk.close().await;

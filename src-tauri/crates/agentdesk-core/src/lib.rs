@@ -5,6 +5,7 @@
 //! the API summary at the top of [`runs`]; engines and profile → engine options: [`engines`];
 //! how a run's events become its timeline, stored and live: [`pipeline`].
 
+mod accounts;
 pub mod activity;
 pub mod approval_rules;
 pub mod approvals;
@@ -76,6 +77,8 @@ pub struct Desk {
     rate_limits: rate_limits::RateLimitBoard,
     /// Recent file lists of the sessions' folders (`@`-mentions, see `files`).
     files: std::sync::Arc<files::FileLists>,
+    /// Browser and device logins waiting for the user (see `accounts`).
+    logins: accounts::Logins,
 }
 
 impl Desk {
@@ -95,6 +98,7 @@ impl Desk {
             history: Default::default(),
             rate_limits: Default::default(),
             files: Default::default(),
+            logins: Default::default(),
         })
     }
 

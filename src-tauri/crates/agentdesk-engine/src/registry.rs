@@ -12,7 +12,8 @@ use std::pin::Pin;
 
 pub use agentdesk_protocol::ui::Engine;
 use agentdesk_protocol::ui::{
-    CommandCatalog, EngineInfo, EngineProgramInfo, McpServerStatus, ModelCatalog, ProfileSpec,
+    CommandCatalog, EngineAccount, EngineInfo, EngineProgramInfo, LoginKind, LoginRequest,
+    McpServerStatus, ModelCatalog, ProfileSpec,
 };
 use serde_json::Value;
 
@@ -24,6 +25,25 @@ use crate::vocab::EngineCapabilities;
 
 /// A boxed future, for the descriptor's async steps (the trait is used as `dyn`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A login started and waiting for the user (a browser page, a code typed elsewhere). Its
+/// engine process lives until it ends, is cancelled, or this is dropped.
+pub trait PendingLogin: Send {
+    /// Until the engine says the login ended (an error when it failed).
+    fn wait(&mut self) -> BoxFuture<'_, Result<(), EngineError>>;
+    /// Give up the login and stop the engine.
+    fn cancel(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// What starting a login gave: where the user goes next, and the flow to wait for (`None`:
+/// logged in already).
+#[derive(Default)]
+pub struct LoginStarted {
+    pub auth_url: Option<String>,
+    pub verification_url: Option<String>,
+    pub user_code: Option<String>,
+    pub pending: Option<Box<dyn PendingLogin>>,
+}
 
 /// One engine, declared once.
 pub trait EngineDescriptor: Sync {
@@ -87,6 +107,75 @@ pub trait EngineDescriptor: Sync {
                 commands: Vec::new(),
                 unavailable: Some(format!("{} lists no commands.", self.display_name())),
             })
+        })
+    }
+    /// The logins the app can start for this engine (empty: from a terminal only).
+    fn login_kinds(&self) -> &'static [LoginKind] {
+        &[]
+    }
+    /// The account with nothing known yet: the engine, its logins and login commands.
+    fn blank_account(&self) -> EngineAccount {
+        EngineAccount {
+            engine: self.engine(),
+            logged_in: None,
+            method: None,
+            email: None,
+            plan: None,
+            login_methods: self.login_kinds().to_vec(),
+            can_log_out: false,
+            login_commands: self
+                .login_commands()
+                .iter()
+                .map(|c| (*c).to_owned())
+                .collect(),
+            unavailable: None,
+        }
+    }
+    /// The engine's account as it reports it (started once in `cwd`); engines that cannot
+    /// tell say so in `unavailable`.
+    fn account<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<EngineAccount, EngineError>> {
+        let _ = (exe, cwd, settings);
+        Box::pin(async move {
+            let mut a = self.blank_account();
+            a.unavailable = Some(format!(
+                "{} does not tell Agent Desk its account.",
+                self.display_name()
+            ));
+            Ok(a)
+        })
+    }
+    /// Start a login of a kind in [`Self::login_kinds`].
+    fn login<'a>(
+        &'a self,
+        exe: &'a Path,
+        settings: &'a EngineSettings,
+        request: LoginRequest,
+    ) -> BoxFuture<'a, Result<LoginStarted, EngineError>> {
+        let _ = (exe, settings, request);
+        Box::pin(async move {
+            Err(EngineError::Unsupported(format!(
+                "{} is logged in from a terminal, not from Agent Desk",
+                self.display_name()
+            )))
+        })
+    }
+    /// Log out (the engine forgets its stored login).
+    fn logout<'a>(
+        &'a self,
+        exe: &'a Path,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<(), EngineError>> {
+        let _ = (exe, settings);
+        Box::pin(async move {
+            Err(EngineError::Unsupported(format!(
+                "{} is logged out from a terminal, not from Agent Desk",
+                self.display_name()
+            )))
         })
     }
     /// Whether a profile's MCP servers are passed to this engine.

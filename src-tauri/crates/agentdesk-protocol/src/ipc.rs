@@ -61,11 +61,12 @@ pub use crate::ipc_macro::{
 use crate::plan::Plan;
 use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
-    AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineHealth,
-    EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError, LiveBatch,
-    McpReport, MergeOutcome, ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError,
-    ProfileSpec, Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage,
-    UiSettings, Usage, Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
+    AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineAccount,
+    EngineHealth, EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError,
+    LiveBatch, LoginRequest, LoginStart, McpReport, MergeOutcome, ModelCatalog, NewWorktree,
+    NotificationPrefs, Profile, ProfileError, ProfileSpec, Run, SearchHit, Session,
+    SessionActivity, SessionFootprint, TimelinePage, UiSettings, Usage, Workspace, WorkspaceGit,
+    WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -229,6 +230,17 @@ define_rpc! {
     list_models(ListModelsArgs { workspace_id: WorkspaceId, engine: Engine, profile_id: Option<ProfileId> }) -> Result<ModelCatalog, IpcError>;
     /// A saved profile's MCP servers as its engine reports them (state, tools), asked of the
     /// engine started with the profile; disabled ones as such.
+    /// An engine's account as it reports it (started to ask), with the logins the app offers.
+    engine_account(EngineAccountArgs { engine: Engine }) -> Result<EngineAccount, IpcError>;
+    /// Start logging `engine` in (the settings' own home): done at once with an API key, else
+    /// the page to open and a login id to wait for.
+    engine_login(EngineLoginArgs { engine: Engine, request: LoginRequest }) -> Result<LoginStart, IpcError>;
+    /// Wait for a started login to end (bounded): the account then.
+    engine_login_wait(EngineLoginWaitArgs { login_id: String }) -> Result<EngineAccount, IpcError>;
+    /// Give up a started login.
+    engine_login_cancel(EngineLoginCancelArgs { login_id: String }) -> Result<(), IpcError>;
+    /// Log `engine` out (it forgets its stored login): the account then.
+    engine_logout(EngineLogoutArgs { engine: Engine }) -> Result<EngineAccount, IpcError>;
     mcp_status(McpStatusArgs { workspace_id: WorkspaceId, profile_id: ProfileId }) -> Result<McpReport, IpcError>;
     /// A new profile (masked in the answer). A new endpoint is saved only once the user
     /// confirmed it in a native dialog; a rejected spec answers with its field errors.

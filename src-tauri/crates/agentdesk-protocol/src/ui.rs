@@ -7,6 +7,7 @@ use ts_rs::TS;
 
 use crate::ids::WorkspaceId;
 
+mod account;
 mod approvals;
 mod history;
 mod library;
@@ -17,6 +18,7 @@ mod sessions;
 mod settings;
 mod worktrees;
 
+pub use account::*;
 pub use approvals::*;
 pub use history::*;
 pub use library::*;

@@ -111,6 +111,11 @@ fn expected() -> BTreeMap<String, String> {
     // The engines' models (issue 24).
     render::<ui::ModelInfo>(&cfg, &mut out);
     render::<ui::ModelCatalog>(&cfg, &mut out);
+    // The engines' accounts (issue 24).
+    render::<ui::LoginKind>(&cfg, &mut out);
+    render::<ui::EngineAccount>(&cfg, &mut out);
+    render::<ui::LoginRequest>(&cfg, &mut out);
+    render::<ui::LoginStart>(&cfg, &mut out);
     // MCP servers (issue 24).
     render::<ui::McpServer>(&cfg, &mut out);
     render::<ui::McpState>(&cfg, &mut out);

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::ui::{
-    CommandCatalog, McpServerStatus, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand,
+    CommandCatalog, EngineAccount, McpServerStatus, ModelCatalog, ModelInfo, ProfileSpec,
+    SlashCommand,
 };
 use serde_json::Value;
 
@@ -145,6 +146,41 @@ impl EngineDescriptor for ClaudeDescriptor {
 
     fn takes_mcp_servers(&self) -> bool {
         true
+    }
+
+    /// Claude Code logs in inside its own terminal UI (`/login`): the app shows the state
+    /// its `initialize` reports and the commands.
+    fn account<'a>(
+        &'a self,
+        exe: &'a Path,
+        cwd: &'a Path,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<EngineAccount, EngineError>> {
+        Box::pin(async move {
+            let claude = ClaudeEngine::new(ClaudeEngineConfig::new(exe));
+            let status = claude.status(cwd, &ClaudeProfile::default()).await?;
+            let mut a = self.blank_account();
+            a.logged_in = Some(status.logged_in);
+            if let Some(acc) = &status.account {
+                let real = |s: &Option<String>| {
+                    s.as_deref()
+                        .filter(|v| !v.is_empty() && *v != "none")
+                        .map(str::to_owned)
+                };
+                a.email = acc.email.clone();
+                a.method = match (real(&acc.api_key_source), real(&acc.token_source)) {
+                    (Some(src), _) => Some(format!("API key ({src})")),
+                    (None, Some(src)) => Some(format!("Claude account ({src})")),
+                    (None, None) => None,
+                };
+                a.plan = acc
+                    .extra
+                    .get("subscriptionType")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            Ok(a)
+        })
     }
 
     fn mcp_status<'a>(

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::ui::{
-    CommandCatalog, McpServerStatus, ModelCatalog, ModelInfo, ProfileSpec, SlashCommand,
+    CommandCatalog, EngineAccount, LoginKind, LoginRequest, McpServerStatus, ModelCatalog,
+    ModelInfo, ProfileSpec, SlashCommand,
 };
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ use crate::error::EngineError;
 use crate::profile_options::{
     check_bool, check_common, check_count, check_effort, present_keys, profile_env,
 };
-use crate::registry::{BoxFuture, Engine, EngineDescriptor, EngineSettings};
+use crate::registry::{BoxFuture, Engine, EngineDescriptor, EngineSettings, LoginStarted};
 use crate::vocab::EngineCapabilities;
 
 pub struct CodexDescriptor;
@@ -188,6 +189,39 @@ impl EngineDescriptor for CodexDescriptor {
 
     fn takes_mcp_servers(&self) -> bool {
         true
+    }
+
+    fn login_kinds(&self) -> &'static [LoginKind] {
+        &[LoginKind::Browser, LoginKind::DeviceCode, LoginKind::ApiKey]
+    }
+
+    fn account<'a>(
+        &'a self,
+        exe: &'a Path,
+        _cwd: &'a Path,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<EngineAccount, EngineError>> {
+        let home = self.home(&CodexOptions::default(), settings);
+        Box::pin(super::login::account(exe, home))
+    }
+
+    fn login<'a>(
+        &'a self,
+        exe: &'a Path,
+        settings: &'a EngineSettings,
+        request: LoginRequest,
+    ) -> BoxFuture<'a, Result<LoginStarted, EngineError>> {
+        let home = self.home(&CodexOptions::default(), settings);
+        Box::pin(super::login::start(exe, home, request))
+    }
+
+    fn logout<'a>(
+        &'a self,
+        exe: &'a Path,
+        settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<(), EngineError>> {
+        let home = self.home(&CodexOptions::default(), settings);
+        Box::pin(super::login::logout(exe, home))
     }
 
     fn mcp_status<'a>(

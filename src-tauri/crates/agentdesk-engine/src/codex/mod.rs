@@ -20,6 +20,7 @@
 pub mod descriptor;
 mod held;
 pub mod history;
+mod login;
 pub mod options;
 mod run;
 mod server;

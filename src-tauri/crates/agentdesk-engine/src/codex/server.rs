@@ -8,8 +8,8 @@ use std::time::Instant;
 
 use agentdesk_protocol::codex::requests::Initialize;
 use agentdesk_protocol::codex::{
-    method, ClientInfo, InitializeCapabilities, InitializeParams, ServerNotification,
-    ServerRequest, TokenUsageBreakdown,
+    method, AccountLoginCompletedNotification, ClientInfo, InitializeCapabilities,
+    InitializeParams, ServerNotification, ServerRequest, TokenUsageBreakdown,
 };
 use agentdesk_protocol::sync::lock;
 use tokio::sync::mpsc;
@@ -63,6 +63,8 @@ pub(crate) struct Server {
     totals: Mutex<HashMap<String, TokenUsageBreakdown>>,
     /// MCP servers that failed to start for a thread no run listened to yet.
     mcp_failures: Mutex<HashMap<String, Vec<String>>>,
+    /// Login flows ending (`account/login/completed`), for whoever started one.
+    logins: tokio::sync::broadcast::Sender<AccountLoginCompletedNotification>,
     pid: Mutex<Option<u32>>,
 }
 
@@ -71,6 +73,10 @@ impl Server {
     fn on_notification(&self, parsed: ServerNotification) {
         if let ServerNotification::ThreadTokenUsageUpdated(u) = &parsed {
             lock(&self.totals).insert(u.thread_id.clone(), u.token_usage.total);
+        }
+        if let ServerNotification::AccountLoginCompleted(n) = &parsed {
+            let _ = self.logins.send(n.clone());
+            return;
         }
         // The account's limits concern every run on this app-server.
         if let ServerNotification::AccountRateLimitsUpdated(_) = &parsed {
@@ -108,6 +114,7 @@ impl Server {
             routes: Mutex::new(HashMap::new()),
             totals: Mutex::new(HashMap::new()),
             mcp_failures: Mutex::new(HashMap::new()),
+            logins: tokio::sync::broadcast::channel(8).0,
             pid: Mutex::new(None),
         })
     }
@@ -122,6 +129,13 @@ impl Server {
 
     pub(crate) fn totals(&self, thread_id: &str) -> Option<TokenUsageBreakdown> {
         lock(&self.totals).get(thread_id).copied()
+    }
+
+    /// Login completions from now on (subscribe before starting a login).
+    pub(crate) fn logins(
+        &self,
+    ) -> tokio::sync::broadcast::Receiver<AccountLoginCompletedNotification> {
+        self.logins.subscribe()
     }
 
     /// The MCP startup failures of `thread_id` no run has reported yet (taken).

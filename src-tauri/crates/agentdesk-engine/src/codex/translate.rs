@@ -179,7 +179,8 @@ impl TurnTranslator {
             | ServerNotification::TurnDiffUpdated(_)
             | ServerNotification::ReasoningSummaryPartAdded(_)
             | ServerNotification::ServerRequestResolved(_)
-            | ServerNotification::DeprecationNotice(_) => {}
+            | ServerNotification::DeprecationNotice(_)
+            | ServerNotification::AccountLoginCompleted(_) => {}
         }
     }
 

@@ -407,3 +407,54 @@ pub struct McpToolEntry {
     #[serde(default)]
     pub description: Option<String>,
 }
+
+/// `account/login/start`: an API key (stored by codex in its home), the ChatGPT browser flow
+/// (codex listens on 127.0.0.1 for the callback) or a device code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum LoginAccountParams {
+    #[serde(rename = "apiKey", rename_all = "camelCase")]
+    ApiKey { api_key: String },
+    #[serde(rename = "chatgpt")]
+    Chatgpt {},
+    #[serde(rename = "chatgptDeviceCode")]
+    ChatgptDeviceCode {},
+}
+
+/// The start's answer: done (`apiKey`), or a login id with where the user goes next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum LoginAccountResponse {
+    #[serde(rename = "apiKey")]
+    ApiKey {},
+    #[serde(rename = "chatgpt", rename_all = "camelCase")]
+    Chatgpt { login_id: String, auth_url: String },
+    #[serde(rename = "chatgptDeviceCode", rename_all = "camelCase")]
+    ChatgptDeviceCode {
+        login_id: String,
+        #[serde(default, alias = "verificationUri")]
+        verification_url: Option<String>,
+        #[serde(default)]
+        user_code: Option<String>,
+    },
+    #[serde(untagged)]
+    Unknown(Value),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelLoginAccountParams {
+    pub login_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CancelLoginAccountResponse {
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogoutAccountParams {}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogoutAccountResponse {}

@@ -84,6 +84,9 @@ pub mod method {
     pub const TURN_START: &str = "turn/start";
     pub const TURN_INTERRUPT: &str = "turn/interrupt";
     pub const ACCOUNT_READ: &str = "account/read";
+    pub const ACCOUNT_LOGIN_START: &str = "account/login/start";
+    pub const ACCOUNT_LOGIN_CANCEL: &str = "account/login/cancel";
+    pub const ACCOUNT_LOGOUT: &str = "account/logout";
     pub const MODEL_LIST: &str = "model/list";
     pub const SKILLS_LIST: &str = "skills/list";
     pub const MCP_SERVER_STATUS_LIST: &str = "mcpServerStatus/list";

@@ -217,6 +217,17 @@ pub struct McpServerStartupStatusUpdatedNotification {
     pub thread_id: Option<String>,
 }
 
+/// `account/login/completed`: a login flow ended (`loginId` null for an API key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountLoginCompletedNotification {
+    #[serde(default)]
+    pub login_id: Option<String>,
+    pub success: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
 by_method! {
     /// A server → client notification.
     pub enum ServerNotification {
@@ -242,6 +253,7 @@ by_method! {
         DeprecationNotice(DeprecationNoticeNotification) = "deprecationNotice",
         AccountRateLimitsUpdated(AccountRateLimitsUpdatedNotification) = "account/rateLimits/updated",
         McpServerStartupStatusUpdated(McpServerStartupStatusUpdatedNotification) = "mcpServer/startupStatus/updated",
+        AccountLoginCompleted(AccountLoginCompletedNotification) = "account/login/completed",
     }
 }
 
@@ -270,7 +282,9 @@ impl ServerNotification {
             Self::Warning(n) => n.thread_id.as_deref(),
             Self::ServerRequestResolved(n) => n.thread_id.as_deref(),
             Self::McpServerStartupStatusUpdated(n) => n.thread_id.as_deref(),
-            Self::DeprecationNotice(_) | Self::AccountRateLimitsUpdated(_) => None,
+            Self::DeprecationNotice(_)
+            | Self::AccountRateLimitsUpdated(_)
+            | Self::AccountLoginCompleted(_) => None,
             Self::Unknown { params, .. } => params.get("threadId").and_then(Value::as_str),
         }
     }

@@ -6,11 +6,12 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::client::{
-    GetAccountParams, GetAccountResponse, InitializeParams, InitializeResponse,
-    ListMcpServerStatusParams, ListMcpServerStatusResponse, ModelListParams, ModelListResponse,
-    SkillsListParams, SkillsListResponse, ThreadResumeParams, ThreadResumeResponse,
-    ThreadStartParams, ThreadStartResponse, TurnInterruptParams, TurnInterruptResponse,
-    TurnStartParams, TurnStartResponse,
+    CancelLoginAccountParams, CancelLoginAccountResponse, GetAccountParams, GetAccountResponse,
+    InitializeParams, InitializeResponse, ListMcpServerStatusParams, ListMcpServerStatusResponse,
+    LoginAccountParams, LoginAccountResponse, LogoutAccountParams, LogoutAccountResponse,
+    ModelListParams, ModelListResponse, SkillsListParams, SkillsListResponse, ThreadResumeParams,
+    ThreadResumeResponse, ThreadStartParams, ThreadStartResponse, TurnInterruptParams,
+    TurnInterruptResponse, TurnStartParams, TurnStartResponse,
 };
 use super::history::{
     ThreadListParams, ThreadListResponse, ThreadTurnsListParams, ThreadTurnsListResponse,
@@ -48,6 +49,12 @@ requests! {
     TurnStart = method::TURN_START, TurnStartParams => TurnStartResponse;
     TurnInterrupt = method::TURN_INTERRUPT, TurnInterruptParams => TurnInterruptResponse;
     AccountRead = method::ACCOUNT_READ, GetAccountParams => GetAccountResponse;
+    /// Log in (the answer comes first; a browser or device flow completes later with
+    /// `account/login/completed`).
+    AccountLoginStart = method::ACCOUNT_LOGIN_START, LoginAccountParams => LoginAccountResponse;
+    AccountLoginCancel = method::ACCOUNT_LOGIN_CANCEL, CancelLoginAccountParams => CancelLoginAccountResponse;
+    /// Forget the login (codex removes its stored credentials).
+    AccountLogout = method::ACCOUNT_LOGOUT, LogoutAccountParams => LogoutAccountResponse;
     /// The bundled model catalog (no HTTP call).
     ModelList = method::MODEL_LIST, ModelListParams => ModelListResponse;
     /// The configured MCP servers with their tools (each started to ask).
