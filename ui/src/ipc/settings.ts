@@ -1,12 +1,16 @@
 // Settings (engines, window and notification preferences, data folders), injectable for the
 // settings screens' tests; errors come back as `IpcFailure` like every other command.
 import type { DataInfo } from "../generated/DataInfo";
+import type { EngineAccount } from "../generated/EngineAccount";
 import type { EngineHealth } from "../generated/EngineHealth";
+import type { LoginKind } from "../generated/LoginKind";
+import type { LoginRequest } from "../generated/LoginRequest";
+import type { LoginStart } from "../generated/LoginStart";
 import type { NotificationPrefs } from "../generated/NotificationPrefs";
 import type { UiSettings } from "../generated/UiSettings";
 import * as commands from "./commands.generated";
 
-export type { DataInfo, EngineHealth, NotificationPrefs, UiSettings };
+export type { DataInfo, EngineAccount, EngineHealth, LoginKind, LoginRequest, LoginStart, NotificationPrefs, UiSettings };
 
 export const settingsApi = {
   /** Every engine as `agentdesk-cli doctor` sees it; `checkLogin` starts each once. */
@@ -26,6 +30,17 @@ export const settingsApi = {
   /** Which history sources are scanned, watched and shown (a source turned on is scanned). */
   setHistorySettings: commands.setHistorySettings,
   rescanHistories: commands.rescanHistories,
+  /** An engine's account: starts the engine once to ask (a second or so), so on request. */
+  engineAccount: commands.engineAccount,
+  /** An API key login is confirmed by the shell in a native dialog first (the window cannot
+   *  answer it); a browser or device login answers with a login id to wait for. */
+  engineLogin: commands.engineLogin,
+  engineLoginWait: commands.engineLoginWait,
+  engineLoginCancel: commands.engineLoginCancel,
+  /** Confirmed by the shell in a native dialog too. */
+  engineLogout: commands.engineLogout,
+  /** The system browser (a login page). */
+  openExternal: commands.openExternal,
 };
 
 export type SettingsApi = typeof settingsApi;

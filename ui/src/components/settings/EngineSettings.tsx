@@ -7,6 +7,7 @@ import { useId, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import { engineStatus, type EngineHealthState } from "../firstrun/health";
 import type { EngineHealth, SettingsApi } from "../../ipc/settings";
+import { EngineAccountArea } from "./EngineAccountArea";
 
 const VIA: Record<string, string> = {
   settings: "the file chosen here",
@@ -15,7 +16,7 @@ const VIA: Record<string, string> = {
   install_dir: "a usual install folder",
 };
 
-function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; onChanged: () => void }) {
+function EngineRow({ h, api, onChanged, account }: { h: EngineHealth; api: SettingsApi; onChanged: () => void; account: boolean }) {
   const name = h.displayName;
   const [error, setError] = useState<IpcError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -104,11 +105,26 @@ function EngineRow({ h, api, onChanged }: { h: EngineHealth; api: SettingsApi; o
           </p>
         )}
       </div>
+      {account && <EngineAccountArea h={h} api={api} onChanged={onChanged} />}
     </section>
   );
 }
 
+/** The rows that show their engine's account: the first login-checkable row of each engine
+ *  (an account is the engine's, not one of its programs'). */
+function accountRows(health: EngineHealth[]): Set<string> {
+  const seen = new Set<string>();
+  const rows = new Set<string>();
+  for (const h of health) {
+    if (!h.loginCheckable || seen.has(h.engine)) continue;
+    seen.add(h.engine);
+    rows.add(h.program);
+  }
+  return rows;
+}
+
 export function EngineSettings({ engines, api }: { engines: EngineHealthState; api: SettingsApi }) {
+  const withAccount = accountRows(engines.health ?? []);
   return (
     <section className="settings-section" aria-labelledby="settings-engines">
       <div className="settings-section-head">
@@ -124,7 +140,7 @@ export function EngineSettings({ engines, api }: { engines: EngineHealthState; a
       )}
       {engines.health === null && !engines.error && <p className="muted">Checking the engines…</p>}
       {(engines.health ?? []).map((h) => (
-        <EngineRow key={h.program} h={h} api={api} onChanged={() => void engines.recheck(true)} />
+        <EngineRow key={h.program} h={h} api={api} onChanged={() => void engines.recheck(true)} account={withAccount.has(h.program)} />
       ))}
     </section>
   );

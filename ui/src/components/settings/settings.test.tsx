@@ -60,6 +60,20 @@ function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
     openDataFolder: async () => null,
     setHistorySettings: async () => null,
     rescanHistories: async () => null,
+    engineAccount: async () => {
+      throw new Error("not faked");
+    },
+    engineLogin: async () => {
+      throw new Error("not faked");
+    },
+    engineLoginWait: async () => {
+      throw new Error("not faked");
+    },
+    engineLoginCancel: async () => null,
+    engineLogout: async () => {
+      throw new Error("not faked");
+    },
+    openExternal: async () => null,
     ...over,
   };
 }
