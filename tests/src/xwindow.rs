@@ -114,3 +114,41 @@ pub fn unfocus(display: &str) -> Result<(), BoxError> {
     }
     xwin(display, &["unfocus"])
 }
+
+/// `xdotool ARGS` on `display`: its standard output.
+pub fn xdotool(display: &str, args: &[&str]) -> Result<String, BoxError> {
+    let out = Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(args)
+        .output()?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The id of the visible native window titled `title` (bounded wait). There is no window
+/// manager under Xvfb, so callers give it the focus explicitly.
+pub async fn native_window(display: &str, title: &str) -> Result<String, BoxError> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", title])?
+            .lines()
+            .filter_map(|l| l.trim().parse::<u64>().ok())
+            .next_back();
+        if let Some(id) = found {
+            // The dialog builds its widgets after it maps.
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            return Ok(id.to_string());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("no window titled {title:?} appeared").into());
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Dismiss the native dialog titled `title` as a user pressing Escape would (a "no").
+pub async fn dismiss_native_dialog(display: &str, title: &str) -> Result<(), BoxError> {
+    let dialog = native_window(display, title).await?;
+    xdotool(display, &["windowfocus", "--sync", &dialog])?;
+    xdotool(display, &["key", "--clearmodifiers", "Escape"])?;
+    Ok(())
+}

@@ -18,6 +18,7 @@ use agentdesk_tests::e2e::{
 };
 use agentdesk_tests::fake_responses::{FakeResponses, Reply};
 use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::xwindow::dismiss_native_dialog;
 
 const TEST: &str = "profiles";
 const STREAM: Duration = Duration::from_secs(90);
@@ -253,9 +254,7 @@ async fn light(
     app.find("#profile-model").await?;
     replace_text(app, "#profile-baseUrl", COLLECTOR).await?;
     app.button("Save profile").await?.click().await?;
-    let dialog = native_window(display, CONFIRM_TITLE).await?;
-    xdotool(display, &["windowfocus", "--sync", &dialog])?;
-    xdotool(display, &["key", "--clearmodifiers", "Escape"])?;
+    dismiss_native_dialog(display, CONFIRM_TITLE).await?;
     app.wait_for_text_containing(
         "[data-field-error=baseUrl]",
         "not confirmed",
@@ -283,9 +282,7 @@ async fn light(
     app.client
         .execute(START, vec![workspace_id.into(), COLLECTOR.into()])
         .await?;
-    let dialog = native_window(display, CONFIRM_TITLE).await?;
-    xdotool(display, &["windowfocus", "--sync", &dialog])?;
-    xdotool(display, &["key", "--clearmodifiers", "Escape"])?;
+    dismiss_native_dialog(display, CONFIRM_TITLE).await?;
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let answer = loop {
         let v = app.client.execute("return window.__update", vec![]).await?;
@@ -309,35 +306,6 @@ async fn light(
 const COLLECTOR: &str = "http://127.0.0.1:9/collector";
 /// The native confirmation's title (`src-tauri/src/commands/profiles.rs`).
 const CONFIRM_TITLE: &str = "Confirm the profile's endpoint";
-
-fn xdotool(display: &str, args: &[&str]) -> Result<String, BoxError> {
-    let out = std::process::Command::new("xdotool")
-        .env("DISPLAY", display)
-        .args(args)
-        .output()?;
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// The id of the visible native window titled `title` (bounded wait). There is no window
-/// manager under Xvfb, so callers give it the focus explicitly.
-async fn native_window(display: &str, title: &str) -> Result<String, BoxError> {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let found = xdotool(display, &["search", "--onlyvisible", "--name", title])?
-            .lines()
-            .filter_map(|l| l.trim().parse::<u64>().ok())
-            .next_back();
-        if let Some(id) = found {
-            // The dialog builds its widgets after it maps.
-            tokio::time::sleep(Duration::from_millis(800)).await;
-            return Ok(id.to_string());
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(format!("no window titled {title:?} appeared").into());
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
 
 async fn dark(app: &AppSession, artifacts: &std::path::Path) -> Result<(), BoxError> {
     app.button("Profiles for demo").await?.click().await?;

@@ -361,10 +361,54 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         .await?;
     let codex = text_of(&app, "[data-testid=engine-codex]").await?;
     assert!(codex.contains("codex login"), "{codex}");
+    // Its account, asked of codex on demand (issue 24): not logged in, the logins the app
+    // can start. An API key typed in the window is only used once the user confirms it in a
+    // native dialog the page cannot answer: dismissed here, nothing is logged in.
+    app.button("Check Codex account").await?.click().await?;
+    let account = app
+        .wait_for_text_containing("[data-testid=engine-codex-account]", "not logged in", WAIT)
+        .await;
+    app.on_error(&artifacts, account).await?;
+
+    app.button("Log in to Codex in the browser").await?;
+    app.button("Use an API key for Codex")
+        .await?
+        .click()
+        .await?;
+    // (Named "Codex API key" by its label.)
+    app.find("[data-testid=engine-codex] input[type=password]")
+        .await?
+        .send_keys("sk-typed-in-the-window")
+        .await?;
     app.screenshot(&artifacts.join("07-settings-codex-found-dark.png"))
         .await?;
+    app.button("Log in with this key").await?.click().await?;
+    agentdesk_tests::xwindow::dismiss_native_dialog(
+        desktop.display_name(),
+        "Confirm the engine's login",
+    )
+    .await?;
+    app.wait_for_text_containing(
+        "[data-testid=engine-codex-account-error]",
+        "not confirmed",
+        WAIT,
+    )
+    .await?;
+    let auth = std::fs::read_to_string(home.join(".codex/auth.json")).unwrap_or_default();
+    assert!(
+        !auth.contains("sk-typed"),
+        "logged in without a confirmation"
+    );
     set_theme(&app, "Light").await?;
     app.screenshot(&artifacts.join("08-settings-codex-found-light.png"))
+        .await?;
+    app.client
+        .execute(
+            "document.querySelector('[data-testid=engine-codex]').scrollIntoView({block: 'start'})",
+            vec![],
+        )
+        .await?;
+    app.screenshot(&artifacts.join("08b-settings-key-not-confirmed-light.png"))
         .await?;
     app.quit().await?;
 
