@@ -144,6 +144,17 @@ impl Env {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// `profile SUBCOMMAND… --workspace <ws> test REST…` on the test profile, which must
+    /// succeed: its stdout.
+    async fn on_profile(&self, subcommand: &[&str], rest: &[&str]) -> String {
+        let ws = self.ws();
+        let mut args = vec!["profile"];
+        args.extend_from_slice(subcommand);
+        args.extend_from_slice(&["--workspace", &ws, "test"]);
+        args.extend_from_slice(rest);
+        self.ok(&args).await
+    }
+
     fn ws(&self) -> String {
         s(&self.work)
     }

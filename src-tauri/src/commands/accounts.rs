@@ -9,8 +9,7 @@ use agentdesk_protocol::ipc::{
     EngineLogoutArgs,
 };
 use agentdesk_protocol::ui::LoginRequest;
-use tauri::{AppHandle, Manager, State};
-use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+use tauri::{AppHandle, State};
 
 use super::{invalid, Args, Reply};
 use crate::state::AppState;
@@ -32,25 +31,8 @@ desk_commands! {
     }
 }
 
-/// Ask in a native dialog; `true` only for the explicit `yes` button.
 async fn user_confirms(app: &AppHandle, message: String, yes: &str) -> bool {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut dialog = app
-        .dialog()
-        .message(message)
-        .title(CONFIRM_ACCOUNT_TITLE)
-        .kind(MessageDialogKind::Warning)
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            yes.into(),
-            "Cancel".into(),
-        ));
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.parent(&window);
-    }
-    dialog.show(move |ok| {
-        let _ = tx.send(ok);
-    });
-    rx.await.unwrap_or(false)
+    super::confirm_natively(app, CONFIRM_ACCOUNT_TITLE, message, yes).await
 }
 
 fn engine_name(engine: agentdesk_protocol::ui::Engine) -> &'static str {

@@ -215,3 +215,32 @@ mod tests {
         ));
     }
 }
+
+/// Ask the user in a native dialog the window cannot answer (script in the page cannot press
+/// it); `true` only for the explicit `yes` button (closing the dialog is a no).
+pub(crate) async fn confirm_natively(
+    app: &tauri::AppHandle,
+    title: &str,
+    message: String,
+    yes: &str,
+) -> bool {
+    use tauri::Manager;
+    use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let mut dialog = app
+        .dialog()
+        .message(message)
+        .title(title)
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            yes.into(),
+            "Cancel".into(),
+        ));
+    if let Some(window) = app.get_webview_window("main") {
+        dialog = dialog.parent(&window);
+    }
+    dialog.show(move |ok| {
+        let _ = tx.send(ok);
+    });
+    rx.await.unwrap_or(false)
+}

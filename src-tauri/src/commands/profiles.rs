@@ -13,8 +13,7 @@ use agentdesk_protocol::ipc::{
     McpStatusArgs, SetDefaultProfileArgs, UpdateProfileArgs,
 };
 use agentdesk_protocol::ui::{ErrorCode, IpcError, ProfileError, ProfileFieldError};
-use tauri::{AppHandle, Manager, State};
-use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+use tauri::{AppHandle, State};
 
 use super::{Args, Reply};
 use crate::state::AppState;
@@ -70,26 +69,15 @@ desk_commands! {
 /// Title of the native confirmation (the E2E tests find the dialog by it).
 pub const CONFIRM_ENDPOINT_TITLE: &str = "Confirm the profile's endpoint";
 
-/// Ask the user, in a native dialog the window cannot answer, to confirm `change`; `true`
-/// only for an explicit "Use this endpoint" (closing the dialog is a no).
+/// Ask the user, in a native dialog the window cannot answer, to confirm `change`.
 async fn user_confirms(app: &AppHandle, change: &EndpointChange) -> bool {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut dialog = app
-        .dialog()
-        .message(change.describe())
-        .title(CONFIRM_ENDPOINT_TITLE)
-        .kind(MessageDialogKind::Warning)
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            "Use this endpoint".into(),
-            "Cancel".into(),
-        ));
-    if let Some(window) = app.get_webview_window("main") {
-        dialog = dialog.parent(&window);
-    }
-    dialog.show(move |ok| {
-        let _ = tx.send(ok);
-    });
-    rx.await.unwrap_or(false)
+    super::confirm_natively(
+        app,
+        CONFIRM_ENDPOINT_TITLE,
+        change.describe(),
+        "Use this endpoint",
+    )
+    .await
 }
 
 /// Nothing new to confirm, or the user confirmed it (remembered); otherwise the save is

@@ -37,57 +37,30 @@ async fn mcp_servers(engine: &str) {
     let ws = env.ws();
     let log = env.root.join("notes.log");
     // The server gets the variable by name; its value is in the profile's environment.
-    env.ok(&[
-        "profile",
-        "edit",
-        "test",
-        "--workspace",
-        &ws,
-        "--env",
-        &format!("FAKE_MCP_LOG={}", s(&log)),
-    ])
+    env.on_profile(&["edit"], &["--env", &format!("FAKE_MCP_LOG={}", s(&log))])
+        .await;
+    env.on_profile(
+        &["mcp", "add"],
+        &["notes", "--env", "FAKE_MCP_LOG", "--", FAKE_MCP],
+    )
     .await;
-    env.ok(&[
-        "profile",
-        "mcp",
-        "add",
-        "--workspace",
-        &ws,
-        "test",
-        "notes",
-        "--env",
-        "FAKE_MCP_LOG",
-        "--",
-        FAKE_MCP,
-    ])
-    .await;
-    env.ok(&[
-        "profile",
-        "mcp",
-        "add",
-        "--workspace",
-        &ws,
-        "test",
-        "web",
-        "--url",
-        "http://127.0.0.1:9/mcp",
-        "--token-env",
-        "WEB_TOKEN",
-        "--disabled",
-    ])
+    env.on_profile(
+        &["mcp", "add"],
+        &[
+            "web",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--token-env",
+            "WEB_TOKEN",
+            "--disabled",
+        ],
+    )
     .await;
     // A program that is not there: reported failed, the run says so and goes on.
-    env.ok(&[
-        "profile",
-        "mcp",
-        "add",
-        "--workspace",
-        &ws,
-        "test",
-        "broken",
-        "--",
-        "/nonexistent/agentdesk-mcp",
-    ])
+    env.on_profile(
+        &["mcp", "add"],
+        &["broken", "--", "/nonexistent/agentdesk-mcp"],
+    )
     .await;
     let bad = env
         .call(&[
@@ -106,9 +79,7 @@ async fn mcp_servers(engine: &str) {
     assert!(stderr(&bad).contains("MCP server name"), "{}", stderr(&bad));
 
     // The engine itself reports the server and its tool.
-    let listed = env
-        .ok(&["profile", "mcp", "list", "--workspace", &ws, "test"])
-        .await;
+    let listed = env.on_profile(&["mcp", "list"], &[]).await;
     assert!(
         listed.lines().any(|l| l.starts_with("notes")
             && l.contains("connected")
@@ -127,19 +98,8 @@ async fn mcp_servers(engine: &str) {
             .any(|l| l.starts_with("broken") && l.contains("failed") && l.contains("error: ")),
         "{listed}"
     );
-    let report: Value = serde_json::from_str(
-        &env.ok(&[
-            "profile",
-            "mcp",
-            "list",
-            "--workspace",
-            &ws,
-            "test",
-            "--json",
-        ])
-        .await,
-    )
-    .unwrap();
+    let report: Value =
+        serde_json::from_str(&env.on_profile(&["mcp", "list"], &["--json"]).await).unwrap();
     assert_eq!(report["servers"][0]["state"], "connected", "{report:#}");
     assert_eq!(
         report["servers"][0]["tools"][0]["name"], "note",
@@ -151,16 +111,7 @@ async fn mcp_servers(engine: &str) {
         // Codex 0.169 defers a catalog model's MCP tools behind its `tool_search`, which it
         // offers only with OpenAI's own service: a model it has no metadata for gets them
         // directly, as one namespace per server.
-        env.ok(&[
-            "profile",
-            "edit",
-            "test",
-            "--workspace",
-            &ws,
-            "--model",
-            "mock-model",
-        ])
-        .await;
+        env.on_profile(&["edit"], &["--model", "mock-model"]).await;
     }
     // The model sees the server's tool (and nothing of the disabled one)...
     fake.push_text(&["Ready."]);

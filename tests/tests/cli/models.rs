@@ -44,31 +44,13 @@ async fn models_and_effort(engine: &str, expect_model: &str, effort: &str) {
         Fake::Claude(f) => f.model_requests().last().unwrap().body["output_config"].clone(),
     };
     if engine == "claude" {
-        env.ok(&[
-            "profile",
-            "edit",
-            "test",
-            "--workspace",
-            &ws,
-            "--model",
-            expect_model,
-        ])
-        .await;
+        env.on_profile(&["edit"], &["--model", expect_model]).await;
     }
     fake.push_text(&["Thinking."]);
     let out = env.call(&["run", "--workspace", &ws, "Think"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let before = reasoning(&fake);
-    env.ok(&[
-        "profile",
-        "edit",
-        "test",
-        "--workspace",
-        &ws,
-        "--effort",
-        effort,
-    ])
-    .await;
+    env.on_profile(&["edit"], &["--effort", effort]).await;
     let bad = env
         .call(&[
             "profile",

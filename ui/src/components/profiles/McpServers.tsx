@@ -95,86 +95,52 @@ function McpServerRow({ row: r, index: i, errors, dispatch }: { row: McpRow; ind
       </div>
       {stdio ? (
         <div className="mcp-body">
-          <div className="mcp-part wide">
-            <span className="mcp-caption" aria-hidden="true">
-              Command
-            </span>
-            <input
-              aria-label="MCP server command"
-              {...errorProps(main, mainError)}
-              className="mono"
-              placeholder="a program on PATH or its absolute path (e.g. npx)"
-              spellCheck={false}
-              value={r.command}
-              onChange={(ev) => set({ command: ev.target.value })}
-            />
-            <FieldError field={main} error={mainError} />
-          </div>
-          <div className="mcp-part">
-            <span className="mcp-caption" aria-hidden="true">
-              Arguments, one per line
-            </span>
-            <textarea
-              aria-label="MCP server arguments"
-              {...errorProps(at("args"), e("args"))}
-              className="mono"
-              rows={2}
-              spellCheck={false}
-              value={r.args}
-              onChange={(ev) => set({ args: ev.target.value })}
-            />
-            <FieldError field={at("args")} error={e("args")} />
-          </div>
-          <div className="mcp-part">
-            <span className="mcp-caption" aria-hidden="true">
-              Environment variables (names)
-            </span>
-            <input
-              aria-label="MCP server environment variables"
-              {...errorProps(at("envVars"), e("envVars"))}
-              className="mono"
-              placeholder="e.g. NOTES_TOKEN, HOME"
-              spellCheck={false}
-              value={r.envVars}
-              onChange={(ev) => set({ envVars: ev.target.value })}
-            />
-            <FieldError field={at("envVars")} error={e("envVars")} />
-          </div>
+          <Part caption="Command" label="MCP server command" field={main} error={mainError} wide
+            placeholder="a program on PATH or its absolute path (e.g. npx)" value={r.command} onChange={(v) => set({ command: v })} />
+          <Part caption="Arguments, one per line" label="MCP server arguments" field={at("args")} error={e("args")} lines={2}
+            value={r.args} onChange={(v) => set({ args: v })} />
+          <Part caption="Environment variables (names)" label="MCP server environment variables" field={at("envVars")} error={e("envVars")}
+            placeholder="e.g. NOTES_TOKEN, HOME" value={r.envVars} onChange={(v) => set({ envVars: v })} />
         </div>
       ) : (
         <div className="mcp-body">
-          <div className="mcp-part">
-            <span className="mcp-caption" aria-hidden="true">
-              URL
-            </span>
-            <input
-              aria-label="MCP server URL"
-              {...errorProps(main, mainError)}
-              className="mono"
-              placeholder="https://…"
-              spellCheck={false}
-              value={r.url}
-              onChange={(ev) => set({ url: ev.target.value })}
-            />
-            <FieldError field={main} error={mainError} />
-          </div>
-          <div className="mcp-part">
-            <span className="mcp-caption" aria-hidden="true">
-              Token variable
-            </span>
-            <input
-              aria-label="MCP server token variable"
-              {...errorProps(at("bearerTokenEnv"), e("bearerTokenEnv"))}
-              className="mono"
-              placeholder="no token (or e.g. NOTES_TOKEN)"
-              spellCheck={false}
-              value={r.bearerTokenEnv}
-              onChange={(ev) => set({ bearerTokenEnv: ev.target.value })}
-            />
-            <FieldError field={at("bearerTokenEnv")} error={e("bearerTokenEnv")} />
-          </div>
+          <Part caption="URL" label="MCP server URL" field={main} error={mainError} placeholder="https://…" value={r.url} onChange={(v) => set({ url: v })} />
+          <Part caption="Token variable" label="MCP server token variable" field={at("bearerTokenEnv")} error={e("bearerTokenEnv")}
+            placeholder="no token (or e.g. NOTES_TOKEN)" value={r.bearerTokenEnv} onChange={(v) => set({ bearerTokenEnv: v })} />
         </div>
       )}
+    </div>
+  );
+}
+
+interface PartProps {
+  /** Shown above the input; hidden from assistive technology, which reads `label`. */
+  caption: string;
+  label: string;
+  field: string;
+  error: string | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  placeholder?: string;
+  /** A textarea of this many rows instead of an input. */
+  lines?: number;
+  wide?: boolean;
+}
+
+/** One input of a server row, with its caption and the core's error for it. */
+function Part({ caption, label, field, error, value, onChange, placeholder, lines, wide = false }: PartProps) {
+  const common = { "aria-label": label, ...errorProps(field, error), className: "mono", spellCheck: false, placeholder, value };
+  return (
+    <div className={wide ? "mcp-part wide" : "mcp-part"}>
+      <span className="mcp-caption" aria-hidden="true">
+        {caption}
+      </span>
+      {lines ? (
+        <textarea {...common} rows={lines} onChange={(ev) => onChange(ev.target.value)} />
+      ) : (
+        <input {...common} onChange={(ev) => onChange(ev.target.value)} />
+      )}
+      <FieldError field={field} error={error} />
     </div>
   );
 }

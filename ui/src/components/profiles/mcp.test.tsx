@@ -4,7 +4,8 @@ import type { Profile } from "../../ipc";
 import type { McpReport } from "../../generated/McpReport";
 import type { McpServer } from "../../generated/McpServer";
 import { ProfileFailure, type ProfilesApi } from "../../ipc/profiles";
-import { ENGINES, profile } from "../../test/fakeIpc";
+import { profile } from "../../test/fakeIpc";
+import { fakeProfilesApi } from "../../test/fakeApis";
 import { errorsByField, formFromProfile, formReducer, sameMcpServers, specFromForm } from "./form";
 import { ProfilesView } from "./ProfilesView";
 
@@ -26,21 +27,7 @@ const WEB = server({ name: "web", url: "https://mcp.example/x", bearerTokenEnv: 
 
 const stored = (over: Partial<Profile> = {}) => profile({ id: "p1", name: "main", mcpServers: [NOTES, WEB], ...over });
 
-function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi {
-  const first = list[0] ?? stored();
-  return {
-    list: vi.fn(async () => list),
-    create: vi.fn(async () => first),
-    update: vi.fn(async () => first),
-    duplicate: vi.fn(async () => first),
-    setDefault: vi.fn(async () => null),
-    remove: vi.fn(async () => null),
-    listEngines: vi.fn(async () => ENGINES),
-    listModels: vi.fn(async () => ({ models: [], unavailable: "Codex does not list its models here." })),
-    mcpStatus: vi.fn(async () => ({ servers: [], unavailable: null })),
-    ...over,
-  };
-}
+const fakeApi = (list: Profile[], over: Partial<ProfilesApi> = {}) => fakeProfilesApi(list, stored(), over);
 
 const workspace = { id: "w1", name: "demo", path: "/w", createdAt: 1 };
 

@@ -4,7 +4,7 @@ import type { Profile } from "../../ipc";
 import type { ModelCatalog } from "../../generated/ModelCatalog";
 import { profile } from "../../test/fakeIpc";
 import { ProfileFailure, toProfileError, type ProfilesApi } from "../../ipc/profiles";
-import { ENGINES } from "../../test/fakeIpc";
+import { fakeProfilesApi } from "../../test/fakeApis";
 import { errorsByField, fieldKey, formFromProfile, formReducer, SECRET_MASK, specFromForm } from "./form";
 import { ProfilesView } from "./ProfilesView";
 
@@ -100,22 +100,7 @@ const CATALOG: ModelCatalog = {
   ],
 };
 
-function fakeApi(list: Profile[], over: Partial<ProfilesApi> = {}): ProfilesApi {
-  const first = list[0] ?? stored();
-  return {
-    list: vi.fn(async () => list),
-    create: vi.fn(async () => first),
-    update: vi.fn(async () => first),
-    duplicate: vi.fn(async () => first),
-    setDefault: vi.fn(async () => null),
-    remove: vi.fn(async () => null),
-    listEngines: vi.fn(async () => ENGINES),
-    // No list unless a test gives one: the model is then a plain text field.
-    listModels: vi.fn(async () => ({ models: [], unavailable: "Codex does not list its models here." })),
-    mcpStatus: vi.fn(async () => ({ servers: [], unavailable: null })),
-    ...over,
-  };
-}
+const fakeApi = (list: Profile[], over: Partial<ProfilesApi> = {}) => fakeProfilesApi(list, stored(), over);
 
 const workspace = { id: "w1", name: "demo", path: "/w", createdAt: 1 };
 

@@ -6,6 +6,7 @@ import { IpcFailure } from "../../ipc";
 import type { EngineHealthState } from "../firstrun/health";
 import type { EngineAccount, EngineHealth, LoginStart, SettingsApi } from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
+import { fakeSettingsApi } from "../../test/fakeApis";
 
 afterEach(cleanup);
 
@@ -52,18 +53,7 @@ function deferred<T>() {
 }
 
 function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
-  return {
-    enginesHealth: async () => [],
-    clearEnginePath: async () => null,
-    pickEngineBinary: async () => null,
-    getUiSettings: async () => ({ theme: "system", sendKey: "enter" }),
-    setUiSettings: async () => null,
-    getNotificationPrefs: async () => ({ approvals: "when_unfocused", questions: "when_unfocused", runs: "when_unfocused", runMinSecs: 30, sound: true }),
-    setNotificationPrefs: async () => null,
-    dataInfo: async () => ({ dataDir: "/d", logDir: "/d/logs", databasePath: "/d/agentdesk.db", databaseBytes: 0 }),
-    openDataFolder: async () => null,
-    setHistorySettings: async () => null,
-    rescanHistories: async () => null,
+  return fakeSettingsApi({
     engineAccount: vi.fn(async () => account()),
     engineLogin: vi.fn(async (): Promise<LoginStart> => {
       throw new Error("unexpected login");
@@ -75,7 +65,7 @@ function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
     engineLogout: vi.fn(async () => account()),
     openExternal: vi.fn(async () => null),
     ...over,
-  };
+  });
 }
 
 function show(api: SettingsApi, health: EngineHealth[] = [codex()]) {

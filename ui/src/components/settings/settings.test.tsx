@@ -9,6 +9,7 @@ import { isEngineSetupError, SettingsLink } from "../firstrun/SettingsLink";
 import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 import { applyTheme, isSendKey, setUiSettingsLocal, uiSettings } from "./prefs";
 import { SettingsView } from "./SettingsView";
+import { fakeSettingsApi } from "../../test/fakeApis";
 
 afterEach(() => {
   cleanup();
@@ -47,36 +48,7 @@ function state(health: EngineHealth[] | null, recheck = vi.fn(async () => {})): 
   return { health, checking: false, error: null, recheck };
 }
 
-function fakeApi(over: Partial<SettingsApi> = {}): SettingsApi {
-  return {
-    enginesHealth: async () => [],
-    clearEnginePath: async () => null,
-    pickEngineBinary: async () => null,
-    getUiSettings: async () => ({ theme: "system", sendKey: "enter" }),
-    setUiSettings: async () => null,
-    getNotificationPrefs: async () => ({ approvals: "when_unfocused", questions: "when_unfocused", runs: "when_unfocused", runMinSecs: 30, sound: true }),
-    setNotificationPrefs: async () => null,
-    dataInfo: async () => ({ dataDir: "/d", logDir: "/d/logs", databasePath: "/d/agentdesk.db", databaseBytes: 3 * 1024 * 1024 }),
-    openDataFolder: async () => null,
-    setHistorySettings: async () => null,
-    rescanHistories: async () => null,
-    engineAccount: async () => {
-      throw new Error("not faked");
-    },
-    engineLogin: async () => {
-      throw new Error("not faked");
-    },
-    engineLoginWait: async () => {
-      throw new Error("not faked");
-    },
-    engineLoginCancel: async () => null,
-    engineLogout: async () => {
-      throw new Error("not faked");
-    },
-    openExternal: async () => null,
-    ...over,
-  };
-}
+const fakeApi = (over: Partial<SettingsApi> = {}) => fakeSettingsApi(over);
 
 describe("engine health", () => {
   it("needs set-up only when no engine can run", () => {
