@@ -4,8 +4,6 @@
 //! for the answer) and is cancelled by Ctrl-C with its process stopped; Claude Code's login
 //! state with the commands to log in from a terminal.
 
-use tokio::io::AsyncBufReadExt;
-
 use super::*;
 
 fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -93,6 +91,7 @@ async fn codex_logs_in_with_a_key_and_out() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn codex_browser_login_gives_the_page_and_is_cancelled_by_ctrl_c() {
+    use tokio::io::AsyncBufReadExt;
     let Some((env, _fake)) = engine_env("codex", "browser").await else {
         return;
     };
