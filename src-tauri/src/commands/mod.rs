@@ -192,30 +192,6 @@ const fn last_segment_is(path: &str, name: &str) -> bool {
     start == 0 || p[start - 1] == b':' || p[start - 1] == b' '
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn handler_lists_are_matched_with_the_table() {
-        let table = ["app_info", "list_workspaces"];
-        assert!(handlers_match_table(
-            &["commands::workspaces::app_info", "x :: list_workspaces"],
-            &table
-        ));
-        // Missing, extra, twice, or a name that only ends like a command.
-        assert!(!handlers_match_table(&["a::app_info"], &table));
-        assert!(!handlers_match_table(
-            &["a::app_info", "b::app_info"],
-            &table
-        ));
-        assert!(!handlers_match_table(
-            &["a::app_info", "a::my_list_workspaces"],
-            &table
-        ));
-    }
-}
-
 /// Ask the user in a native dialog the window cannot answer (script in the page cannot press
 /// it); `true` only for the explicit `yes` button (closing the dialog is a no).
 pub(crate) async fn confirm_natively(
@@ -243,4 +219,28 @@ pub(crate) async fn confirm_natively(
         let _ = tx.send(ok);
     });
     rx.await.unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handler_lists_are_matched_with_the_table() {
+        let table = ["app_info", "list_workspaces"];
+        assert!(handlers_match_table(
+            &["commands::workspaces::app_info", "x :: list_workspaces"],
+            &table
+        ));
+        // Missing, extra, twice, or a name that only ends like a command.
+        assert!(!handlers_match_table(&["a::app_info"], &table));
+        assert!(!handlers_match_table(
+            &["a::app_info", "b::app_info"],
+            &table
+        ));
+        assert!(!handlers_match_table(
+            &["a::app_info", "a::my_list_workspaces"],
+            &table
+        ));
+    }
 }
