@@ -419,8 +419,25 @@ impl AppSession {
     /// Choose `value` in the `<select>` at `css`. WebKitWebDriver cannot drive a native
     /// select (ElementNotInteractable for clicks and keys alike): the choice is made as the
     /// browser reports one, focus then a change event.
+    /// A select disabled while the app saves an earlier choice is waited for first: a change
+    /// dispatched to it then would be handled with the state from before that choice.
     pub async fn choose(&self, css: &str, value: &str) -> Result<(), BoxError> {
         self.find(css).await?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while self
+            .client
+            .execute(
+                "return document.querySelector(arguments[0]).disabled",
+                vec![css.into()],
+            )
+            .await?
+            == serde_json::Value::Bool(true)
+        {
+            if std::time::Instant::now() > deadline {
+                return Err(format!("{css} stayed disabled").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         self.client
             .execute(
                 "const el = document.querySelector(arguments[0]); el.focus(); \

@@ -320,7 +320,8 @@ impl CodexEngine {
 
         let (events_tx, events) = mpsc::unbounded_channel();
         let _ = events_tx.send(AgentEvent::RunStarted {
-            model: thread.model.clone().or_else(|| p.model.clone()),
+            // The turn runs the profile's model when it names one (a session may switch).
+            model: p.model.clone().or_else(|| thread.model.clone()),
             tools: Vec::new(),
             engine_session_id: Some(thread_id.clone()),
         });
