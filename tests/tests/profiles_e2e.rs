@@ -69,13 +69,29 @@ async fn listings(app: &AppSession, workspace_id: &str) -> Result<String, BoxErr
     }
 }
 
+/// Replace the text of the input at `css`. The editor may redraw while it loads (the
+/// engine's models arrive, the list refreshes after a run): an input replaced under the
+/// typing is found again and typed into afresh.
 async fn replace_text(app: &AppSession, css: &str, text: &str) -> Result<(), BoxError> {
-    let input = app.find(css).await?;
-    input.clear().await?;
-    if !text.is_empty() {
-        input.send_keys(text).await?;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let typed: Result<Option<String>, BoxError> = async {
+            let input = app.find(css).await?;
+            input.clear().await?;
+            if !text.is_empty() {
+                input.send_keys(text).await?;
+            }
+            Ok(input.prop("value").await?)
+        }
+        .await;
+        match typed {
+            Ok(v) if v.as_deref() == Some(text) => return Ok(()),
+            Ok(v) if attempt >= 5 => return Err(format!("{css}: {v:?}, not {text:?}").into()),
+            Err(e) if attempt >= 5 => return Err(e),
+            _ => tokio::time::sleep(Duration::from_millis(300)).await,
+        }
     }
-    Ok(())
 }
 
 async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
@@ -252,6 +268,9 @@ async fn light(
     // Dismissed: not saved, and the editor says why next to the field.
     app.button("Profiles for demo").await?.click().await?;
     app.find("#profile-model").await?;
+    // The engine's models arrive after the editor shows: typed into once it has redrawn.
+    app.wait_for_text_containing(".profile-field", "Reasoning effort", STREAM)
+        .await?;
     replace_text(app, "#profile-baseUrl", COLLECTOR).await?;
     app.button("Save profile").await?.click().await?;
     dismiss_native_dialog(display, CONFIRM_TITLE).await?;
