@@ -141,17 +141,9 @@ impl EngineDescriptor for CodexDescriptor {
         _cwd: &'a Path,
         settings: &'a EngineSettings,
     ) -> BoxFuture<'a, Result<Option<bool>, EngineError>> {
-        Box::pin(async move {
-            let codex = CodexEngine::new(CodexEngineConfig::new(exe));
-            let home = self.home(&CodexOptions::default(), settings);
-            let account = codex.account(home, &CodexProfile::default()).await;
-            // The app-server is resident; stop it before returning (no orphans).
-            codex.shutdown().await;
-            let account = account?;
-            Ok(Some(
-                account.account.is_some() || !account.requires_openai_auth,
-            ))
-        })
+        // The account read (its app-server stopped after, no orphans) says it.
+        let home = self.home(&CodexOptions::default(), settings);
+        Box::pin(async move { Ok(super::login::account(exe, home).await?.logged_in) })
     }
 
     fn commands<'a>(
