@@ -489,7 +489,22 @@ impl AppSession {
         }
     }
 
-    /// Wait until the text content of the first element matching `css` contains `text`.
+    /// The text content of every element matching `css`, read in one page script: the
+    /// window may redraw between a WebDriver find and a later read of the found element
+    /// (StaleElementReference), never inside one script. textContent, not the rendered
+    /// text: WebKitWebDriver reports "" for text clipped with text-overflow inside a button.
+    async fn texts_of(&self, css: &str) -> Result<Vec<String>, BoxError> {
+        let v = self
+            .client
+            .execute(
+                "return [...document.querySelectorAll(arguments[0])].map(e => e.textContent || '')",
+                vec![css.into()],
+            )
+            .await?;
+        Ok(serde_json::from_value(v)?)
+    }
+
+    /// Wait until the text content of some element matching `css` contains `text`.
     pub async fn wait_for_text_containing(
         &self,
         css: &str,
@@ -498,15 +513,12 @@ impl AppSession {
     ) -> Result<String, BoxError> {
         let deadline = Instant::now() + limit;
         loop {
-            let mut last = String::new();
-            for el in self.client.find_all(Locator::Css(css)).await? {
-                let t = el.prop("textContent").await?.unwrap_or_default();
-                if t.contains(text) {
-                    return Ok(t);
-                }
-                last = t;
+            let texts = self.texts_of(css).await?;
+            if let Some(t) = texts.iter().find(|t| t.contains(text)) {
+                return Ok(t.clone());
             }
             if Instant::now() > deadline {
+                let last = texts.last().cloned().unwrap_or_default();
                 return Err(format!("no {css} containing {text:?}; last seen: {last:?}").into());
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -522,15 +534,9 @@ impl AppSession {
     pub async fn wait_for_text(&self, css: &str, text: &str) -> Result<(), BoxError> {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
-            let mut seen = Vec::new();
-            for el in self.client.find_all(Locator::Css(css)).await? {
-                // textContent, not the rendered text: WebKitWebDriver reports "" for text
-                // clipped with text-overflow inside a button.
-                let t = el.prop("textContent").await?.unwrap_or_default();
-                if t.trim() == text {
-                    return Ok(());
-                }
-                seen.push(t);
+            let seen = self.texts_of(css).await?;
+            if seen.iter().any(|t| t.trim() == text) {
+                return Ok(());
             }
             if Instant::now() > deadline {
                 return Err(format!("no {css} with text {text:?}; seen: {seen:?}").into());
