@@ -65,6 +65,16 @@ impl RecordedRequest {
             .collect()
     }
 
+    /// The last message of the conversation as JSON text: what a routed reply answers (a
+    /// subagent's prompt, a tool's result).
+    pub fn newest_message(&self) -> String {
+        self.body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(Value::to_string)
+            .unwrap_or_default()
+    }
+
     /// The whole conversation (`messages`; the system prompt is a field of its own) as one
     /// string, for "did the model see X" checks.
     pub fn transcript(&self) -> String {
@@ -134,7 +144,7 @@ fn answer(state: &Arc<State<MessagesApi>>, req: &RecordedRequest, n: usize) -> H
                 "usage": {"input_tokens": 1, "output_tokens": 1}}),
         );
     }
-    play(state, state.next_reply(), n)
+    play(state, state.reply_for(&req.newest_message()), n)
 }
 
 fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {

@@ -23,6 +23,10 @@ use crate::http::{
 /// an id sequence (shared with the stream tasks, hence the locks and atomics).
 pub struct Scripted<R, Q> {
     queue: Mutex<VecDeque<R>>,
+    /// Replies for the request whose newest message contains a needle, taken before the
+    /// queue: two agents asking at once (a subagent beside the main one) each get theirs,
+    /// whichever asks first.
+    routed: Mutex<Vec<(String, R)>>,
     /// Sent with every scripted answer (rate-limit headers, ...).
     headers: Mutex<Vec<(String, String)>>,
     requests: Mutex<Vec<Q>>,
@@ -34,6 +38,7 @@ impl<R, Q> Default for Scripted<R, Q> {
     fn default() -> Self {
         Self {
             queue: Mutex::new(VecDeque::new()),
+            routed: Mutex::new(Vec::new()),
             headers: Mutex::new(Vec::new()),
             requests: Mutex::new(Vec::new()),
             disconnects: AtomicUsize::new(0),
@@ -68,6 +73,20 @@ impl<R, Q: Clone> Scripted<R, Q> {
     /// The next queued reply, if any is left.
     pub fn pop(&self) -> Option<R> {
         lock(&self.queue).pop_front()
+    }
+
+    /// `reply` answers the first request whose newest message contains `needle`.
+    pub fn push_routed(&self, needle: &str, reply: R) {
+        lock(&self.routed).push((needle.to_string(), reply));
+    }
+
+    /// The routed reply whose needle `newest` contains (the earliest pushed), taken.
+    pub fn take_routed(&self, newest: &str) -> Option<R> {
+        let mut routed = lock(&self.routed);
+        let i = routed
+            .iter()
+            .position(|(needle, _)| newest.contains(needle))?;
+        Some(routed.remove(i).1)
     }
 
     pub fn record(&self, request: Q) {
@@ -256,6 +275,12 @@ impl<A: Api> State<A> {
         self.pop()
             .unwrap_or_else(|| Reply::text(&["(fake) no script left"]))
     }
+
+    /// The reply routed to a request whose newest message is `newest`, else the next queued.
+    pub fn reply_for(&self, newest: &str) -> Reply<A> {
+        self.take_routed(newest)
+            .unwrap_or_else(|| self.next_reply())
+    }
 }
 
 /// What one model API adds to the shared [`FakeServer`]: where its wire format differs. A
@@ -410,6 +435,13 @@ impl<A: Api> FakeServer<A> {
 
     pub fn push(&self, reply: Reply<A>) {
         self.state.push(reply);
+    }
+
+    /// Answer the first model request whose newest message contains `needle` with `reply`,
+    /// before anything queued. Only the Messages fake routes (its newest message is the last
+    /// of `messages`); the others answer from the queue.
+    pub fn push_routed(&self, needle: &str, reply: Reply<A>) {
+        self.state.push_routed(needle, reply);
     }
 
     /// Every request received, in order.

@@ -290,6 +290,7 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
                     },
                     created_at: 1,
                     updated_at: 1,
+                    parent_id: None,
                 }
             })
             .collect();

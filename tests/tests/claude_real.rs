@@ -20,7 +20,8 @@ use agentdesk_protocol::events::{
 use agentdesk_tests::events::{
     assert_completed, assert_failed, assert_interrupted, assert_no_longer_pending,
     completed_messages, decide, deltas, interrupted_mid_stream, is_ask, notices, request_id,
-    resolved, started, tool_completed, tools_ended, until, until_end, until_into, STEP,
+    resolved, started, tool_completed, tools_ended, until, until_end, until_end_after, until_into,
+    STEP,
 };
 use agentdesk_tests::fake_messages::{FakeMessages, Reply, Step, FAKE_MODEL};
 use agentdesk_tests::process::{alive, kill9};
@@ -497,3 +498,6 @@ real_test!(
 
 #[path = "claude_real/isolation.rs"]
 mod isolation;
+
+#[path = "claude_real/subagents.rs"]
+mod subagents;

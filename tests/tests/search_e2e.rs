@@ -47,6 +47,7 @@ fn agent(session: &SessionId, run: &RunId, seq: i64, text: String) -> TimelineIt
         body: ItemBody::AgentMessage { text },
         created_at: 1_764_000_000_000 + seq,
         updated_at: 1_764_000_000_000 + seq,
+        parent_id: None,
     }
 }
 

@@ -81,6 +81,7 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
                     },
                     created_at: at,
                     updated_at: at,
+                    parent_id: None,
                 })
                 .collect();
             store.upsert_timeline_items(&items).await?;

@@ -18,4 +18,8 @@ questions: Array<Question>,
 /**
  * Engine-specific detail: the tool's input, the permissions asked for...
  */
-detail: ApprovalDetail | null, };
+detail: ApprovalDetail | null, 
+/**
+ * The subagent that asks, in words, when not the run's own agent.
+ */
+subagent?: string, };

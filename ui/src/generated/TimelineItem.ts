@@ -13,4 +13,8 @@ id: string, sessionId: string, runId: string,
 /**
  * Order within the run.
  */
-seq: number, status: ItemStatus, body: ItemBody, createdAt: number, updatedAt: number, };
+seq: number, status: ItemStatus, body: ItemBody, createdAt: number, updatedAt: number, 
+/**
+ * The tool call (a subagent's start) this item is nested under: its `id`.
+ */
+parentId?: string, };

@@ -3,4 +3,4 @@
 /**
  * What kind of tool an item is, for the card the UI draws.
  */
-export type ToolKind = "command" | "file_change" | "mcp" | "web" | "other";
+export type ToolKind = "command" | "file_change" | "mcp" | "web" | "agent" | "other";

@@ -16,6 +16,11 @@ export function useItem(store: SessionStore, id: string) {
   return useKey(store, id, useCallback(() => store.item(id), [store, id]));
 }
 
+/** The items nested under the tool call `parentId` (a subagent's work). */
+export function useChildren(store: SessionStore, parentId: string) {
+  return useKey(store, `children:${parentId}`, useCallback(() => store.childrenOf(parentId), [store, parentId]));
+}
+
 export function useRun(store: SessionStore, runId: string) {
   const key = `run:${runId}`;
   const run = useKey(store, key, useCallback(() => store.run(runId), [store, runId]));

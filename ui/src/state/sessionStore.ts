@@ -38,8 +38,10 @@ export function splitChunkKey(key: RowKey): { itemId: string; chunk: number } {
   return Number.isInteger(k) && k > 0 ? { itemId: key.slice(0, at), chunk: k } : { itemId: key, chunk: 0 };
 }
 
-/** Items that are not rows of the chat: diagnostics go to their panel, usage to the run line. */
+/** Items that are not rows of the chat: diagnostics go to their panel, usage to the run line,
+ *  a subagent's items into the card of the call that started it. */
 function isRow(item: TimelineItem): boolean {
+  if (item.parentId) return false;
   const kind = item.body.kind;
   if (kind === "diagnostic" || kind === "usage") return false;
   // The run's end notice repeats what the run status line says (failed + reason, interrupted).
@@ -55,6 +57,8 @@ function isUrgent(op: LiveOp): boolean {
   if (op.op === "upsert") return op.item.status !== "running";
   return true;
 }
+
+const NO_CHILDREN: readonly string[] = [];
 
 /** The key woken after every flush that changed anything (the timeline follows growth with it). */
 export const ANY = "*";
@@ -129,6 +133,8 @@ export class SessionStore {
   private storedPlan: Plan | null = null;
   private diagnostics: TimelineItem[] = [];
   private chunkers = new Map<string, Chunker>();
+  /** A tool call's nested items (a subagent's work), in run order. */
+  private children = new Map<string, readonly string[]>();
   private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, loaded: false };
   private activeRuns: Run[] = [];
   private listeners = new Map<string, Set<Listener>>();
@@ -165,21 +171,33 @@ export class SessionStore {
     return body && "text" in body ? body.text : "";
   }
 
+  /** The items nested under a tool call (a new array only when that list changes). */
+  childrenOf = (parentId: string): readonly string[] => this.children.get(parentId) ?? NO_CHILDREN;
+
   /** Runs queued or running, oldest first (a new array only when that set changes). */
   active = (): readonly Run[] => this.activeRuns;
 
-  /** The row showing an approval (its tool card, approval item or question), if loaded. */
+  /** The row showing an approval (its tool card, approval item or question), if loaded: for
+   *  a subagent's request, the row of the call its work is nested in. */
   rowOfApproval(approvalId: string, itemId: string | null): RowKey | undefined {
-    if (itemId && this.items.has(itemId) && this.list.keys.includes(itemId)) return itemId;
-    for (const key of this.list.keys) {
-      const body = this.items.get(key)?.body;
-      if (!body) continue;
-      if ((body.kind === "tool" || body.kind === "approval" || body.kind === "question") && body.approvalId === approvalId) return key;
+    const rowOf = (id: string): RowKey | undefined => {
+      let item = this.items.get(id);
+      for (let depth = 0; item?.parentId && depth < 32; depth++) item = this.items.get(item.parentId);
+      return item && this.list.keys.includes(item.id) ? item.id : undefined;
+    };
+    const direct = itemId && this.items.has(itemId) ? rowOf(itemId) : undefined;
+    if (direct) return direct;
+    for (const item of this.items.values()) {
+      const body = item.body;
+      if ((body.kind === "tool" || body.kind === "approval" || body.kind === "question") && body.approvalId === approvalId) {
+        const row = rowOf(item.id);
+        if (row) return row;
+      }
     }
     return undefined;
   }
 
-  // ---- subscribing: "rows", "active", "diagnostics", "plan", an item id, "run:<id>", "approval:<id>",
+  // ---- subscribing: "rows", "active", "diagnostics", "plan", an item id, "run:<id>", "approval:<id>", "children:<id>",
   // or ANY (after every flush that changed something) ----
   subscribe(key: string, listener: Listener): () => void {
     let set = this.listeners.get(key);
@@ -277,6 +295,7 @@ export class SessionStore {
     for (const key of this.listeners.keys()) this.dirty.add(key);
     this.items = new Map();
     this.chunkers = new Map();
+    this.children = new Map();
     this.usage = new Map();
     this.latestPlan = null;
     this.diagnostics = [];
@@ -298,6 +317,7 @@ export class SessionStore {
 
   private remember(item: TimelineItem): void {
     this.items.set(item.id, item);
+    if (item.parentId) this.nest(item.id, item.parentId);
     if (item.body.kind === "agent_message") {
       let chunker = this.chunkers.get(item.id);
       if (!chunker) this.chunkers.set(item.id, (chunker = new Chunker()));
@@ -312,8 +332,22 @@ export class SessionStore {
     }
   }
 
+  /** `itemId` among `parentId`'s children, ordered by their place in the run. */
+  private nest(itemId: string, parentId: string): void {
+    const list = this.children.get(parentId) ?? NO_CHILDREN;
+    if (list.includes(itemId)) return;
+    const seq = (id: string) => this.items.get(id)?.seq ?? 0;
+    this.children.set(parentId, [...list, itemId].sort((a, b) => seq(a) - seq(b)));
+    this.dirty.add(`children:${parentId}`);
+  }
+
   private upsert(item: TimelineItem): void {
     const known = this.items.has(item.id);
+    // A row moved under a subagent's call (told after the item was made) leaves the list.
+    if (known && item.parentId && this.list.keys.includes(item.id)) {
+      this.list = { ...this.list, keys: this.list.keys.filter((k) => splitChunkKey(k).itemId !== item.id) };
+      this.dirty.add("rows");
+    }
     const chunksBefore = this.chunkCount(item.id);
     if (known && item.body.kind === "diagnostic") {
       this.diagnostics = this.diagnostics.map((d) => (d.id === item.id ? item : d));
@@ -363,7 +397,7 @@ export class SessionStore {
     this.items.set(itemId, { ...item, body: next });
     this.dirty.add(itemId);
     const chunker = this.chunkers.get(itemId);
-    if (chunker && next.kind === "agent_message") {
+    if (chunker && next.kind === "agent_message" && isRow(item)) {
       const before = chunker.count();
       chunker.update(next.text);
       this.addChunks(itemId, before);

@@ -46,6 +46,15 @@ pub type Approvals = std::collections::HashMap<ApprovalId, Approval>;
 
 /// One stored item as text; `None` for what is not shown (diagnostics unless asked).
 pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Option<String> {
+    let text = item_text(it, approvals, diagnostics)?;
+    // A subagent's work, under the call that started it.
+    Some(match &it.parent_id {
+        Some(_) => indent(text.trim_start_matches('\n'), "    ⑂ "),
+        None => text,
+    })
+}
+
+fn item_text(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Option<String> {
     let status = it.status.as_str();
     let record = |id: &Option<ApprovalId>| id.as_ref().and_then(|id| approvals.get(id));
     Some(match &it.body {
@@ -200,6 +209,9 @@ pub fn approval_summary(a: &Approval) -> String {
     }
     if let Some(reason) = &r.reason {
         s.push_str(&format!(" — {reason}"));
+    }
+    if let Some(agent) = &r.subagent {
+        s.push_str(&format!(" [asked by the subagent {agent}]"));
     }
     s
 }

@@ -84,6 +84,7 @@ impl ApprovalAsk {
                 files,
                 reason,
                 detail,
+                subagent,
             } => {
                 let kind = match kind {
                     ApprovalKind::Command => ApprovalKindName::Command,
@@ -107,6 +108,7 @@ impl ApprovalAsk {
                     reason: reason.clone(),
                     questions: Vec::new(),
                     detail: detail.clone(),
+                    subagent: subagent.clone(),
                 };
                 (request_id, kind, item_id, req, suggestions)
             }

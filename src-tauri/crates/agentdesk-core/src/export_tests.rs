@@ -47,6 +47,7 @@ async fn secret_env_values_never_leave_in_an_export() {
                 },
                 created_at: 1,
                 updated_at: 1,
+                parent_id: None,
             },
             TimelineItem {
                 id: format!("{}:msg", run.id),
@@ -59,6 +60,7 @@ async fn secret_env_values_never_leave_in_an_export() {
                 },
                 created_at: 2,
                 updated_at: 2,
+                parent_id: None,
             },
         ])
         .await
@@ -151,6 +153,7 @@ async fn secret_answers_never_leave_in_an_export() {
             },
             created_at: 1,
             updated_at: 1,
+            parent_id: None,
         }])
         .await
         .unwrap();

@@ -121,6 +121,7 @@ fn a_frame_merges_appends_and_lets_a_whole_item_replace_older_ops() {
         body: ItemBody::AgentMessage { text: text.into() },
         created_at: 0,
         updated_at: 0,
+        parent_id: None,
     };
     f.push(LiveOp::Append {
         item_id: "a".into(),
@@ -476,6 +477,7 @@ async fn a_long_session_opens_on_its_newest_page_and_the_rest_pages_in_behind_it
             },
             created_at: seq,
             updated_at: seq,
+            parent_id: None,
         })
         .collect();
     desk.store().upsert_timeline_items(&items).await.unwrap();

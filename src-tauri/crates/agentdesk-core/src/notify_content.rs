@@ -288,6 +288,11 @@ pub fn approval_content(a: &Approval, origin: &Origin) -> Content {
     };
     let title = approval_title(a, engine, &mut body);
     body.context(&format!("{} · {}", origin.workspace, origin.session));
+    if let Some(agent) = &r.subagent {
+        // Which of the run's agents asks: the user approves a subagent's doing, not the
+        // main agent's.
+        body.context(&format!("Asked by the subagent {agent}"));
+    }
     match &r.command {
         Some(c) => body.request(&format!("$ {c}")),
         // A command request that does not say what runs cannot be approved from here.

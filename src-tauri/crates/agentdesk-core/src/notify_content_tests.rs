@@ -336,3 +336,24 @@ fn approve_is_offered_only_when_the_whole_request_is_shown() {
         assert!(c.body.lines().count() <= 6, "{name}: {:?}", c.body);
     }
 }
+
+#[test]
+fn a_subagents_request_names_the_subagent_and_keeps_its_buttons() {
+    let a = with(
+        claude_tool(
+            ApprovalKindName::Command,
+            "Bash",
+            serde_json::json!({"command": "touch sub-made.txt"}),
+        ),
+        |r| r.subagent = Some("general-purpose: Count files".into()),
+    );
+    let c = approval_content(&a, &origin());
+    assert!(
+        c.body
+            .contains("Asked by the subagent general-purpose: Count files"),
+        "{:?}",
+        c.body
+    );
+    assert!(c.body.contains("$ touch sub-made.txt"), "{:?}", c.body);
+    assert!(!c.actions.is_empty(), "{c:#?}");
+}

@@ -451,6 +451,7 @@ mod tests {
             body: ItemBody::AgentMessage { text: text.into() },
             created_at: 0,
             updated_at: 0,
+            parent_id: None,
         }
     }
 

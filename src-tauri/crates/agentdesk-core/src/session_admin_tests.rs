@@ -27,6 +27,7 @@ fn answer(session: &Session, run: &RunId, seq: i64, text: &str) -> TimelineItem 
         body: ItemBody::AgentMessage { text: text.into() },
         created_at: 1,
         updated_at: 1,
+        parent_id: None,
     }
 }
 

@@ -316,6 +316,7 @@ impl Desk {
                 },
                 created_at: at,
                 updated_at: at,
+                parent_id: None,
             }])
             .await?;
         if session.title.is_empty() {

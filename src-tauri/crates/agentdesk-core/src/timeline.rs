@@ -42,6 +42,9 @@ pub struct RunReducer {
     requests: HashMap<String, usize>,
     /// Engine request id → the queue's approval id, for requests whose item is not made yet.
     links: HashMap<String, ApprovalId>,
+    /// Item key → the key of the tool call it is nested under (a subagent's work), told by
+    /// `item.parent` before the item's first event.
+    parents: HashMap<String, String>,
     diagnostics: u64,
     outcome: Option<RunOutcome>,
     clock: Clock,
@@ -82,6 +85,7 @@ impl RunReducer {
             changed: BTreeSet::new(),
             requests: HashMap::new(),
             links: HashMap::new(),
+            parents: HashMap::new(),
             diagnostics: 0,
             outcome: None,
             clock,
@@ -165,6 +169,7 @@ impl RunReducer {
                     body,
                     created_at: now,
                     updated_at: now,
+                    parent_id: self.parents.get(&key).cloned(),
                 });
                 self.by_id.insert(key, i);
                 i
@@ -246,6 +251,10 @@ impl RunReducer {
         match ev {
             // The account's, not the run's: the core keeps the latest (`rate_limits`).
             AgentEvent::RunStarted { .. } | AgentEvent::RateLimits(_) => {}
+            AgentEvent::ItemParent {
+                item_id,
+                parent_item_id,
+            } => self.on_item_parent(item_id, parent_item_id),
             AgentEvent::MessageDelta { item_id, text } => self.append_text(item_id, text, false),
             AgentEvent::MessageCompleted { item_id, text } => {
                 self.complete_text(item_id, text, false)
@@ -300,6 +309,16 @@ impl RunReducer {
             }
         }
         false
+    }
+
+    /// Nest `item_id` under `parent_item_id` (an item already made is moved there).
+    fn on_item_parent(&mut self, item_id: &str, parent_item_id: &str) {
+        let (key, parent) = (self.key(item_id), self.key(parent_item_id));
+        if let Some(&i) = self.by_id.get(&key) {
+            self.items[i].parent_id = Some(parent.clone());
+            self.touch(i);
+        }
+        self.parents.insert(key, parent);
     }
 
     fn on_tool_updated(&mut self, item_id: &str, kind: ToolKind, output: &str) {

@@ -116,6 +116,7 @@ async fn a_session_lives_is_searched_exported_and_recovered() {
             },
             created_at: 1,
             updated_at: 1,
+            parent_id: None,
         }])
         .await
         .unwrap();

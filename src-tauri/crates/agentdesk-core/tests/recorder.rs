@@ -150,6 +150,7 @@ async fn an_interrupt_cancels_the_runs_pending_approvals_inside_their_tool_cards
         files: vec![],
         reason: None,
         detail: None,
+        subagent: None,
     };
     let ask = ApprovalAsk::from_event(&session, &run, &asked).unwrap();
     let answered = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -49,6 +49,7 @@ snapshot!(
     codex_s8_model_http_error,
     codex_s10_streaming_command,
     claude_write_allow,
+    claude_subagent,
 );
 
 #[test]
@@ -144,6 +145,7 @@ fn a_late_link_names_the_approval_and_the_engines_outcome_changes_no_item() {
         files: Vec::new(),
         reason: None,
         detail: None,
+        subagent: None,
     });
     assert_eq!(r.take_changed().len(), 1);
     r.link_approval("req", "a1".into());

@@ -19,6 +19,8 @@ pub enum ToolKind {
     FileChange,
     Mcp,
     Web,
+    /// A subagent the agent started: its own items are nested under this call.
+    Agent,
     Other,
 }
 
@@ -190,6 +192,13 @@ pub enum AgentEvent {
         status: ToolStatus,
         exit_code: Option<i32>,
     },
+    /// The item `item_id` is the work of a subagent started by the tool call
+    /// `parent_item_id`: sent before the item's first event, so it is drawn nested there.
+    #[serde(rename = "item.parent", rename_all = "camelCase")]
+    ItemParent {
+        item_id: String,
+        parent_item_id: String,
+    },
     #[serde(rename = "file.changed", rename_all = "camelCase")]
     FileChanged {
         item_id: String,
@@ -210,6 +219,11 @@ pub enum AgentEvent {
         /// Engine-specific detail (the tool and its input, the permissions asked for...).
         #[serde(default)]
         detail: Option<Box<ApprovalDetail>>,
+        /// The subagent that asks, in words (`general-purpose: Count files`), when not the
+        /// run's own agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        subagent: Option<String>,
     },
     /// How the request ended as far as the engine side knows (decided, expired, cancelled).
     #[serde(rename = "approval.resolved", rename_all = "camelCase")]
@@ -275,6 +289,7 @@ impl AgentEvent {
             Self::ToolStarted { .. } => "tool.started",
             Self::ToolUpdated { .. } => "tool.updated",
             Self::ToolCompleted { .. } => "tool.completed",
+            Self::ItemParent { .. } => "item.parent",
             Self::FileChanged { .. } => "file.changed",
             Self::ApprovalRequested { .. } => "approval.requested",
             Self::ApprovalResolved { .. } => "approval.resolved",

@@ -79,6 +79,7 @@ pub fn items(session: &(SessionId, RunId), from: usize, n: usize) -> Vec<Timelin
             },
             created_at: 1,
             updated_at: 1,
+            parent_id: None,
         })
         .collect()
 }

@@ -12,7 +12,7 @@ use sqlx::{Sqlite, Transaction};
 use crate::{stored_name, Result, Store, StoreError};
 
 const COLUMNS: &str =
-    "pk, id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at";
+    "pk, id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at, parent_id";
 
 /// Largest page the UI may ask for at once.
 pub const MAX_PAGE: u32 = 5_000;
@@ -95,6 +95,7 @@ struct ItemRow {
     payload: String,
     created_at: i64,
     updated_at: i64,
+    parent_id: Option<String>,
 }
 
 impl TryFrom<ItemRow> for TimelineItem {
@@ -110,6 +111,7 @@ impl TryFrom<ItemRow> for TimelineItem {
             seq: r.seq,
             created_at: r.created_at,
             updated_at: r.updated_at,
+            parent_id: r.parent_id,
         })
     }
 }
@@ -119,7 +121,7 @@ fn to_items(rows: Vec<ItemRow>) -> Result<Vec<TimelineItem>> {
     rows.into_iter().map(TimelineItem::try_from).collect()
 }
 
-/// Rows per multi-row statement: 10 values each stays far below SQLite's 32,766 variables,
+/// Rows per multi-row statement: 11 values each stays far below SQLite's 32,766 variables,
 /// and a statement per item would cost a round trip to the database thread each.
 const ROWS_PER_STATEMENT: usize = 200;
 
@@ -137,7 +139,8 @@ pub(crate) async fn upsert_many(
     for chunk in rows.chunks(ROWS_PER_STATEMENT) {
         let mut q = sqlx::QueryBuilder::<Sqlite>::new(
             "INSERT INTO timeline_items
-                (id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at) ",
+                (id, session_id, run_id, seq, kind, status, text, payload, created_at, updated_at,
+                 parent_id) ",
         );
         q.push_values(chunk, |mut b, (item, s)| {
             b.push_bind(&item.id)
@@ -149,12 +152,14 @@ pub(crate) async fn upsert_many(
                 .push_bind(&s.text)
                 .push_bind(&s.payload)
                 .push_bind(item.created_at)
-                .push_bind(item.updated_at);
+                .push_bind(item.updated_at)
+                .push_bind(&item.parent_id);
         });
         q.push(
             " ON CONFLICT(id) DO UPDATE SET
                 kind = excluded.kind, status = excluded.status, text = excluded.text,
-                payload = excluded.payload, seq = excluded.seq, updated_at = excluded.updated_at",
+                payload = excluded.payload, seq = excluded.seq, updated_at = excluded.updated_at,
+                parent_id = excluded.parent_id",
         );
         q.build().execute(&mut **tx).await?;
     }

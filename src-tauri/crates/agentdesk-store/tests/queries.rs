@@ -90,6 +90,7 @@ fn item(session: &str, run: &str, id: &str, seq: i64, body: ItemBody) -> Timelin
         body,
         created_at: 30,
         updated_at: 30,
+        parent_id: None,
     }
 }
 

@@ -51,6 +51,7 @@ async fn store_with(texts: &[&str]) -> (tempfile::TempDir, Store) {
                 },
                 created_at: 100 + i as i64,
                 updated_at: 100 + i as i64,
+                parent_id: None,
             }])
             .await
             .unwrap();

@@ -99,6 +99,11 @@ export function ApprovalCard({ data, focused = false, onDecided }: Props) {
           </span>
         )}
       </div>
+      {data.subagent && (
+        <p className="approval-subagent">
+          Asked by the subagent <VisibleText text={data.subagent} />
+        </p>
+      )}
       {data.reason && !reasonInGrant && (
         <p className="approval-reason">
           <VisibleText text={data.reason} />

@@ -14,6 +14,8 @@ export interface CardData {
   /** Every file the request is about, listed in "What approving allows" (never trimmed). */
   grantFiles: Pick<ApprovalFile, "path" | "kind">[];
   reason: string | null;
+  /** The subagent that asks (`general-purpose: Count files`), when not the run's own agent. */
+  subagent: string | null;
   /** The engine's detail (`ApprovalRequest.detail`): what else approving grants. */
   detail: unknown;
   state: ApprovalState;
@@ -33,6 +35,7 @@ export function fromApproval(a: Approval): CardData {
     files: a.request.files,
     grantFiles: a.request.files.map(({ path, kind }) => ({ path, kind })),
     reason: a.request.reason,
+    subagent: a.request.subagent ?? null,
     detail: a.request.detail ?? null,
     state: a.state,
     decidedBy: a.decidedBy,

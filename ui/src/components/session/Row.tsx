@@ -8,6 +8,7 @@ import { QuestionCard } from "../approvals/QuestionCard";
 import { DiffView } from "./DiffView";
 import { AgentMessage, Notice, Reasoning, UserMessage } from "./items/Messages";
 import { PlanCard } from "./items/PlanCard";
+import { NestedMessage, SubagentCard } from "./items/SubagentCard";
 import { ToolCard } from "./items/ToolCard";
 import { RunLine } from "./RunLine";
 
@@ -46,6 +47,9 @@ function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowK
     case "reasoning":
       return <Reasoning item={item} body={body} />;
     case "tool":
+      if (body.toolKind === "agent") {
+        return <SubagentCard store={store} item={item} body={body} focused={focused} renderItem={(id) => <NestedItem store={store} itemId={id} />} />;
+      }
       return <ToolCard store={store} item={item} body={body} focused={focused} />;
     case "file_change":
       return <DiffView path={body.path} kind={body.changeKind} diff={body.diff} />;
@@ -73,6 +77,13 @@ function ItemRow({ store, rowKey, focused }: { store: SessionStore; rowKey: RowK
     default:
       return <div className="row-missing" />;
   }
+}
+
+/** An item nested in a subagent's card: as in the timeline, a message whole. */
+function NestedItem({ store, itemId }: { store: SessionStore; itemId: string }) {
+  const item = useItem(store, itemId);
+  if (item?.body.kind === "agent_message") return <NestedMessage store={store} itemId={itemId} />;
+  return <ItemRow store={store} rowKey={itemId} focused={false} />;
 }
 
 /** A request row whose record the view does not have: one the queue could not record (it

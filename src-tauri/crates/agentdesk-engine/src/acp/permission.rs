@@ -208,6 +208,7 @@ pub fn permission_event(
         cwd: Some(cwd.display().to_string()),
         files,
         reason,
+        subagent: None,
         detail: Some(Box::new(ApprovalDetail::AcpToolCall(detail))),
     };
     (event, outside)
@@ -292,6 +293,7 @@ pub fn fs_event(
         reason: Some(format!(
             "The agent wants to {verb} a file outside the workspace"
         )),
+        subagent: None,
         detail: None,
     }
 }

@@ -25,6 +25,7 @@ pub mod options;
 mod prompt_file;
 mod run;
 mod run_loop;
+mod subagents;
 mod tasks;
 pub mod translate;
 mod wire;

@@ -402,6 +402,10 @@ impl RunTask {
                 cwd: Some(self.cwd.display().to_string()),
                 files,
                 reason,
+                subagent: c
+                    .agent_id
+                    .as_deref()
+                    .map(|a| self.translator.subagent_name(a)),
                 detail: Some(Box::new(ApprovalDetail::ClaudeTool(ClaudeToolDetail {
                     tool_name: c.tool_name.clone(),
                     display_name: c.display_name.clone(),

@@ -27,6 +27,8 @@ struct LoopState {
     interrupt_deadline: Option<Instant>,
     watchdog: Watchdog,
     budget: DiagnosticBudget,
+    /// While only the CLI's report turn is awaited (see `REPORT_GRACE`).
+    report_deadline: Option<Instant>,
     /// Events not yet sent.
     out: Vec<AgentEvent>,
 }
@@ -38,16 +40,24 @@ impl LoopState {
             interrupt_deadline: None,
             watchdog: Watchdog::new(limits.inactivity_timeout),
             budget: DiagnosticBudget::new(limits.max_diagnostics),
+            report_deadline: None,
             out: Vec::new(),
         }
     }
 }
 
+/// How long a run waits, after its last turn with no subagent working, for the turn in which
+/// the CLI reports the subagents that ended (it starts one at once on 2.1.328).
+const REPORT_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
 enum Step {
     Stdout(Option<Inbound<ClaudeLine>>),
     Stderr(Diagnostic),
-    Control(Control),
+    // Boxed: a control request (with its tool input) is far larger than the other steps.
+    Control(Box<Control>),
     InterruptTimeout,
+    /// The report turn did not begin in time: the run is complete.
+    NoReport,
     /// The CLI said nothing for the inactivity limit while not waiting for the user.
     Silent,
     Abandoned,
@@ -86,18 +96,24 @@ impl RunTask {
             Some(_) => None,
             None => st.watchdog.deadline(!st.pending.is_empty()),
         };
+        st.report_deadline = match (self.translator.awaiting_report(), st.report_deadline) {
+            (false, _) => None,
+            (true, Some(d)) => Some(d),
+            (true, None) => Some(Instant::now() + REPORT_GRACE),
+        };
         let step = tokio::select! {
             item = self.session.inbound.recv() => Step::Stdout(item),
             Some(d) = self.session.stderr.recv() => Step::Stderr(d),
-            Some(c) = self.control.recv() => Step::Control(c),
+            Some(c) = self.control.recv() => Step::Control(Box::new(c)),
             _ = sleep_until(st.interrupt_deadline) => Step::InterruptTimeout,
+            _ = sleep_until(st.report_deadline) => Step::NoReport,
             _ = sleep_until(silence) => Step::Silent,
             _ = self.events.closed() => Step::Abandoned,
         };
         // Any line (even a keep-alive or garbage) proves the CLI is alive; the user's answer
         // restarts the clock after a wait.
         if matches!(step, Step::Stdout(_) | Step::Stderr(_))
-            || matches!(&step, Step::Control(Control::Command(c)) if c.is_answer())
+            || matches!(&step, Step::Control(c) if matches!(c.as_ref(), Control::Command(c) if c.is_answer()))
         {
             st.watchdog.activity();
         }
@@ -123,7 +139,7 @@ impl RunTask {
                 self.translator
                     .notice(DiagnosticSource::Stderr, d.detail, None, &mut st.out)
             }
-            Step::Control(c) => self.on_control(c, st),
+            Step::Control(c) => self.on_control(*c, st),
             Step::InterruptTimeout => {
                 self.translator.notice(
                     DiagnosticSource::Notice,
@@ -134,6 +150,7 @@ impl RunTask {
                 st.pending.expire_all(&mut st.out);
                 self.translator.interrupted(&mut st.out);
             }
+            Step::NoReport => self.translator.completed_without_report(&mut st.out),
             Step::Silent => {
                 // Failed, not interrupted: nobody asked for it. The stop ladder in `finish`
                 // ends the process (a hung CLI ignores an interrupt anyway).
@@ -181,7 +198,13 @@ impl RunTask {
     fn on_control(&mut self, control: Control, st: &mut LoopState) {
         match control {
             Control::Command(Command::Interrupt) => {
-                if st.interrupt_deadline.is_none() {
+                if self.translator.between_turns() {
+                    // No turn to interrupt: only subagents work. The run ends now, and
+                    // stopping the CLI (in `finish`) stops them.
+                    self.translator.set_stopping();
+                    st.pending.expire_all(&mut st.out);
+                    self.translator.interrupted(&mut st.out);
+                } else if st.interrupt_deadline.is_none() {
                     self.translator.set_stopping();
                     let sent = self
                         .session

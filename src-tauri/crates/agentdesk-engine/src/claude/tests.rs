@@ -467,3 +467,124 @@ fn a_task_of_an_earlier_run_keeps_its_subject() {
     );
     assert!(out.iter().any(|e| matches!(e, AgentEvent::EngineDiagnostic { message, .. } if message.contains("unreadable claude `TaskCreate`"))));
 }
+
+/// The subagent transcripts: its items nested under the `Agent` call, the call running until
+/// the subagent's notification (its summary the output), one run over both turns.
+fn subagent_run(name: &str) {
+    let ev = replay(name, |_, _| {});
+    let pos = |pred: &dyn Fn(&AgentEvent) -> bool| ev.iter().position(pred);
+    let agent_started = pos(&|e| {
+        matches!(e, AgentEvent::ToolStarted { item_id, kind: ToolKind::Agent, name, .. }
+            if item_id == "toolu_agent1" && name == "Agent")
+    })
+    .unwrap_or_else(|| panic!("{name}: no Agent call\n{ev:#?}"));
+    let agent_done: Vec<usize> = ev
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, AgentEvent::ToolCompleted { item_id, .. } if item_id == "toolu_agent1"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(agent_done.len(), 1, "{name}: {ev:#?}");
+    assert!(
+        matches!(&ev[agent_done[0]], AgentEvent::ToolCompleted { status: ToolStatus::Completed, output: Some(o), .. }
+            if o == "SUB-DONE: 3 files"),
+        "{name}: {:#?}",
+        ev[agent_done[0]]
+    );
+    // The subagent's text and its Bash call are nested, each announced before its first event.
+    let nested: Vec<(&str, &str)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ItemParent {
+                item_id,
+                parent_item_id,
+            } => Some((item_id.as_str(), parent_item_id.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(nested.len(), 3, "{name}: {nested:?}");
+    assert!(nested.iter().all(|(_, p)| *p == "toolu_agent1"));
+    assert!(nested.iter().any(|(i, _)| *i == "toolu_sub_bash"));
+    let parent_of_bash = pos(
+        &|e| matches!(e, AgentEvent::ItemParent { item_id, .. } if item_id == "toolu_sub_bash"),
+    )
+    .unwrap();
+    let bash_started = pos(&|e| matches!(e, AgentEvent::ToolStarted { item_id, kind: ToolKind::Command, .. } if item_id == "toolu_sub_bash")).unwrap();
+    assert!(agent_started < parent_of_bash && parent_of_bash < bash_started);
+    let sub_text = ev.iter().find_map(|e| match e {
+        AgentEvent::MessageCompleted { item_id, text } if text == "SUB-DONE: 3 files" => {
+            Some(item_id.clone())
+        }
+        _ => None,
+    });
+    let sub_text = sub_text.unwrap_or_else(|| panic!("{name}: {ev:#?}"));
+    assert!(nested.iter().any(|(i, _)| *i == sub_text), "{nested:?}");
+    // The main agent's text is not nested, and the run ends once, after the report turn.
+    let main_text = ev.iter().find_map(|e| match e {
+        AgentEvent::MessageCompleted { item_id, text } if text == "MAIN waiting for the agent" => {
+            Some(item_id.clone())
+        }
+        _ => None,
+    });
+    assert!(!nested.iter().any(|(i, _)| Some(i.to_string()) == main_text));
+    let terminal: Vec<&AgentEvent> = ev.iter().filter(|e| e.is_terminal()).collect();
+    assert_eq!(terminal.len(), 1);
+    assert!(matches!(ev.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert_eq!(
+        completed_text_count(&ev, "(fake) no script left"),
+        1,
+        "{name}: the report turn's answer"
+    );
+    // Usage sums both turns' costs (the second counts the subagent's requests).
+    let last_usage = ev.iter().rev().find_map(|e| match e {
+        AgentEvent::Usage(u) => Some(*u),
+        _ => None,
+    });
+    let cost = last_usage.and_then(|u| u.cost_usd).unwrap();
+    assert!((cost - 0.000525).abs() < 1e-9, "{cost}");
+}
+
+fn completed_text_count(ev: &[AgentEvent], text: &str) -> usize {
+    ev.iter()
+        .filter(|e| matches!(e, AgentEvent::MessageCompleted { text: t, .. } if t == text))
+        .count()
+}
+
+#[test]
+fn a_background_subagent_is_nested_and_the_run_waits_for_its_report() {
+    subagent_run("subagent.jsonl");
+}
+
+#[test]
+fn a_subagent_that_ends_inside_the_main_turn_still_gets_its_report_turn() {
+    subagent_run("subagent_done_mid_turn.jsonl");
+}
+
+#[test]
+fn a_run_between_turns_knows_it() {
+    // Cut after the main turn's result: the run is not over, a subagent works.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../tests/fixtures/claude/subagent.jsonl");
+    let mut t = ClaudeTranslator::new(PathBuf::from("/nonexistent-cwd"), None);
+    let mut out = Vec::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let msg = SdkMessage::from_value(v["msg"].clone());
+        let is_result = matches!(msg, SdkMessage::Result(_));
+        t.on_message(msg, &mut out);
+        if is_result {
+            break;
+        }
+    }
+    assert!(t.outcome().is_none());
+    assert!(t.between_turns());
+    assert!(!t.awaiting_report(), "a subagent still works");
+    assert_eq!(
+        t.subagent_name("a10d6591d14e8c41f"),
+        "general-purpose: Count files"
+    );
+    // Nothing came: the run is closed as completed, the Agent call interrupted.
+    t.completed_without_report(&mut out);
+    assert!(matches!(out.last(), Some(AgentEvent::RunCompleted { .. })));
+    assert!(out.iter().any(|e| matches!(e, AgentEvent::ToolCompleted { item_id, status: ToolStatus::Interrupted, .. } if item_id == "toolu_agent1")));
+}

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use agentdesk_protocol::claude::{
     AssistantMessage, ContentBlock, ContentDelta, RawStreamEvent, ResultMessage, SdkMessage,
-    StreamEvent, SystemMessage, TerminalReason, UserMessage,
+    StreamEvent, SystemMessage, TaskNotification, TerminalReason, UserMessage,
 };
 use agentdesk_protocol::events::{AgentEvent, DiagnosticSource, FailureCode, ToolKind, ToolStatus};
 use serde_json::Value;
@@ -24,6 +24,7 @@ use serde_json::Value;
 use agentdesk_protocol::plan::Plan;
 
 use super::diff::{planned_change_from, target_path, PlannedChange};
+use super::subagents::Subagents;
 use super::tasks::{Applied, PlanCall, Tasks};
 use super::wire::ClaudeLine;
 
@@ -68,6 +69,8 @@ pub fn tool_kind(name: &str) -> ToolKind {
         "Bash" | "BashOutput" | "KillShell" => ToolKind::Command,
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::FileChange,
         "WebFetch" | "WebSearch" => ToolKind::Web,
+        // `Task` is the name older CLIs gave it.
+        "Agent" | "Task" => ToolKind::Agent,
         n if n.starts_with("mcp__") => ToolKind::Mcp,
         _ => ToolKind::Other,
     }
@@ -96,6 +99,7 @@ pub struct ClaudeTranslator {
     files: HashMap<PathBuf, Option<String>>,
     /// The plan the task tools keep (no tool cards for them).
     tasks: Tasks,
+    subagents: Subagents,
 }
 
 impl ClaudeTranslator {
@@ -116,6 +120,7 @@ impl ClaudeTranslator {
             outcome: None,
             files: HashMap::new(),
             tasks: Tasks::default(),
+            subagents: Subagents::default(),
         }
     }
 
@@ -141,6 +146,29 @@ impl ClaudeTranslator {
 
     pub fn stopping(&self) -> bool {
         self.stopping
+    }
+
+    /// The subagent `agent_id` in words (`general-purpose: Count files`), for its approvals.
+    pub fn subagent_name(&self, agent_id: &str) -> String {
+        self.subagents.name(agent_id)
+    }
+
+    /// A turn ended and the run goes on for its subagents (see [`Subagents`]): an interrupt
+    /// then has no turn to stop.
+    pub fn between_turns(&self) -> bool {
+        self.outcome.is_none() && self.subagents.between_turns()
+    }
+
+    /// Between turns with no subagent working: only the CLI's report turn is awaited.
+    pub fn awaiting_report(&self) -> bool {
+        self.outcome.is_none() && self.subagents.awaiting_report()
+    }
+
+    /// The report turn never came: the run ends as completed.
+    pub fn completed_without_report(&mut self, out: &mut Vec<AgentEvent>) {
+        if self.outcome.is_none() {
+            self.finish(RunOutcome::Completed, "end_turn".to_owned(), out);
+        }
     }
 
     /// A tool use the user (or a rule) denied: its result is `declined`, not `failed`.
@@ -240,6 +268,7 @@ impl ClaudeTranslator {
     fn on_system(&mut self, s: SystemMessage, out: &mut Vec<AgentEvent>) {
         match s {
             SystemMessage::Init(init) => {
+                self.subagents.turn_began();
                 self.session_id = Some(init.session_id.clone());
                 self.start(init.model, init.tools.unwrap_or_default(), out);
                 // An MCP server that could not start: its tools are missing from the run.
@@ -293,7 +322,13 @@ impl ClaudeTranslator {
                 );
                 self.notice(DiagnosticSource::Warning, msg, None, out);
             }
-            SystemMessage::Status(_) | SystemMessage::ThinkingTokens(_) => {}
+            SystemMessage::TaskStarted(t) => self.subagents.started(t),
+            SystemMessage::BackgroundTasksChanged(c) => self.subagents.tasks_changed(&c),
+            SystemMessage::TaskNotification(n) => self.on_task_notification(n, out),
+            SystemMessage::Status(_)
+            | SystemMessage::ThinkingTokens(_)
+            | SystemMessage::TaskProgress(_)
+            | SystemMessage::TaskUpdated(_) => {}
             SystemMessage::Unknown(raw) => {
                 let what = raw
                     .get("subtype")
@@ -412,21 +447,38 @@ impl ClaudeTranslator {
             return;
         }
         let message_id = a.message.id.clone();
+        // A subagent's message: never streamed, so never one of the open blocks (those are
+        // the main agent's), and nested under the call that started it.
+        let parent = a.parent_tool_use_id.clone();
         for block in a.message.content {
             match block {
                 ContentBlock::Text(t) => {
-                    let item_id = self
-                        .take_open(false)
-                        .unwrap_or_else(|| self.mint(&message_id));
+                    let item_id = match &parent {
+                        Some(p) => {
+                            let id = self.mint(&message_id);
+                            self.subagents.nest(&id, p, out);
+                            id
+                        }
+                        None => self
+                            .take_open(false)
+                            .unwrap_or_else(|| self.mint(&message_id)),
+                    };
                     out.push(AgentEvent::MessageCompleted {
                         item_id,
                         text: t.text,
                     });
                 }
                 ContentBlock::Thinking(t) => {
-                    let item_id = self
-                        .take_open(true)
-                        .unwrap_or_else(|| self.mint(&message_id));
+                    let item_id = match &parent {
+                        Some(p) => {
+                            let id = self.mint(&message_id);
+                            self.subagents.nest(&id, p, out);
+                            id
+                        }
+                        None => self
+                            .take_open(true)
+                            .unwrap_or_else(|| self.mint(&message_id)),
+                    };
                     out.push(AgentEvent::ReasoningCompleted {
                         item_id,
                         text: t.thinking,
@@ -446,6 +498,9 @@ impl ClaudeTranslator {
                         planned_change_from(&t.name, &t.input, &path, before)
                     });
                     let name = shown_name(&t.name);
+                    if let Some(p) = &parent {
+                        self.subagents.nest(&t.id, p, out);
+                    }
                     out.push(AgentEvent::ToolStarted {
                         item_id: t.id.clone(),
                         kind,
@@ -505,6 +560,12 @@ impl ClaudeTranslator {
                 }
                 continue;
             }
+            if status == ToolStatus::Completed && self.subagents.is_background_call(&r.tool_use_id)
+            {
+                // Only the launch receipt ("Async agent launched…", internal to the model):
+                // the call goes on until the subagent's notification.
+                continue;
+            }
             let Some(tool) = self.tools.remove(&r.tool_use_id) else {
                 continue;
             };
@@ -547,13 +608,14 @@ impl ClaudeTranslator {
                 .and_then(|d| d.get("thinking_tokens"))
                 .and_then(Value::as_i64)
                 .unwrap_or(0);
-            out.push(AgentEvent::Usage(TokenUsage {
+            let turn = TokenUsage {
                 input: i64::try_from(input).unwrap_or(i64::MAX),
                 cached: i64::try_from(u.cache_read_input_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
                 output: i64::try_from(u.output_tokens.unwrap_or(0)).unwrap_or(i64::MAX),
                 reasoning,
                 cost_usd: r.turn_cost_usd(),
-            }));
+            };
+            out.push(AgentEvent::Usage(self.subagents.add_usage(turn)));
         }
         let aborted = matches!(
             r.terminal_reason,
@@ -575,6 +637,19 @@ impl ClaudeTranslator {
                 code: Some(code),
             }
         };
+        let goes_on = outcome == RunOutcome::Completed && self.subagents.turn_ended();
+        if goes_on && !self.stopping {
+            // A subagent still works, or the CLI reports one in a turn of its own: the run
+            // (and the CLI with it) goes on.
+            return;
+        }
+        // Asked to stop while a subagent works: the run ends here, interrupted (stopping
+        // the CLI stops the subagent).
+        let outcome = if goes_on {
+            RunOutcome::Interrupted
+        } else {
+            outcome
+        };
         let stop_reason = r
             .terminal_reason
             .as_ref()
@@ -582,6 +657,25 @@ impl ClaudeTranslator {
             .or(r.stop_reason.clone())
             .unwrap_or_else(|| "completed".to_owned());
         self.finish(outcome, stop_reason, out);
+    }
+
+    /// A background task ended: a subagent's `Agent` call completes with its summary.
+    fn on_task_notification(&mut self, n: TaskNotification, out: &mut Vec<AgentEvent>) {
+        let Some((call, status)) = self.subagents.notified(&n) else {
+            return;
+        };
+        let Some(tool) = self.tools.remove(&call) else {
+            return;
+        };
+        out.push(AgentEvent::ToolCompleted {
+            item_id: call,
+            kind: tool.kind,
+            name: tool.name,
+            input: tool.input,
+            output: n.summary,
+            status,
+            exit_code: None,
+        });
     }
 
     /// The engine went away (or was stopped) without a `result`.

@@ -93,6 +93,7 @@ fn command(
             cwd: p.cwd,
             files: Vec::new(),
             reason: p.reason,
+            subagent: None,
             detail: Some(Box::new(ApprovalDetail::CodexCommand(CodexCommandDetail {
                 proposed_execpolicy_amendment: p.proposed_execpolicy_amendment,
                 command_actions: p.command_actions,
@@ -116,6 +117,7 @@ fn file_change(
             cwd: None,
             files,
             reason: p.reason,
+            subagent: None,
             detail: Some(Box::new(ApprovalDetail::CodexFileChange(
                 CodexFileChangeDetail {
                     grant_root: p.grant_root,
@@ -139,6 +141,7 @@ fn permissions(
             cwd: p.cwd,
             files: Vec::new(),
             reason: p.reason,
+            subagent: None,
             detail: Some(Box::new(ApprovalDetail::CodexPermissions(
                 CodexPermissionsDetail {
                     permissions: p.permissions,
@@ -189,6 +192,7 @@ fn elicitation(
             cwd: None,
             files: Vec::new(),
             reason: p.message.clone(),
+            subagent: None,
             detail: Some(Box::new(ApprovalDetail::CodexElicitation(
                 CodexElicitationDetail {
                     server_name: p.server_name,

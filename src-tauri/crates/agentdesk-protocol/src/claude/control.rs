@@ -114,6 +114,9 @@ pub struct CanUseToolRequest {
     pub decision_reason_type: Option<String>,
     #[serde(default)]
     pub requires_user_interaction: Option<bool>,
+    /// Set when a subagent asks (its `task_id`).
+    #[serde(default)]
+    pub agent_id: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
 }

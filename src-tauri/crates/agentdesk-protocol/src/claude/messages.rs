@@ -83,7 +83,86 @@ tagged_union! {
         /// A tool use was denied without asking (rule, mode, no prompt tool).
         PermissionDenied(PermissionDenied) = "permission_denied",
         ThinkingTokens(ThinkingTokens) = "thinking_tokens",
+        /// The set of background tasks (subagents, shells) changed: the whole set.
+        BackgroundTasksChanged(BackgroundTasksChanged) = "background_tasks_changed",
+        /// A subagent (the `Agent` tool) started, in the background on 2.1.328.
+        TaskStarted(TaskStarted) = "task_started",
+        TaskProgress(TaskProgress) = "task_progress",
+        TaskUpdated(Empty) = "task_updated",
+        /// A background task ended; the CLI then runs a turn of its own to report it.
+        TaskNotification(TaskNotification) = "task_notification",
     }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundTasksChanged {
+    #[serde(default)]
+    pub tasks: Vec<BackgroundTask>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BackgroundTask {
+    pub task_id: String,
+    #[serde(default)]
+    pub task_type: Option<String>,
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `task_started`: `task_id` is the `agent_id` its messages and permission requests carry;
+/// `tool_use_id` the `Agent` call that started it.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskStarted {
+    pub task_id: String,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    #[serde(default)]
+    pub is_backgrounded: Option<bool>,
+    #[serde(default)]
+    pub task_type: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskProgress {
+    pub task_id: String,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    /// What it is doing now ("Running say hi").
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub last_tool_name: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// `task_notification`: `status` is `completed`, `failed` or `killed`/`stopped`.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskNotification {
+    pub task_id: String,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    pub status: String,
+    #[serde(default)]
+    pub summary: Option<String>,
+    #[serde(flatten)]
+    pub extra: Extra,
 }
 
 #[serde_with::skip_serializing_none]

@@ -57,6 +57,10 @@ pub struct ApprovalRequest {
     /// Engine-specific detail: the tool's input, the permissions asked for...
     #[serde(default)]
     pub detail: Option<Box<ApprovalDetail>>,
+    /// The subagent that asks, in words, when not the run's own agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub subagent: Option<String>,
 }
 
 /// The details of a decision: a deny message, or a question's answers.

@@ -277,6 +277,10 @@ pub struct TimelineItem {
     pub created_at: i64,
     #[ts(type = "number")]
     pub updated_at: i64,
+    /// The tool call (a subagent's start) this item is nested under: its `id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub parent_id: Option<String>,
 }
 
 /// A page of a session's timeline, oldest first.

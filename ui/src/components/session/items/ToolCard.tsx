@@ -6,12 +6,12 @@ import { useApproval } from "../../../state/hooks";
 import type { SessionStore } from "../../../state/sessionStore";
 import { DiffView } from "../DiffView";
 
-type ToolBody = Extract<TimelineItem["body"], { kind: "tool" }>;
+export type ToolBody = Extract<TimelineItem["body"], { kind: "tool" }>;
 
-const KIND_ICON: Record<ToolBody["toolKind"], string> = { command: "$", file_change: "±", mcp: "⚙", web: "⌕", other: "•" };
+const KIND_ICON: Record<ToolBody["toolKind"], string> = { command: "$", file_change: "±", mcp: "⚙", web: "⌕", agent: "⑂", other: "•" };
 const COLLAPSE_OVER_LINES = 14;
 
-function field(input: unknown, ...names: string[]): unknown {
+export function field(input: unknown, ...names: string[]): unknown {
   if (!input || typeof input !== "object") return undefined;
   for (const n of names) {
     const v = (input as Record<string, unknown>)[n];
@@ -36,7 +36,7 @@ function lineCount(text: string): number {
   return n;
 }
 
-function StatusBadge({ item, body }: { item: TimelineItem; body: ToolBody }) {
+export function StatusBadge({ item, body }: { item: TimelineItem; body: ToolBody }) {
   if (item.status === "running") return <span className="badge running">running</span>;
   if (body.exitCode !== null) {
     return <span className={`badge ${body.exitCode === 0 ? "ok" : "bad"}`}>exit {body.exitCode}</span>;
