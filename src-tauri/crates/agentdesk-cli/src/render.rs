@@ -49,7 +49,7 @@ pub fn item(it: &TimelineItem, approvals: &Approvals, diagnostics: bool) -> Opti
     let text = item_text(it, approvals, diagnostics)?;
     // A subagent's work, under the call that started it.
     Some(match &it.parent_id {
-        Some(_) => indent(text.trim_start_matches('\n'), "    ⑂ "),
+        Some(_) => indent(text.trim_start_matches('\n'), "    ↳ "),
         None => text,
     })
 }

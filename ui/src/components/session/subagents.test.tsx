@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Ipc, LiveBatch, LiveOp } from "../../ipc";
 import { IpcContext } from "../../ipc/context";
 import { fakeIpc, session } from "../../test/fakeIpc";
-import { agent, approval, item, reset, run, tool, user } from "../../test/items";
+import { agent, approval, reset, run, tool, user } from "../../test/items";
 import { SessionView } from "./SessionView";
 import { timelineOptions } from "./Timeline";
 
@@ -30,19 +30,19 @@ function open(ipcOver: Partial<Ipc> = {}) {
   return { ipc, push: (ops: LiveOp[]) => push(ops) };
 }
 
-const call = (status: "running" | "completed", output = "") =>
+const call = (output = "") =>
   tool("r1", "toolu_agent1", {
     toolKind: "agent",
     name: "Agent",
     input: { description: "Count files", prompt: "Count the files in src", subagent_type: "general-purpose" },
     output,
-  }).valueOf() as ReturnType<typeof tool>;
+  });
 
 describe("a subagent", () => {
   it("nests its messages and tool calls in the call's card, open while it works, collapsible, and names itself in its approvals", async () => {
     const { push } = open();
     await act(async () => {});
-    const parent = { ...call("running"), status: "running" as const };
+    const parent = { ...call(), status: "running" as const };
     const subText = agent("r1", "m2", "Looking at **src**", "completed");
     const subBash = tool("r1", "toolu_sub_bash", { input: { command: "touch sub-made.txt" }, approvalId: "a-sub" });
     const nested = [
@@ -80,7 +80,7 @@ describe("a subagent", () => {
     // A new nested item arrives live; the subagent ends with its summary: closed by default now.
     push([
       { op: "upsert", item: { ...agent("r1", "m3", "SUB-DONE: 3 files"), parentId: parent.id } },
-      { op: "upsert", item: { ...call("completed", "SUB-DONE: **3** files"), status: "completed" } },
+      { op: "upsert", item: { ...call("SUB-DONE: **3** files"), status: "completed" } },
     ]);
     const done = screen.getByRole("group", { name: "Subagent: Count files" });
     expect(within(head(done)).getByText("done")).toBeTruthy();

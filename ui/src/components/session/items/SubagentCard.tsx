@@ -42,7 +42,7 @@ export function SubagentCard({
     <div className={`tool-card tool-agent status-${item.status}`} role="group" aria-label={`Subagent: ${task ?? type ?? body.name}`}>
       <div className="tool-head">
         <span className="tool-icon" aria-hidden="true">
-          ⑂
+          ◇
         </span>
         <span className="tool-name">Subagent</span>
         {type && <span className="tag">{type}</span>}

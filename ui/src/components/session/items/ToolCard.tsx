@@ -8,7 +8,7 @@ import { DiffView } from "../DiffView";
 
 export type ToolBody = Extract<TimelineItem["body"], { kind: "tool" }>;
 
-const KIND_ICON: Record<ToolBody["toolKind"], string> = { command: "$", file_change: "±", mcp: "⚙", web: "⌕", agent: "⑂", other: "•" };
+const KIND_ICON: Record<ToolBody["toolKind"], string> = { command: "$", file_change: "±", mcp: "⚙", web: "⌕", agent: "◇", other: "•" };
 const COLLAPSE_OVER_LINES = 14;
 
 export function field(input: unknown, ...names: string[]): unknown {
