@@ -95,6 +95,16 @@ pub struct ResponsesApi;
 pub type RecordedRequest = script::Recorded<ResponsesApi>;
 
 impl RecordedRequest {
+    /// The last `input` item as JSON text: what a routed reply answers (a sub-agent's task,
+    /// a tool's output).
+    pub fn newest_input(&self) -> String {
+        self.body["input"]
+            .as_array()
+            .and_then(|i| i.last())
+            .map(Value::to_string)
+            .unwrap_or_default()
+    }
+
     /// All `content` parts of every `input` message, in order.
     pub fn input_content(&self) -> Vec<Value> {
         self.body["input"]
@@ -139,7 +149,7 @@ impl Api for ResponsesApi {
                 &json!({"error": {"message": format!("no route {} {}", req.method, req.path)}}),
             );
         }
-        let reply = state.next_reply();
+        let reply = state.reply_for(&req.newest_input());
         // Ids count the streams only (not errors), so the first stream is `resp_fake_0`.
         let n = match reply {
             Reply::Stream(_) => state.next_seq(),

@@ -438,8 +438,8 @@ impl<A: Api> FakeServer<A> {
     }
 
     /// Answer the first model request whose newest message contains `needle` with `reply`,
-    /// before anything queued. Only the Messages fake routes (its newest message is the last
-    /// of `messages`); the others answer from the queue.
+    /// before anything queued. The Messages fake matches the last of `messages`, the
+    /// Responses fake the last `input` item; the Chat fake answers from the queue only.
     pub fn push_routed(&self, needle: &str, reply: Reply<A>) {
         self.state.push_routed(needle, reply);
     }

@@ -556,3 +556,6 @@ real_test!(
         env.engine.shutdown().await;
     }
 );
+
+#[path = "codex_real/subagents.rs"]
+mod subagents;

@@ -24,6 +24,7 @@ mod login;
 pub mod options;
 mod run;
 mod server;
+mod subagents;
 pub mod translate;
 mod wire;
 

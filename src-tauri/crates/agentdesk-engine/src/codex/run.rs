@@ -153,11 +153,33 @@ impl RunTask {
             t.watchdog.activity();
         }
         match msg {
-            RunMsg::Notification(n) => self.translator.on_notification(n, &mut t.out),
+            RunMsg::Notification(n) => match n.thread_id() {
+                Some(thread)
+                    if thread != self.thread_id && self.translator.is_subagent_thread(thread) =>
+                {
+                    let thread = thread.to_owned();
+                    self.translator
+                        .on_subagent_notification(&thread, n, &mut t.out)
+                }
+                _ => self.translator.on_notification(n, &mut t.out),
+            },
             RunMsg::Request(r, req) => {
+                // A sub-agent's request names it.
+                let subagent = r
+                    .thread_id()
+                    .filter(|thread| *thread != self.thread_id)
+                    .and_then(|thread| self.translator.subagent_name(thread));
+                let from = t.out.len();
                 let translator = &self.translator;
                 let files = |item_id: &str| translator.file_change_files(item_id);
-                hold(r, req, files, &mut t.pending, &mut t.out)
+                hold(r, req, files, &mut t.pending, &mut t.out);
+                if let Some(name) = subagent {
+                    for ev in &mut t.out[from..] {
+                        if let AgentEvent::ApprovalRequested { subagent, .. } = ev {
+                            *subagent = Some(name.clone());
+                        }
+                    }
+                }
             }
             RunMsg::Diagnostic(d) => {
                 let source = match d.source {
@@ -175,6 +197,12 @@ impl RunTask {
                 );
                 self.translator
                     .fail(msg, FailureCode::EngineCrashed, &mut t.out);
+            }
+            RunMsg::Control(Command::Interrupt) if self.translator.awaiting_subagents() => {
+                // Its own turn is over; only sub-agents work: stop them, end the run now.
+                self.interrupt_subagents();
+                t.pending.expire_all(&mut t.out);
+                self.translator.interrupted(&mut t.out);
             }
             RunMsg::Control(Command::Interrupt) => self.interrupt(&mut t.interrupt_deadline),
             RunMsg::Control(Command::Resolve {
@@ -232,13 +260,22 @@ impl RunTask {
         }
     }
 
-    /// `turn/interrupt`, answered in the background (the loop never awaits codex).
+    /// `turn/interrupt` of the run's turn and of its sub-agents', answered in the background
+    /// (the loop never awaits codex).
     fn send_interrupt(&self) {
+        self.interrupt_turn(self.thread_id.clone(), self.turn_id.clone());
+        self.interrupt_subagents();
+    }
+
+    fn interrupt_subagents(&self) {
+        for (thread, turn) in self.translator.subagent_turns() {
+            self.interrupt_turn(thread, turn);
+        }
+    }
+
+    fn interrupt_turn(&self, thread_id: String, turn_id: String) {
         let peer = self.peer.clone();
-        let params = TurnInterruptParams {
-            thread_id: self.thread_id.clone(),
-            turn_id: self.turn_id.clone(),
-        };
+        let params = TurnInterruptParams { thread_id, turn_id };
         tokio::spawn(async move {
             if let Err(e) = peer.call::<TurnInterrupt>(&params).await {
                 tracing::warn!(error = %e, "turn/interrupt failed");

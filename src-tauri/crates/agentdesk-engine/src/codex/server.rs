@@ -96,6 +96,15 @@ impl Server {
                 return;
             }
         }
+        // A sub-agent spawned by a run: its thread is routed to that run from now on.
+        if let Some(children) = spawned_threads(&parsed) {
+            if let Some(route) = self.route(parsed.thread_id()) {
+                let mut routes = lock(&self.routes);
+                for child in children {
+                    routes.entry(child).or_insert_with(|| route.clone());
+                }
+            }
+        }
         match self.route(parsed.thread_id()) {
             Some(route) => {
                 let _ = route.send(RunMsg::Notification(parsed));
@@ -155,6 +164,8 @@ impl Server {
         if routes.get(thread_id).is_some_and(|r| r.same_channel(route)) {
             routes.remove(thread_id);
         }
+        // The threads of the sub-agents it spawned go with it.
+        routes.retain(|_, r| !r.same_channel(route));
     }
 
     /// A turn completed: the process is healthy, forget past crashes.
@@ -399,4 +410,22 @@ pub(crate) fn backoff(
     }
     base.saturating_mul(1u32 << crashes.saturating_sub(1).min(16))
         .min(max)
+}
+
+/// The threads a `spawnAgent` call started, once codex names them.
+fn spawned_threads(n: &ServerNotification) -> Option<Vec<String>> {
+    use agentdesk_protocol::codex::ThreadItem;
+    let item = match n {
+        ServerNotification::ItemStarted(i) => &i.item,
+        ServerNotification::ItemCompleted(i) => &i.item,
+        _ => return None,
+    };
+    match item {
+        ThreadItem::CollabAgentToolCall(c)
+            if c.tool == "spawnAgent" && !c.receiver_thread_ids.is_empty() =>
+        {
+            Some(c.receiver_thread_ids.clone())
+        }
+        _ => None,
+    }
 }

@@ -74,6 +74,9 @@ pub struct TurnTranslator {
     usage_latest: Option<TokenUsageBreakdown>,
     last_error: Option<(String, Option<String>)>,
     outcome: Option<TurnOutcome>,
+    subagents: super::subagents::SubAgents,
+    /// The run's own turn completed while a sub-agent works: the run ends with it.
+    awaiting_subagents: bool,
 }
 
 impl TurnTranslator {
@@ -95,6 +98,76 @@ impl TurnTranslator {
 
     pub fn outcome(&self) -> Option<&TurnOutcome> {
         self.outcome.as_ref()
+    }
+
+    /// Whether `thread_id` is a sub-agent this run spawned.
+    pub fn is_subagent_thread(&self, thread_id: &str) -> bool {
+        self.subagents.is_child(thread_id)
+    }
+
+    /// The sub-agent of `thread_id` in words, for its approvals.
+    pub fn subagent_name(&self, thread_id: &str) -> Option<String> {
+        self.subagents.name(thread_id)
+    }
+
+    /// The run's own turn is over and only sub-agents work: an interrupt stops those.
+    pub fn awaiting_subagents(&self) -> bool {
+        self.outcome.is_none() && self.awaiting_subagents
+    }
+
+    /// The sub-agents' turns still working, `(thread, turn)`.
+    pub fn subagent_turns(&self) -> Vec<(String, String)> {
+        self.subagents.working_turns()
+    }
+
+    /// A notification of a sub-agent's thread: its items nested under the spawn call, its
+    /// turn's end completing that call (and the run, when only it was awaited).
+    pub fn on_subagent_notification(
+        &mut self,
+        thread_id: &str,
+        n: ServerNotification,
+        out: &mut Vec<AgentEvent>,
+    ) {
+        use super::subagents::item_of;
+        if self.outcome.is_some() {
+            return;
+        }
+        if let Some((call, status, last)) = self.subagents.on_notification(thread_id, &n) {
+            if let Some(Open::Tool { kind, name, input }) = self.close_item(&call) {
+                out.push(AgentEvent::ToolCompleted {
+                    item_id: call,
+                    kind,
+                    name,
+                    input,
+                    output: last,
+                    status,
+                    exit_code: None,
+                });
+            }
+            if self.awaiting_subagents && !self.subagents.working() {
+                self.complete(out);
+            }
+            return;
+        }
+        let user_message = |i: &ThreadItem| matches!(i, ThreadItem::UserMessage(_));
+        match &n {
+            ServerNotification::ItemStarted(i) if user_message(&i.item) => {}
+            ServerNotification::ItemCompleted(i) if user_message(&i.item) => {}
+            ServerNotification::ItemStarted(_)
+            | ServerNotification::ItemCompleted(_)
+            | ServerNotification::AgentMessageDelta(_)
+            | ServerNotification::ReasoningSummaryTextDelta(_)
+            | ServerNotification::ReasoningTextDelta(_)
+            | ServerNotification::CommandExecutionOutputDelta(_)
+            | ServerNotification::FileChangeOutputDelta(_) => {
+                if let Some(id) = item_of(&n) {
+                    self.subagents.nest(thread_id, &id, out);
+                }
+                self.dispatch(n, out);
+            }
+            // Its turn, usage and status are its own bookkeeping, not the run's.
+            _ => {}
+        }
     }
 
     /// Paths and diffs of a `fileChange` item seen in this run.
@@ -121,6 +194,10 @@ impl TurnTranslator {
         if self.outcome.is_some() || self.of_another_turn(&n) {
             return;
         }
+        self.dispatch(n, out);
+    }
+
+    fn dispatch(&mut self, n: ServerNotification, out: &mut Vec<AgentEvent>) {
         match n {
             ServerNotification::ItemStarted(n) => self.item_started(n.item, out),
             ServerNotification::ItemCompleted(n) => self.item_completed(n.item, out),
@@ -252,14 +329,9 @@ impl TurnTranslator {
 
     fn turn_completed(&mut self, c: TurnCompletedNotification, out: &mut Vec<AgentEvent>) {
         match c.turn.status {
-            TurnStatus::Completed => {
-                self.finalise_open(ToolStatus::Interrupted, out);
-                self.push_usage(out);
-                out.push(AgentEvent::RunCompleted {
-                    stop_reason: "completed".into(),
-                });
-                self.outcome = Some(TurnOutcome::Completed);
-            }
+            // A sub-agent still works: the run ends with it (see `subagents`).
+            TurnStatus::Completed if self.subagents.working() => self.awaiting_subagents = true,
+            TurnStatus::Completed => self.complete(out),
             TurnStatus::Interrupted => self.interrupted(out),
             TurnStatus::Failed | TurnStatus::InProgress | TurnStatus::Unknown(_) => {
                 let (msg, code) = match (c.turn.error, self.last_error.take()) {
@@ -273,6 +345,15 @@ impl TurnTranslator {
                 self.fail_with(model_error_message(&msg, code.as_deref()), code, out);
             }
         }
+    }
+
+    fn complete(&mut self, out: &mut Vec<AgentEvent>) {
+        self.finalise_open(ToolStatus::Interrupted, out);
+        self.push_usage(out);
+        out.push(AgentEvent::RunCompleted {
+            stop_reason: "completed".into(),
+        });
+        self.outcome = Some(TurnOutcome::Completed);
     }
 
     /// An item read back from the thread's history: shown as completed.
@@ -419,6 +500,12 @@ impl TurnTranslator {
         if self.text_item_completed(&item, out) {
             return;
         }
+        if let ThreadItem::CollabAgentToolCall(c) = &item {
+            // The sub-agent now works: its call stays open until its turn ends.
+            if self.open.contains_key(&c.id) && self.subagents.spawned(c) {
+                return;
+            }
+        }
         let Some((id, kind, name, input)) = tool_of(&item) else {
             return;
         };
@@ -537,6 +624,14 @@ impl TurnTranslator {
                 (output, status, None)
             }
             ThreadItem::Plan(p) => (Some(p.text.clone()), ToolStatus::Completed, None),
+            ThreadItem::CollabAgentToolCall(c) => {
+                let status = if c.status == "failed" {
+                    ToolStatus::Failed
+                } else {
+                    ToolStatus::Completed
+                };
+                (super::subagents::output(c), status, None)
+            }
             _ => (None, ToolStatus::Completed, None),
         }
     }
@@ -684,6 +779,15 @@ fn tool_of(item: &ThreadItem) -> Option<(String, ToolKind, String, Value)> {
             json!({"path": i.path}),
         ),
         ThreadItem::Plan(p) => (p.id.clone(), ToolKind::Other, "plan".into(), Value::Null),
+        ThreadItem::CollabAgentToolCall(c) => {
+            let (name, input) = super::subagents::card(c);
+            let kind = if c.tool == "spawnAgent" {
+                ToolKind::Agent
+            } else {
+                ToolKind::Other
+            };
+            (c.id.clone(), kind, name, input)
+        }
         _ => return None,
     })
 }

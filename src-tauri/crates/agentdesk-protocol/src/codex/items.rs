@@ -147,6 +147,10 @@ pub enum ThreadItem {
     ImageView(ImageViewItem),
     #[serde(rename = "contextCompaction")]
     ContextCompaction(ContextCompactionItem),
+    /// A call of the multi-agent tools (`features.multi_agent`): spawn a sub-agent (a thread
+    /// of its own), send it input, wait for it, close it.
+    #[serde(rename = "collabAgentToolCall")]
+    CollabAgentToolCall(CollabAgentToolCallItem),
     #[serde(untagged)]
     Unknown(Value),
 }
@@ -165,6 +169,7 @@ impl ThreadItem {
             Self::WebSearch(i) => &i.id,
             Self::ImageView(i) => &i.id,
             Self::ContextCompaction(i) => &i.id,
+            Self::CollabAgentToolCall(i) => &i.id,
             Self::Unknown(v) => return v.get("id").and_then(Value::as_str),
         })
     }
@@ -183,6 +188,7 @@ impl ThreadItem {
             Self::WebSearch(_) => "webSearch",
             Self::ImageView(_) => "imageView",
             Self::ContextCompaction(_) => "contextCompaction",
+            Self::CollabAgentToolCall(_) => "collabAgentToolCall",
             Self::Unknown(v) => v.get("type").and_then(Value::as_str).unwrap_or("unknown"),
         }
     }
@@ -296,6 +302,39 @@ pub struct FileChangeItem {
     #[serde(default)]
     pub changes: Vec<FileUpdateChange>,
     pub status: PatchApplyStatus,
+}
+
+/// `collabAgentToolCall` (codex 0.169): `tool` is `spawnAgent | sendInput | resumeAgent |
+/// wait | closeAgent | …`, `receiverThreadIds` the sub-agents' threads (known once spawned),
+/// `agentsStates` their state by thread (`pendingInit | running | completed | …`, with their
+/// last message once done).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollabAgentToolCallItem {
+    pub id: String,
+    pub tool: String,
+    /// `inProgress` | `completed` | `failed`.
+    pub status: String,
+    #[serde(default)]
+    pub sender_thread_id: Option<String>,
+    #[serde(default)]
+    pub receiver_thread_ids: Vec<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub reasoning_effort: Option<String>,
+    #[serde(default)]
+    pub agents_states: std::collections::BTreeMap<String, CollabAgentState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollabAgentState {
+    pub status: String,
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

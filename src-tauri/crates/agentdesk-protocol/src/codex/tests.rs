@@ -379,3 +379,28 @@ fn absent_options_are_not_sent() {
         serde_json::json!({"model": "gpt-5", "ephemeral": true})
     );
 }
+
+#[test]
+fn a_collab_agent_tool_call_is_read_with_its_sub_agents() {
+    // As codex 0.169 sent it (`features.multi_agent`), the spawn completed.
+    let raw = serde_json::json!({"agentsStates":{"01a23a52-ed95-7b32-b415-b561506d13cc":{"message":null,"status":"pendingInit"}},
+        "completedAtMs":1796274843049u64,"id":"call_spawn1","model":"mock-model","prompt":"SUBAGENT-PROMPT count the files",
+        "reasoningEffort":"medium","receiverThreadIds":["01a23a52-ed95-7b32-b415-b561506d13cc"],
+        "senderThreadId":"01a23a52-ed09-7580-92b1-a224b0fb8253","startedAtMs":1796274843027u64,"status":"completed",
+        "tool":"spawnAgent","type":"collabAgentToolCall"});
+    let item: ThreadItem = serde_json::from_value(raw).unwrap();
+    let ThreadItem::CollabAgentToolCall(c) = &item else {
+        panic!("{item:?}")
+    };
+    assert_eq!(item.id(), Some("call_spawn1"));
+    assert_eq!(item.type_name(), "collabAgentToolCall");
+    assert_eq!(c.tool, "spawnAgent");
+    assert_eq!(
+        c.receiver_thread_ids,
+        ["01a23a52-ed95-7b32-b415-b561506d13cc"]
+    );
+    assert_eq!(
+        c.agents_states["01a23a52-ed95-7b32-b415-b561506d13cc"].status,
+        "pendingInit"
+    );
+}
