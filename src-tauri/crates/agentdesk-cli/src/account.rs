@@ -112,6 +112,18 @@ pub async fn login(desk: &Desk, a: LoginArgs) -> CliResult<()> {
         }
         return Ok(());
     };
+    // Tokio installs the Ctrl-C handler when the future is first polled: before the page is
+    // printed, so a Ctrl-C as soon as the user sees it cancels the login (instead of killing
+    // the CLI by the default action while codex keeps waiting).
+    let mut ctrl_c = Box::pin(tokio::signal::ctrl_c());
+    tokio::select! {
+        biased;
+        _ = &mut ctrl_c => {
+            desk.engine_login_cancel(&login_id)?;
+            return Err(CliError::invalid("the login was cancelled"));
+        }
+        () = std::future::ready(()) => {}
+    }
     if let Some(url) = &started.auth_url {
         println!("Open this page to log in (waiting for the browser):\n  {url}");
     }
@@ -120,7 +132,7 @@ pub async fn login(desk: &Desk, a: LoginArgs) -> CliResult<()> {
     }
     let acc = tokio::select! {
         acc = desk.engine_login_wait(&login_id) => acc?,
-        _ = tokio::signal::ctrl_c() => {
+        _ = &mut ctrl_c => {
             desk.engine_login_cancel(&login_id)?;
             return Err(CliError::invalid("the login was cancelled"));
         }
