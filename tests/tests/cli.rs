@@ -65,6 +65,10 @@ mod accounts;
 #[path = "cli/mcp.rs"]
 mod mcp;
 
+// Subagents (issue 24).
+#[path = "cli/subagents.rs"]
+mod subagents;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

@@ -269,6 +269,47 @@ pub fn approval_prompt(a: &Approval) -> String {
     s
 }
 
+/// The live text of a run: [`event`], with a subagent's work indented under the call that
+/// started it (its streamed pieces are not printed: its items print whole when complete).
+#[derive(Debug, Default)]
+pub struct LiveText {
+    streamed: std::collections::HashSet<String>,
+    nested: std::collections::HashSet<String>,
+}
+
+impl LiveText {
+    pub fn event(&mut self, ev: &AgentEvent) -> Option<String> {
+        let item = match ev {
+            AgentEvent::ItemParent { item_id, .. } => {
+                self.nested.insert(item_id.clone());
+                return None;
+            }
+            AgentEvent::MessageDelta { item_id, .. }
+            | AgentEvent::MessageCompleted { item_id, .. }
+            | AgentEvent::ToolStarted { item_id, .. }
+            | AgentEvent::ToolUpdated { item_id, .. }
+            | AgentEvent::ToolCompleted { item_id, .. }
+            | AgentEvent::FileChanged { item_id, .. } => Some(item_id),
+            _ => None,
+        };
+        match item.filter(|i| self.nested.contains(*i)) {
+            None => event(ev, &mut self.streamed),
+            Some(_)
+                if matches!(
+                    ev,
+                    AgentEvent::MessageDelta { .. } | AgentEvent::ToolUpdated { .. }
+                ) =>
+            {
+                None
+            }
+            Some(_) => {
+                let text = event(ev, &mut self.streamed)?;
+                Some(indent(text.trim_end_matches('\n'), "    ↳ ") + "\n")
+            }
+        }
+    }
+}
+
 /// Streaming text for one live event, or `None` for events that print nothing by
 /// themselves. Deltas print as they come; a completed message prints only what its deltas
 /// did not (`streamed` holds the item ids whose deltas were printed).

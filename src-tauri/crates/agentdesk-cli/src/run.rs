@@ -156,7 +156,7 @@ async fn drive(desk: &Desk, a: RunArgs) -> CliResult<ExitCode> {
         run_id: run.id.clone(),
         mode: a.approve,
         json: a.json,
-        streamed: HashSet::new(),
+        live: render::LiveText::default(),
         handled: HashSet::new(),
         waiting: VecDeque::new(),
         prompted: None,
@@ -343,7 +343,7 @@ struct Streamer<'a> {
     run_id: RunId,
     mode: ApproveMode,
     json: bool,
-    streamed: HashSet<String>,
+    live: render::LiveText,
     /// Approvals already answered or queued for an answer.
     handled: HashSet<ApprovalId>,
     /// Approvals waiting for a line on stdin, oldest first.
@@ -515,7 +515,7 @@ impl Streamer<'_> {
             Some(json_safe(&line) + "\n")
         } else {
             let more = matches!(ev, AgentEvent::MessageDelta { .. });
-            render::event(ev, &mut self.streamed).map(|t| self.text.piece(&t, more))
+            self.live.event(ev).map(|t| self.text.piece(&t, more))
         };
         if let Some(t) = text {
             out.write_all(t.as_bytes())

@@ -281,7 +281,19 @@ pub fn render_markdown(e: &SessionExport) -> String {
             r.run.status.as_str()
         ));
         for item in &r.items {
-            render_item(&mut md, item, &r.attachments, &approvals);
+            if item.parent_id.is_some() {
+                // A subagent's work: quoted under the call that started it.
+                let mut nested = String::new();
+                render_item(&mut nested, item, &r.attachments, &approvals);
+                for line in nested.trim_end().lines() {
+                    md.push_str(if line.is_empty() { ">" } else { "> " });
+                    md.push_str(line);
+                    md.push('\n');
+                }
+                md.push('\n');
+            } else {
+                render_item(&mut md, item, &r.attachments, &approvals);
+            }
         }
         if let Some(err) = &r.run.error {
             md.push_str(&format!("> **Error:** {}\n\n", err.replace('\n', "\n> ")));
@@ -316,7 +328,12 @@ fn render_item(
             }
         }
         ItemBody::AgentMessage { text } => {
-            md.push_str(&format!("### Agent{interrupted}\n\n{text}\n\n"))
+            let who = if item.parent_id.is_some() {
+                "Subagent"
+            } else {
+                "Agent"
+            };
+            md.push_str(&format!("### {who}{interrupted}\n\n{text}\n\n"))
         }
         ItemBody::Reasoning { text } => {
             let quoted = text

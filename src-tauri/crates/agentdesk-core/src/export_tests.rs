@@ -257,3 +257,69 @@ async fn the_export_is_private_and_never_written_through_a_planted_link() {
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
 }
+
+#[tokio::test]
+async fn a_subagents_work_is_quoted_under_its_call_in_markdown() {
+    let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
+    let p = desk.create_profile(&ws.id, &spec("plain")).await.unwrap();
+    let session = desk
+        .create_session(&NewSession {
+            profile_id: Some(p.id.clone()),
+            ..NewSession::new(ws.id.clone())
+        })
+        .await
+        .unwrap();
+    let run = desk.create_run(&session.id, "count", &[]).await.unwrap();
+    let item = |key: &str, seq: i64, body: ItemBody, parent: Option<&str>| TimelineItem {
+        id: format!("{}:{key}", run.id),
+        session_id: session.id.clone(),
+        run_id: run.id.clone(),
+        seq,
+        status: ItemStatus::Completed,
+        body,
+        created_at: seq,
+        updated_at: seq,
+        parent_id: parent.map(|p| format!("{}:{p}", run.id)),
+    };
+    desk.store()
+        .upsert_timeline_items(&[
+            item(
+                "agent1",
+                1,
+                ItemBody::Tool {
+                    tool_kind: ToolKind::Agent,
+                    name: "Agent".into(),
+                    input: serde_json::json!({"description": "Count files"}),
+                    output: "SUB-DONE: 3 files".into(),
+                    exit_code: None,
+                    files: Vec::new(),
+                    approval_id: None,
+                },
+                None,
+            ),
+            item(
+                "sub-msg",
+                2,
+                ItemBody::AgentMessage {
+                    text: "Counting now.\n\nThree.".into(),
+                },
+                Some("agent1"),
+            ),
+            item(
+                "main-msg",
+                3,
+                ItemBody::AgentMessage {
+                    text: "It found three.".into(),
+                },
+                None,
+            ),
+        ])
+        .await
+        .unwrap();
+    let md = desk.export_session_markdown(&session.id).await.unwrap();
+    assert!(
+        md.contains("> ### Subagent\n>\n> Counting now.\n>\n> Three.\n"),
+        "{md}"
+    );
+    assert!(md.contains("\n### Agent\n\nIt found three."), "{md}");
+}
