@@ -311,9 +311,14 @@ impl RunReducer {
         false
     }
 
-    /// Nest `item_id` under `parent_item_id` (an item already made is moved there).
+    /// Nest `item_id` under `parent_item_id` (an item already made is moved there). A parent
+    /// this run never showed (a malformed record) nests nothing: the item stays in the run's
+    /// own list rather than hidden under a card that does not exist.
     fn on_item_parent(&mut self, item_id: &str, parent_item_id: &str) {
         let (key, parent) = (self.key(item_id), self.key(parent_item_id));
+        if key == parent || !self.by_id.contains_key(&parent) {
+            return;
+        }
         if let Some(&i) = self.by_id.get(&key) {
             self.items[i].parent_id = Some(parent.clone());
             self.touch(i);

@@ -229,3 +229,35 @@ fn a_plan_is_one_item_showing_its_last_list() {
     });
     insta::assert_yaml_snapshot!("plan_updates", r.items());
 }
+
+#[test]
+fn an_item_is_nested_only_under_a_call_the_run_showed() {
+    let mut r = RunReducer::with_clock(&"s".into(), &"r".into(), Box::new(|| 0));
+    r.apply(&AgentEvent::ToolStarted {
+        item_id: "agent1".into(),
+        kind: agentdesk_protocol::events::ToolKind::Agent,
+        name: "Agent".into(),
+        input: serde_json::json!({}),
+    });
+    for (item, parent) in [("sub", "agent1"), ("orphan", "nowhere"), ("agent1", "agent1")] {
+        r.apply(&AgentEvent::ItemParent {
+            item_id: item.into(),
+            parent_item_id: parent.into(),
+        });
+        r.apply(&AgentEvent::MessageCompleted {
+            item_id: item.into(),
+            text: item.into(),
+        });
+    }
+    let parent_of = |id: &str| {
+        r.items()
+            .iter()
+            .find(|i| i.id == format!("r:{id}"))
+            .unwrap()
+            .parent_id
+            .clone()
+    };
+    assert_eq!(parent_of("sub").as_deref(), Some("r:agent1"));
+    assert_eq!(parent_of("orphan"), None);
+    assert_eq!(parent_of("agent1"), None);
+}
