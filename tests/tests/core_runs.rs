@@ -525,6 +525,37 @@ async fn question_answered(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
+/// `/` in a Codex session offers the workspace's skills and the user's custom prompts
+/// (`$CODEX_HOME/prompts/*.md`, which codex 0.169's app-server does not list), each as what
+/// picking it puts in the message.
+async fn commands_and_custom_prompts(engine: Engine, bin: PathBuf) {
+    let w = world(engine, "commands", &bin, |_| {}).await;
+    let prompts = w.root.join("home/prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("review.md"),
+        "---\ndescription: Review the diff\nargument-hint: [FILE]\n---\nReview $1 for bugs.\n",
+    )
+    .unwrap();
+    let skill = w.work.join(".agents/skills/release-notes");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: release-notes\ndescription: Write release notes\n---\nList the changes.\n",
+    )
+    .unwrap();
+    let catalog = w.desk.list_commands(&w.session.id).await.unwrap();
+    assert_eq!(catalog.unavailable, None);
+    let found = |name: &str| catalog.commands.iter().find(|c| c.name == name).cloned();
+    let skill = found("release-notes").unwrap_or_else(|| panic!("{catalog:#?}"));
+    assert_eq!(skill.insert, "$release-notes ");
+    let prompt = found("prompts:review").unwrap_or_else(|| panic!("{catalog:#?}"));
+    assert_eq!(prompt.description, "Review the diff");
+    assert_eq!(prompt.argument_hint.as_deref(), Some("[FILE]"));
+    assert_eq!(prompt.insert, "Review $1 for bugs.\n");
+    w.finish(&[]).await;
+}
+
 scenarios! {
     all: [
         text,
@@ -542,7 +573,7 @@ scenarios! {
         deadline_denies,
         shutdown_mid_run,
     ],
-    codex: [],
+    codex: [commands_and_custom_prompts],
     claude: [question_answered],
     acp: [],
 }

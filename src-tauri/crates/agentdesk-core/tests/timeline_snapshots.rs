@@ -239,7 +239,11 @@ fn an_item_is_nested_only_under_a_call_the_run_showed() {
         name: "Agent".into(),
         input: serde_json::json!({}),
     });
-    for (item, parent) in [("sub", "agent1"), ("orphan", "nowhere"), ("agent1", "agent1")] {
+    for (item, parent) in [
+        ("sub", "agent1"),
+        ("orphan", "nowhere"),
+        ("agent1", "agent1"),
+    ] {
         r.apply(&AgentEvent::ItemParent {
             item_id: item.into(),
             parent_item_id: parent.into(),

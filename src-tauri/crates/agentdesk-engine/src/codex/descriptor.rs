@@ -172,6 +172,14 @@ impl EngineDescriptor for CodexDescriptor {
                 })
                 .collect();
             commands.sort_by(|a, b| a.name.cmp(&b.name));
+            // The user's custom prompts, after the skills.
+            let home = self.home(&CodexOptions::from_json(&spec.engine_options), settings);
+            if let Some(dir) = super::prompts::folder(home) {
+                let prompts = tokio::task::spawn_blocking(move || super::prompts::list(&dir))
+                    .await
+                    .unwrap_or_default();
+                commands.extend(prompts);
+            }
             Ok(CommandCatalog {
                 commands,
                 unavailable: None,

@@ -22,6 +22,7 @@ mod held;
 pub mod history;
 mod login;
 pub mod options;
+mod prompts;
 mod run;
 mod server;
 mod subagents;
