@@ -556,6 +556,43 @@ async fn commands_and_custom_prompts(engine: Engine, bin: PathBuf) {
     w.finish(&[]).await;
 }
 
+/// An ACP agent names its commands inside a session: before any run `/` says so, after one
+/// it offers what the agent announced (opencode's own, typed as `/name`).
+async fn commands_announced(engine: Engine, bin: PathBuf) {
+    let w = world(engine, "commands", &bin, |_| {}).await;
+    let before = w.desk.list_commands(&w.session.id).await.unwrap();
+    assert!(before.commands.is_empty());
+    assert!(
+        before
+            .unavailable
+            .as_deref()
+            .unwrap_or("")
+            .contains("during a session"),
+        "{before:?}"
+    );
+    w.push_text(&["Hello."]);
+    let run_id = w.send("Say hello").await;
+    w.completed(&run_id).await;
+    let after = w.desk.list_commands(&w.session.id).await.unwrap();
+    assert_eq!(after.unavailable, None);
+    let init = after.commands.iter().find(|c| c.name == "init");
+    let init = init.unwrap_or_else(|| panic!("{after:#?}"));
+    assert_eq!(init.insert, "/init ");
+    assert!(!init.description.is_empty());
+    // Another session of the same workspace and profile gets them before its first run.
+    let other = w
+        .desk
+        .create_session(&NewSession {
+            profile_id: w.session.profile_id.clone(),
+            ..NewSession::new(w.session.workspace_id.clone())
+        })
+        .await
+        .unwrap();
+    let listed = w.desk.list_commands(&other.id).await.unwrap();
+    assert_eq!(listed.commands, after.commands);
+    w.finish(&[]).await;
+}
+
 scenarios! {
     all: [
         text,
@@ -575,5 +612,5 @@ scenarios! {
     ],
     codex: [commands_and_custom_prompts],
     claude: [question_answered],
-    acp: [],
+    acp: [commands_announced],
 }

@@ -79,6 +79,9 @@ pub struct Desk {
     files: std::sync::Arc<files::FileLists>,
     /// Browser and device logins waiting for the user (see `accounts`).
     logins: accounts::Logins,
+    /// The commands agents announced in their runs, by workspace and profile (see
+    /// `models::list_commands`).
+    announced_commands: models::AnnouncedCommands,
 }
 
 impl Desk {
@@ -99,6 +102,7 @@ impl Desk {
             rate_limits: Default::default(),
             files: Default::default(),
             logins: Default::default(),
+            announced_commands: Default::default(),
         })
     }
 

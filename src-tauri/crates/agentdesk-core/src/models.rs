@@ -5,7 +5,9 @@
 use std::time::Duration;
 
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
-use agentdesk_protocol::ui::{CommandCatalog, Engine, ModelCatalog, ProfileSpec, Session};
+use agentdesk_protocol::ui::{
+    CommandCatalog, Engine, ModelCatalog, ProfileSpec, Session, SlashCommand,
+};
 
 use crate::engines::descriptor;
 use crate::{Desk, Result};
@@ -83,6 +85,14 @@ impl Desk {
     /// Codex's skills). Not an error when the engine cannot say: the catalog says why.
     pub async fn list_commands(&self, session_id: &SessionId) -> Result<CommandCatalog> {
         let session = self.store.get_session(session_id).await?;
+        // An agent that only names its commands in a session (ACP's
+        // `available_commands_update`): the latest it named for this workspace and profile.
+        if let Some(commands) = lock(&self.announced_commands).get(&commands_key(&session)) {
+            return Ok(CommandCatalog {
+                commands: commands.clone(),
+                unavailable: None,
+            });
+        }
         let folder = self.session_folder(session_id).await?;
         let spec = match &session.profile_id {
             Some(id) => self.store.get_profile(id).await.ok().map(|p| p.spec),
@@ -186,5 +196,38 @@ impl Desk {
                 LIST_TIMEOUT.as_secs()
             )),
         })
+    }
+}
+
+/// The commands agents announced in their runs, by [`commands_key`].
+pub(crate) type AnnouncedCommands =
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<SlashCommand>>>>;
+
+/// Commands depend on the agent (the profile) and the folder (a project's own commands).
+fn commands_key(session: &Session) -> String {
+    let profile = session
+        .profile_id
+        .as_ref()
+        .map_or_else(|| session.engine.as_str().to_owned(), ToString::to_string);
+    format!("{}/{profile}", session.workspace_id)
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Desk {
+    /// A run's agent named the commands it offers: kept for its workspace and profile.
+    pub(crate) async fn commands_announced(
+        &self,
+        session_id: &SessionId,
+        commands: Vec<SlashCommand>,
+    ) {
+        match self.store.get_session(session_id).await {
+            Ok(session) => {
+                lock(&self.announced_commands).insert(commands_key(&session), commands);
+            }
+            Err(e) => tracing::debug!(error = %e, "commands of an unknown session"),
+        }
     }
 }

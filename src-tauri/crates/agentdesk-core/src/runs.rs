@@ -636,6 +636,9 @@ impl Desk {
                     // fails the run when its input closes.
                     let Some(ev) = ev else { break };
                     let ev = self.rate_limit_event(engine, ev).await;
+                    if let AgentEvent::CommandsAvailable { commands } = &ev {
+                        self.commands_announced(session_id, commands.clone()).await;
+                    }
                     let terminal = ev.is_terminal();
                     self.pipeline.publish(RunUpdate::Event {
                         session_id: session_id.clone(),

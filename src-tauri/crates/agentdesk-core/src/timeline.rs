@@ -250,7 +250,10 @@ impl RunReducer {
         }
         match ev {
             // The account's, not the run's: the core keeps the latest (`rate_limits`).
-            AgentEvent::RunStarted { .. } | AgentEvent::RateLimits(_) => {}
+            // The core keeps the latest commands for the composer (`models::list_commands`).
+            AgentEvent::RunStarted { .. }
+            | AgentEvent::RateLimits(_)
+            | AgentEvent::CommandsAvailable { .. } => {}
             AgentEvent::ItemParent {
                 item_id,
                 parent_item_id,

@@ -254,6 +254,12 @@ pub enum AgentEvent {
     /// status bar shows the latest).
     #[serde(rename = "rate_limits.updated")]
     RateLimits(crate::rate_limits::RateLimits),
+    /// The commands the agent offers for `/` (an ACP agent's `available_commands_update`):
+    /// not a timeline item; the core keeps the latest for the composer.
+    #[serde(rename = "commands.available", rename_all = "camelCase")]
+    CommandsAvailable {
+        commands: Vec<crate::ui::SlashCommand>,
+    },
     /// Token usage of this run (not of the whole session).
     #[serde(rename = "usage")]
     Usage(crate::ui::TokenUsage),
@@ -297,6 +303,7 @@ impl AgentEvent {
             Self::QuestionAnswered { .. } => "question.answered",
             Self::PlanUpdated { .. } => "plan.updated",
             Self::RateLimits(_) => "rate_limits.updated",
+            Self::CommandsAvailable { .. } => "commands.available",
             Self::Usage(_) => "usage",
             Self::RunCompleted { .. } => "run.completed",
             Self::RunFailed { .. } => "run.failed",

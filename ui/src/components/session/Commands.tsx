@@ -52,6 +52,9 @@ export function useCommands(sessionId: string, text: string, caret: number | nul
   // Asked once per session view, when first wanted (starting the engine takes a moment).
   useEffect(() => setCatalog(null), [sessionId]);
   useEffect(() => {
+    // An empty answer is asked again at the next `/`: an agent that names its commands
+    // during a session (ACP) has them after its first answer.
+    if (!wanted && catalog && catalog.commands.length === 0) setCatalog(null);
     if (!wanted || catalog) return;
     let live = true;
     ipc

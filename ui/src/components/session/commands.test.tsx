@@ -57,8 +57,12 @@ describe("the composer's commands", () => {
     expect(ipc.sendMessage).not.toHaveBeenCalled();
   });
 
-  it("says why there are no commands", async () => {
-    const ipc = fakeIpc({ listCommands: vi.fn(async () => ({ commands: [], unavailable: "ACP agent lists no commands." })) });
+  it("says why there are no commands, and asks again at the next / (an agent that names them in a session)", async () => {
+    const listCommands = vi
+      .fn()
+      .mockResolvedValueOnce({ commands: [], unavailable: "ACP agent lists no commands." })
+      .mockResolvedValue({ commands: CLAUDE, unavailable: null });
+    const ipc = fakeIpc({ listCommands });
     render(
       <IpcContext.Provider value={ipc}>
         <Composer sessionId="s1" running={null} dropped={null} />
@@ -71,5 +75,15 @@ describe("the composer's commands", () => {
       fireEvent.select(box);
     });
     expect(await screen.findByText("ACP agent lists no commands.")).toBeTruthy();
+    for (const value of ["", "/"]) {
+      await act(async () => {
+        fireEvent.change(box, { target: { value } });
+        box.setSelectionRange(value.length, value.length);
+        fireEvent.select(box);
+      });
+    }
+    const list = await screen.findByRole("listbox", { name: "Commands" });
+    expect(within(list).getAllByRole("option")).toHaveLength(3);
+    expect(listCommands).toHaveBeenCalledTimes(2);
   });
 });

@@ -29,6 +29,25 @@ impl EngineDescriptor for AcpDescriptor {
         "ACP agent"
     }
 
+    /// An ACP agent names its commands inside a session (`available_commands_update`), not
+    /// before: the core keeps what a run announced; until one has, this says so.
+    fn commands<'a>(
+        &'a self,
+        _exe: &'a Path,
+        _cwd: &'a Path,
+        _spec: &'a ProfileSpec,
+        _settings: &'a EngineSettings,
+    ) -> BoxFuture<'a, Result<agentdesk_protocol::ui::CommandCatalog, EngineError>> {
+        Box::pin(async move {
+            Ok(agentdesk_protocol::ui::CommandCatalog {
+                commands: Vec::new(),
+                unavailable: Some(
+                    "The agent names its commands during a session: they are offered after its first answer here.".to_owned(),
+                ),
+            })
+        })
+    }
+
     fn capabilities(&self) -> EngineCapabilities {
         EngineCapabilities {
             // A permission answer is one of the agent's options: no edited input and no

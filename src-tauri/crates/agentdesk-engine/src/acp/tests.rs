@@ -100,6 +100,7 @@ fn opencode_text_turn_streams_thought_message_usage() {
     assert_eq!(
         types(&t.events),
         [
+            "commands.available",
             "reasoning.delta",
             "reasoning.completed",
             "message.delta",
@@ -221,6 +222,7 @@ fn gemini_turns_mint_item_ids_and_ask_about_unannounced_calls() {
     assert_eq!(
         types(&turns[0].events),
         [
+            "commands.available",
             "reasoning.delta",
             "reasoning.completed",
             "message.delta",

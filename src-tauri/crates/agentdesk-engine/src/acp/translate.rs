@@ -16,8 +16,9 @@
 //! - `usage_update` is the session's context window and cost so far: its cost (USD) goes on
 //!   the run's `usage`, whose token counts come from the prompt result (`usage`, opencode;
 //!   `_meta.quota.token_count`, Gemini CLI).
-//! - `user_message_chunk`, `available_commands_update`, mode / config / session-info updates:
-//!   nothing for the timeline. Unknown kinds → an `engine.diagnostic`, never fatal.
+//! - `available_commands_update` → `commands.available` (for the composer's `/`, not the
+//!   timeline).
+//! - `user_message_chunk`, mode / config / session-info updates: nothing for the timeline. Unknown kinds → an `engine.diagnostic`, never fatal.
 //! - The prompt result's `stopReason` → `run.completed` (`end_turn`), `run.interrupted`
 //!   (`cancelled`) or `run.failed` (`refusal`, `max_tokens`, `max_turn_requests`).
 
@@ -221,8 +222,8 @@ impl AcpTranslator {
                 self.on_plan(p, out);
             }
             SessionUpdate::UsageUpdate(u) => self.on_usage(u),
+            SessionUpdate::AvailableCommandsUpdate(v) => out.push(available_commands(&v)),
             SessionUpdate::UserMessageChunk(_)
-            | SessionUpdate::AvailableCommandsUpdate(_)
             | SessionUpdate::CurrentModeUpdate(_)
             | SessionUpdate::ConfigOptionUpdate(_)
             | SessionUpdate::SessionInfoUpdate(_) => {}
@@ -622,4 +623,30 @@ fn failed(error: &str, code: &str) -> RunOutcome {
         error: error.to_owned(),
         code: Some(code.to_owned()),
     }
+}
+
+/// `available_commands_update {availableCommands: [{name, description, input: {hint}}]}`:
+/// each typed as `/name` (the agent reads its commands from the prompt's text); an entry
+/// without a name is left out.
+fn available_commands(v: &Value) -> AgentEvent {
+    let text = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).map(str::to_owned);
+    let commands = v
+        .get("availableCommands")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| {
+            let name = text(c, "name").filter(|n| !n.trim().is_empty())?;
+            Some(agentdesk_protocol::ui::SlashCommand {
+                insert: format!("/{name} "),
+                description: text(c, "description").unwrap_or_default(),
+                argument_hint: c
+                    .get("input")
+                    .and_then(|i| text(i, "hint"))
+                    .filter(|h| !h.is_empty()),
+                name,
+            })
+        })
+        .collect();
+    AgentEvent::CommandsAvailable { commands }
 }
