@@ -37,6 +37,24 @@ impl Reply {
     }
 }
 
+/// The script of a subagent run, its replies routed by what each agent last sent: the
+/// model (asked with a message containing `MAIN-PROMPT`) calls Claude Code's `Agent` tool
+/// (call `toolu_agent1`: a `general-purpose` subagent, "Count files", prompted
+/// "SUBAGENT-PROMPT count the files"); the subagent asks to run `touch sub-made.txt` (call
+/// `toolu_sub_touch`) and then answers `sub_answer`; the main agent answers the launch with
+/// `main_answer`. The CLI's report turn takes the next queued reply.
+pub fn push_subagent_script(fake: &FakeMessages, sub_answer: &str, main_answer: &str) {
+    let agent = json!({"description": "Count files", "prompt": "SUBAGENT-PROMPT count the files",
+        "subagent_type": "general-purpose"});
+    fake.push_routed("MAIN-PROMPT", Reply::tool("toolu_agent1", "Agent", agent));
+    fake.push_routed(
+        "SUBAGENT-PROMPT",
+        Reply::bash("toolu_sub_touch", "touch sub-made.txt"),
+    );
+    fake.push_routed("toolu_sub_touch", Reply::text(&[sub_answer]));
+    fake.push_routed("toolu_agent1", Reply::text(&[main_answer]));
+}
+
 /// The Anthropic Messages API, as [`FakeMessages`] speaks it.
 #[derive(Debug, Clone)]
 pub struct MessagesApi;

@@ -13,9 +13,8 @@
 use std::time::Duration;
 
 use agentdesk_tests::e2e::{prepare_claude_workspace, BoxError, WindowTest};
-use agentdesk_tests::fake_messages::{FakeMessages, Reply};
+use agentdesk_tests::fake_messages::{push_subagent_script, FakeMessages, Reply};
 use agentdesk_tests::light_and_dark;
-use serde_json::json;
 
 const STREAM: Duration = Duration::from_secs(60);
 const CARD: &str = "[role=group][aria-label='Subagent: Count files']";
@@ -33,17 +32,10 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     let p = prepare_claude_workspace(&w.env, w.bin.clone(), fake.base_url()).await?;
     let artifacts = &w.artifacts;
     let shot = |name: &str| artifacts.join(format!("{name}.png"));
-    let agent = json!({"description": "Count files", "prompt": "SUBAGENT-PROMPT count the files",
-        "subagent_type": "general-purpose"});
-    fake.push_routed("MAIN-PROMPT", Reply::tool("toolu_agent1", "Agent", agent));
-    fake.push_routed(
-        "SUBAGENT-PROMPT",
-        Reply::bash("toolu_sub_touch", "touch sub-made.txt"),
-    );
-    fake.push_routed("toolu_sub_touch", Reply::text(&["SUB-DONE: **3** files"]));
-    fake.push_routed(
-        "toolu_agent1",
-        Reply::text(&["Started a subagent; waiting."]),
+    push_subagent_script(
+        &fake,
+        "SUB-DONE: **3** files",
+        "Started a subagent; waiting.",
     );
     fake.push(Reply::text(&["The subagent counted 3 files."]));
 

@@ -4,21 +4,11 @@
 
 use super::*;
 use agentdesk_tests::events::EventSource;
+use agentdesk_tests::fake_messages::push_subagent_script;
 
-/// The model starts a `general-purpose` subagent ("Count files") that asks to run
-/// `touch sub-made.txt` and answers "SUB-DONE: 3 files"; the main agent answers `main_answer`
-/// to the launch, then "Reported." in the CLI's own report turn.
-fn script_subagent(fake: &FakeMessages, main_answer: Reply) {
-    let agent = json!({"description": "Count files", "prompt": "SUBAGENT-PROMPT count the files",
-        "subagent_type": "general-purpose"});
-    fake.push_routed("MAIN-PROMPT", Reply::tool("toolu_agent1", "Agent", agent));
-    fake.push_routed(
-        "SUBAGENT-PROMPT",
-        Reply::bash("toolu_sub_touch", "touch sub-made.txt"),
-    );
-    fake.push_routed("toolu_sub_touch", Reply::text(&["SUB-DONE: 3 files"]));
-    fake.push_routed("toolu_agent1", main_answer);
-    // The report turn (its newest message is the CLI's notification).
+/// The script (see [`push_subagent_script`]), the report turn answering "Reported.".
+fn script_subagent(fake: &FakeMessages, main_answer: &str) {
+    push_subagent_script(fake, "SUB-DONE: 3 files", main_answer);
     fake.push(Reply::text(&["Reported."]));
 }
 
@@ -38,7 +28,7 @@ real_test!(
     a_subagent_is_nested_asks_by_name_and_the_run_ends_after_its_report,
     |bin| {
         let env = Env::new("subagent", &bin).await;
-        script_subagent(&env.fake, Reply::text(&["Started it; waiting."]));
+        script_subagent(&env.fake, "Started it; waiting.");
         let mut run = env.run("MAIN-PROMPT count with a subagent", None).await;
         let mut seen = Vec::new();
         let ask = until_into(&mut run, is_ask, &mut seen).await;
@@ -114,7 +104,7 @@ real_test!(
     stopping_a_run_whose_subagent_works_ends_it_and_the_cli,
     |bin| {
         let env = Env::new("subagent-stop", &bin).await;
-        script_subagent(&env.fake, Reply::text(&["Started it; waiting."]));
+        script_subagent(&env.fake, "Started it; waiting.");
         let mut run = env.run("MAIN-PROMPT count with a subagent", None).await;
         // The subagent waits for its approval; the main turn is over by then or soon after.
         let mut seen = Vec::new();

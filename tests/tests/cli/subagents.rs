@@ -13,24 +13,7 @@ async fn claude_subagent_work_is_indented_under_its_call() {
     let Fake::Claude(f) = &fake else {
         unreachable!()
     };
-    let agent = serde_json::json!({"description": "Count files",
-        "prompt": "SUBAGENT-PROMPT count the files", "subagent_type": "general-purpose"});
-    f.push_routed(
-        "MAIN-PROMPT",
-        fake_messages::Reply::tool("toolu_agent1", "Agent", agent),
-    );
-    f.push_routed(
-        "SUBAGENT-PROMPT",
-        fake_messages::Reply::bash("toolu_sub_touch", "touch sub-made.txt"),
-    );
-    f.push_routed(
-        "toolu_sub_touch",
-        fake_messages::Reply::text(&["SUB-DONE: 3 files"]),
-    );
-    f.push_routed(
-        "toolu_agent1",
-        fake_messages::Reply::text(&["Started it; waiting."]),
-    );
+    fake_messages::push_subagent_script(f, "SUB-DONE: 3 files", "Started it; waiting.");
     f.push(fake_messages::Reply::text(&["It counted 3 files."]));
     let ws = env.ws();
     let out = env

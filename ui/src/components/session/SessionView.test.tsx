@@ -1,11 +1,9 @@
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { VirtuosoMockContext } from "react-virtuoso";
+import { act, cleanup, fireEvent, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { FileDropEvent, Ipc, LiveBatch, LiveOp } from "../../ipc";
-import { IpcContext } from "../../ipc/context";
-import { attachment, fakeIpc, session } from "../../test/fakeIpc";
+import type { FileDropEvent, Ipc } from "../../ipc";
+import { attachment } from "../../test/fakeIpc";
 import { agent, approval, item, reset, run, tool, user } from "../../test/items";
-import { SessionView } from "./SessionView";
+import { openSessionView } from "../../test/sessionView";
 import { timelineOptions } from "./Timeline";
 import { rowStats } from "./Row";
 import { parseStats } from "../markdown/MarkdownBlock";
@@ -14,23 +12,7 @@ afterEach(cleanup);
 timelineOptions.startAtEnd = false;
 
 function open(ipcOver: Partial<Ipc> = {}) {
-  let push: (ops: LiveOp[]) => void = () => {};
-  let seq = 0;
-  const ipc = fakeIpc({
-    openSession: vi.fn(async (sessionId: string, onBatch: (b: LiveBatch) => void) => {
-      push = (ops) => act(() => onBatch({ sessionId, seq: ++seq, ops }));
-    }),
-    ...ipcOver,
-  });
-  const onError = vi.fn();
-  const utils = render(
-    <IpcContext.Provider value={ipc}>
-      <VirtuosoMockContext.Provider value={{ viewportHeight: 2000, itemHeight: 100 }}>
-        <SessionView session={session()} focusApproval={null} onSessionChanged={() => {}} onError={onError} />
-      </VirtuosoMockContext.Provider>
-    </IpcContext.Provider>,
-  );
-  return { ipc, push: (ops: LiveOp[]) => push(ops), onError, ...utils };
+  return openSessionView(ipcOver);
 }
 
 const timeline = [

@@ -1,12 +1,9 @@
-import { act, cleanup, render, screen, waitFor, within } from "@testing-library/react";
-import { VirtuosoMockContext } from "react-virtuoso";
+import { act, cleanup, screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Plan } from "../../generated/Plan";
-import type { Ipc, LiveBatch, LiveOp } from "../../ipc";
-import { IpcContext } from "../../ipc/context";
-import { fakeIpc, session } from "../../test/fakeIpc";
+import type { Ipc } from "../../ipc";
 import { item, reset, run, user } from "../../test/items";
-import { SessionView } from "./SessionView";
+import { openSessionView } from "../../test/sessionView";
 import { timelineOptions } from "./Timeline";
 
 afterEach(cleanup);
@@ -16,22 +13,7 @@ const step = (s: string, status: Plan["entries"][number]["status"], activeForm: 
 const plan = (...entries: Plan["entries"]): Plan => ({ explanation: null, entries });
 
 function open(ipcOver: Partial<Ipc> = {}) {
-  let push: (ops: LiveOp[]) => void = () => {};
-  let seq = 0;
-  const ipc = fakeIpc({
-    openSession: vi.fn(async (sessionId: string, onBatch: (b: LiveBatch) => void) => {
-      push = (ops) => act(() => onBatch({ sessionId, seq: ++seq, ops }));
-    }),
-    ...ipcOver,
-  });
-  render(
-    <IpcContext.Provider value={ipc}>
-      <VirtuosoMockContext.Provider value={{ viewportHeight: 2000, itemHeight: 100 }}>
-        <SessionView session={session()} focusApproval={null} onSessionChanged={() => {}} onError={() => {}} />
-      </VirtuosoMockContext.Provider>
-    </IpcContext.Provider>,
-  );
-  return { ipc, push: (ops: LiveOp[]) => push(ops) };
+  return openSessionView(ipcOver);
 }
 
 describe("the agent's plan", () => {

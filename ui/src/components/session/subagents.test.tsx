@@ -1,33 +1,15 @@
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
-import { VirtuosoMockContext } from "react-virtuoso";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Ipc, LiveBatch, LiveOp } from "../../ipc";
-import { IpcContext } from "../../ipc/context";
-import { fakeIpc, session } from "../../test/fakeIpc";
+import { act, cleanup, fireEvent, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Ipc } from "../../ipc";
 import { agent, approval, reset, run, tool, user } from "../../test/items";
-import { SessionView } from "./SessionView";
+import { openSessionView } from "../../test/sessionView";
 import { timelineOptions } from "./Timeline";
 
 afterEach(cleanup);
 timelineOptions.startAtEnd = false;
 
 function open(ipcOver: Partial<Ipc> = {}) {
-  let push: (ops: LiveOp[]) => void = () => {};
-  let seq = 0;
-  const ipc = fakeIpc({
-    openSession: vi.fn(async (sessionId: string, onBatch: (b: LiveBatch) => void) => {
-      push = (ops) => act(() => onBatch({ sessionId, seq: ++seq, ops }));
-    }),
-    ...ipcOver,
-  });
-  render(
-    <IpcContext.Provider value={ipc}>
-      <VirtuosoMockContext.Provider value={{ viewportHeight: 3000, itemHeight: 100 }}>
-        <SessionView session={session()} focusApproval={null} onSessionChanged={() => {}} onError={() => {}} />
-      </VirtuosoMockContext.Provider>
-    </IpcContext.Provider>,
-  );
-  return { ipc, push: (ops: LiveOp[]) => push(ops) };
+  return openSessionView(ipcOver, 3000);
 }
 
 const call = (output = "") =>
