@@ -16,6 +16,8 @@ use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ui::ProfileSpec;
 use agentdesk_tests::real::{cli_output, skip_or_fail};
 use agentdesk_tests::world::fresh_root;
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::ConnectOptions;
 use tokio::sync::mpsc;
 
 use super::SUITE;
@@ -209,11 +211,35 @@ async fn a_read_only_data_dir_can_still_be_read() {
     assert!(stderr.contains("read-only"), "{stderr}");
 }
 
+/// What keeps `run` from saving its run, past the (shortened) retry budget.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    /// Another program holds the database's write lock.
+    Locked,
+    /// Another program fills the data directory's disk (a 4 MB tmpfs) to the last byte.
+    DiskFull,
+}
+
 /// `run` while another program holds the database's write lock past the (shortened) retry
 /// budget: the CLI says so and exits 1 in bounded time, with the engine stopped (before: the
-/// run stayed `running` and the CLI hung for good).
+/// run stayed `running` and the CLI hung for good). Once the lock is gone, the next command
+/// (a read) finds the run `failed` with the reason.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn run_exits_when_the_database_stays_locked() {
+    run_past_a_storage_fault(Fault::Locked).await;
+}
+
+/// `run` while another program fills the disk mid-answer: the CLI exits 1 after its retry
+/// window; the failed end the database refused is kept in the run's slot outside it (see
+/// `agentdesk_core::run_ends`), and once space is freed the next command — `sessions`, a
+/// read — writes it: the run ends `failed` with "the disk is full", never left `running`
+/// (before: `running` for good, through `sessions` and `export`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_on_a_disk_filled_by_another_program_ends_failed_once_space_returns() {
+    run_past_a_storage_fault(Fault::DiskFull).await;
+}
+
+async fn run_past_a_storage_fault(fault: Fault) {
     use agentdesk_tests::fake_messages::{FakeMessages, Reply, Step, FAKE_MODEL};
     use tokio::io::AsyncReadExt;
 
@@ -221,20 +247,39 @@ async fn run_exits_when_the_database_stays_locked() {
     let Some(claude) = agentdesk_tests::real::engine_bin("CLAUDE_BIN", SUITE) else {
         return;
     };
-    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", "cli-locked");
+    let name = match fault {
+        Fault::Locked => "cli-locked",
+        Fault::DiskFull => "cli-disk-full",
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "storage_faults", name);
     let (data, work, home, tmp) = (
         root.join("data"),
         root.join("work"),
         root.join("home"),
         root.join("t"),
     );
+    let disk = match fault {
+        Fault::Locked => None,
+        Fault::DiskFull => {
+            let Some(m) = super::Mount::tmpfs(&data, "4m") else {
+                skip_or_fail(
+                    SUITE,
+                    "cannot mount a tmpfs (not root?) for the full-disk scenario",
+                );
+                return;
+            };
+            Some(m)
+        }
+    };
     for d in [&work, &home.join(".claude"), &tmp] {
         std::fs::create_dir_all(d).unwrap();
     }
     let fake = FakeMessages::start().await.unwrap();
     let mut steps = Vec::new();
+    // Padded pieces on a full disk: each write needs pages the file does not have yet.
+    let pad = if fault == Fault::DiskFull { 2000 } else { 0 };
     for i in 0..600 {
-        steps.push(Step::Text(vec![format!("chunk{i:03} ")]));
+        steps.push(Step::Text(vec![format!("chunk{i:03}{} ", "z".repeat(pad))]));
         steps.push(Step::Sleep(Duration::from_millis(100)));
     }
     steps.push(Step::Hang);
@@ -304,35 +349,84 @@ async fn run_exits_when_the_database_stays_locked() {
     .await;
     assert!(streaming.is_ok(), "no text streamed");
     let db = data.join(agentdesk_core::DATABASE_FILE_NAME);
-    let mut conn = super::write_lock(&db).await;
-    let locked_at = std::time::Instant::now();
+    let mut conn = match fault {
+        Fault::Locked => Some(super::write_lock(&db).await),
+        Fault::DiskFull => {
+            disk.as_ref().unwrap().fill();
+            None
+        }
+    };
+    let faulted_at = std::time::Instant::now();
     let drain = tokio::spawn(async move {
         let mut rest = Vec::new();
         let _ = stdout.read_to_end(&mut rest).await;
     });
-    let status = tokio::time::timeout(Duration::from_secs(60), child.wait())
+    let status = tokio::time::timeout(Duration::from_secs(90), child.wait())
         .await
-        .expect("the CLI hung while the database stayed locked")
+        .expect("the CLI hung past the storage fault")
         .unwrap();
-    let took = locked_at.elapsed();
+    let took = faulted_at.elapsed();
     let mut err = Vec::new();
     let _ = child.stderr.take().unwrap().read_to_end(&mut err).await;
     let _ = drain.await;
-    sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
     let err = text(&err);
     eprintln!("{err}");
     assert_eq!(status.code(), Some(1), "{err}");
-    super::says_another_program_has_the_database(&err);
-    assert!(took < Duration::from_secs(45), "took {took:?}");
+    let reason = match fault {
+        Fault::Locked => {
+            super::says_another_program_has_the_database(&err);
+            assert!(took < Duration::from_secs(45), "took {took:?}");
+            "another program is using the database"
+        }
+        Fault::DiskFull => {
+            assert!(err.contains("the disk is full"), "{err}");
+            "the disk is full"
+        }
+    };
+    // The failed end could not be written and the CLI exited: it waits in the run's slot.
+    let slots: Vec<String> = std::fs::read_dir(data.join("run-ends"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(slots.len(), 1, "{slots:?}");
+    assert!(slots[0].contains(reason), "{slots:?}");
+    // The fault goes away; the next command, a read, saves the end.
+    if let Some(c) = conn.as_mut() {
+        sqlx::query("ROLLBACK").execute(c).await.unwrap();
+    }
     drop(conn);
-    // The failed end could not be written while the lock was held and the CLI exited: the
-    // next start's recovery ends the row (interrupted), so nothing stays `running`.
+    if let Some(d) = &disk {
+        d.free();
+    }
+    let out = command(&["sessions"]).output().await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut check = SqliteConnectOptions::new()
+        .filename(&db)
+        .read_only(true)
+        .connect()
+        .await
+        .unwrap();
+    let rows: Vec<(String, Option<String>)> = sqlx::query_as("SELECT status, error FROM runs")
+        .fetch_all(&mut check)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].0, "failed", "{rows:?}");
+    assert!(
+        rows[0].1.as_deref().unwrap_or("").contains(reason),
+        "{rows:?}"
+    );
+    drop(check);
+    let left = std::fs::read_dir(data.join("run-ends")).unwrap().count();
+    assert_eq!(left, 0, "the settled slot is still there");
+    // And nothing is left for start-up recovery.
     let out = command(&["doctor", "--no-login"]).output().await.unwrap();
     assert!(
-        text(&out.stderr).contains("1 run(s) left running"),
+        !text(&out.stderr).contains("left running"),
         "{}",
         text(&out.stderr)
     );
+    drop(disk);
 }
 
 /// Another program holds the write lock: reading commands work; a write waits the busy

@@ -30,6 +30,7 @@ pub mod pipeline;
 pub mod profiles;
 mod rate_limits;
 pub mod recorder;
+mod run_ends;
 mod run_faults;
 pub mod runs;
 mod session_admin;
@@ -91,7 +92,7 @@ impl Desk {
         if !store.is_read_only() {
             paths::secure_data_dir(data_dir).await;
         }
-        Ok(Desk {
+        let desk = Desk {
             approvals: ApprovalQueue::new(store.clone()),
             store,
             data_dir: data_dir.to_path_buf(),
@@ -103,7 +104,12 @@ impl Desk {
             files: Default::default(),
             logins: Default::default(),
             announced_commands: Default::default(),
-        })
+        };
+        // Failed ends a process could only keep outside the database (see `run_ends`).
+        if !desk.store.is_read_only() {
+            run_ends::settle(&desk.data_dir, &desk.store, &desk.approvals).await;
+        }
+        Ok(desk)
     }
 
     /// The approval queue (subscribe to it for notifications, badges and cards).

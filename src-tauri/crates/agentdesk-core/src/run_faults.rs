@@ -6,8 +6,9 @@
 //! must not go on unrecorded, nor leave its watchers waiting: the engine is stopped (Codex:
 //! the turn is interrupted; Claude: its CLI ends), and the run ends `failed` with the reason.
 //! When even that row cannot be written, the failed run is kept in memory so `wait_run` and
-//! every subscriber still see it end, and its row is retried in the background; if the
-//! process exits first, start-up recovery marks the row interrupted.
+//! every subscriber still see it end, its row is retried in the background, and the end is
+//! written over the run's slot outside the database (see [`crate::run_ends`]): if the process
+//! exits first, the next opening of the data directory saves it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,6 +126,7 @@ pub(crate) async fn drain_stopped(agent_run: &mut AgentRun) {
 /// is published from memory); then the row is written if the database takes it, else
 /// retried in the background for the retry budget.
 pub(crate) async fn end_after_fault(
+    data_dir: &std::path::Path,
     store: &Store,
     approvals: &ApprovalQueue,
     faults: &Arc<StorageFaults>,
@@ -151,12 +153,15 @@ pub(crate) async fn end_after_fault(
         faults.forget(run_id);
         return Some(failed);
     }
-    let (store, approvals, faults, id, reason) = (
+    // Kept outside the database too, should this process exit before it takes it.
+    crate::run_ends::record_failed(data_dir, run_id, reason, at).await;
+    let (store, approvals, faults, id, reason, data_dir) = (
         store.clone(),
         approvals.clone(),
         faults.clone(),
         run_id.clone(),
         reason.to_string(),
+        data_dir.to_path_buf(),
     );
     let budget = faults.budget().max(END_RETRY_BUDGET);
     tokio::spawn(async move {
@@ -167,10 +172,11 @@ pub(crate) async fn end_after_fault(
             let attempt = write_end(&store, &approvals, &id, &reason, at);
             if let Ok(Ok(())) = tokio::time::timeout(END_ATTEMPT_LIMIT, attempt).await {
                 faults.forget(&id);
+                crate::run_ends::release(&data_dir, &id).await;
                 return;
             }
         }
-        tracing::error!(run_id = %id, "the failed run's end could not be saved; the next start marks it interrupted");
+        tracing::error!(run_id = %id, "the failed run's end could not be saved; the next opening of the data directory saves it");
     });
     Some(failed)
 }

@@ -406,12 +406,14 @@ impl Desk {
     async fn drive(self, run: Run) {
         let run_id = run.id.clone();
         let session_id = run.session_id.clone();
+        crate::run_ends::reserve(&self.data_dir, &run_id).await;
         if let Err(e) = self.drive_engine(&run).await {
             tracing::warn!(%run_id, error = %e, "run failed in the core");
             match crate::run_faults::storage_fault(&e) {
                 Some(fault) => {
                     let reason = crate::run_faults::failure_reason(fault);
                     crate::run_faults::end_after_fault(
+                        &self.data_dir,
                         &self.store,
                         &self.approvals,
                         &self.runs.faults,
@@ -425,6 +427,11 @@ impl Desk {
                         .await
                 }
             }
+        }
+        // Its end is in the database: the slot that could have kept it goes (a failed end
+        // the database refused keeps it, see `run_faults`).
+        if matches!(self.store.get_run(&run_id).await, Ok(r) if r.status.is_terminal()) {
+            crate::run_ends::release(&self.data_dir, &run_id).await;
         }
         // Announced before it leaves the active set: `wait_run` returns only after that, so
         // whoever waited has the final status in its subscription too.
