@@ -1,4 +1,6 @@
-//! `tracing` to stderr and to a daily-rolling file in `<data dir>/logs`.
+//! `tracing` to stderr and to a daily-rolling file in `<data dir>/logs`, a folder kept
+//! bounded (`agentdesk_core::logs`: pruned at every start, and the appender keeps the newest
+//! days while the app runs).
 
 use std::path::PathBuf;
 
@@ -25,7 +27,20 @@ pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
 
     let (file, guard) = match log_dir.map(|dir| (std::fs::create_dir_all(&dir), dir)) {
         Some((Ok(()), dir)) => {
-            let appender = tracing_appender::rolling::daily(dir, "agentdesk.log");
+            let limits = agentdesk_core::logs::LogLimits::default();
+            agentdesk_core::logs::prune_logs(&dir, limits, std::time::SystemTime::now());
+            let appender = tracing_appender::rolling::Builder::new()
+                .rotation(tracing_appender::rolling::Rotation::DAILY)
+                .filename_prefix(agentdesk_core::logs::LOG_FILE_PREFIX)
+                .max_log_files(limits.max_files)
+                .build(&dir);
+            let appender = match appender {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("Agent Desk: cannot log to {}: {e}", dir.display());
+                    return init(None);
+                }
+            };
             let (writer, guard) = tracing_appender::non_blocking(appender);
             let layer = fmt::layer()
                 .with_ansi(false)

@@ -19,6 +19,7 @@ pub mod health;
 pub mod history;
 pub mod integrity;
 pub mod live;
+pub mod logs;
 mod mcp;
 mod message_index;
 mod models;
