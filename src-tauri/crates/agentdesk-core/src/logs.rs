@@ -1,6 +1,6 @@
 //! The log folder stays bounded (issue 26): the app writes a daily file
-//! (`agentdesk.log.YYYY-MM-DD`), and every start prunes the folder to the newest files that fit
-//! in a count, a total size and an age. The file being written (the newest) is always kept.
+//! (`agentdesk.log.YYYY-MM-DD`), and every start — before the app opens today's file — prunes
+//! the folder to the newest files that fit in a count, a total size and an age.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -46,10 +46,9 @@ pub fn prune_logs(dir: &Path, limits: LogLimits, now: SystemTime) -> Vec<PathBuf
     let mut removed = Vec::new();
     for (i, (path, modified, len)) in files.into_iter().enumerate() {
         let age = now.duration_since(modified).unwrap_or_default();
-        let keep = i == 0
-            || (i < limits.max_files
-                && kept_bytes.saturating_add(len) <= limits.max_bytes
-                && age <= limits.max_age);
+        let keep = i < limits.max_files
+            && kept_bytes.saturating_add(len) <= limits.max_bytes
+            && age <= limits.max_age;
         if keep {
             kept_bytes = kept_bytes.saturating_add(len);
         } else if std::fs::remove_file(&path).is_ok() {
@@ -94,10 +93,10 @@ mod tests {
             log(dir.path(), day, 100, u64::from(30 - day), now);
         }
         std::fs::write(dir.path().join("other.txt"), "kept").unwrap();
-        // All are over 10 days old: only the newest (the file being written) stays.
+        // All are over 10 days old: none stays (other files are not the logs').
         let removed = prune_logs(dir.path(), limits, now);
-        assert_eq!(removed.len(), 4, "{removed:?}");
-        assert_eq!(names(dir.path()), ["agentdesk.log.2026-11-05", "other.txt"]);
+        assert_eq!(removed.len(), 5, "{removed:?}");
+        assert_eq!(names(dir.path()), ["other.txt"]);
 
         // Recent small files: the count decides.
         let dir = tempfile::tempdir().unwrap();
