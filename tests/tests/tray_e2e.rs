@@ -184,6 +184,20 @@ impl World {
         }
     }
 
+    /// Wait (bounded by `limit`) until no dialog is shown; the one still shown then, if any.
+    /// The page of a window shown again may not yet have drawn a dialog closed while it was
+    /// hidden (its answer arrived while its timers were held back).
+    async fn dialog_gone(&self, limit: Duration) -> Result<Option<String>, BoxError> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let shown = self.dialog(Duration::ZERO).await?;
+            if shown.is_none() || std::time::Instant::now() > deadline {
+                return Ok(shown);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// A run that waits for the user: codex asks to run `touch <file>`.
     async fn ask_command(&self, call: &str, file: &str, done: &str) -> Result<(), BoxError> {
         self.fake
@@ -327,7 +341,7 @@ async fn tray_scenario(w: &World) -> Result<(), BoxError> {
     // The run is still there to decide: from the tray back to the window.
     w.click_menu("Open Agent Desk").await?;
     xwindow::wait_viewable(w.display(), window, true, TRAY).await?;
-    assert_eq!(w.dialog(Duration::ZERO).await?, None);
+    assert_eq!(w.dialog_gone(Duration::from_secs(5)).await?, None);
     w.click("Approve once").await?;
     w.wait_for_file("tray.txt").await?;
     w.app()
