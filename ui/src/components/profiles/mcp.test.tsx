@@ -236,7 +236,7 @@ describe("the MCP servers section", () => {
     render(<ProfilesView workspace={workspace} api={api} />);
     const check = await screen.findByRole("button", { name: "Check MCP servers" });
     await act(async () => fireEvent.click(check));
-    expect(screen.getByRole("list", { name: "MCP server status" })).toBeTruthy();
+    expect(await screen.findByRole("list", { name: "MCP server status" })).toBeTruthy();
     type(screen.getByLabelText("MCP server command"), "/usr/bin/other");
     expect(screen.queryByRole("list", { name: "MCP server status" })).toBeNull();
     expect(screen.getByText("Save the profile to check its servers.")).toBeTruthy();
