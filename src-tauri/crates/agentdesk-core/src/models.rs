@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use agentdesk_protocol::ids::{ProfileId, SessionId, WorkspaceId};
+use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{
     CommandCatalog, Engine, ModelCatalog, ProfileSpec, Session, SlashCommand,
 };
@@ -210,10 +211,6 @@ fn commands_key(session: &Session) -> String {
         .as_ref()
         .map_or_else(|| session.engine.as_str().to_owned(), ToString::to_string);
     format!("{}/{profile}", session.workspace_id)
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Desk {

@@ -159,13 +159,10 @@ impl SubAgents {
                     TurnStatus::Interrupted => ToolStatus::Interrupted,
                     _ => ToolStatus::Failed,
                 };
+                let (call, last) = (child.item_id.clone(), child.last_message.clone());
                 // The call completes with its last sub-agent (a spawn may start several).
-                let others_work = self
-                    .children
-                    .values()
-                    .any(|o| !o.done && o.item_id == self.children[thread_id].item_id);
-                let child = &self.children[thread_id];
-                (!others_work).then(|| (child.item_id.clone(), status, child.last_message.clone()))
+                let others_work = self.children.values().any(|o| !o.done && o.item_id == call);
+                (!others_work).then_some((call, status, last))
             }
             _ => None,
         }
