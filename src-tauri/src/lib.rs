@@ -232,6 +232,8 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::workspaces::list_workspaces,
         commands::workspaces::add_workspace,
         commands::workspaces::remove_workspace,
+        commands::workspaces::list_remote_folders,
+        commands::workspaces::remote_engines_health,
         commands::workspaces::pick_folder,
         commands::sessions::list_sessions,
         commands::sessions::create_session,

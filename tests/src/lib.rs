@@ -14,5 +14,6 @@ pub mod http;
 pub mod process;
 pub mod real;
 pub mod script;
+pub mod sshd;
 pub mod world;
 pub mod xwindow;

@@ -66,7 +66,20 @@ pub async fn desk_with_session(
     settings: &EngineSettings,
     spec: &ProfileSpec,
 ) -> (Desk, Workspace, Session) {
-    let (desk, ws) = desk_with_workspace(data, work, settings).await;
+    std::fs::create_dir_all(work).unwrap();
+    desk_with_session_at(data, &s(work), settings, spec).await
+}
+
+/// [`desk_with_session`] with the workspace at `location` (a folder, or `ssh://…`).
+pub async fn desk_with_session_at(
+    data: &Path,
+    location: &str,
+    settings: &EngineSettings,
+    spec: &ProfileSpec,
+) -> (Desk, Workspace, Session) {
+    let desk = Desk::open(data).await.unwrap();
+    desk.set_engine_settings(settings).await.unwrap();
+    let ws = desk.add_workspace(location, None).await.unwrap();
     let profile = desk.create_profile(&ws.id, spec).await.unwrap();
     let on_profile = NewSession {
         profile_id: Some(profile.id),
@@ -219,6 +232,29 @@ impl World {
         data: Option<PathBuf>,
         customise: impl FnOnce(&mut ProfileSpec),
     ) -> World {
+        Self::build(root, engine, bin, data, customise, None).await
+    }
+
+    /// [`Self::new`] with the workspace on `sshd`'s host (`ssh://<alias>/<root>/work`): the
+    /// engine runs there, found on its login shell's `PATH`.
+    pub async fn new_remote(
+        root: PathBuf,
+        engine: Engine,
+        bin: &Path,
+        sshd: &crate::sshd::Sshd,
+        customise: impl FnOnce(&mut ProfileSpec),
+    ) -> World {
+        Self::build(root, engine, bin, None, customise, Some(sshd)).await
+    }
+
+    async fn build(
+        root: PathBuf,
+        engine: Engine,
+        bin: &Path,
+        data: Option<PathBuf>,
+        customise: impl FnOnce(&mut ProfileSpec),
+        remote: Option<&crate::sshd::Sshd>,
+    ) -> World {
         let data = data.unwrap_or_else(|| root.join("data"));
         let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
         for d in [&data, &home.join(".claude"), &work, &tmp] {
@@ -272,7 +308,11 @@ impl World {
             }
         }
         customise(&mut spec);
-        let (desk, ws, session) = desk_with_session(&data, &work, &settings, &spec).await;
+        let location = match remote {
+            Some(sshd) => sshd.url(&work),
+            None => s(&work),
+        };
+        let (desk, ws, session) = desk_with_session_at(&data, &location, &settings, &spec).await;
         World {
             desk,
             fake,

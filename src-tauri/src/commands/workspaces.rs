@@ -1,7 +1,8 @@
 //! The app and its workspaces.
 
 use agentdesk_protocol::ipc::{
-    AddWorkspaceArgs, AppInfoArgs, ListWorkspacesArgs, PickFolderArgs, RemoveWorkspaceArgs,
+    AddWorkspaceArgs, AppInfoArgs, ListRemoteFoldersArgs, ListWorkspacesArgs, PickFolderArgs,
+    RemoteEnginesHealthArgs, RemoveWorkspaceArgs,
 };
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -26,6 +27,14 @@ desk_commands! {
 
     fn remove_workspace(desk, args: RemoveWorkspaceArgs) {
         desk.remove_workspace(&args.id).await?
+    }
+
+    fn list_remote_folders(desk, args: ListRemoteFoldersArgs) {
+        desk.list_remote_folders(&args.host, args.path.as_deref()).await?
+    }
+
+    fn remote_engines_health(desk, args: RemoteEnginesHealthArgs) {
+        desk.remote_engines_health(&args.host, None, args.check_login).await?
     }
 }
 

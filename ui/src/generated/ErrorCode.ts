@@ -4,4 +4,4 @@
  * Stable error codes; the UI may branch on them. Each names something the user can act on
  * differently (install an engine, log in, close the other program, free disk space...).
  */
-export type ErrorCode = "invalid_input" | "not_found" | "conflict" | "engine_missing" | "engine_not_logged_in" | "engine_version_unsupported" | "engine_failed" | "timed_out" | "shutting_down" | "busy" | "storage_corrupt" | "storage_full" | "storage_read_only" | "storage" | "git_failed" | "merge_conflict" | "internal";
+export type ErrorCode = "invalid_input" | "not_found" | "conflict" | "engine_missing" | "engine_not_logged_in" | "engine_version_unsupported" | "engine_failed" | "timed_out" | "shutting_down" | "busy" | "storage_corrupt" | "storage_full" | "storage_read_only" | "storage" | "git_failed" | "remote" | "merge_conflict" | "internal";

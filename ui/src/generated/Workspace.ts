@@ -13,9 +13,14 @@ id: string,
  */
 name: string, 
 /**
- * Absolute, canonical path of the folder.
+ * Absolute, canonical path of the folder (on `host` when it is remote).
  */
 path: string, 
+/**
+ * The SSH host of a remote workspace, as `[user@]host[:port]` (the engines run there);
+ * `None` for a folder on this machine.
+ */
+host: string | null, 
 /**
  * Unix milliseconds.
  */

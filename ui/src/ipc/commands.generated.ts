@@ -31,6 +31,7 @@ import type { Plan } from "../generated/Plan";
 import type { Profile } from "../generated/Profile";
 import type { ProfileError } from "../generated/ProfileError";
 import type { ProfileSpec } from "../generated/ProfileSpec";
+import type { RemoteFolders } from "../generated/RemoteFolders";
 import type { Run } from "../generated/Run";
 import type { SearchHit } from "../generated/SearchHit";
 import type { Session } from "../generated/Session";
@@ -57,6 +58,10 @@ export type AppInfoArgs = Record<symbol, never>;
 export type ListWorkspacesArgs = Record<symbol, never>;
 
 export type AddWorkspaceArgs = { path: string, name: string | null, };
+
+export type ListRemoteFoldersArgs = { host: string, path: string | null, };
+
+export type RemoteEnginesHealthArgs = { host: string, checkLogin: boolean, };
 
 export type RemoveWorkspaceArgs = { id: string, };
 
@@ -220,8 +225,28 @@ export function listWorkspaces(): Promise<Array<Workspace>> {
   return invokeCommand<Array<Workspace>>("list_workspaces", "IpcError");
 }
 
+/**
+ * `path` is a folder here, or one on an SSH host as `[user@]host[:port]:/path` (checked
+ * there: reachable, the folder exists).
+ */
 export function addWorkspace(path: AddWorkspaceArgs["path"], name?: AddWorkspaceArgs["name"]): Promise<Workspace> {
   return invokeCommand<Workspace>("add_workspace", "IpcError", { path, name: name ?? null });
+}
+
+/**
+ * The folders in `path` on `host` (`[user@]host[:port]`, an alias of ~/.ssh/config
+ * too); the home folder there when `path` is `null`.
+ */
+export function listRemoteFolders(host: ListRemoteFoldersArgs["host"], path?: ListRemoteFoldersArgs["path"]): Promise<RemoteFolders> {
+  return invokeCommand<RemoteFolders>("list_remote_folders", "IpcError", { host, path: path ?? null });
+}
+
+/**
+ * The engines on `host` as `doctor --workspace ssh://host/…` sees them: found on the
+ * login shell's PATH, version, logged in (`checkLogin` starts each once there).
+ */
+export function remoteEnginesHealth(host: RemoteEnginesHealthArgs["host"], checkLogin: RemoteEnginesHealthArgs["checkLogin"]): Promise<Array<EngineHealth>> {
+  return invokeCommand<Array<EngineHealth>>("remote_engines_health", "IpcError", { host, checkLogin });
 }
 
 export function removeWorkspace(id: RemoveWorkspaceArgs["id"]): Promise<null> {
@@ -723,6 +748,8 @@ export const COMMANDS = [
   "app_info",
   "list_workspaces",
   "add_workspace",
+  "list_remote_folders",
+  "remote_engines_health",
   "remove_workspace",
   "pick_folder",
   "list_sessions",
@@ -807,6 +834,8 @@ export type CommandError = {
   app_info: IpcError;
   list_workspaces: IpcError;
   add_workspace: IpcError;
+  list_remote_folders: IpcError;
+  remote_engines_health: IpcError;
   remove_workspace: IpcError;
   pick_folder: IpcError;
   list_sessions: IpcError;

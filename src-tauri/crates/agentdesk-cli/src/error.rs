@@ -68,7 +68,8 @@ pub fn exit_code(code: ErrorCode) -> u8 {
         ErrorCode::EngineMissing
         | ErrorCode::EngineNotLoggedIn
         | ErrorCode::EngineVersionUnsupported
-        | ErrorCode::EngineFailed => EXIT_ENGINE,
+        | ErrorCode::EngineFailed
+        | ErrorCode::Remote => EXIT_ENGINE,
         // Nothing was done to the run: like Ctrl-C, it can be sent again.
         ErrorCode::ShuttingDown => EXIT_INTERRUPTED,
         // A wait gave up: the run did not complete. Git refused (a hook, a conflict):

@@ -24,6 +24,7 @@ async fn setup() -> (tempfile::TempDir, Store) {
             id: "w".into(),
             name: "w".into(),
             path: "/w".into(),
+            host: None,
             created_at: 1,
         })
         .await

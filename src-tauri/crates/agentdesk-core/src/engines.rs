@@ -29,7 +29,7 @@ pub(crate) struct Engines {
     slots: BTreeMap<Engine, Mutex<Option<AgentEngine>>>,
     /// Every engine ever created, for shutdown (a replaced Codex engine keeps its app-server
     /// until its runs end).
-    created: std::sync::Mutex<Vec<AgentEngine>>,
+    pub(crate) created: std::sync::Mutex<Vec<AgentEngine>>,
 }
 
 impl Default for Engines {

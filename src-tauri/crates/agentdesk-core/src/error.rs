@@ -92,6 +92,7 @@ fn store_code(e: &StoreError) -> ErrorCode {
 fn engine_code(e: &EngineError) -> ErrorCode {
     match e {
         EngineError::NotFound { .. } => ErrorCode::EngineMissing,
+        EngineError::Remote { .. } => ErrorCode::Remote,
         EngineError::NotLoggedIn(_) => ErrorCode::EngineNotLoggedIn,
         EngineError::UnsupportedVersion { .. } => ErrorCode::EngineVersionUnsupported,
         EngineError::Timeout { .. } => ErrorCode::TimedOut,

@@ -37,19 +37,71 @@ impl Desk {
     /// The files of `session_id`'s folder best matching `query` (all of them, shortest
     /// paths first, for an empty one), as paths relative to it with `/` separators.
     pub async fn find_files(&self, session_id: &SessionId, query: &str) -> Result<Vec<String>> {
-        let folder = self.session_folder(session_id).await?;
-        let files = self.file_list(&folder).await?;
+        let files = match self.session_host(session_id).await? {
+            Some(loc) => self.remote_file_list(&loc).await?,
+            None => {
+                let folder = self.session_folder(session_id).await?;
+                self.file_list(&folder).await?
+            }
+        };
         let query = query.to_owned();
         tokio::task::spawn_blocking(move || best_matches(&files, &query, MAX_MATCHES))
             .await
             .map_err(|e| CoreError::Internal(format!("the file search stopped: {e}")))
     }
 
-    /// The folder a session's agent works in (its worktree, else its workspace's).
+    /// The folder a session's agent works in (its worktree, else its workspace's), on this
+    /// machine: a remote workspace's folder is refused (see [`Self::session_host`]).
     pub(crate) async fn session_folder(&self, session_id: &SessionId) -> Result<PathBuf> {
         let session = self.store.get_session(session_id).await?;
         let workspace = self.store.get_workspace(&session.workspace_id).await?;
+        if let Some(host) = &workspace.host {
+            return Err(CoreError::InvalidInput(format!(
+                "the session's folder is on {host}, not on this machine"
+            )));
+        }
         self.run_folder(&session, &workspace.path).await
+    }
+
+    /// Where a session of a remote workspace works (`None`: on this machine).
+    pub(crate) async fn session_host(
+        &self,
+        session_id: &SessionId,
+    ) -> Result<Option<agentdesk_protocol::remote::SshLocation>> {
+        let session = self.store.get_session(session_id).await?;
+        let workspace = self.store.get_workspace(&session.workspace_id).await?;
+        Ok(workspace.remote())
+    }
+
+    /// The files of a folder on a host (git's view when it is a repository, else every
+    /// file but `.git`'s), listed there.
+    async fn remote_file_list(
+        &self,
+        loc: &agentdesk_protocol::remote::SshLocation,
+    ) -> Result<Arc<Vec<String>>> {
+        let key = PathBuf::from(loc.url());
+        if let Some((at, list)) = lock(&self.files.lists).get(&key) {
+            if at.elapsed() < FRESH {
+                return Ok(list.clone());
+            }
+        }
+        let out = self
+            .ssh_link(loc)
+            .await?
+            .host
+            .run_script(
+                r#"cd -- "$1" || exit 97
+{ git ls-files -co --exclude-standard 2>/dev/null || find . -type f ! -path '*/.git/*' | sed 's|^\./||'; } | head -n "$2""#,
+                &[&loc.path, &MAX_FILES.to_string()],
+                None,
+                std::time::Duration::from_secs(30),
+            )
+            .await?;
+        let list = Arc::new(out.lines().map(str::to_owned).collect::<Vec<_>>());
+        let mut lists = lock(&self.files.lists);
+        lists.retain(|_, (at, _)| at.elapsed() < FRESH);
+        lists.insert(key, (Instant::now(), list.clone()));
+        Ok(list)
     }
 
     async fn file_list(&self, folder: &Path) -> Result<Arc<Vec<String>>> {

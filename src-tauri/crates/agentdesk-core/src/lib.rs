@@ -31,6 +31,7 @@ pub mod pipeline;
 pub mod profiles;
 mod rate_limits;
 pub mod recorder;
+mod remote;
 mod run_ends;
 mod run_faults;
 pub mod runs;
@@ -84,6 +85,8 @@ pub struct Desk {
     /// The commands agents announced in their runs, by workspace and profile (see
     /// `models::list_commands`).
     announced_commands: models::AnnouncedCommands,
+    /// SSH connections and engines of remote workspaces (see `remote`).
+    hosts: std::sync::Arc<remote::Hosts>,
 }
 
 impl Desk {
@@ -105,6 +108,7 @@ impl Desk {
             files: Default::default(),
             logins: Default::default(),
             announced_commands: Default::default(),
+            hosts: Default::default(),
         };
         // Failed ends a process could only keep outside the database (see `run_ends`).
         if !desk.store.is_read_only() {

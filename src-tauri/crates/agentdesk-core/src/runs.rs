@@ -48,12 +48,14 @@
 //! `recorder`, `approvals` and `engines`; `live` and `fanout` never import it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use agentdesk_engine::{AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle};
+use agentdesk_engine::{
+    AgentEngine, AgentRun, ApprovalDecision, InputPart, NeutralRunRequest, RunHandle,
+};
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
@@ -64,6 +66,7 @@ use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::mpsc;
 
 use crate::engines::{inactivity_timeout, typed_image_path, Engines};
+use crate::remote::upload_name;
 use crate::{
     ApprovalAnswer, ApprovalAsk, ApprovalPolicy, CoreError, Desk, Responder, Result, RunInput,
     RunRecorder,
@@ -350,6 +353,8 @@ impl Desk {
             }
         }
         self.runs.engines.shutdown().await;
+        // The engines on hosts are stopped: their connections go too.
+        self.close_ssh_links().await;
     }
 
     fn spawn_run(&self, run: Run) {
@@ -474,9 +479,14 @@ impl Desk {
     async fn drive_engine(&self, run: &Run) -> Result<()> {
         let session = self.store.get_session(&run.session_id).await?;
         let workspace = self.store.get_workspace(&session.workspace_id).await?;
+        // A remote workspace's folder is on its host: the engine runs there.
+        let remote = workspace.remote();
         // The session's worktree when it has one: the engine, the approval boundary and
         // relative paths in requests all take it as the workspace.
-        let cwd = self.run_folder(&session, &workspace.path).await?;
+        let cwd = match &remote {
+            Some(_) => PathBuf::from(&workspace.path),
+            None => self.run_folder(&session, &workspace.path).await?,
+        };
         // The profile as it is now: edits made after this point apply to the next run.
         let profile = match &session.profile_id {
             Some(id) => Some(self.store.get_profile(id).await?),
@@ -485,19 +495,24 @@ impl Desk {
         // The session's own model and effort (the composer's picker) over the profile's.
         let spec = crate::models::session_spec(&session, profile.as_ref().map(|p| &p.spec));
         let spec = spec.as_ref();
-        let policy = spec.map_or_else(
+        let mut policy = spec.map_or_else(
             || ApprovalPolicy {
                 workspace_root: cwd.clone(),
                 ..Default::default()
             },
             |s| ApprovalPolicy::from_profile(s, &cwd),
         );
+        policy.remote = remote.is_some();
         let mut options = self.engine_options(session.engine, spec).await?;
         if session.origin != agentdesk_protocol::ui::SessionOrigin::App {
             // Continued from its engine's terminal too.
             options = options.for_terminal_session();
         }
-        let input = self.run_input(run, &cwd).await?;
+        // Files copied to the host for the run stay there until it ends (the guard).
+        let (input, _uploaded) = match &remote {
+            Some(loc) => self.remote_run_input(run, loc).await?,
+            None => (self.run_input(run, &cwd).await?, None),
+        };
         // Read only to continue it: a run is not refused for want of it.
         let plan = match self.store.latest_plan(&session.id).await {
             Ok(plan) => plan,
@@ -515,7 +530,11 @@ impl Desk {
             .storage_retry_budget(self.runs.faults.budget());
         let mut recording = tokio::spawn(recorder.run(rx));
 
-        let started = match self.engine(session.engine).await {
+        let engine = match &remote {
+            Some(loc) => self.run_engine_on_host(session.engine, loc).await,
+            None => self.engine(session.engine).await,
+        };
+        let started = match engine {
             Ok(engine) => engine
                 .start_run(NeutralRunRequest {
                     cwd,
@@ -606,6 +625,55 @@ impl Desk {
             input.push(InputPart::FileMention { name, path });
         }
         Ok(input)
+    }
+
+    /// [`Self::run_input`] for a workspace on `loc`'s host: attached files are copied there
+    /// (to a private folder removed after the run) and listed at their paths there; images
+    /// go inline; `@`-mentions are read by the engine there.
+    async fn remote_run_input(
+        &self,
+        run: &Run,
+        loc: &agentdesk_protocol::remote::SshLocation,
+    ) -> Result<(Vec<InputPart>, Option<crate::remote::RemoteUpload>)> {
+        let attachments = self.run_attachments(&run.id).await?;
+        let files: Vec<_> = attachments
+            .iter()
+            .filter(|a| a.kind == AttachmentKind::File)
+            .collect();
+        let to_copy: Vec<(String, PathBuf)> = files
+            .iter()
+            .map(|f| (upload_name(&f.name), PathBuf::from(&f.path)))
+            .collect();
+        let uploaded = self.upload_to_host(loc, &to_copy).await?;
+        let mut text = run.prompt.clone();
+        if let Some(up) = &uploaded {
+            text.push_str("\n\nAttached files (read them at these paths):");
+            for (f, there) in files.iter().zip(&up.files) {
+                text.push_str(&format!(
+                    "\n- {} ({}, {} bytes): {}",
+                    f.name, f.mime, f.size, there
+                ));
+            }
+        }
+        let mut input = vec![InputPart::Text(text)];
+        for a in attachments
+            .iter()
+            .filter(|a| a.kind == AttachmentKind::Image)
+        {
+            let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
+            input.push(InputPart::LocalImage(path));
+        }
+        Ok((input, uploaded))
+    }
+
+    /// The engine on a remote workspace's host, its program checked there first.
+    async fn run_engine_on_host(
+        &self,
+        engine: agentdesk_protocol::ui::Engine,
+        loc: &agentdesk_protocol::remote::SshLocation,
+    ) -> Result<AgentEngine> {
+        self.check_remote_program(engine, loc).await?;
+        self.remote_engine(engine, loc).await
     }
 
     /// Returns the recorder's result when it ended before the run did (it could not save the

@@ -116,6 +116,11 @@ impl Desk {
             self.store.insert_session(&s).await?;
             return Ok(s);
         };
+        if let Some(host) = &workspace.host {
+            return Err(CoreError::InvalidInput(format!(
+                "sessions in worktrees are not available for a workspace on {host} yet; start the session in the folder itself"
+            )));
+        }
         let name = want.name_hint.as_deref().unwrap_or(title);
         let (folder, branch, base) = self
             .add_worktree(&workspace.path, &s.id, name, want)

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use agentdesk_protocol::ids::WorkspaceId;
+use agentdesk_protocol::remote::SshLocation;
 use agentdesk_protocol::ui::Workspace;
 
 use crate::{CoreError, Desk, Result};
@@ -16,7 +17,14 @@ impl Desk {
     /// canonical form so the same folder cannot be added twice under two spellings — on
     /// Windows the plain one (`C:\work`, not `\\?\C:\work`: it becomes the engines' cwd,
     /// which `cmd.exe` refuses in the verbatim form).
+    ///
+    /// `[user@]host[:port]:/path` or `ssh://[user@]host[:port]/path` is a folder on an SSH
+    /// host: checked there (reachable, the folder exists) and resolved there.
     pub async fn add_workspace(&self, path: &str, name: Option<&str>) -> Result<Workspace> {
+        if let Some(loc) = SshLocation::parse_any(path) {
+            let loc = loc.map_err(CoreError::InvalidInput)?;
+            return self.add_remote_workspace(loc, name).await;
+        }
         let path = validate_folder(path)?;
         let path_str = path
             .to_str()
@@ -32,6 +40,7 @@ impl Desk {
             id: WorkspaceId::new(),
             name,
             path: path_str,
+            host: None,
             created_at: agentdesk_store::now_ms(),
         };
         self.store.insert_workspace(&ws).await?;

@@ -277,6 +277,12 @@ pub(crate) fn resolved(request_id: &str, decision: UserDecision) -> AgentEvent {
 /// "`who` stopped unexpectedly (status). Last output: <last 10 stderr lines>", from the exit
 /// (or, when its status never came, the stderr tail read so far).
 pub(crate) fn crash_message(who: &str, exit: Option<&ChildExit>, tail_so_far: &str) -> String {
+    // An engine on another machine whose channel ended: the connection's fate, in words.
+    if let Some(crate::error::EngineError::Remote { reason, .. }) =
+        exit.filter(|e| e.remote.is_some()).map(ChildExit::to_error)
+    {
+        return format!("{who} stopped: {reason}");
+    }
     let mut msg = format!("{who} stopped unexpectedly");
     let tail = match exit {
         Some(exit) => {

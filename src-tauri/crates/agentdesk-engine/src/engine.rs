@@ -114,6 +114,57 @@ impl AgentEngine {
         }
     }
 
+    /// The same engine run on another machine over SSH: the program is the engine's name
+    /// as the host's login shell finds it (a local path or override means nothing there;
+    /// an ACP agent's command comes from its profile).
+    pub fn on_host(&self, host: crate::ssh::RemoteHost) -> Self {
+        match self {
+            Self::Codex(e) => {
+                let mut config = e.config().clone();
+                config.program = PathBuf::from("codex");
+                config.remote = Some(host);
+                Self::Codex(CodexEngine::new(config))
+            }
+            Self::Claude(e) => {
+                let mut config = e.config().clone();
+                config.program = PathBuf::from("claude");
+                config.remote = Some(host);
+                Self::Claude(ClaudeEngine::new(config))
+            }
+            Self::Acp(e) => {
+                let mut config = e.config().clone();
+                config.remote = Some(host);
+                Self::Acp(AcpEngine::new(config))
+            }
+        }
+    }
+
+    /// Whether the engine is logged in where it runs (`Some(true)` also when it needs no
+    /// login; `None` when it cannot tell before a run): one start of it in `cwd`.
+    pub async fn logged_in(&self, cwd: &std::path::Path) -> Result<Option<bool>, EngineError> {
+        match self {
+            Self::Codex(e) => {
+                let read = e
+                    .account(None, &crate::codex::CodexProfile::default())
+                    .await?;
+                Ok(Some(read.account.is_some() || !read.requires_openai_auth))
+            }
+            Self::Claude(e) => Ok(Some(
+                e.status(cwd, &ClaudeProfile::default()).await?.logged_in,
+            )),
+            Self::Acp(_) => Ok(None),
+        }
+    }
+
+    /// The host this engine runs on (`None`: this machine).
+    pub fn remote(&self) -> Option<&crate::ssh::RemoteHost> {
+        match self {
+            Self::Codex(e) => e.config().remote.as_ref(),
+            Self::Claude(e) => e.config().remote.as_ref(),
+            Self::Acp(e) => e.config().remote.as_ref(),
+        }
+    }
+
     /// Stop everything the engine keeps running (app exit).
     pub async fn shutdown(&self) {
         if let Self::Codex(engine) = self {
@@ -141,9 +192,14 @@ async fn start_codex(
         return Err(options_for_another_engine(Engine::Codex));
     };
     let mut input = Vec::with_capacity(req.input.len());
+    let remote = engine.config().remote.is_some();
     for p in req.input {
         input.push(match p {
             InputPart::Text(t) => UserInput::text(t),
+            // A codex on another machine cannot read this one's files: the image goes inline.
+            InputPart::LocalImage(path) if remote => {
+                UserInput::image_url(crate::mentions::image_data_url(&path).await?)
+            }
             InputPart::LocalImage(path) => UserInput::local_image(path.to_string_lossy()),
             InputPart::FileMention { name, path } => {
                 UserInput::text(crate::mentions::inline(&name, &path).await)

@@ -113,6 +113,12 @@ pub enum EngineError {
     /// log in. Its own variant because the fix is the user's, outside Agent Desk.
     #[error("{0}")]
     NotLoggedIn(String),
+
+    /// A remote workspace's host could not be used (unreachable, login or host key refused,
+    /// the connection lost, the folder or the engine missing there); `reason` says what to
+    /// do.
+    #[error("{host}: {reason}")]
+    Remote { host: String, reason: String },
 }
 
 impl EngineError {

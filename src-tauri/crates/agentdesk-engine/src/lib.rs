@@ -188,6 +188,7 @@ pub mod rpc;
 mod rpc;
 pub mod settings;
 pub mod shim;
+pub mod ssh;
 #[cfg(feature = "internals")]
 pub mod transport;
 #[cfg(not(feature = "internals"))]

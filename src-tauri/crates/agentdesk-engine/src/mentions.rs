@@ -56,3 +56,31 @@ mod tests {
             .contains("could not be read"));
     }
 }
+
+/// The media type of an image file, by its extension (PNG when it says nothing else).
+pub fn image_media_type(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => "image/png",
+    }
+}
+
+/// An image as a `data:` URL, for an engine that cannot read this machine's files (one on
+/// another host).
+pub async fn image_data_url(path: &Path) -> Result<String, crate::error::EngineError> {
+    use base64::Engine as _;
+    let bytes = tokio::fs::read(path).await.map_err(|e| {
+        crate::error::EngineError::transport(format!("reading image {}", path.display()), e)
+    })?;
+    Ok(format!(
+        "data:{};base64,{}",
+        image_media_type(path),
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    ))
+}

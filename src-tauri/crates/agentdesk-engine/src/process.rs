@@ -134,11 +134,30 @@ pub struct ChildExit {
     pub status: ExitStatusInfo,
     /// The last stderr lines (see [`ProcessSpec::stderr_tail_lines`]).
     pub stderr_tail: String,
+    /// The host of a child that ran there (its `ssh` exit codes mean the connection).
+    #[serde(skip)]
+    pub remote: Option<agentdesk_protocol::remote::SshLocation>,
 }
 
 impl ChildExit {
     /// The error every pending call fails with.
     pub fn to_error(&self) -> EngineError {
+        if let Some(host) = &self.remote {
+            let code = self.status.code;
+            // Anything else is the engine's own exit, reported as for a local one.
+            if matches!(
+                code,
+                Some(
+                    crate::ssh::EXIT_SSH | crate::ssh::EXIT_NO_FOLDER | crate::ssh::EXIT_NO_PROGRAM
+                ) | None
+            ) && self.status.signal.is_none()
+            {
+                return EngineError::Remote {
+                    host: host.host_label(),
+                    reason: crate::ssh::reason(code, &self.stderr_tail, host),
+                };
+            }
+        }
         EngineError::ChildExited {
             status: Some(self.status),
             stderr_tail: self.stderr_tail.clone(),
@@ -227,6 +246,17 @@ pub struct ProcessSpec {
     /// Literal values redacted from stderr (besides the shapes [`crate::redact`] knows):
     /// every [`Self::env`] value whose name looks secret is added automatically.
     pub secrets: Vec<String>,
+    /// Run on another machine: the child is an `ssh` channel starting `program` (a name
+    /// found on the host's login `PATH`) in `cwd` there, with only [`Self::env`] sent.
+    pub remote: Option<RemoteLaunch>,
+}
+
+/// Where and how a [`ProcessSpec`] runs on another machine.
+#[derive(Debug, Clone)]
+pub struct RemoteLaunch {
+    pub host: crate::ssh::RemoteHost,
+    /// `ssh -A`: the profile's choice, off by default.
+    pub forward_agent: bool,
 }
 
 /// `tracing` target of engine stderr lines. Logged at TRACE: the default filters (app and
@@ -254,6 +284,7 @@ impl ProcessSpec {
             diagnostics: None,
             label,
             secrets: Vec::new(),
+            remote: None,
         }
     }
 
@@ -323,6 +354,9 @@ impl ProcessSpec {
     }
 
     fn command(&self) -> Command {
+        if let Some(remote) = &self.remote {
+            return self.remote_command(remote);
+        }
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args)
             .stdin(Stdio::piped())
@@ -359,6 +393,33 @@ impl ProcessSpec {
             cmd.env("PATH", path);
         }
         // Process group, PDEATHSIG, Job Object: added by `OsChild::spawn`.
+        cmd
+    }
+
+    /// The `ssh` channel that runs this spec on its host: the local process has the
+    /// allow-listed basics (ssh needs `HOME`, `SSH_AUTH_SOCK`); the remote one gets what
+    /// `sshd` sets, the login shell's `PATH` and [`Self::env`] — never the app's variables.
+    fn remote_command(&self, remote: &RemoteLaunch) -> Command {
+        let env: Vec<(OsString, OsString)> = self
+            .env
+            .iter()
+            .filter(|(k, _)| !crate::child_env::always_removed(k))
+            .cloned()
+            .collect();
+        let cwd = self
+            .cwd
+            .as_ref()
+            .map_or_else(|| ".".to_owned(), |c| c.to_string_lossy().into_owned());
+        let line =
+            crate::ssh::launch_command(&cwd, &self.program.to_string_lossy(), &self.args, &env);
+        let mut cmd = Command::new(&remote.host.ssh_program);
+        cmd.args(remote.host.channel_args(remote.forward_agent, line))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .env_clear()
+            .envs(crate::child_env::common_env(std::env::vars_os()));
         cmd
     }
 
@@ -514,12 +575,21 @@ impl ChildProcess {
     /// Spawn the child with piped stdio. Must be called inside a tokio runtime, from a
     /// long-lived thread (see the Linux note in the module docs).
     pub fn spawn(spec: ProcessSpec) -> Result<Self, EngineError> {
-        if cfg!(windows) {
+        if cfg!(windows) && spec.remote.is_none() {
             os::check_command_line(&spec.program, &spec.args)?;
         }
         let mut child =
             OsChild::spawn(spec.command(), spec.parent_death_signal).map_err(|source| {
-                if source.kind() == std::io::ErrorKind::NotFound {
+                if let (Some(remote), std::io::ErrorKind::NotFound) = (&spec.remote, source.kind())
+                {
+                    EngineError::Remote {
+                        host: remote.host.label(),
+                        reason: format!(
+                            "the SSH client ({}) is not installed on this machine: install OpenSSH",
+                            remote.host.ssh_program.display()
+                        ),
+                    }
+                } else if source.kind() == std::io::ErrorKind::NotFound {
                     EngineError::NotFound {
                         program: spec.program.display().to_string(),
                         hint: "the executable does not exist (check the engine path in Settings)"
@@ -565,6 +635,7 @@ impl ChildProcess {
             Arc::clone(&ring),
             exit_tx,
             kill_rx,
+            spec.remote.as_ref().map(|r| r.host.location.clone()),
         ));
         Ok(Self {
             label: spec.label,
@@ -673,6 +744,7 @@ async fn wait_loop(
     ring: Arc<StderrRing>,
     exit_tx: watch::Sender<Option<ChildExit>>,
     mut kill_rx: mpsc::UnboundedReceiver<()>,
+    remote: Option<agentdesk_protocol::remote::SshLocation>,
 ) {
     let status = loop {
         tokio::select! {
@@ -699,6 +771,7 @@ async fn wait_loop(
     let _ = exit_tx.send(Some(ChildExit {
         status,
         stderr_tail: ring.tail(),
+        remote,
     }));
     // Hold the child until the ladder's last rung asks for the kill or every owner is gone.
     // On Windows the child owns the Job Object: dropping it closes the job, which kills what

@@ -231,6 +231,7 @@ async fn eof_fails_pending_requests_with_child_exited_and_status() {
         .send(Some(ChildExit {
             status,
             stderr_tail: "panic: boom".into(),
+            remote: None,
         }))
         .unwrap();
     drop(far);
@@ -272,6 +273,7 @@ async fn exit_while_stdout_held_open_still_fails_pending() {
         .send(Some(ChildExit {
             status,
             stderr_tail: String::new(),
+            remote: None,
         }))
         .unwrap();
     let res = tokio::time::timeout(Duration::from_secs(5), call)

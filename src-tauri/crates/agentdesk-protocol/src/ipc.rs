@@ -64,7 +64,7 @@ use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineAccount,
     EngineHealth, EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError,
     LiveBatch, LoginRequest, LoginStart, McpReport, MergeOutcome, ModelCatalog, NewWorktree,
-    NotificationPrefs, Profile, ProfileError, ProfileSpec, Run, SearchHit, Session,
+    NotificationPrefs, Profile, ProfileError, ProfileSpec, RemoteFolders, Run, SearchHit, Session,
     SessionActivity, SessionFootprint, TimelinePage, UiSettings, Usage, Workspace, WorkspaceGit,
     WorktreeRemoved, WorktreeStatus,
 };
@@ -163,7 +163,15 @@ define_rpc! {
     // The app and its workspaces.
     app_info(AppInfoArgs {}) -> Result<AppInfo, IpcError>;
     list_workspaces(ListWorkspacesArgs {}) -> Result<Vec<Workspace>, IpcError>;
+    /// `path` is a folder here, or one on an SSH host as `[user@]host[:port]:/path` (checked
+    /// there: reachable, the folder exists).
     add_workspace(AddWorkspaceArgs { path: String, name: Option<String> }) -> Result<Workspace, IpcError>;
+    /// The folders in `path` on `host` (`[user@]host[:port]`, an alias of ~/.ssh/config
+    /// too); the home folder there when `path` is `null`.
+    list_remote_folders(ListRemoteFoldersArgs { host: String, path: Option<String> }) -> Result<RemoteFolders, IpcError>;
+    /// The engines on `host` as `doctor --workspace ssh://host/…` sees them: found on the
+    /// login shell's PATH, version, logged in (`checkLogin` starts each once there).
+    remote_engines_health(RemoteEnginesHealthArgs { host: String, check_login: bool }) -> Result<Vec<EngineHealth>, IpcError>;
     remove_workspace(RemoveWorkspaceArgs { id: WorkspaceId }) -> Result<(), IpcError>;
     /// The native folder picker; `null` when the user cancels.
     pick_folder(PickFolderArgs {}) -> Result<Option<String>, IpcError>;

@@ -52,6 +52,7 @@ pub mod ipc_macro;
 pub mod ipc;
 pub mod plan;
 pub mod rate_limits;
+pub mod remote;
 mod stored;
 pub mod sync;
 pub mod ui;

@@ -14,6 +14,7 @@ mod library;
 mod live;
 mod mcp;
 mod profiles;
+mod remote;
 mod sessions;
 mod settings;
 mod worktrees;
@@ -25,6 +26,7 @@ pub use library::*;
 pub use live::*;
 pub use mcp::*;
 pub use profiles::*;
+pub use remote::*;
 pub use sessions::*;
 pub use settings::*;
 pub use worktrees::*;
@@ -37,11 +39,37 @@ pub struct Workspace {
     pub id: WorkspaceId,
     /// Display name; defaults to the folder's last component.
     pub name: String,
-    /// Absolute, canonical path of the folder.
+    /// Absolute, canonical path of the folder (on `host` when it is remote).
     pub path: String,
+    /// The SSH host of a remote workspace, as `[user@]host[:port]` (the engines run there);
+    /// `None` for a folder on this machine.
+    #[serde(default)]
+    pub host: Option<String>,
     /// Unix milliseconds.
     #[ts(type = "number")]
     pub created_at: i64,
+}
+
+impl Workspace {
+    /// Where a remote workspace is (`None` for a local folder).
+    pub fn remote(&self) -> Option<crate::remote::SshLocation> {
+        let host = self.host.as_deref()?;
+        crate::remote::SshLocation::parse_url(&format!(
+            "{}{host}{}",
+            crate::remote::SCHEME,
+            self.path
+        ))
+        .ok()
+    }
+
+    /// The location as stored (the `path` column): the folder, or the `ssh://` URL of a
+    /// remote one.
+    pub fn location(&self) -> String {
+        match self.remote() {
+            Some(r) => r.url(),
+            None => self.path.clone(),
+        }
+    }
 }
 
 /// Every error that crosses IPC has this shape: a stable machine-readable `code` and a
@@ -88,6 +116,10 @@ stored_enum! {
         /// Git refused or failed (a hook, a missing identity, a ref that moved); the message
         /// has git's words.
         GitFailed,
+        /// A remote workspace's host could not be used: unreachable, the login or its host
+        /// key refused, the connection lost, the folder or the engine missing there. The
+        /// message says which, and what to do.
+        Remote,
         /// A merge stopped on conflicting changes; the message names the files. Nothing was
         /// changed: the branch and the base are as they were.
         MergeConflict,
@@ -149,6 +181,7 @@ mod tests {
             id: "1".into(),
             name: "n".into(),
             path: "/p".into(),
+            host: None,
             created_at: 5,
         };
         let v = serde_json::to_value(&w).unwrap();

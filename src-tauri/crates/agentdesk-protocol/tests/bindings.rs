@@ -54,6 +54,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::HistoryStatus>(&cfg, &mut out);
     // Sessions in git worktrees, their review and merge (issue 23).
     render::<ui::WorkspaceGit>(&cfg, &mut out);
+    render::<ui::RemoteFolders>(&cfg, &mut out);
     render::<ui::FileState>(&cfg, &mut out);
     render::<ui::ChangedFile>(&cfg, &mut out);
     render::<ui::WorktreeCommit>(&cfg, &mut out);

@@ -122,6 +122,7 @@ pub async fn seed(dir: Option<PathBuf>, sessions: usize, per_session: usize) -> 
                 id: "w".into(),
                 name: "w".into(),
                 path: "/w".into(),
+                host: None,
                 created_at: 1,
             })
             .await

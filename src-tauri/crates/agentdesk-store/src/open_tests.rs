@@ -8,6 +8,7 @@ fn ws(id: &str, path: &str) -> Workspace {
         id: id.into(),
         name: id.into(),
         path: path.into(),
+        host: None,
         created_at: 1,
     }
 }

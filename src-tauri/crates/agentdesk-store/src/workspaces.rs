@@ -1,6 +1,7 @@
 //! Workspaces: one row per folder.
 
 use agentdesk_protocol::ids::WorkspaceId;
+use agentdesk_protocol::remote::SshLocation;
 use agentdesk_protocol::ui::Workspace;
 
 use crate::{Result, Store, StoreError};
@@ -15,11 +16,22 @@ struct WorkspaceRow {
 }
 
 impl From<WorkspaceRow> for Workspace {
+    /// A remote workspace's row holds its `ssh://` URL as the location.
     fn from(r: WorkspaceRow) -> Self {
+        let remote = r
+            .path
+            .starts_with(agentdesk_protocol::remote::SCHEME)
+            .then(|| SshLocation::parse_url(&r.path).ok())
+            .flatten();
+        let (path, host) = match remote {
+            Some(loc) => (loc.path.clone(), Some(loc.host_label())),
+            None => (r.path, None),
+        };
         Workspace {
             id: r.id,
             name: r.name,
-            path: r.path,
+            path,
+            host,
             created_at: r.created_at,
         }
     }
@@ -64,15 +76,18 @@ impl Store {
             sqlx::query("INSERT INTO workspaces (id, name, path, created_at) VALUES (?, ?, ?, ?)")
                 .bind(&w.id)
                 .bind(&w.name)
-                .bind(&w.path)
+                .bind(w.location())
                 .bind(w.created_at)
                 .execute(&self.pool)
                 .await;
         match res {
             Ok(_) => Ok(()),
-            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => Err(
-                StoreError::Conflict(format!("the folder {} is already a workspace", w.path)),
-            ),
+            Err(sqlx::Error::Database(db)) if db.is_unique_violation() => {
+                Err(StoreError::Conflict(format!(
+                    "the folder {} is already a workspace",
+                    w.location()
+                )))
+            }
             Err(e) => Err(e.into()),
         }
     }

@@ -16,6 +16,7 @@ async fn fixture() -> (tempfile::TempDir, Store) {
             id: "w".into(),
             name: "w".into(),
             path: "/w".into(),
+            host: None,
             created_at: 1,
         })
         .await

@@ -45,6 +45,7 @@ async fn workspace(store: &Store, id: &str) {
             id: id.into(),
             name: id.into(),
             path: format!("/{id}"),
+            host: None,
             created_at: 1,
         })
         .await

@@ -14,6 +14,7 @@ async fn store_with(texts: &[&str]) -> (tempfile::TempDir, Store) {
                 id: ws.into(),
                 name: format!("workspace {ws}"),
                 path: format!("/{ws}"),
+                host: None,
                 created_at: 1,
             })
             .await

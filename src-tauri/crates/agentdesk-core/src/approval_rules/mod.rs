@@ -55,6 +55,10 @@ pub struct ApprovalPolicy {
     pub rules: Vec<ApprovalRule>,
     /// Seconds before a pending approval is safely denied.
     pub timeout_secs: Option<u32>,
+    /// The workspace is on another machine: its paths cannot be resolved here (a link there
+    /// could lead out of it), so nothing is auto-approved for where it is; tool and command
+    /// rules still apply.
+    pub remote: bool,
 }
 
 impl ApprovalPolicy {
@@ -67,17 +71,24 @@ impl ApprovalPolicy {
             denied_tools: spec.denied_tools.clone(),
             rules: spec.approval_rules.clone(),
             timeout_secs: spec.approval_timeout_secs,
+            remote: false,
         }
     }
 
     /// Where writes may be auto-approved: the workspace, unless it is `/` or the home folder.
     fn write_roots(&self) -> Vec<PathBuf> {
+        if self.remote {
+            return Vec::new();
+        }
         paths::root(&self.workspace_root).into_iter().collect()
     }
 
     /// Where reads may be auto-approved: the workspace and the extra folders (none of them
     /// `/` or the home folder).
     fn read_roots(&self) -> Vec<PathBuf> {
+        if self.remote {
+            return Vec::new();
+        }
         let mut roots = self.write_roots();
         roots.extend(self.extra_dirs.iter().filter_map(|d| paths::root(d)));
         roots

@@ -60,6 +60,8 @@ fn workspace_for<'a>(workspaces: &'a [Workspace], cwd: &Path) -> Option<&'a Work
     let canonical = agentdesk_store::canonical::canonicalize(cwd).unwrap_or(cwd.to_path_buf());
     workspaces
         .iter()
+        // This machine's histories are of this machine's folders.
+        .filter(|w| w.host.is_none())
         .find(|w| Path::new(&w.path) == canonical || Path::new(&w.path) == cwd)
 }
 

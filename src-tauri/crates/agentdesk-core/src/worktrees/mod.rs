@@ -55,6 +55,11 @@ impl Desk {
             isolate_new_sessions,
             ..WorkspaceGit::default()
         };
+        if let Some(host) = &ws.host {
+            return Ok(answer(format!(
+                "worktrees are not available for a workspace on {host} yet"
+            )));
+        }
         let git = match Git::checked().await {
             Ok(g) => g,
             Err(e) => return Ok(answer(e.to_string())),

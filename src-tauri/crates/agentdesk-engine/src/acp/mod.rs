@@ -79,6 +79,9 @@ pub struct AcpEngineConfig {
     /// Inactivity watchdog and diagnostic budget of every run (a run may override them:
     /// [`AcpEngine::start_run_with`]).
     pub limits: RunLimits,
+    /// Set for a remote workspace's engine: it runs on that host over SSH (`program` is
+    /// then the name its login shell finds).
+    pub remote: Option<crate::ssh::RemoteHost>,
 }
 
 impl Default for AcpEngineConfig {
@@ -92,6 +95,7 @@ impl Default for AcpEngineConfig {
             start_retry_pause: Duration::from_secs(1),
             stop: StopConfig::default(),
             limits: RunLimits::default(),
+            remote: None,
         }
     }
 }

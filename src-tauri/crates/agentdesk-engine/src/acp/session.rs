@@ -65,7 +65,12 @@ impl Agent {
         for key in &profile.env_remove {
             spec = spec.env_remove(key);
         }
-        let parent = crate::child_env::parent_env();
+        // A remote agent gets the profile's variables only, never this machine's.
+        let parent = match &config.remote {
+            Some(_) => Vec::new(),
+            None => crate::child_env::parent_env(),
+        };
+        spec.remote = crate::ssh::launch_on(config.remote.as_ref());
         let inherited = crate::child_env::engine_env(
             Engine::Acp,
             &parent,
@@ -336,24 +341,11 @@ pub(crate) async fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBloc
                 })?;
                 ContentBlock::Image {
                     data: base64::engine::general_purpose::STANDARD.encode(&bytes),
-                    mime_type: media_type(path).to_owned(),
+                    mime_type: crate::mentions::image_media_type(path).to_owned(),
                     uri: None,
                 }
             }
         });
     }
     Ok(blocks)
-}
-
-fn media_type(path: &Path) -> &'static str {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => "image/png",
-    }
 }

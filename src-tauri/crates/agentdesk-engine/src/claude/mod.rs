@@ -74,6 +74,9 @@ pub struct ClaudeEngineConfig {
     /// Inactivity watchdog and diagnostic budget of every run (a run may override the
     /// watchdog: [`ClaudeEngine::start_run_with`]).
     pub limits: RunLimits,
+    /// Set for a remote workspace's engine: it runs on that host over SSH (`program` is
+    /// then the name its login shell finds).
+    pub remote: Option<crate::ssh::RemoteHost>,
 }
 
 impl ClaudeEngineConfig {
@@ -85,6 +88,7 @@ impl ClaudeEngineConfig {
             interrupt_grace: Duration::from_secs(10),
             stop: StopConfig::default(),
             limits: RunLimits::default(),
+            remote: None,
         }
     }
 }
@@ -215,8 +219,17 @@ impl ClaudeEngine {
         cwd: &Path,
         profile: &ClaudeProfile,
     ) -> Result<ClaudeStatus, EngineError> {
-        let exe = Executable::new(self.config.program.clone(), FoundVia::Override);
-        let version = probe_version(&exe, Duration::from_secs(15)).await?;
+        let version = match &self.config.remote {
+            Some(host) => {
+                host.probe_version(&self.config.program.to_string_lossy())
+                    .await?
+                    .1
+            }
+            None => {
+                let exe = Executable::new(self.config.program.clone(), FoundVia::Override);
+                probe_version(&exe, Duration::from_secs(15)).await?
+            }
+        };
         let session = SessionArg::New(uuid::Uuid::new_v4().to_string());
         let mut s = Session::spawn(&self.config, cwd, profile, &session)?;
         let init = initialize(&mut s, self.config.init_timeout).await;
@@ -421,24 +434,14 @@ async fn prompt_blocks(input: &[InputPart]) -> Result<Vec<ContentBlock>, EngineE
                 let bytes = tokio::fs::read(path).await.map_err(|e| {
                     EngineError::transport(format!("reading image {}", path.display()), e)
                 })?;
-                ContentBlock::base64_image(media_type(path), diff::base64(&bytes))
+                ContentBlock::base64_image(
+                    crate::mentions::image_media_type(path),
+                    diff::base64(&bytes),
+                )
             }
         });
     }
     Ok(blocks)
-}
-
-fn media_type(path: &Path) -> &'static str {
-    let ext = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    match ext.as_str() {
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => "image/png",
-    }
 }
 
 #[cfg(test)]

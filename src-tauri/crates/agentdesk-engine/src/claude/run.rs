@@ -62,8 +62,15 @@ impl Session {
         session: &SessionArg,
     ) -> Result<Self, EngineError> {
         let (tx, stderr) = mpsc::unbounded_channel();
+        // The system prompt goes in a file here; on a remote host (where that file is not)
+        // it is an argument.
+        let remote = config.remote.as_ref();
+        let inline_prompt: Vec<String> = match (remote, profile.system_prompt()) {
+            (Some(_), Some(p)) => vec!["--append-system-prompt".to_owned(), p.to_owned()],
+            _ => Vec::new(),
+        };
         let prompt_file =
-            match profile.system_prompt() {
+            match profile.system_prompt().filter(|_| remote.is_none()) {
                 Some(p) => Some(PromptFile::create_in(&std::env::temp_dir(), p).map_err(
                     |source| EngineError::Spawn {
                         program: config.program.clone(),
@@ -75,6 +82,7 @@ impl Session {
         let mut spec = ProcessSpec::for_engine(&config.program)
             .args(profile.args(session))
             .args(prompt_file.iter().flat_map(PromptFile::args))
+            .args(inline_prompt)
             .cwd(cwd)
             .stop_config(config.stop)
             .diagnostics(tx);
@@ -82,7 +90,13 @@ impl Session {
         for key in &profile.env_remove {
             spec = spec.env_remove(key);
         }
-        for (key, value) in profile.env_vars(&config.entrypoint)? {
+        spec.remote = crate::ssh::launch_on(remote);
+        // A remote CLI gets the profile's variables only, never this machine's.
+        let env = match remote {
+            Some(_) => profile.env_vars_from(&config.entrypoint, &[])?,
+            None => profile.env_vars(&config.entrypoint)?,
+        };
+        for (key, value) in env {
             spec = spec.env(key, value);
         }
         let mut child = ChildProcess::spawn(spec)?;

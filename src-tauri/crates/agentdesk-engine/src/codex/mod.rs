@@ -77,6 +77,9 @@ pub struct CodexEngineConfig {
     /// Inactivity watchdog and diagnostic budget of every run (a run may override the
     /// watchdog: [`CodexEngine::start_run_with`]).
     pub limits: RunLimits,
+    /// Set for a remote workspace's engine: it runs on that host over SSH (`program` is
+    /// then the name its login shell finds).
+    pub remote: Option<crate::ssh::RemoteHost>,
 }
 
 impl CodexEngineConfig {
@@ -91,6 +94,7 @@ impl CodexEngineConfig {
             restart_backoff_max: Duration::from_secs(15),
             stop: StopConfig::default(),
             limits: RunLimits::default(),
+            remote: None,
         }
     }
 }

@@ -233,7 +233,13 @@ impl Server {
             .stop_config(self.config.stop)
             .diagnostics(diag_tx);
         // Built environment (see child_env): the basics, codex's own variables, then ours.
-        for (k, v) in self.key.inherited_env(&crate::child_env::parent_env()) {
+        // A remote codex gets the profile's variables only, never this machine's.
+        spec.remote = crate::ssh::launch_on(self.config.remote.as_ref());
+        let parent = match &self.config.remote {
+            Some(_) => Vec::new(),
+            None => crate::child_env::parent_env(),
+        };
+        for (k, v) in self.key.inherited_env(&parent) {
             spec = spec.env(k, v);
         }
         if let Some(home) = &self.key.codex_home {
