@@ -69,6 +69,11 @@ mod mcp;
 #[path = "cli/subagents.rs"]
 mod subagents;
 
+// Remote workspaces over SSH (issue 25).
+#[cfg(unix)]
+#[path = "cli/remote.rs"]
+mod remote;
+
 /// Bound on one CLI invocation (a run includes starting the engine).
 const CALL: Duration = Duration::from_secs(120);
 

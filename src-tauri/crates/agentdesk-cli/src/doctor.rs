@@ -11,6 +11,8 @@ use agentdesk_core::Desk;
 use clap::Args;
 use serde::Serialize;
 
+use agentdesk_protocol::remote::SshLocation;
+
 use crate::error::{CliError, CliResult, EXIT_INTERNAL};
 
 #[derive(Args, Debug)]
@@ -18,6 +20,11 @@ pub struct DoctorArgs {
     /// Skip the login checks (they start each engine once).
     #[arg(long)]
     no_login: bool,
+    /// Check the engines where this workspace's runs start them: for
+    /// `ssh://[user@]host[:port]/path`, on that host (over SSH, as its login shell finds
+    /// them); a local folder is this machine.
+    #[arg(long, value_name = "FOLDER|ssh://HOST/PATH")]
+    workspace: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -35,9 +42,11 @@ struct EngineReport {
     problem: Option<String>,
     /// Found, but a version runs are refused with.
     unsupported: bool,
+    /// What to run to fix it (install, log in), on the host for a remote workspace.
+    fix: Vec<String>,
     /// Why, for the exit code and the error line (the same one a run fails with).
     #[serde(skip)]
-    unsupported_error: Option<agentdesk_core::CoreError>,
+    unsupported_error: Option<CliError>,
 }
 
 #[derive(Serialize, Debug)]
@@ -48,6 +57,8 @@ struct Report {
     integrity: String,
     schema_version: i64,
     known_schema_version: i64,
+    /// The host the engines were checked on (`--workspace ssh://…`); `None`: this machine.
+    host: Option<String>,
     engines: Vec<EngineReport>,
     /// What each engine last said about the account's rate limits.
     rate_limits: Vec<agentdesk_protocol::rate_limits::EngineRateLimits>,
@@ -75,6 +86,9 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
             report.schema_version, report.known_schema_version
         );
         println!("integrity: {}", report.integrity);
+        if let Some(host) = &report.host {
+            println!("host:      {host} (the engines below are there)");
+        }
         for e in &report.engines {
             let login = match e.logged_in {
                 Some(true) => "logged in",
@@ -88,6 +102,9 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
             }
             if let Some(problem) = &e.problem {
                 println!("           {problem}");
+            }
+            for fix in &e.fix {
+                println!("           run: {fix}");
             }
         }
         for l in &report.rate_limits {
@@ -119,18 +136,31 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
         .schema_version()
         .await
         .map_err(agentdesk_core::CoreError::from)?;
-    let engines = desk
-        .engines_health(!a.no_login)
-        .await
-        .into_iter()
-        .map(engine_report)
-        .collect();
+    let remote = match a.workspace.as_deref().map(SshLocation::parse_any) {
+        Some(Some(loc)) => Some(loc.map_err(CliError::invalid)?),
+        _ => None,
+    };
+    let engines = match &remote {
+        Some(loc) => desk
+            .remote_engines_health(&loc.host_label(), Some(&loc.path), !a.no_login)
+            .await?
+            .into_iter()
+            .map(remote_report)
+            .collect(),
+        None => desk
+            .engines_health(!a.no_login)
+            .await
+            .into_iter()
+            .map(engine_report)
+            .collect(),
+    };
     Ok(Report {
         data_dir: desk.data_dir().display().to_string(),
         database: desk.database_path().display().to_string(),
         integrity,
         schema_version,
         known_schema_version: agentdesk_store::Store::known_schema_version(),
+        host: remote.map(|l| l.host_label()),
         engines,
         rate_limits: desk.watch_rate_limits().await.borrow().clone(),
     })
@@ -146,7 +176,29 @@ fn engine_report(check: agentdesk_core::health::EngineCheck) -> EngineReport {
         version: h.version,
         logged_in: h.logged_in,
         problem: h.problem.map(|p| p.message),
+        fix: h.fix_commands,
         unsupported: check.unsupported.is_some(),
-        unsupported_error: check.unsupported,
+        unsupported_error: check.unsupported.map(CliError::from),
+    }
+}
+
+/// An engine on a host: found there but of a version runs are refused with is an error
+/// like a local one.
+fn remote_report(h: agentdesk_protocol::ui::EngineHealth) -> EngineReport {
+    let unsupported = h
+        .problem
+        .as_ref()
+        .filter(|_| h.version.is_some())
+        .map(|p| CliError::from_code(p.code, p.message.clone()));
+    EngineReport {
+        engine: h.engine.as_str(),
+        program: h.program,
+        path: h.path,
+        version: h.version,
+        logged_in: h.logged_in,
+        problem: h.problem.map(|p| p.message),
+        fix: h.fix_commands,
+        unsupported: unsupported.is_some(),
+        unsupported_error: unsupported,
     }
 }

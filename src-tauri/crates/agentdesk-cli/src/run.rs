@@ -286,7 +286,7 @@ async fn session_for(desk: &Desk, a: &RunArgs) -> CliResult<(Session, bool)> {
     // Found and of a supported version before anything is created for it (an engine that
     // runs the profile's command is checked when the run starts it).
     if !agentdesk_core::engines::descriptor(engine).command_from_profile() {
-        desk.check_engine(engine).await?;
+        desk.check_engine_for(&ws, engine).await?;
     }
     let session = desk
         .create_session(&NewSession {

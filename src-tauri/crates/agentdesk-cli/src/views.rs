@@ -79,6 +79,12 @@ pub fn print_json<T: Serialize>(v: &T) -> CliResult<()> {
 /// The workspace for a folder, added when `create` (run, profile add) and refused otherwise,
 /// so a typo in a read-only command does not create anything.
 pub async fn workspace_for(desk: &Desk, dir: &Path, create: bool) -> CliResult<Workspace> {
+    if let Some(loc) = dir
+        .to_str()
+        .and_then(agentdesk_protocol::remote::SshLocation::parse_any)
+    {
+        return remote_workspace_for(desk, loc.map_err(CliError::invalid)?, create).await;
+    }
     let canonical = agentdesk_store::canonical::canonicalize(dir)
         .map_err(|e| CliError::invalid(format!("the workspace folder {}: {e}", dir.display())))?;
     let path = canonical.to_string_lossy().into_owned();
@@ -96,6 +102,37 @@ pub async fn workspace_for(desk: &Desk, dir: &Path, create: bool) -> CliResult<W
         )));
     }
     Ok(desk.add_workspace(&path, None).await?)
+}
+
+/// [`workspace_for`] a folder on an SSH host: found by its URL as written, else as the
+/// host resolves it (one round trip), else added when `create`.
+async fn remote_workspace_for(
+    desk: &Desk,
+    loc: agentdesk_protocol::remote::SshLocation,
+    create: bool,
+) -> CliResult<Workspace> {
+    let store = desk.store();
+    let find = |url: String| async move {
+        store
+            .find_workspace_by_path(&url)
+            .await
+            .map_err(agentdesk_core::CoreError::from)
+    };
+    if let Some(w) = find(loc.url()).await? {
+        return Ok(w);
+    }
+    let resolved = desk.resolve_remote_folder(&loc).await?;
+    if let Some(w) = find(resolved.url()).await? {
+        return Ok(w);
+    }
+    if !create {
+        return Err(CliError::not_found(format!(
+            "{} is not a workspace yet (add a profile with `agentdesk-cli profile add --workspace {} ...` or run a prompt there)",
+            resolved.url(),
+            resolved.url()
+        )));
+    }
+    Ok(desk.add_workspace(&resolved.url(), None).await?)
 }
 
 /// A session by id or by a unique id prefix (ids are long uuids).

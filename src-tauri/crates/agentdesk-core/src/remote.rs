@@ -130,6 +130,22 @@ impl Desk {
             .map_err(|e| CoreError::Engine(remote_hint(e, loc)))
     }
 
+    /// The engine a workspace's runs use, checked where they run it: found and of a
+    /// supported version here, or on the workspace's host.
+    pub async fn check_engine_for(&self, ws: &Workspace, engine: Engine) -> Result<()> {
+        match ws.remote() {
+            Some(loc) => self.check_remote_program(engine, &loc).await,
+            None => self.check_engine(engine).await.map(|_| ()),
+        }
+    }
+
+    /// `loc` with its folder as the host resolves it (links followed); refused when the
+    /// host cannot be reached or the folder is not there.
+    pub async fn resolve_remote_folder(&self, loc: &SshLocation) -> Result<SshLocation> {
+        let checked = self.check_remote_folder(loc).await?;
+        Ok(loc.with_path(checked.path))
+    }
+
     /// Check a folder on a host: it answers, the folder is there; resolved there.
     async fn check_remote_folder(&self, loc: &SshLocation) -> Result<CheckedFolder> {
         let link = self.ssh_link(loc).await?;
