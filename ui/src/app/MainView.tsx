@@ -32,7 +32,8 @@ export function MainView({ desk, open, nav, route, search, searching, engines, f
   if (profilesOf) return <ProfilesView key={profilesOf.id} workspace={profilesOf} />;
   if (route.kind === "settings") return <SettingsView engines={engines} histories={desk.histories} onError={desk.report} />;
   if (route.kind === "session" && current) {
-    return <SessionView key={current.id} session={current} focusApproval={route.focus} onSessionChanged={sessions.edits.changed} onError={desk.report} />;
+    const host = state.items.find((w) => w.id === current.workspaceId)?.host ?? null;
+    return <SessionView key={current.id} session={current} host={host} focusApproval={route.focus} onSessionChanged={sessions.edits.changed} onError={desk.report} />;
   }
   if (route.kind === "approvals") {
     return <ApprovalsView pending={desk.pending} sessionOf={open.find} onOpen={open.openApproval} onDecided={() => void desk.refreshPending()} />;
@@ -44,7 +45,7 @@ export function MainView({ desk, open, nav, route, search, searching, engines, f
         <section className="workspace-view" aria-labelledby="workspace-title">
           <h1 id="workspace-title">{selected.name}</h1>
           <p className="path" data-testid="selected-workspace-path">
-            {selected.path}
+            {selected.host ? `${selected.host}:${selected.path}` : selected.path}
           </p>
           <p className="hint">
             {(sessions.sessions[selected.id]?.length ?? 0) > 0

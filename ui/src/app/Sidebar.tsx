@@ -1,5 +1,7 @@
 // The sidebar: search, the Approvals entry, the workspaces and their sessions, Settings.
+import { useState } from "react";
 import { AddWorkspace } from "../components/AddWorkspace";
+import { RemoteWorkspaceDialog } from "../components/RemoteWorkspaceDialog";
 import { LiveTerminalSessions } from "../components/sidebar/TerminalSessions";
 import { SearchBox } from "../components/search/SearchBox";
 import { WorkspaceList } from "../components/WorkspaceList";
@@ -22,6 +24,7 @@ interface Props {
 export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts }: Props) {
   const { state, dispatch, sessions } = desk;
   const storeBroken = Boolean(desk.info?.startupError);
+  const [addingRemote, setAddingRemote] = useState(false);
   return (
     <aside className="sidebar" aria-label="Workspaces">
       <header className="sidebar-header">
@@ -77,7 +80,8 @@ export function Sidebar({ desk, open, nav, route, search, exported, onShortcuts 
           nav.go({ kind: "profiles", workspaceId: id });
         }}
       />
-      <AddWorkspace disabled={storeBroken} onAdd={desk.add} onPick={desk.pick} />
+      <AddWorkspace disabled={storeBroken} onAdd={desk.add} onPick={desk.pick} onAddRemote={() => setAddingRemote(true)} />
+      {addingRemote && <RemoteWorkspaceDialog onAdd={desk.addOrThrow} onClose={() => setAddingRemote(false)} />}
       <LiveTerminalSessions
         store={desk.histories}
         disabled={storeBroken}

@@ -100,22 +100,29 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
     ipc.rescanHistories().catch(fail);
   }, [ipc, fail]);
 
+  /** Adds the workspace; a refusal is thrown to the caller (the remote dialog shows it). */
+  const addOrThrow = useCallback(
+    async (path: string) => {
+      const item = await ipc.addWorkspace(path);
+      dispatch({ type: "added", item });
+      nav.go({ kind: "home" });
+      void loadSessions(item.id);
+      // Sessions a terminal ran in that folder come in now.
+      if (ready) rescanHistories();
+    },
+    [ipc, nav, loadSessions, ready, rescanHistories],
+  );
   const add = useCallback(
     async (path: string) => {
       try {
-        const item = await ipc.addWorkspace(path);
-        dispatch({ type: "added", item });
-        nav.go({ kind: "home" });
-        void loadSessions(item.id);
-        // Sessions a terminal ran in that folder come in now.
-        if (ready) rescanHistories();
+        await addOrThrow(path);
         return true;
       } catch (e) {
         fail(e);
         return false;
       }
     },
-    [ipc, nav, fail, loadSessions, ready, rescanHistories],
+    [addOrThrow, fail],
   );
   const pick = useCallback(async () => {
     try {
@@ -152,6 +159,7 @@ export function useDesk(ipc: Ipc, nav: Navigator) {
     report,
     sessions,
     add,
+    addOrThrow,
     pick,
     remove,
   };

@@ -4,9 +4,11 @@ interface Props {
   disabled: boolean;
   onAdd: (path: string) => Promise<boolean>;
   onPick: () => void;
+  /** Opens "Add remote workspace…". */
+  onAddRemote?: () => void;
 }
 
-export function AddWorkspace({ disabled, onAdd, onPick }: Props) {
+export function AddWorkspace({ disabled, onAdd, onPick, onAddRemote }: Props) {
   const [path, setPath] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -24,6 +26,11 @@ export function AddWorkspace({ disabled, onAdd, onPick }: Props) {
       <button type="button" className="primary" disabled={disabled} onClick={onPick} data-testid="pick-folder">
         Add workspace…
       </button>
+      {onAddRemote && (
+        <button type="button" className="add-remote" disabled={disabled} onClick={onAddRemote}>
+          Add remote workspace…
+        </button>
+      )}
       <form onSubmit={submit} className="path-form">
         <label htmlFor="workspace-path" className="visually-hidden">
           Folder path

@@ -46,13 +46,21 @@ export function WorkspaceList(p: Props) {
             <button
               type="button"
               className="workspace-select"
-              title={w.path}
+              title={w.host ? `${w.host}:${w.path} (over SSH)` : w.path}
               aria-current={w.id === selectedId && !p.selectedSessionId ? "true" : undefined}
               onClick={() => p.onSelect(w.id)}
             >
-              <span className="workspace-name">{w.name}</span>
+              <span className="workspace-name">
+                {w.name}
+                {w.host && (
+                  <span className="host-tag" title={`The agents run on ${w.host} over SSH`}>
+                    <span className="visually-hidden"> on </span>
+                    {w.host}
+                  </span>
+                )}
+              </span>
               <span className="workspace-path" data-testid="workspace-path">
-                {w.path}
+                {w.host ? `${w.host}:${w.path}` : w.path}
               </span>
             </button>
             <button
@@ -74,7 +82,7 @@ export function WorkspaceList(p: Props) {
           >
             <span aria-hidden="true">+ </span>New session
           </button>
-          {p.onChooseWorktree && (
+          {p.onChooseWorktree && !w.host && (
             <button
               type="button"
               className="new-session new-worktree-session"

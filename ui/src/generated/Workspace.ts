@@ -20,7 +20,7 @@ path: string,
  * The SSH host of a remote workspace, as `[user@]host[:port]` (the engines run there);
  * `None` for a folder on this machine.
  */
-host: string | null, 
+host?: string | null, 
 /**
  * Unix milliseconds.
  */

@@ -335,8 +335,18 @@ exit 0"#,
                 Ok(Ok(logged_in)) => {
                     health.logged_in = logged_in;
                     if logged_in == Some(false) {
-                        health.fix_commands =
-                            d.login_commands().iter().map(|c| on_host(c)).collect();
+                        // Commands typed inside the engine (`/login`) stay as they are.
+                        health.fix_commands = d
+                            .login_commands()
+                            .iter()
+                            .map(|c| {
+                                if c.starts_with('/') {
+                                    c.to_string()
+                                } else {
+                                    on_host(c)
+                                }
+                            })
+                            .collect();
                     }
                 }
                 Ok(Err(e)) => {

@@ -44,6 +44,7 @@ pub struct Workspace {
     /// The SSH host of a remote workspace, as `[user@]host[:port]` (the engines run there);
     /// `None` for a folder on this machine.
     #[serde(default)]
+    #[ts(optional = nullable)]
     pub host: Option<String>,
     /// Unix milliseconds.
     #[ts(type = "number")]

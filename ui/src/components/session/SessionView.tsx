@@ -19,13 +19,15 @@ import { WorktreeReview } from "../worktree/WorktreeReview";
 
 interface Props {
   session: Session;
+  /** The SSH host of the session's workspace (`null`: this machine). */
+  host?: string | null;
   focusApproval: { approvalId: string; itemId: string | null } | null;
   onSessionChanged: (s: Session) => void;
   onError: (e: IpcError) => void;
 }
 
 /** One open session: its live store (fed by the session's channel), timeline and composer. */
-export function SessionView({ session, focusApproval, onSessionChanged, onError }: Props) {
+export function SessionView({ session, host = null, focusApproval, onSessionChanged, onError }: Props) {
   const ipc = useIpc();
   const caps = useEngineCapabilities(session.engine);
   const engines = useEngines();
@@ -135,6 +137,12 @@ export function SessionView({ session, focusApproval, onSessionChanged, onError 
         <div className="session-heading">
           <h1 id="session-title">{session.title || "Untitled session"}</h1>
           <span className={`engine-tag engine-${session.engine}`}>{engineName(engines, session.engine)}</span>
+          {host && (
+            <span className="host-tag" title={`The agent runs on ${host} over SSH`}>
+              <span className="visually-hidden">on host </span>
+              {host}
+            </span>
+          )}
           {session.branch && (
             <span className="branch-tag" title={`Runs in its own worktree: ${session.worktree}`}>
               <span className="visually-hidden">branch </span>

@@ -5,6 +5,7 @@ import type { EngineHealthState } from "../firstrun/health";
 import { formatBytes } from "../../util/format";
 import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
+import { RemoteHostsSection } from "./RemoteHostsSection";
 import { LiveTerminalSessionsSection } from "./TerminalSessionsSection";
 import type { HistoryStore } from "../../state/histories";
 import { setUiSettingsLocal, useUiSettings } from "./prefs";
@@ -165,6 +166,7 @@ export function SettingsView({
         Settings
       </h1>
       <EngineSettings engines={engines} api={api} />
+      <RemoteHostsSection />
       <Notifications api={api} onError={onError} />
       <section className="settings-section" aria-labelledby="settings-appearance">
         <h2 id="settings-appearance">Appearance and keys</h2>
