@@ -27,8 +27,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 APP_PKGS=(build-essential pkg-config file curl libssl-dev libwebkit2gtk-4.1-dev libgtk-3-dev
-  librsvg2-dev libayatana-appindicator3-dev libxdo-dev)
-TEST_PKGS=(xvfb xauth webkit2gtk-driver dbus imagemagick xdotool xclip python3-gi gir1.2-gtk-3.0)
+  librsvg2-dev libayatana-appindicator3-dev libxdo-dev openssh-client)
+TEST_PKGS=(xvfb xauth webkit2gtk-driver dbus imagemagick xdotool xclip python3-gi gir1.2-gtk-3.0
+  openssh-server)
 
 missing_pkgs() {
   local p
