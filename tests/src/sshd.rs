@@ -171,6 +171,23 @@ impl Sshd {
         panic!("sshd did not listen on {}: {}", self.port, self.log());
     }
 
+    /// Another `Host` alias for this server logging in with the key `identity` (one the
+    /// server may not know).
+    pub fn add_alias(&self, alias: &str, identity: &Path) {
+        let hosts = std::path::PathBuf::from(std::env::var_os("AGENTDESK_SSH_CONFIG").unwrap())
+            .parent()
+            .unwrap()
+            .join("hosts");
+        let mine = std::fs::read_to_string(hosts.join(format!("{}.conf", self.alias))).unwrap();
+        let theirs = mine
+            .replacen(&format!("Host {}", self.alias), &format!("Host {alias}"), 1)
+            .replace(
+                &format!("IdentityFile {}/user_key", self.dir.display()),
+                &format!("IdentityFile {}", identity.display()),
+            );
+        std::fs::write(hosts.join(format!("{alias}.conf")), theirs).unwrap();
+    }
+
     /// `ssh://<alias><path>`: a remote workspace on this server.
     pub fn url(&self, path: &Path) -> String {
         format!("ssh://{}{}", self.alias, path.display())

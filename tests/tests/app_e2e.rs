@@ -150,6 +150,7 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
                 id: "w".into(),
                 name: "crashed".into(),
                 path: env.root.display().to_string(),
+                host: None,
                 created_at: 1,
             })
             .await?;

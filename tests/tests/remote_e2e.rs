@@ -7,6 +7,8 @@
 //! the host's folders are browsed over SSH, the home folder is refused in the dialog with
 //! the reason, a project folder is added. Settings checks the engines on the host. Light and
 //! dark; screenshots in `target/test-artifacts/remote_{light,dark}/`.
+// The suite's sshd and its process checks are Unix's.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;

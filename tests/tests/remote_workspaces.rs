@@ -7,6 +7,8 @@
 //! files are copied there and removed, a dropped connection fails the run with its reason
 //! and leaves no engine there, a changed host key is refused, and bad hosts and folders
 //! are clear errors.
+// The suite's sshd and its process checks are Unix's.
+#![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -136,6 +138,54 @@ async fn approval_on_the_host(engine: Engine) {
         .contains("Done on the host."));
     w.finish(&[]).await;
     nothing_left_on(&server).await;
+}
+
+/// The local `ssh` processes of engines on `alias` (their command lines, NUL → space).
+fn engine_channels(alias: &str, program: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        if comm.trim() == "ssh" && cmd.contains(&format!(" {alias} ")) && cmd.contains(program) {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+/// A profile that turns agent forwarding on gets it (`ssh -A` on its engine's channel); one
+/// that does not, does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_forwarding_only_when_the_profile_says() {
+    let Some((root, bin, server)) = setup(Engine::Codex, "agent") else {
+        return;
+    };
+    let w = World::new_remote(root.clone(), Engine::Codex, &bin, &server, |spec| {
+        spec.engine_options["sshForwardAgent"] = serde_json::json!(true);
+    })
+    .await;
+    w.push_text(&["Forwarded."]);
+    let run = w.send("hello").await;
+    w.completed(&run).await;
+    let channels = engine_channels(&server.alias, "app-server");
+    assert_eq!(channels.len(), 1, "{channels:?}");
+    assert!(channels[0].contains("ForwardAgent=yes"), "{}", channels[0]);
+    w.finish(&[]).await;
+
+    let off = World::new_remote(root.join("off"), Engine::Codex, &bin, &server, |_| {}).await;
+    off.push_text(&["Not forwarded."]);
+    let run = off.send("hello").await;
+    off.completed(&run).await;
+    let channels = engine_channels(&server.alias, "app-server");
+    assert_eq!(channels.len(), 1, "{channels:?}");
+    assert!(channels[0].contains("ForwardAgent=no"), "{}", channels[0]);
+    off.finish(&[]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -338,6 +388,26 @@ async fn bad_hosts_and_folders_are_refused_clearly() {
         assert!(err.to_string().contains(want), "{location}: {err}");
     }
 
+    // A key the server does not know: the login is refused, with what to check.
+    let stranger = root.join("stranger_key");
+    assert!(std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", ""])
+        .arg("-f")
+        .arg(&stranger)
+        .status()
+        .unwrap()
+        .success());
+    let intruder = format!("{}-intruder", server.alias);
+    server.add_alias(&intruder, &stranger);
+    let started = Instant::now();
+    let err = desk
+        .add_workspace(&format!("ssh://{intruder}{}", work.display()), None)
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(12));
+    assert_eq!(err.code(), ErrorCode::Remote, "{err}");
+    assert!(err.to_string().contains("refused the login"), "{err}");
+
     server.change_host_key();
     let err = desk
         .add_workspace(&server.url(&work), None)
@@ -350,6 +420,40 @@ async fn bad_hosts_and_folders_are_refused_clearly() {
     assert!(desk.list_workspaces().await.unwrap().is_empty());
     desk.shutdown().await;
     desk.close().await;
+}
+
+/// An engine too old on the host: the run is refused before it starts, saying what to
+/// install there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_too_old_on_the_host() {
+    let Some((root, bin, _server)) = setup(Engine::Codex, "old") else {
+        return;
+    };
+    let wrappers = root.join("old-bin");
+    std::fs::create_dir_all(&wrappers).unwrap();
+    let old = agentdesk_tests::world::version_wrapper(
+        &wrappers,
+        "codex",
+        "codex-cli 0.100.0",
+        &bin.to_string_lossy(),
+    );
+    let dated = Sshd::start(
+        env!("CARGO_TARGET_TMPDIR"),
+        &root,
+        "codex-dated",
+        &[("codex", &old)],
+    );
+    let w = World::new_remote(root, Engine::Codex, &bin, &dated, |_| {}).await;
+    let run_id = w.send("hello").await;
+    let run = w.wait_run(&run_id).await;
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.unwrap_or_default();
+    assert!(
+        error.contains("0.100.0") && error.contains("not supported"),
+        "{error}"
+    );
+    assert!(error.contains("on the host, install"), "{error}");
+    w.finish(&[]).await;
 }
 
 /// An engine missing on the host fails the run before it starts, saying what to install
@@ -424,6 +528,10 @@ async fn doctor_and_folder_browser_on_the_host() {
         "{listed:?}"
     );
     assert_eq!(listed.parent.as_deref(), w.work.parent().unwrap().to_str());
+    assert!(
+        listed.repository,
+        "the workspace is a git repository: {listed:?}"
+    );
     let home = w
         .desk
         .list_remote_folders(&server.alias, None)

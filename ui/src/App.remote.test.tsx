@@ -18,7 +18,7 @@ function remoteIpc(): Ipc & { added: string[] } {
       listRemoteFolders: vi.fn(async (host: string, path: string | null) => {
         if (host === "nowhere") throw new IpcFailure({ code: "remote", message: "nowhere: cannot find the host nowhere (name lookup failed)" });
         const here = path ?? "/home/me";
-        return { host, path: here, parent: here === "/" ? null : here.slice(0, here.lastIndexOf("/")) || "/", folders: tree[here] ?? [], truncated: false };
+        return { host, path: here, parent: here === "/" ? null : here.slice(0, here.lastIndexOf("/")) || "/", folders: tree[here] ?? [], truncated: false, repository: here === "/home/me/proj" };
       }),
       addWorkspace: async (location: string) => {
         added.push(location);

@@ -111,6 +111,7 @@ export function RemoteWorkspaceDialog({ onAdd, onClose }: Props) {
               <span className="remote-browser-path" title={listing.path}>
                 {listing.host}:{listing.path}
               </span>
+              <span className="muted small remote-browser-kind">{listing.repository ? "git repository" : "not a git repository"}</span>
             </div>
             <ul className="remote-browser-list" aria-label={`Folders on ${listing.host}`}>
               {listing.folders.length === 0 && <li className="muted small">No folders here.</li>}

@@ -23,4 +23,8 @@ folders: Array<string>,
 /**
  * Only the first folders are listed.
  */
-truncated: boolean, };
+truncated: boolean, 
+/**
+ * The folder is in a git repository (on the host's `git`).
+ */
+repository: boolean, };

@@ -99,8 +99,6 @@ export const ipc = {
   pickFolder: commands.pickFolder,
   /** The folders in `path` on an SSH host (its home folder for `null`). */
   listRemoteFolders: (host: string, path: string | null) => commands.listRemoteFolders(host, path),
-  /** Codex and Claude Code on an SSH host: found, version, logged in. */
-  remoteEnginesHealth: (host: string, checkLogin: boolean) => commands.remoteEnginesHealth(host, checkLogin),
 
   listSessions: (workspaceId: string, archived = false) => commands.listSessions(workspaceId, archived),
   /** With no profile, the workspace's default one; a workspace without profiles needs `engine`.

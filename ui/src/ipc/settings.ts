@@ -41,6 +41,10 @@ export const settingsApi = {
   engineLogout: commands.engineLogout,
   /** The system browser (a login page). */
   openExternal: commands.openExternal,
+  /** The workspaces (their hosts: Settings → Remote hosts). */
+  listWorkspaces: commands.listWorkspaces,
+  /** Codex and Claude Code on an SSH host: found, version, logged in. */
+  remoteEnginesHealth: (host: string, checkLogin: boolean) => commands.remoteEnginesHealth(host, checkLogin),
 };
 
 export type SettingsApi = typeof settingsApi;

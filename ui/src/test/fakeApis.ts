@@ -47,6 +47,8 @@ export function fakeSettingsApi(over: Partial<SettingsApi> = {}): SettingsApi {
     engineLoginCancel: async () => null,
     engineLogout: notFaked,
     openExternal: async () => null,
+    listWorkspaces: async () => [],
+    remoteEnginesHealth: async () => [],
     ...over,
   };
 }

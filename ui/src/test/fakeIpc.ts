@@ -151,8 +151,8 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     appInfo: vi.fn(async () => ({ version: "0.0.0", dataDir: "/d", databasePath: "/d/db", logDir: "/d/logs", startupError: null })),
     listWorkspaces: vi.fn(async () => []),
     addWorkspace: vi.fn(async (path: string) => ({ id: path, name: path, path, host: null, createdAt: 1 })),
-    listRemoteFolders: vi.fn(async (host: string, path: string | null) => ({ host, path: path ?? "/home/me", parent: "/", folders: [], truncated: false })),
-    remoteEnginesHealth: vi.fn(async () => []),
+    listRemoteFolders: vi.fn(async (host: string, path: string | null) => ({ host, path: path ?? "/home/me", parent: "/", folders: [], truncated: false, repository: false })),
+
     removeWorkspace: vi.fn(async () => null),
     pickFolder: vi.fn(async () => null),
     listSessions: vi.fn(async () => []),

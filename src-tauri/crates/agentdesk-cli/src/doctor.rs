@@ -121,7 +121,7 @@ pub async fn doctor(data_dir: &Path, a: DoctorArgs) -> CliResult<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERNAL));
     }
     if let Some(e) = report.engines.into_iter().find_map(|e| e.unsupported_error) {
-        return Err(CliError::from(e));
+        return Err(e);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -99,7 +99,7 @@ mod tests {
         let expect = |c: ErrorCode| match c.as_str() {
             "invalid_input" | "conflict" => 4,
             "not_found" => 5,
-            s if s.starts_with("engine_") => 6,
+            s if s.starts_with("engine_") || s == "remote" => 6,
             "shutting_down" => 3,
             "timed_out" | "git_failed" | "merge_conflict" => 1,
             _ => 7,

@@ -33,7 +33,8 @@ EXIT CODES:
   4   invalid input (e.g. a profile field that does not validate, a conflict)
   5   not found (no such session, profile or workspace)
   6   an engine is unavailable: not installed, not logged in, unsupported version, or
-      failed to start (no session is left behind)
+      failed to start (no session is left behind); or a remote workspace's host
+      (ssh://…) cannot be used: unreachable, login or host key refused, connection lost
   7   storage or internal error: the database is busy (held by another program),
       damaged, full or read-only; I/O
   130 killed by a second Ctrl-C

@@ -33,8 +33,8 @@ const LOGIN_TIMEOUT: Duration = Duration::from_secs(45);
 pub(crate) struct Hosts {
     /// Open connections by `[user@]host[:port]`.
     links: tokio::sync::Mutex<HashMap<String, Arc<SshLink>>>,
-    /// Engines by kind and host.
-    engines: std::sync::Mutex<HashMap<(Engine, String), AgentEngine>>,
+    /// Engines by kind, host and whether they get the user's agent forwarded.
+    engines: std::sync::Mutex<HashMap<(Engine, String, bool), AgentEngine>>,
 }
 
 /// A remote folder as checked on its host.
@@ -96,15 +96,18 @@ impl Desk {
         &self,
         engine: Engine,
         loc: &SshLocation,
+        forward_agent: bool,
     ) -> Result<AgentEngine> {
         let link = self.ssh_link(loc).await?;
-        let key = (engine, loc.host_label());
+        let key = (engine, loc.host_label(), forward_agent);
         if let Some(e) = lock(&self.hosts.engines).get(&key) {
             return Ok(e.clone());
         }
         // The program there is checked before each run (`check_remote_program`): what is
         // installed on a host can change under a long-lived app.
-        let created = descriptor(engine).create(None).on_host(link.host.clone());
+        let created = descriptor(engine)
+            .create(None)
+            .on_host(link.host.clone().forwarding_agent(forward_agent));
         lock(&self.runs.engines.created).push(created.clone());
         lock(&self.hosts.engines).insert(key, created.clone());
         Ok(created)
@@ -229,6 +232,7 @@ printf '%s\n' "$HOME""#,
                 r#"[ -n "$1" ] || set -- "$HOME"
 cd -- "$1" 2>/dev/null || { printf 'the folder %s does not exist on %s\n' "$1" "$(uname -n)" >&2; exit 97; }
 pwd -P
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then echo git; else echo plain; fi
 for d in * .[!.]* ..?*; do
   if [ -d "$d" ] && [ ! -L "$d" ]; then printf '%s\n' "$d"; fi
 done
@@ -240,6 +244,7 @@ exit 0"#,
             .await?;
         let mut lines = out.lines();
         let here = lines.next().unwrap_or("/").to_owned();
+        let repository = lines.next() == Some("git");
         let mut folders: Vec<String> = lines.map(str::to_owned).collect();
         folders.sort_by_key(|f| f.to_lowercase());
         let truncated = folders.len() > MAX_FOLDERS;
@@ -254,6 +259,7 @@ exit 0"#,
             parent,
             folders,
             truncated,
+            repository,
         })
     }
 
@@ -330,7 +336,7 @@ exit 0"#,
         }
         if check_login {
             let cwd = folder.map_or_else(|| PathBuf::from("."), PathBuf::from);
-            let engine_there = self.remote_engine(engine, loc).await?;
+            let engine_there = self.remote_engine(engine, loc, false).await?;
             match tokio::time::timeout(LOGIN_TIMEOUT, engine_there.logged_in(&cwd)).await {
                 Ok(Ok(logged_in)) => {
                     health.logged_in = logged_in;

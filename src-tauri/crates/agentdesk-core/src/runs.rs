@@ -531,7 +531,12 @@ impl Desk {
         let mut recording = tokio::spawn(recorder.run(rx));
 
         let engine = match &remote {
-            Some(loc) => self.run_engine_on_host(session.engine, loc).await,
+            Some(loc) => {
+                let forward = spec.is_some_and(|s| {
+                    agentdesk_protocol::engine_options::ssh_forward_agent(&s.engine_options)
+                });
+                self.run_engine_on_host(session.engine, loc, forward).await
+            }
             None => self.engine(session.engine).await,
         };
         let started = match engine {
@@ -671,9 +676,10 @@ impl Desk {
         &self,
         engine: agentdesk_protocol::ui::Engine,
         loc: &agentdesk_protocol::remote::SshLocation,
+        forward_agent: bool,
     ) -> Result<AgentEngine> {
         self.check_remote_program(engine, loc).await?;
-        self.remote_engine(engine, loc).await
+        self.remote_engine(engine, loc, forward_agent).await
     }
 
     /// Returns the recorder's result when it ended before the run did (it could not save the

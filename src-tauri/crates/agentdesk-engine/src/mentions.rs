@@ -36,27 +36,6 @@ pub async fn inline(name: &str, path: &Path) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn text_is_fenced_and_the_rest_is_said() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.md");
-        std::fs::write(&p, "hi ```` there\n").unwrap();
-        let t = inline("a.md", &p).await;
-        assert_eq!(t, "Contents of @a.md:\n`````\nhi ```` there\n`````");
-        std::fs::write(&p, [0xff, 0xfe, 0x00]).unwrap();
-        assert!(inline("a.md", &p).await.contains("binary"));
-        std::fs::write(&p, vec![b'a'; (MAX_INLINE + 1) as usize]).unwrap();
-        assert!(inline("a.md", &p).await.contains("too large"));
-        assert!(inline("gone.md", &dir.path().join("gone.md"))
-            .await
-            .contains("could not be read"));
-    }
-}
-
 /// The media type of an image file, by its extension (PNG when it says nothing else).
 pub fn image_media_type(path: &Path) -> &'static str {
     let ext = path
@@ -83,4 +62,25 @@ pub async fn image_data_url(path: &Path) -> Result<String, crate::error::EngineE
         image_media_type(path),
         base64::engine::general_purpose::STANDARD.encode(&bytes)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn text_is_fenced_and_the_rest_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "hi ```` there\n").unwrap();
+        let t = inline("a.md", &p).await;
+        assert_eq!(t, "Contents of @a.md:\n`````\nhi ```` there\n`````");
+        std::fs::write(&p, [0xff, 0xfe, 0x00]).unwrap();
+        assert!(inline("a.md", &p).await.contains("binary"));
+        std::fs::write(&p, vec![b'a'; (MAX_INLINE + 1) as usize]).unwrap();
+        assert!(inline("a.md", &p).await.contains("too large"));
+        assert!(inline("gone.md", &dir.path().join("gone.md"))
+            .await
+            .contains("could not be read"));
+    }
 }

@@ -419,7 +419,7 @@ impl ProcessSpec {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .env_clear()
-            .envs(crate::child_env::common_env(std::env::vars_os()));
+            .envs(crate::ssh::ssh_env());
         cmd
     }
 

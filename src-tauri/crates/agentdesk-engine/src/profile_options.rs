@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 pub(crate) use agentdesk_protocol::engine_options::u32_key;
+pub use agentdesk_protocol::engine_options::SSH_FORWARD_AGENT;
 
 /// `(field, message)` problems of a profile's `engineOptions`, relative to it.
 pub(crate) type OptionProblems = Vec<(String, String)>;
@@ -28,6 +29,13 @@ pub(crate) fn check_common(
     };
     let mut problems = Vec::new();
     check_count(map, "inactivityTimeoutSecs", &mut problems);
+    if map.get(SSH_FORWARD_AGENT).is_some_and(|v| !v.is_boolean()) {
+        problems.push((
+            SSH_FORWARD_AGENT.to_owned(),
+            "must be true or false (forward your SSH agent to the engines of a remote workspace)"
+                .to_owned(),
+        ));
+    }
     Ok((map, problems))
 }
 

@@ -53,6 +53,9 @@ pub struct RemoteHost {
     pub config_file: Option<PathBuf>,
     /// `AGENTDESK_SSH`, else `ssh` on `PATH`.
     pub ssh_program: PathBuf,
+    /// `ssh -A` on the engines' channels: the profile's choice (`engineOptions.
+    /// sshForwardAgent`), off by default; checks and the master never forward.
+    pub forward_agent: bool,
 }
 
 impl RemoteHost {
@@ -67,7 +70,14 @@ impl RemoteHost {
             config_file: std::env::var_os("AGENTDESK_SSH_CONFIG").map(PathBuf::from),
             ssh_program: std::env::var_os("AGENTDESK_SSH")
                 .map_or_else(|| PathBuf::from("ssh"), PathBuf::from),
+            forward_agent: false,
         }
+    }
+
+    /// The same host with agent forwarding on the engines' channels `on` or off.
+    pub fn forwarding_agent(mut self, on: bool) -> Self {
+        self.forward_agent = on;
+        self
     }
 
     /// `[user@]host[:port]`, as messages name it.
@@ -184,7 +194,7 @@ impl RemoteHost {
         let mut cmd = tokio::process::Command::new(&self.ssh_program);
         cmd.args(self.channel_args(false, command))
             .env_clear()
-            .envs(crate::child_env::common_env(std::env::vars_os()))
+            .envs(ssh_env())
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -267,12 +277,22 @@ exec "$p" --version"#,
     }
 }
 
-/// How a spec runs on `host` (`None`: here). Agent forwarding stays off.
+/// How a spec runs on `host` (`None`: here), forwarding the agent as the host says.
 pub fn launch_on(host: Option<&RemoteHost>) -> Option<crate::process::RemoteLaunch> {
     host.map(|host| crate::process::RemoteLaunch {
         host: host.clone(),
-        forward_agent: false,
+        forward_agent: host.forward_agent,
     })
+}
+
+/// The environment of the local `ssh` processes: the allow-listed basics and the user's
+/// agent (`SSH_AUTH_SOCK`: the keys it holds log in; engines here never get it).
+pub fn ssh_env() -> Vec<(OsString, OsString)> {
+    let mut env = crate::child_env::common_env(std::env::vars_os());
+    if let Some(sock) = std::env::var_os("SSH_AUTH_SOCK") {
+        env.push(("SSH_AUTH_SOCK".into(), sock));
+    }
+    env
 }
 
 /// The connection to one host: its master `ssh`, stopped (and the socket with it) when
@@ -304,7 +324,10 @@ impl SshLink {
             stdin_grace: Duration::ZERO,
             ..StopConfig::default()
         });
-        spec.base_env = BaseEnv::Allowlisted;
+        spec.base_env = BaseEnv::Empty;
+        for (k, v) in ssh_env() {
+            spec = spec.env(k, v);
+        }
         spec.label = "ssh".to_owned();
         let mut master = ChildProcess::spawn(spec)?;
         let deadline = tokio::time::Instant::now() + CONNECT_TIMEOUT + Duration::from_secs(2);

@@ -170,6 +170,25 @@ fn sockets_are_short_and_per_host() {
     ] {
         assert!(args.iter().any(|a| a == want), "{want} in {args:?}");
     }
+    let forwarded: Vec<String> = a
+        .clone()
+        .forwarding_agent(true)
+        .channel_args(true, "true".into())
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        forwarded.iter().any(|a| a == "ForwardAgent=yes"),
+        "{forwarded:?}"
+    );
+    assert_eq!(
+        super::launch_on(Some(&a.clone().forwarding_agent(true))).map(|l| l.forward_agent),
+        Some(true)
+    );
+    assert_eq!(
+        super::launch_on(Some(&a)).map(|l| l.forward_agent),
+        Some(false)
+    );
     // The destination comes after `--`: it cannot be read as an option.
     let dd = args.iter().position(|a| a == "--").unwrap();
     assert_eq!(args[dd + 1], "devbox");

@@ -93,6 +93,15 @@ impl ClaudeOptions {
     }
 }
 
+/// The common key that forwards the user's SSH agent to a remote workspace's engines
+/// (`ssh -A`): off unless the profile sets it `true`.
+pub const SSH_FORWARD_AGENT: &str = "sshForwardAgent";
+
+/// Whether a profile's options forward the SSH agent ([`SSH_FORWARD_AGENT`]).
+pub fn ssh_forward_agent(opts: &Value) -> bool {
+    opts.get(SSH_FORWARD_AGENT).and_then(Value::as_bool) == Some(true)
+}
+
 pub fn u32_key(opts: &Value, key: &str) -> Option<u32> {
     opts.get(key)
         .and_then(Value::as_u64)

@@ -167,7 +167,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(
-            (b.user, b.port, b.host_label()),
+            (b.user.clone(), b.port, b.host_label()),
             (None, None, "devbox".into())
         );
         assert_eq!(

@@ -4,12 +4,10 @@
 // Checked on request: each check connects and starts the engines once there.
 import { useEffect, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
-import { useIpc } from "../../ipc/context";
-import type { EngineHealth } from "../../generated/EngineHealth";
+import type { EngineHealth, SettingsApi } from "../../ipc/settings";
 import { engineStatus } from "../firstrun/health";
 
-function HostEngines({ host }: { host: string }) {
-  const ipc = useIpc();
+function HostEngines({ host, api }: { host: string; api: SettingsApi }) {
   const [health, setHealth] = useState<EngineHealth[] | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<IpcError | null>(null);
@@ -17,7 +15,7 @@ function HostEngines({ host }: { host: string }) {
     setBusy(true);
     setError(null);
     try {
-      setHealth(await ipc.remoteEnginesHealth(host, true));
+      setHealth(await api.remoteEnginesHealth(host, true));
     } catch (e) {
       setError(errorOf(e));
     } finally {
@@ -65,26 +63,25 @@ function HostEngines({ host }: { host: string }) {
   );
 }
 
-export function RemoteHostsSection() {
-  const ipc = useIpc();
+export function RemoteHostsSection({ api }: { api: SettingsApi }) {
   const [hosts, setHosts] = useState<string[]>([]);
   useEffect(() => {
     let open = true;
-    ipc
+    api
       .listWorkspaces()
       .then((ws) => open && setHosts([...new Set(ws.flatMap((w) => (w.host ? [w.host] : [])))].sort()))
       .catch(() => {});
     return () => {
       open = false;
     };
-  }, [ipc]);
+  }, [api]);
   if (hosts.length === 0) return null;
   return (
     <section className="settings-section" aria-labelledby="settings-remote-hosts">
       <h2 id="settings-remote-hosts">Remote hosts</h2>
       <p className="muted small">The engines of remote workspaces run on these hosts, found on your login shell's PATH there.</p>
       {hosts.map((h) => (
-        <HostEngines key={h} host={h} />
+        <HostEngines key={h} host={h} api={api} />
       ))}
     </section>
   );

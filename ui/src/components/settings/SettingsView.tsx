@@ -166,7 +166,7 @@ export function SettingsView({
         Settings
       </h1>
       <EngineSettings engines={engines} api={api} />
-      <RemoteHostsSection />
+      <RemoteHostsSection api={api} />
       <Notifications api={api} onError={onError} />
       <section className="settings-section" aria-labelledby="settings-appearance">
         <h2 id="settings-appearance">Appearance and keys</h2>

@@ -17,4 +17,6 @@ pub struct RemoteFolders {
     pub folders: Vec<String>,
     /// Only the first folders are listed.
     pub truncated: bool,
+    /// The folder is in a git repository (on the host's `git`).
+    pub repository: bool,
 }
