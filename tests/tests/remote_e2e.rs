@@ -33,6 +33,35 @@ light_and_dark!(
     scenario
 );
 
+/// Find the enabled button named `name` (as a screen reader names it) and click it in one
+/// page script, retrying until it is there (bounded): the timeline and the sidebar redraw
+/// while runs stream, so an element found by one WebDriver call may be gone by the next.
+async fn press(app: &agentdesk_tests::e2e::AppSession, name: &str) -> Result<(), BoxError> {
+    const PRESS: &str = r#"
+        const [name] = arguments;
+        for (const b of document.querySelectorAll('button, [role=button]')) {
+          let label = b.getAttribute('aria-label');
+          if (label === null) {
+            const c = b.cloneNode(true);
+            c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
+            label = c.textContent;
+          }
+          if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) { b.click(); return true; }
+        }
+        return false;
+    "#;
+    let deadline = std::time::Instant::now() + STREAM;
+    loop {
+        if app.client.execute(PRESS, vec![name.into()]).await? == serde_json::json!(true) {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(format!("no enabled button {name:?}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
@@ -146,7 +175,7 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
         .await;
     app.on_error(artifacts, card).await?;
     app.screenshot(&shot("01-codex-asks")).await?;
-    app.click_retrying("Approve once").await?;
+    press(&app, "Approve once").await?;
     app.run_ends(artifacts, "Completed", STREAM).await?;
     app.wait_for_timeline("Codex made it on the host.", STREAM)
         .await?;
@@ -161,17 +190,43 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
         "touch claude-was-here.txt",
     ));
     messages.push(fake_messages::Reply::text(&["Claude made it on the host."]));
+    // Clicked in the page: the sidebar redraws as the first run's session updates, so an
+    // element found first could be replaced before a WebDriver click reaches it.
     app.find("[data-testid=workspace-item]:nth-child(2) [data-testid=new-session]")
-        .await?
-        .click()
         .await?;
-    app.find("textarea[aria-label=Message]").await?;
-    app.send_message("Make the file on the host too").await?;
+    app.client
+        .execute(
+            "document.querySelector(arguments[0]).click(); return true",
+            vec!["[data-testid=workspace-item]:nth-child(2) [data-testid=new-session]".into()],
+        )
+        .await?;
+    // The new session's view settles (its engine's capabilities, its profile) before the
+    // message box keeps its node: typing is retried on a replaced one.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let typed = async {
+            let message = app.find("textarea[aria-label=Message]").await?;
+            message.clear().await?;
+            message.send_keys("Make the file on the host too").await?;
+            Ok::<_, BoxError>(())
+        }
+        .await;
+        match typed {
+            Ok(()) => break,
+            Err(e) if tries < 5 => {
+                eprintln!("typing retried: {e}");
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    press(&app, "Send").await?;
     let card = app
         .wait_for_text_containing("[role=log]", "touch claude-was-here.txt", STREAM)
         .await;
     app.on_error(artifacts, card).await?;
-    app.click_retrying("Approve once").await?;
+    press(&app, "Approve once").await?;
     app.run_ends(artifacts, "Completed", STREAM).await?;
     app.wait_for_timeline("Claude made it on the host.", STREAM)
         .await?;
@@ -184,35 +239,49 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     // Add remote workspace…: browse the host, the home folder refused, a project added.
     let project = server.home.join("project");
     std::fs::create_dir_all(project.join("src"))?;
-    app.button("Add remote workspace…").await?.click().await?;
+    press(&app, "Add remote workspace…").await?;
     let host_box = app
         .find("[role=dialog] input[placeholder^='user@host']")
         .await?;
     host_box.send_keys(&alias).await?;
-    app.button("Browse").await?.click().await?;
+    press(&app, "Browse").await?;
     let listed = app
         .wait_for_text_containing("[role=dialog] ul", "project", STREAM)
         .await;
     let listed = app.on_error(artifacts, listed).await?;
     assert!(listed.contains("bin"), "{listed}");
     app.screenshot(&shot("03-browse-host")).await?;
-    app.button("Add workspace").await?.click().await?;
+    press(&app, "Add workspace").await?;
     let refused = app
         .wait_for_text_containing("[role=dialog] [role=alert]", "home folder", STREAM)
         .await;
     app.on_error(artifacts, refused).await?;
-    app.button("project").await?.click().await?;
+    press(&app, "project").await?;
     app.wait_for_text_containing("[role=dialog] .remote-browser-path", "/project", STREAM)
         .await?;
-    app.button("Add workspace").await?.click().await?;
+    press(&app, "Add workspace").await?;
     let added = app
         .wait_for_text_containing("nav, aside", &format!("{alias}:{}", s(&project)), STREAM)
         .await;
     app.on_error(artifacts, added).await?;
 
     // Settings: the engines on the host.
-    app.button("Settings").await?.click().await?;
-    app.button("Check engines").await?.click().await?;
+    // The add's own navigation (to the new workspace) may land after the press: pressed
+    // again until Settings shows the host.
+    let host_section = format!("[aria-label='Engines on {alias}']");
+    for attempt in 0.. {
+        press(&app, "Settings").await?;
+        let shown = app
+            .wait_for_text_containing(&host_section, &alias, Duration::from_secs(3))
+            .await;
+        match shown {
+            Ok(_) => break,
+            Err(e) if attempt >= 5 => return app.on_error(artifacts, Err(e)).await,
+            Err(_) => {}
+        }
+    }
+    let check = press(&app, "Check engines").await;
+    app.on_error(artifacts, check).await?;
     let checked = app
         .wait_for_text_containing(
             &format!("[aria-label='Engines on {alias}']"),
