@@ -281,6 +281,28 @@ impl Drop for AppEnv {
     }
 }
 
+/// A page-script function `named(name)`: the enabled button (or `role=button`) whose
+/// accessible name is `name` (`aria-label`, else its text without `aria-hidden` parts), or
+/// `null`.
+macro_rules! named_button_js {
+    () => {
+        r#"
+        function named(name) {
+          for (const b of document.querySelectorAll('button, [role=button]')) {
+            let label = b.getAttribute('aria-label');
+            if (label === null) {
+              const c = b.cloneNode(true);
+              c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
+              label = c.textContent;
+            }
+            if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) return b;
+          }
+          return null;
+        }
+        "#
+    };
+}
+
 /// One running tauri-driver with a WebDriver session on the app.
 pub struct AppSession {
     pub client: Client,
@@ -453,24 +475,33 @@ impl AppSession {
         Ok(())
     }
 
+    /// Find the enabled button named `name` (see [`Self::button`]) and click it in the same
+    /// page script, waiting (bounded) until there is one: where the page redraws under load
+    /// (the sidebar and the timeline while runs stream), an element found by one WebDriver
+    /// call may be replaced before the next one clicks it.
+    pub async fn press(&self, name: &str) -> Result<(), BoxError> {
+        const PRESS: &str = concat!(
+            named_button_js!(),
+            "const b = named(arguments[0]); if (b) { b.click(); return true; } return false;"
+        );
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            if self.client.execute(PRESS, vec![name.into()]).await? == serde_json::json!(true) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no enabled button named {name:?}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// A button by its accessible name: `aria-label`, else its text without the parts
     /// hidden from assistive technology (`aria-hidden`). Waits for an enabled one.
     pub async fn button(&self, name: &str) -> Result<fantoccini::elements::Element, BoxError> {
         // Names are computed the way a screen reader would, which an XPath over the text
         // cannot do; the script hands the element itself back.
-        const FIND: &str = r#"
-            const [name] = arguments;
-            for (const b of document.querySelectorAll('button, [role=button]')) {
-              let label = b.getAttribute('aria-label');
-              if (label === null) {
-                const c = b.cloneNode(true);
-                c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
-                label = c.textContent;
-              }
-              if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) return b;
-            }
-            return null;
-        "#;
+        const FIND: &str = concat!(named_button_js!(), "return named(arguments[0]);");
         // The W3C key a script's element result is returned under.
         const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
         let deadline = Instant::now() + Duration::from_secs(40);

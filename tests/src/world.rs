@@ -232,11 +232,12 @@ impl World {
         data: Option<PathBuf>,
         customise: impl FnOnce(&mut ProfileSpec),
     ) -> World {
-        Self::build(root, engine, bin, data, customise, None).await
+        Self::build(root, engine, bin, data, customise, s).await
     }
 
     /// [`Self::new`] with the workspace on `sshd`'s host (`ssh://<alias>/<root>/work`): the
     /// engine runs there, found on its login shell's `PATH`.
+    #[cfg(unix)]
     pub async fn new_remote(
         root: PathBuf,
         engine: Engine,
@@ -244,7 +245,7 @@ impl World {
         sshd: &crate::sshd::Sshd,
         customise: impl FnOnce(&mut ProfileSpec),
     ) -> World {
-        Self::build(root, engine, bin, None, customise, Some(sshd)).await
+        Self::build(root, engine, bin, None, customise, |work| sshd.url(work)).await
     }
 
     async fn build(
@@ -253,7 +254,7 @@ impl World {
         bin: &Path,
         data: Option<PathBuf>,
         customise: impl FnOnce(&mut ProfileSpec),
-        remote: Option<&crate::sshd::Sshd>,
+        location: impl FnOnce(&Path) -> String,
     ) -> World {
         let data = data.unwrap_or_else(|| root.join("data"));
         let (home, work, tmp) = (root.join("home"), root.join("work"), root.join("t"));
@@ -308,10 +309,8 @@ impl World {
             }
         }
         customise(&mut spec);
-        let location = match remote {
-            Some(sshd) => sshd.url(&work),
-            None => s(&work),
-        };
+        // The folder here, or its `ssh://` URL (the same folder seen from a host).
+        let location = location(&work);
         let (desk, ws, session) = desk_with_session_at(&data, &location, &settings, &spec).await;
         World {
             desk,

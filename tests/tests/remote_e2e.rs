@@ -33,35 +33,6 @@ light_and_dark!(
     scenario
 );
 
-/// Find the enabled button named `name` (as a screen reader names it) and click it in one
-/// page script, retrying until it is there (bounded): the timeline and the sidebar redraw
-/// while runs stream, so an element found by one WebDriver call may be gone by the next.
-async fn press(app: &agentdesk_tests::e2e::AppSession, name: &str) -> Result<(), BoxError> {
-    const PRESS: &str = r#"
-        const [name] = arguments;
-        for (const b of document.querySelectorAll('button, [role=button]')) {
-          let label = b.getAttribute('aria-label');
-          if (label === null) {
-            const c = b.cloneNode(true);
-            c.querySelectorAll('[aria-hidden=true]').forEach((h) => h.remove());
-            label = c.textContent;
-          }
-          if (label.replace(/\s+/g, ' ').trim() === name && !b.disabled) { b.click(); return true; }
-        }
-        return false;
-    "#;
-    let deadline = std::time::Instant::now() + STREAM;
-    loop {
-        if app.client.execute(PRESS, vec![name.into()]).await? == serde_json::json!(true) {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(format!("no enabled button {name:?}").into());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
@@ -175,7 +146,7 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
         .await;
     app.on_error(artifacts, card).await?;
     app.screenshot(&shot("01-codex-asks")).await?;
-    press(&app, "Approve once").await?;
+    app.press("Approve once").await?;
     app.run_ends(artifacts, "Completed", STREAM).await?;
     app.wait_for_timeline("Codex made it on the host.", STREAM)
         .await?;
@@ -221,12 +192,12 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
             Err(e) => return Err(e),
         }
     }
-    press(&app, "Send").await?;
+    app.press("Send").await?;
     let card = app
         .wait_for_text_containing("[role=log]", "touch claude-was-here.txt", STREAM)
         .await;
     app.on_error(artifacts, card).await?;
-    press(&app, "Approve once").await?;
+    app.press("Approve once").await?;
     app.run_ends(artifacts, "Completed", STREAM).await?;
     app.wait_for_timeline("Claude made it on the host.", STREAM)
         .await?;
@@ -239,27 +210,27 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     // Add remote workspace…: browse the host, the home folder refused, a project added.
     let project = server.home.join("project");
     std::fs::create_dir_all(project.join("src"))?;
-    press(&app, "Add remote workspace…").await?;
+    app.press("Add remote workspace…").await?;
     let host_box = app
         .find("[role=dialog] input[placeholder^='user@host']")
         .await?;
     host_box.send_keys(&alias).await?;
-    press(&app, "Browse").await?;
+    app.press("Browse").await?;
     let listed = app
         .wait_for_text_containing("[role=dialog] ul", "project", STREAM)
         .await;
     let listed = app.on_error(artifacts, listed).await?;
     assert!(listed.contains("bin"), "{listed}");
     app.screenshot(&shot("03-browse-host")).await?;
-    press(&app, "Add workspace").await?;
+    app.press("Add workspace").await?;
     let refused = app
         .wait_for_text_containing("[role=dialog] [role=alert]", "home folder", STREAM)
         .await;
     app.on_error(artifacts, refused).await?;
-    press(&app, "project").await?;
+    app.press("project").await?;
     app.wait_for_text_containing("[role=dialog] .remote-browser-path", "/project", STREAM)
         .await?;
-    press(&app, "Add workspace").await?;
+    app.press("Add workspace").await?;
     let added = app
         .wait_for_text_containing("nav, aside", &format!("{alias}:{}", s(&project)), STREAM)
         .await;
@@ -270,7 +241,7 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     // again until Settings shows the host.
     let host_section = format!("[aria-label='Engines on {alias}']");
     for attempt in 0.. {
-        press(&app, "Settings").await?;
+        app.press("Settings").await?;
         let shown = app
             .wait_for_text_containing(&host_section, &alias, Duration::from_secs(3))
             .await;
@@ -280,7 +251,7 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
             Err(_) => {}
         }
     }
-    let check = press(&app, "Check engines").await;
+    let check = app.press("Check engines").await;
     app.on_error(artifacts, check).await?;
     let checked = app
         .wait_for_text_containing(

@@ -168,18 +168,7 @@ async fn report(desk: &Desk, a: &DoctorArgs) -> CliResult<Report> {
 
 /// The core's engine check (the same one the app's Settings shows), in the CLI's shape.
 fn engine_report(check: agentdesk_core::health::EngineCheck) -> EngineReport {
-    let h = check.health;
-    EngineReport {
-        engine: h.engine.as_str(),
-        program: h.program,
-        path: h.path,
-        version: h.version,
-        logged_in: h.logged_in,
-        problem: h.problem.map(|p| p.message),
-        fix: h.fix_commands,
-        unsupported: check.unsupported.is_some(),
-        unsupported_error: check.unsupported.map(CliError::from),
-    }
+    report_of(check.health, check.unsupported.map(CliError::from))
 }
 
 /// An engine on a host: found there but of a version runs are refused with is an error
@@ -188,8 +177,15 @@ fn remote_report(h: agentdesk_protocol::ui::EngineHealth) -> EngineReport {
     let unsupported = h
         .problem
         .as_ref()
-        .filter(|_| h.version.is_some())
+        .filter(|p| p.code == agentdesk_protocol::ui::ErrorCode::EngineVersionUnsupported)
         .map(|p| CliError::from_code(p.code, p.message.clone()));
+    report_of(h, unsupported)
+}
+
+fn report_of(
+    h: agentdesk_protocol::ui::EngineHealth,
+    unsupported: Option<CliError>,
+) -> EngineReport {
     EngineReport {
         engine: h.engine.as_str(),
         program: h.program,

@@ -330,7 +330,11 @@ exit 0"#,
         health.path = Some(path.clone());
         health.version = Some(version.raw.clone());
         if let Err(e) = program.check_version(Path::new(&path), &version) {
-            health.problem = Some(CoreError::Engine(remote_hint(e, loc)).to_ipc());
+            // The run is refused as the host's problem; here it is the version's.
+            health.problem = Some(IpcError {
+                code: ErrorCode::EngineVersionUnsupported,
+                message: remote_hint(e, loc).to_string(),
+            });
             health.fix_commands = vec![on_host(program.install_supported_command)];
             return Ok(health);
         }

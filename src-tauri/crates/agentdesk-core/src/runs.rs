@@ -59,8 +59,8 @@ use agentdesk_engine::{
 use agentdesk_protocol::events::AgentEvent;
 use agentdesk_protocol::ids::{ApprovalId, RunId, SessionId};
 use agentdesk_protocol::ui::{
-    Approval, ApprovalKindName, ApprovalState, AttachmentKind, DecidedBy, ItemStatus, Run,
-    RunStatus,
+    Approval, ApprovalKindName, ApprovalState, Attachment, AttachmentKind, DecidedBy, ItemStatus,
+    Run, RunStatus,
 };
 use agentdesk_store::{now_ms, RunEnd, StoreError};
 use tokio::sync::mpsc;
@@ -604,28 +604,12 @@ impl Desk {
     /// the files it mentions (`@path` inside `cwd`).
     async fn run_input(&self, run: &Run, cwd: &Path) -> Result<Vec<InputPart>> {
         let attachments = self.run_attachments(&run.id).await?;
-        let mut text = run.prompt.clone();
-        let files: Vec<_> = attachments
+        let paths: Vec<String> = attachments
             .iter()
             .filter(|a| a.kind == AttachmentKind::File)
+            .map(|f| f.path.clone())
             .collect();
-        if !files.is_empty() {
-            text.push_str("\n\nAttached files (read them at these paths):");
-            for f in files {
-                text.push_str(&format!(
-                    "\n- {} ({}, {} bytes): {}",
-                    f.name, f.mime, f.size, f.path
-                ));
-            }
-        }
-        let mut input = vec![InputPart::Text(text)];
-        for a in attachments
-            .iter()
-            .filter(|a| a.kind == AttachmentKind::Image)
-        {
-            let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
-            input.push(InputPart::LocalImage(path));
-        }
+        let mut input = message_parts(run, &attachments, &paths).await?;
         for (name, path) in crate::files::mentioned_files(&run.prompt, cwd) {
             input.push(InputPart::FileMention { name, path });
         }
@@ -641,33 +625,17 @@ impl Desk {
         loc: &agentdesk_protocol::remote::SshLocation,
     ) -> Result<(Vec<InputPart>, Option<crate::remote::RemoteUpload>)> {
         let attachments = self.run_attachments(&run.id).await?;
-        let files: Vec<_> = attachments
+        let to_copy: Vec<(String, PathBuf)> = attachments
             .iter()
             .filter(|a| a.kind == AttachmentKind::File)
-            .collect();
-        let to_copy: Vec<(String, PathBuf)> = files
-            .iter()
             .map(|f| (upload_name(&f.name), PathBuf::from(&f.path)))
             .collect();
         let uploaded = self.upload_to_host(loc, &to_copy).await?;
-        let mut text = run.prompt.clone();
-        if let Some(up) = &uploaded {
-            text.push_str("\n\nAttached files (read them at these paths):");
-            for (f, there) in files.iter().zip(&up.files) {
-                text.push_str(&format!(
-                    "\n- {} ({}, {} bytes): {}",
-                    f.name, f.mime, f.size, there
-                ));
-            }
-        }
-        let mut input = vec![InputPart::Text(text)];
-        for a in attachments
-            .iter()
-            .filter(|a| a.kind == AttachmentKind::Image)
-        {
-            let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
-            input.push(InputPart::LocalImage(path));
-        }
+        let paths = uploaded
+            .as_ref()
+            .map(|u| u.files.clone())
+            .unwrap_or_default();
+        let input = message_parts(run, &attachments, &paths).await?;
         Ok((input, uploaded))
     }
 
@@ -826,6 +794,36 @@ struct PumpContext<'a> {
 }
 
 type RecorderResult = std::result::Result<Result<Run>, tokio::task::JoinError>;
+
+/// The message's text (its attached files listed at `file_paths`, in order) and its images.
+async fn message_parts(
+    run: &Run,
+    attachments: &[Attachment],
+    file_paths: &[String],
+) -> Result<Vec<InputPart>> {
+    let mut text = run.prompt.clone();
+    let files = attachments
+        .iter()
+        .filter(|a| a.kind == AttachmentKind::File);
+    if !file_paths.is_empty() {
+        text.push_str("\n\nAttached files (read them at these paths):");
+        for (f, path) in files.zip(file_paths) {
+            text.push_str(&format!(
+                "\n- {} ({}, {} bytes): {}",
+                f.name, f.mime, f.size, path
+            ));
+        }
+    }
+    let mut input = vec![InputPart::Text(text)];
+    for a in attachments
+        .iter()
+        .filter(|a| a.kind == AttachmentKind::Image)
+    {
+        let path = typed_image_path(Path::new(&a.path), &a.mime).await?;
+        input.push(InputPart::LocalImage(path));
+    }
+    Ok(input)
+}
 
 #[cfg(test)]
 #[path = "runs_tests.rs"]
