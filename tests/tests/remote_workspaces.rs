@@ -327,6 +327,56 @@ async fn dropped_connection(engine: Engine) {
     w.finish(&[]).await;
 }
 
+/// The host stops answering without closing anything (a laptop asleep, a network gone:
+/// the server's session process is frozen with SIGSTOP): the keepalives notice, the run
+/// fails with the connection's reason within 30 s; once the host side goes away the engine
+/// there ends too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_host_fails_the_run_within_30_s() {
+    let Some((root, bin, server)) = setup(Engine::Codex, "silent") else {
+        return;
+    };
+    let w = World::new_remote(root, Engine::Codex, &bin, &server, |_| {}).await;
+    w.push_slow_text(100_000, Duration::from_millis(20));
+    let run_id = w.send("Talk for a long time").await;
+    remote_engine(&server, "codex").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while w.agent_messages().await.join("").len() < 20 {
+        assert!(Instant::now() < deadline, "nothing streamed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let sessions = server.connection_pids();
+    assert!(!sessions.is_empty());
+    let frozen = Instant::now();
+    for pid in &sessions {
+        let ok = std::process::Command::new("kill")
+            .args(["-STOP", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    let run = w.wait_run(&run_id).await;
+    let took = frozen.elapsed();
+    assert_eq!(run.status, RunStatus::Failed, "{run:?}");
+    assert!(
+        took < Duration::from_secs(30),
+        "the run failed after {took:?}"
+    );
+    let error = run.error.clone().unwrap_or_default();
+    assert!(error.contains("connection"), "{error}");
+    eprintln!("frozen host: the run failed after {took:?}: {error}");
+    // The host side goes away (the frozen session is ended): nothing is left there.
+    for pid in sessions {
+        agentdesk_tests::process::kill9(pid);
+    }
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !server.running("codex").is_empty() {
+        assert!(Instant::now() < deadline, "codex left running on the host");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    w.finish(&[]).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_dropped_connection_fails_the_run_and_ends_the_engine() {
     tokio::time::timeout(TEST, dropped_connection(Engine::Codex))

@@ -38,8 +38,8 @@ pub const EXIT_SSH: i32 = 255;
 /// How long a connection may take before it is reported unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Keepalives: a link that does not answer `ALIVE_COUNT` probes `ALIVE_INTERVAL` apart is
-/// dropped (a run on it fails within 30 s of the network going away).
-const ALIVE_INTERVAL: u32 = 8;
+/// dropped (a run on it fails within 30 s of the network going away: 15–20 s).
+const ALIVE_INTERVAL: u32 = 5;
 const ALIVE_COUNT: u32 = 3;
 
 /// A host and how to reach it: the system `ssh`, the user's config (or the one named by
@@ -523,10 +523,23 @@ pub fn reason(code: Option<i32>, stderr: &str, host: &SshLocation) -> String {
     match code {
         Some(EXIT_NO_FOLDER) | Some(EXIT_NO_PROGRAM) if !last_line.is_empty() => last_line,
         Some(EXIT_SSH) | None => {
-            if last_line.is_empty() {
-                format!("the connection to {name} was lost")
-            } else {
+            // An engine's channel mixes the engine's own stderr in: only ssh's words say why.
+            let said_by_ssh = [
+                "ssh:",
+                "client_loop",
+                "mux_client",
+                "Connection",
+                "Timeout",
+                "Shared connection",
+                "Control socket",
+                "Broken pipe",
+            ]
+            .iter()
+            .any(|p| last_line.starts_with(p));
+            if said_by_ssh {
                 format!("the connection to {name} was lost ({last_line})")
+            } else {
+                format!("the connection to {name} was lost")
             }
         }
         _ if !last_line.is_empty() => last_line,

@@ -140,6 +140,20 @@ fn ssh_errors_become_what_to_do() {
     assert!(r.contains("refused the login"), "{r}");
     let r = reason(Some(255), "", &h);
     assert_eq!(r, "the connection to devbox was lost");
+    let r = reason(
+        Some(255),
+        "2026-12-03 ERROR codex_app_server: something of its own",
+        &h,
+    );
+    assert_eq!(
+        r, "the connection to devbox was lost",
+        "an engine's log line is not the reason"
+    );
+    let r = reason(Some(255), "client_loop: send disconnect: Broken pipe", &h);
+    assert_eq!(
+        r,
+        "the connection to devbox was lost (client_loop: send disconnect: Broken pipe)"
+    );
     let r = reason(Some(97), "the folder /x does not exist on devbox\n", &h);
     assert_eq!(r, "the folder /x does not exist on devbox");
 }
