@@ -231,26 +231,23 @@ async fn scenario(mut w: WindowTest<'_>) -> Result<(), BoxError> {
     app.wait_for_text_containing("[role=dialog] .remote-browser-path", "/project", STREAM)
         .await?;
     app.press("Add workspace").await?;
+    // In the list (the dialog itself shows the path too, while the add is under way).
     let added = app
-        .wait_for_text_containing("nav, aside", &format!("{alias}:{}", s(&project)), STREAM)
+        .wait_for_text_containing(
+            "[data-testid=workspace-path]",
+            &format!("{alias}:{}", s(&project)),
+            STREAM,
+        )
         .await;
     app.on_error(artifacts, added).await?;
 
     // Settings: the engines on the host.
-    // The add's own navigation (to the new workspace) may land after the press: pressed
-    // again until Settings shows the host.
+    app.press("Settings").await?;
     let host_section = format!("[aria-label='Engines on {alias}']");
-    for attempt in 0.. {
-        app.press("Settings").await?;
-        let shown = app
-            .wait_for_text_containing(&host_section, &alias, Duration::from_secs(3))
-            .await;
-        match shown {
-            Ok(_) => break,
-            Err(e) if attempt >= 5 => return app.on_error(artifacts, Err(e)).await,
-            Err(_) => {}
-        }
-    }
+    let shown = app
+        .wait_for_text_containing(&host_section, &alias, STREAM)
+        .await;
+    app.on_error(artifacts, shown).await?;
     let check = app.press("Check engines").await;
     app.on_error(artifacts, check).await?;
     let checked = app
