@@ -23,7 +23,7 @@
 
 use std::time::{Duration, Instant};
 
-use agentdesk_engine::process::{ChildProcess, ProcessSpec, RemoteLaunch};
+use agentdesk_engine::process::{ChildProcess, ProcessSpec};
 use agentdesk_engine::ssh::{RemoteHost, SshLink};
 use agentdesk_protocol::remote::SshLocation;
 use agentdesk_protocol::ui::Engine;
@@ -83,10 +83,7 @@ async fn added_latency_per_event() {
     for round in 0..rounds() {
         let local = echo_round_trips(ProcessSpec::new("cat").cwd(&root)).await;
         let mut remote_spec = ProcessSpec::new("cat").cwd(&root);
-        remote_spec.remote = Some(RemoteLaunch {
-            host: link.host.clone(),
-            forward_agent: false,
-        });
+        remote_spec.remote = Some(link.host.clone());
         let remote = echo_round_trips(remote_spec).await;
         let (l50, r50) = (percentile(&local, 0.5), percentile(&remote, 0.5));
         let (l95, r95) = (percentile(&local, 0.95), percentile(&remote, 0.95));

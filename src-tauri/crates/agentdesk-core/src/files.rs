@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ids::SessionId;
+use agentdesk_protocol::remote::SshLocation;
 use agentdesk_protocol::sync::lock;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher};
@@ -37,12 +38,9 @@ impl Desk {
     /// The files of `session_id`'s folder best matching `query` (all of them, shortest
     /// paths first, for an empty one), as paths relative to it with `/` separators.
     pub async fn find_files(&self, session_id: &SessionId, query: &str) -> Result<Vec<String>> {
-        let files = match self.session_host(session_id).await? {
-            Some(loc) => self.remote_file_list(&loc).await?,
-            None => {
-                let folder = self.session_folder(session_id).await?;
-                self.file_list(&folder).await?
-            }
+        let files = match self.session_place(session_id).await? {
+            SessionPlace::Host(loc) => self.remote_file_list(&loc).await?,
+            SessionPlace::Here(folder) => self.file_list(&folder).await?,
         };
         let query = query.to_owned();
         tokio::task::spawn_blocking(move || best_matches(&files, &query, MAX_MATCHES))
@@ -50,76 +48,72 @@ impl Desk {
             .map_err(|e| CoreError::Internal(format!("the file search stopped: {e}")))
     }
 
-    /// The folder a session's agent works in (its worktree, else its workspace's), on this
-    /// machine: a remote workspace's folder is refused (see [`Self::session_host`]).
-    pub(crate) async fn session_folder(&self, session_id: &SessionId) -> Result<PathBuf> {
+    /// Where a session's agent works: its worktree or its workspace's folder here, or the
+    /// folder on its workspace's host.
+    pub(crate) async fn session_place(&self, session_id: &SessionId) -> Result<SessionPlace> {
         let session = self.store.get_session(session_id).await?;
         let workspace = self.store.get_workspace(&session.workspace_id).await?;
-        if let Some(host) = &workspace.host {
-            return Err(CoreError::InvalidInput(format!(
-                "the session's folder is on {host}, not on this machine"
-            )));
-        }
-        self.run_folder(&session, &workspace.path).await
-    }
-
-    /// Where a session of a remote workspace works (`None`: on this machine).
-    pub(crate) async fn session_host(
-        &self,
-        session_id: &SessionId,
-    ) -> Result<Option<agentdesk_protocol::remote::SshLocation>> {
-        let session = self.store.get_session(session_id).await?;
-        let workspace = self.store.get_workspace(&session.workspace_id).await?;
-        Ok(workspace.remote())
+        Ok(match workspace.remote() {
+            Some(loc) => SessionPlace::Host(loc),
+            None => SessionPlace::Here(self.run_folder(&session, &workspace.path).await?),
+        })
     }
 
     /// The files of a folder on a host (git's view when it is a repository, else every
     /// file but `.git`'s), listed there.
-    async fn remote_file_list(
+    async fn remote_file_list(&self, loc: &SshLocation) -> Result<Arc<Vec<String>>> {
+        self.recent_list(PathBuf::from(loc.url()), async {
+            let out = self
+                .ssh_link(loc)
+                .await?
+                .host
+                .run_script(
+                    &agentdesk_engine::ssh::in_folder(
+                        r#"{ git ls-files -co --exclude-standard 2>/dev/null || find . -type f ! -path '*/.git/*' | sed 's|^\./||'; } | head -n "$2""#,
+                    ),
+                    &[&loc.path, &MAX_FILES.to_string()],
+                    None,
+                    std::time::Duration::from_secs(30),
+                )
+                .await?;
+            Ok(out.lines().map(str::to_owned).collect())
+        })
+        .await
+    }
+
+    async fn file_list(&self, folder: &Path) -> Result<Arc<Vec<String>>> {
+        let root = folder.to_path_buf();
+        self.recent_list(folder.to_path_buf(), async move {
+            tokio::task::spawn_blocking(move || walk(&root))
+                .await
+                .map_err(|e| CoreError::Internal(format!("the file listing stopped: {e}")))
+        })
+        .await
+    }
+
+    /// The list kept for `key` while it is fresh, else the one `list` makes (kept).
+    async fn recent_list(
         &self,
-        loc: &agentdesk_protocol::remote::SshLocation,
+        key: PathBuf,
+        list: impl std::future::Future<Output = Result<Vec<String>>>,
     ) -> Result<Arc<Vec<String>>> {
-        let key = PathBuf::from(loc.url());
         if let Some((at, list)) = lock(&self.files.lists).get(&key) {
             if at.elapsed() < FRESH {
                 return Ok(list.clone());
             }
         }
-        let out = self
-            .ssh_link(loc)
-            .await?
-            .host
-            .run_script(
-                r#"cd -- "$1" || exit 97
-{ git ls-files -co --exclude-standard 2>/dev/null || find . -type f ! -path '*/.git/*' | sed 's|^\./||'; } | head -n "$2""#,
-                &[&loc.path, &MAX_FILES.to_string()],
-                None,
-                std::time::Duration::from_secs(30),
-            )
-            .await?;
-        let list = Arc::new(out.lines().map(str::to_owned).collect::<Vec<_>>());
+        let list = Arc::new(list.await?);
         let mut lists = lock(&self.files.lists);
         lists.retain(|_, (at, _)| at.elapsed() < FRESH);
         lists.insert(key, (Instant::now(), list.clone()));
         Ok(list)
     }
+}
 
-    async fn file_list(&self, folder: &Path) -> Result<Arc<Vec<String>>> {
-        if let Some((at, list)) = lock(&self.files.lists).get(folder) {
-            if at.elapsed() < FRESH {
-                return Ok(list.clone());
-            }
-        }
-        let root = folder.to_path_buf();
-        let list = tokio::task::spawn_blocking(move || walk(&root))
-            .await
-            .map_err(|e| CoreError::Internal(format!("the file listing stopped: {e}")))?;
-        let list = Arc::new(list);
-        let mut lists = lock(&self.files.lists);
-        lists.retain(|_, (at, _)| at.elapsed() < FRESH);
-        lists.insert(folder.to_path_buf(), (Instant::now(), list.clone()));
-        Ok(list)
-    }
+/// Where a session's agent works (see [`Desk::session_place`]).
+pub(crate) enum SessionPlace {
+    Here(PathBuf),
+    Host(SshLocation),
 }
 
 /// Every file under `root` git would show (ignored and hidden ones left out), relative.

@@ -94,16 +94,18 @@ impl Desk {
                 unavailable: None,
             });
         }
-        if let Some(loc) = self.session_host(session_id).await? {
-            return Ok(CommandCatalog {
-                commands: Vec::new(),
-                unavailable: Some(format!(
-                    "The engine on {} names its commands during a run.",
-                    loc.host_label()
-                )),
-            });
-        }
-        let folder = self.session_folder(session_id).await?;
+        let folder = match self.session_place(session_id).await? {
+            crate::files::SessionPlace::Here(folder) => folder,
+            crate::files::SessionPlace::Host(loc) => {
+                return Ok(CommandCatalog {
+                    commands: Vec::new(),
+                    unavailable: Some(format!(
+                        "The engine on {} names its commands during a run.",
+                        loc.host_label()
+                    )),
+                })
+            }
+        };
         let spec = match &session.profile_id {
             Some(id) => self.store.get_profile(id).await.ok().map(|p| p.spec),
             None => None,

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentdesk_engine::ssh::{RemoteHost, SshLink};
+use agentdesk_engine::ssh::{self, RemoteHost, SshLink};
 use agentdesk_engine::AgentEngine;
 use agentdesk_protocol::ids::WorkspaceId;
 use agentdesk_protocol::remote::SshLocation;
 use agentdesk_protocol::sync::lock;
 use agentdesk_protocol::ui::{Engine, EngineHealth, ErrorCode, IpcError, RemoteFolders, Workspace};
 
-use crate::engines::descriptor;
+use crate::engines::{descriptor, engine_program};
 use crate::{CoreError, Desk, Result};
 
 /// Folders listed at most by the browser.
@@ -53,12 +53,10 @@ impl Desk {
         if dir.as_os_str().len() + 1 + 16 + 17 < 100 {
             return dir;
         }
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self.data_dir.to_string_lossy().bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        std::env::temp_dir().join(format!("agentdesk-{h:012x}"))
+        std::env::temp_dir().join(format!(
+            "agentdesk-{}",
+            ssh::short_hash(&self.data_dir.to_string_lossy())
+        ))
     }
 
     /// The connection to `loc`'s host, opened (again) when it is not up.
@@ -119,11 +117,7 @@ impl Desk {
         engine: Engine,
         loc: &SshLocation,
     ) -> Result<()> {
-        let Some(program) = agentdesk_engine::registry::programs()
-            .find(|(e, _)| *e == engine)
-            .map(|(_, p)| p)
-        else {
-            // ACP agents: the profile names the command; the launch says when it is missing.
+        let Some(program) = engine_program(engine) else {
             return Ok(());
         };
         let link = self.ssh_link(loc).await?;
@@ -155,10 +149,11 @@ impl Desk {
         let out = link
             .host
             .run_script(
-                r#"cd -- "$1" 2>/dev/null || { printf 'the folder %s does not exist on %s\n' "$1" "$(uname -n)" >&2; exit 97; }
-[ -r . ] || { printf 'the folder %s on %s cannot be read\n' "$1" "$(uname -n)" >&2; exit 97; }
+                &ssh::in_folder(
+                    r#"[ -r . ] || { printf 'the folder %s on %s cannot be read\n' "$1" "$(uname -n)" >&2; exit 97; }
 pwd -P
 printf '%s\n' "$HOME""#,
+                ),
                 &[&loc.path],
                 None,
                 SCRIPT_TIMEOUT,
@@ -229,14 +224,17 @@ printf '%s\n' "$HOME""#,
         let out = link
             .host
             .run_script(
-                r#"[ -n "$1" ] || set -- "$HOME"
-cd -- "$1" 2>/dev/null || { printf 'the folder %s does not exist on %s\n' "$1" "$(uname -n)" >&2; exit 97; }
-pwd -P
+                &format!(
+                    "[ -n \"$1\" ] || set -- \"$HOME\"\n{}",
+                    ssh::in_folder(
+                        r#"pwd -P
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then echo git; else echo plain; fi
 for d in * .[!.]* ..?*; do
   if [ -d "$d" ] && [ ! -L "$d" ]; then printf '%s\n' "$d"; fi
 done
-exit 0"#,
+exit 0"#
+                    )
+                ),
                 &[path.unwrap_or("")],
                 None,
                 SCRIPT_TIMEOUT,
@@ -291,10 +289,7 @@ exit 0"#,
         folder: Option<&str>,
         check_login: bool,
     ) -> Result<EngineHealth> {
-        let Some(program) = agentdesk_engine::registry::programs()
-            .find(|(e, _)| *e == engine)
-            .map(|(_, p)| *p)
-        else {
+        let Some(program) = engine_program(engine) else {
             return Err(CoreError::Internal(format!(
                 "no program for {}",
                 engine.as_str()

@@ -156,15 +156,6 @@ impl AgentEngine {
         }
     }
 
-    /// The host this engine runs on (`None`: this machine).
-    pub fn remote(&self) -> Option<&crate::ssh::RemoteHost> {
-        match self {
-            Self::Codex(e) => e.config().remote.as_ref(),
-            Self::Claude(e) => e.config().remote.as_ref(),
-            Self::Acp(e) => e.config().remote.as_ref(),
-        }
-    }
-
     /// Stop everything the engine keeps running (app exit).
     pub async fn shutdown(&self) {
         if let Self::Codex(engine) = self {

@@ -247,16 +247,9 @@ pub struct ProcessSpec {
     /// every [`Self::env`] value whose name looks secret is added automatically.
     pub secrets: Vec<String>,
     /// Run on another machine: the child is an `ssh` channel starting `program` (a name
-    /// found on the host's login `PATH`) in `cwd` there, with only [`Self::env`] sent.
-    pub remote: Option<RemoteLaunch>,
-}
-
-/// Where and how a [`ProcessSpec`] runs on another machine.
-#[derive(Debug, Clone)]
-pub struct RemoteLaunch {
-    pub host: crate::ssh::RemoteHost,
-    /// `ssh -A`: the profile's choice, off by default.
-    pub forward_agent: bool,
+    /// found on the host's login `PATH`) in `cwd` there, with only [`Self::env`] sent (and
+    /// the agent forwarded when the host says so).
+    pub remote: Option<crate::ssh::RemoteHost>,
 }
 
 /// `tracing` target of engine stderr lines. Logged at TRACE: the default filters (app and
@@ -399,7 +392,7 @@ impl ProcessSpec {
     /// The `ssh` channel that runs this spec on its host: the local process has the
     /// allow-listed basics (ssh needs `HOME`, `SSH_AUTH_SOCK`); the remote one gets what
     /// `sshd` sets, the login shell's `PATH` and [`Self::env`] — never the app's variables.
-    fn remote_command(&self, remote: &RemoteLaunch) -> Command {
+    fn remote_command(&self, host: &crate::ssh::RemoteHost) -> Command {
         let env: Vec<(OsString, OsString)> = self
             .env
             .iter()
@@ -412,8 +405,8 @@ impl ProcessSpec {
             .map_or_else(|| ".".to_owned(), |c| c.to_string_lossy().into_owned());
         let line =
             crate::ssh::launch_command(&cwd, &self.program.to_string_lossy(), &self.args, &env);
-        let mut cmd = Command::new(&remote.host.ssh_program);
-        cmd.args(remote.host.channel_args(remote.forward_agent, line))
+        let mut cmd = Command::new(&host.ssh_program);
+        cmd.args(host.channel_args(host.forward_agent, line))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -580,13 +573,12 @@ impl ChildProcess {
         }
         let mut child =
             OsChild::spawn(spec.command(), spec.parent_death_signal).map_err(|source| {
-                if let (Some(remote), std::io::ErrorKind::NotFound) = (&spec.remote, source.kind())
-                {
+                if let (Some(host), std::io::ErrorKind::NotFound) = (&spec.remote, source.kind()) {
                     EngineError::Remote {
-                        host: remote.host.label(),
+                        host: host.label(),
                         reason: format!(
                             "the SSH client ({}) is not installed on this machine: install OpenSSH",
-                            remote.host.ssh_program.display()
+                            host.ssh_program.display()
                         ),
                     }
                 } else if source.kind() == std::io::ErrorKind::NotFound {
@@ -635,7 +627,7 @@ impl ChildProcess {
             Arc::clone(&ring),
             exit_tx,
             kill_rx,
-            spec.remote.as_ref().map(|r| r.host.location.clone()),
+            spec.remote.as_ref().map(|h| h.location.clone()),
         ));
         Ok(Self {
             label: spec.label,

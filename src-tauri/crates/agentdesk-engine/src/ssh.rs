@@ -227,21 +227,14 @@ impl RemoteHost {
             .map_err(|e| EngineError::transport(format!("talking to {}", self.label()), e))?;
         Ok(out)
     }
-}
 
-impl RemoteHost {
     /// Where the host's login shell finds `program`, and its `--version`.
     pub async fn probe_version(
         &self,
         program: &str,
     ) -> Result<(String, crate::discovery::EngineVersion), EngineError> {
-        let script = with_login_path(
-            r#"p=$(command -v -- "$1") || { printf '%s is not installed on %s (not on the login shell'"'"'s PATH: %s)\n' "$1" "$(uname -n)" "$PATH" >&2; exit 127; }
-printf '%s\n' "$p"
-exec "$p" --version"#,
-        );
         let raw = self
-            .run_raw(&script, &[program], None, CONNECT_TIMEOUT * 3)
+            .run_raw(VERSION_SCRIPT, &[program], None, CONNECT_TIMEOUT * 3)
             .await?;
         let stderr = String::from_utf8_lossy(&raw.stderr);
         match raw.status.code() {
@@ -277,12 +270,14 @@ exec "$p" --version"#,
     }
 }
 
-/// How a spec runs on `host` (`None`: here), forwarding the agent as the host says.
-pub fn launch_on(host: Option<&RemoteHost>) -> Option<crate::process::RemoteLaunch> {
-    host.map(|host| crate::process::RemoteLaunch {
-        host: host.clone(),
-        forward_agent: host.forward_agent,
-    })
+/// What of this machine's environment an engine may inherit (its own variables, the
+/// profile's key variable: see `child_env::engine_env`): all of it here, nothing for an
+/// engine on a host, which gets the profile's variables only.
+pub fn desktop_env(remote: Option<&RemoteHost>) -> Vec<(String, String)> {
+    match remote {
+        Some(_) => Vec::new(),
+        None => crate::child_env::parent_env(),
+    }
 }
 
 /// The environment of the local `ssh` processes: the allow-listed basics and the user's
@@ -384,11 +379,6 @@ impl SshLink {
             master.stop().await;
         }
     }
-
-    /// The master's process id (tests).
-    pub fn master_pid(&self) -> Option<u32> {
-        self.master.as_ref().and_then(ChildProcess::pid)
-    }
 }
 
 impl Drop for SshLink {
@@ -435,18 +425,43 @@ p=${p##*__agentdesk_path__}
     };
 }
 
+/// Into the folder `$1`, or exit [`EXIT_NO_FOLDER`] saying it is not there.
+macro_rules! in_folder_script {
+    () => {
+        r#"cd -- "$1" 2>/dev/null || { printf 'the folder %s does not exist on %s\n' "$1" "$(uname -n)" >&2; exit 97; }
+"#
+    };
+}
+
+/// The program `$1` is on `PATH`, or exit [`EXIT_NO_PROGRAM`] saying where it was looked for.
+macro_rules! program_found_script {
+    () => {
+        r#"command -v -- "$1" >/dev/null 2>&1 || { printf '%s is not installed on %s (not on the login shell'"'"'s PATH: %s)\n' "$1" "$(uname -n)" "$PATH" >&2; exit 127; }
+"#
+    };
+}
+
 /// `$1` the folder, `$2…` the program and its arguments.
 const LAUNCH_SCRIPT: &str = concat!(
-    "d=$1; shift\n",
     login_path_script!(),
-    r#"cd -- "$d" 2>/dev/null || { printf 'the folder %s does not exist on %s\n' "$d" "$(uname -n)" >&2; exit 97; }
-command -v -- "$1" >/dev/null 2>&1 || { printf '%s is not installed on %s (not on the login shell'"'"'s PATH: %s)\n' "$1" "$(uname -n)" "$PATH" >&2; exit 127; }
-"#
+    in_folder_script!(),
+    "shift\n",
+    program_found_script!()
 );
 
-/// `script` run with `PATH` as the login shell sets it (checks that look for engines).
-pub fn with_login_path(script: &str) -> String {
-    format!("{}{script}", login_path_script!())
+/// `$1` a program: its path, then its `--version`, with `PATH` as the login shell sets it.
+const VERSION_SCRIPT: &str = concat!(
+    login_path_script!(),
+    program_found_script!(),
+    r#"p=$(command -v -- "$1")
+printf '%s\n' "$p"
+exec "$p" --version"#
+);
+
+/// `script` run in the folder `$1` (the host says when it is not there, exit
+/// [`EXIT_NO_FOLDER`]); `$1` is still the folder.
+pub fn in_folder(script: &str) -> String {
+    format!("{}{script}", in_folder_script!())
 }
 
 /// `exec /bin/sh -c '<script>' agentdesk <args…>`: the script runs in `sh` whatever the
@@ -560,7 +575,7 @@ fn private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// 16 hex digits (FNV-1a): a socket name short enough for the 104-byte limit of a Unix
 /// socket's path.
-fn short_hash(s: &str) -> String {
+pub fn short_hash(s: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in s.bytes() {
         h ^= u64::from(b);

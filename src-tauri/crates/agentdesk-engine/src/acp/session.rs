@@ -65,12 +65,8 @@ impl Agent {
         for key in &profile.env_remove {
             spec = spec.env_remove(key);
         }
-        // A remote agent gets the profile's variables only, never this machine's.
-        let parent = match &config.remote {
-            Some(_) => Vec::new(),
-            None => crate::child_env::parent_env(),
-        };
-        spec.remote = crate::ssh::launch_on(config.remote.as_ref());
+        let parent = crate::ssh::desktop_env(config.remote.as_ref());
+        spec.remote.clone_from(&config.remote);
         let inherited = crate::child_env::engine_env(
             Engine::Acp,
             &parent,

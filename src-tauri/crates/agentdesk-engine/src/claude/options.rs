@@ -163,14 +163,10 @@ impl ClaudeProfile {
     }
 
     /// Environment additions on top of the allow-listed basics
-    /// ([`crate::process::BaseEnv::Allowlisted`]): Claude's own variables from the app's
-    /// environment ([`crate::child_env::engine_env`]), our entrypoint, the custom endpoint and
-    /// its key, the profile's own variables. Fails when the key variable is named but not set.
-    pub fn env_vars(&self, entrypoint: &str) -> Result<Vec<(String, String)>, EngineError> {
-        self.env_vars_from(entrypoint, &crate::child_env::parent_env())
-    }
-
-    /// [`Self::env_vars`] with the app's environment given (tests).
+    /// ([`crate::process::BaseEnv::Allowlisted`]): Claude's own variables from `parent`, the
+    /// app's environment ([`crate::ssh::desktop_env`]: none for a CLI on a host; see
+    /// [`crate::child_env::engine_env`]), our entrypoint, the custom endpoint and its key, the
+    /// profile's own variables. Fails when the key variable is named but not set.
     pub fn env_vars_from(
         &self,
         entrypoint: &str,

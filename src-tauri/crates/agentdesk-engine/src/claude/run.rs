@@ -90,13 +90,9 @@ impl Session {
         for key in &profile.env_remove {
             spec = spec.env_remove(key);
         }
-        spec.remote = crate::ssh::launch_on(remote);
-        // A remote CLI gets the profile's variables only, never this machine's.
-        let env = match remote {
-            Some(_) => profile.env_vars_from(&config.entrypoint, &[])?,
-            None => profile.env_vars(&config.entrypoint)?,
-        };
-        for (key, value) in env {
+        spec.remote = remote.cloned();
+        let parent = crate::ssh::desktop_env(remote);
+        for (key, value) in profile.env_vars_from(&config.entrypoint, &parent)? {
             spec = spec.env(key, value);
         }
         let mut child = ChildProcess::spawn(spec)?;

@@ -234,11 +234,8 @@ impl Server {
             .diagnostics(diag_tx);
         // Built environment (see child_env): the basics, codex's own variables, then ours.
         // A remote codex gets the profile's variables only, never this machine's.
-        spec.remote = crate::ssh::launch_on(self.config.remote.as_ref());
-        let parent = match &self.config.remote {
-            Some(_) => Vec::new(),
-            None => crate::child_env::parent_env(),
-        };
+        spec.remote.clone_from(&self.config.remote);
+        let parent = crate::ssh::desktop_env(self.config.remote.as_ref());
         for (k, v) in self.key.inherited_env(&parent) {
             spec = spec.env(k, v);
         }
