@@ -117,7 +117,11 @@ impl Desk {
         engine: Engine,
         loc: &SshLocation,
     ) -> Result<()> {
-        let Some(program) = engine_program(engine) else {
+        // An ACP agent's command is the profile's own (not the engine's first program, a
+        // preset): the launch on the host says when it is missing.
+        let Some(program) =
+            engine_program(engine).filter(|_| !descriptor(engine).command_from_profile())
+        else {
             return Ok(());
         };
         let link = self.ssh_link(loc).await?;
