@@ -496,6 +496,27 @@ impl AppSession {
         }
     }
 
+    /// Find the first element matching `xpath` and click it in the same page script,
+    /// waiting (bounded) until there is one. For the same reason as [`Self::press`]: a list
+    /// that re-renders under load (search hits, the sidebar's menu) can replace or cover a
+    /// found element before a separate WebDriver click (StaleElementReference,
+    /// ElementNotInteractable).
+    pub async fn click_xpath(&self, xpath: &str) -> Result<(), BoxError> {
+        const CLICK: &str = "const el = document.evaluate(arguments[0], document, null, \
+             XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue; \
+             if (el && !el.disabled) { el.click(); return true; } return false;";
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            if self.client.execute(CLICK, vec![xpath.into()]).await? == serde_json::json!(true) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("nothing enabled to click at {xpath}").into());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// A button by its accessible name: `aria-label`, else its text without the parts
     /// hidden from assistive technology (`aria-hidden`). Waits for an enabled one.
     pub async fn button(&self, name: &str) -> Result<fantoccini::elements::Element, BoxError> {

@@ -238,24 +238,36 @@ async fn search_input(app: &AppSession) -> Result<fantoccini::elements::Element,
 /// Type into the search box and wait for a hit naming `session`.
 async fn search_for(app: &AppSession, query: &str, session: &str) -> Result<String, BoxError> {
     let input = search_input(app).await?;
-    input.clear().await?;
-    input.send_keys(query).await?;
+    // Select all and type over it, as a user would: WebDriver's clear() has been refused
+    // (ElementNotInteractable) on the box while the window settled under load.
+    let typed = async { input.send_keys(&format!("\u{E009}a\u{E009}{query}")).await };
+    if let Err(e) = typed.await {
+        // Typed the way the browser reports typing instead: the box's value, then input.
+        eprintln!("typing into the search box retried in the page: {e}");
+        app.client
+            .execute(
+                "const el = document.querySelector(\"input[aria-label='Search']\"); el.focus(); \
+                 Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, arguments[0]); \
+                 el.dispatchEvent(new Event('input', { bubbles: true }));",
+                vec![query.into()],
+            )
+            .await?;
+    }
     app.wait_for_text_containing("[data-testid=search-hit]", session, WAIT)
         .await
+        .map_err(|e| format!("searching {query:?}: {e}").into())
 }
 
 /// The session's ⋯ menu, then one of its items.
 async fn menu_action(app: &AppSession, session: &str, action: &str) -> Result<(), BoxError> {
-    app.button(&format!("Actions for {session}"))
-        .await?
-        .click()
-        .await?;
-    app.find_xpath(&format!(
+    app.press(&format!("Actions for {session}"))
+        .await
+        .map_err(|e| format!("{session}'s menu: {e}"))?;
+    app.click_xpath(&format!(
         "//div[@role='menu']//button[@role='menuitem' and normalize-space(.)='{action}']"
     ))
-    .await?
-    .click()
-    .await?;
+    .await
+    .map_err(|e| format!("{action} for {session}: {e}"))?;
     Ok(())
 }
 
@@ -337,11 +349,9 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     assert_eq!(mark, NEEDLE);
     shot(&app, &artifacts.join("search-results-light.png")).await?;
 
-    app.find_xpath(&format!(
+    app.click_xpath(&format!(
         "//button[@data-testid='search-hit'][.//mark[normalize-space(.)='{NEEDLE}']]"
     ))
-    .await?
-    .click()
     .await?;
     hit_is_shown(&app).await?;
     shot(&app, &artifacts.join("search-opened-at-hit-light.png")).await?;
@@ -391,9 +401,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     // Archive: gone from the list; "Show archived" brings it back, marked.
     menu_action(&app, "Teapot talk", "Archive").await?;
     wait_titles(&app, &["Scratch", "Boiling notes"]).await?;
-    app.find_xpath("//label[normalize-space(.)='Show archived']/input")
-        .await?
-        .click()
+    app.click_xpath("//label[normalize-space(.)='Show archived']/input")
         .await?;
     // Reloaded from the database: renaming made it the most recently changed.
     wait_titles(&app, &["Teapot talk", "Scratch", "Boiling notes"]).await?;
@@ -440,30 +448,22 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     wait_titles(&app, &["Teapot talk", "Boiling notes"]).await?;
     search_for(&app, "boils", "Teapot talk").await?;
     shot(&app, &artifacts.join("search-results-dark.png")).await?;
-    let input = search_input(&app).await?;
-    input.clear().await?;
-    input.send_keys(NEEDLE).await?;
-    app.wait_for_text_containing("[data-testid=search-hit]", "Boiling notes", WAIT)
-        .await?;
-    app.find_xpath(&format!(
+    search_for(&app, NEEDLE, "Boiling notes").await?;
+    app.click_xpath(&format!(
         "//button[@data-testid='search-hit'][.//mark[normalize-space(.)='{NEEDLE}']]"
     ))
-    .await?
-    .click()
     .await?;
     hit_is_shown(&app).await?;
     shot(&app, &artifacts.join("search-opened-at-hit-dark.png")).await?;
-    app.button("Actions for Teapot talk").await?.click().await?;
+    app.press("Actions for Teapot talk").await?;
     app.find("[role=menu]").await?;
     shot(&app, &artifacts.join("session-menu-dark.png")).await?;
-    app.find_xpath("//div[@role='menu']//button[normalize-space(.)='Delete…']")
-        .await?
-        .click()
+    app.click_xpath("//div[@role='menu']//button[normalize-space(.)='Delete…']")
         .await?;
     app.wait_for_text_containing("[role=alertdialog]", "Its 4 messages and 2 runs", WAIT)
         .await?;
     shot(&app, &artifacts.join("delete-confirm-dark.png")).await?;
-    app.button("Cancel").await?.click().await?;
+    app.press("Cancel").await?;
     wait_titles(&app, &["Teapot talk", "Boiling notes"]).await?;
     app.quit().await?;
     env.passed();
