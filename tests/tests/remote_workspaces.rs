@@ -202,6 +202,92 @@ async fn claude_runs_on_the_host_and_asks_here() {
         .expect("scenario timed out");
 }
 
+/// Auto-edit on a host: "inside the workspace" is where the host says a path leads. A
+/// write inside is approved by the rule (before, every write there was asked); one through
+/// `work/link`, a link on the host to a folder outside, is asked; a write by Claude inside
+/// is approved by the same rule.
+async fn auto_edit_on_the_host(engine: Engine) {
+    use agentdesk_protocol::ui::{DecidedBy, PermissionMode};
+    use agentdesk_tests::world::Fake;
+    let Some((root, bin, server)) = setup(engine, "autoedit") else {
+        return;
+    };
+    let outside = root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let w = World::new_remote(root.clone(), engine, &bin, &server, |spec| {
+        spec.permission_mode = PermissionMode::AutoEdit;
+    })
+    .await;
+    std::os::unix::fs::symlink(&outside, w.work.join("link")).unwrap();
+    match &w.fake {
+        Fake::Codex(fake) => {
+            fake.push(agentdesk_tests::fake_responses::Reply::apply_patch(
+                "call_remote_in",
+                "*** Begin Patch\n*** Add File: inside.txt\n+fine\n*** End Patch\n",
+            ));
+            fake.push(agentdesk_tests::fake_responses::Reply::apply_patch(
+                "call_remote_out",
+                "*** Begin Patch\n*** Add File: link/authorized_keys\n+ssh-ed25519 AAAA attacker\n*** End Patch\n",
+            ));
+        }
+        Fake::Claude(fake) => {
+            for (id, file) in [
+                ("toolu_remote_in", "inside.txt"),
+                ("toolu_remote_out", "link/authorized_keys"),
+            ] {
+                fake.push(agentdesk_tests::fake_messages::Reply::tool(
+                    id,
+                    "Write",
+                    serde_json::json!({"file_path": w.work.join(file), "content": "fine\n"}),
+                ));
+            }
+        }
+        Fake::Chat(_) => unreachable!("codex and claude"),
+    }
+    w.push_text(&["Done."]);
+    let run_id = w.send("Write the files").await;
+    let asked = w.pending_after(&run_id, &[]).await;
+    let names = |a: &agentdesk_protocol::ui::Approval, name: &str| {
+        a.request.files.iter().any(|f| f.path.ends_with(name))
+            || format!("{:?}", a.request.detail).contains(name)
+    };
+    assert!(names(&asked, "authorized_keys"), "{asked:?}");
+    w.decide(
+        &asked,
+        agentdesk_engine::ApprovalDecision::deny("outside the workspace"),
+    )
+    .await;
+    w.completed(&run_id).await;
+    assert!(w.work.join("inside.txt").exists(), "the inside write ran");
+    assert!(!outside.join("authorized_keys").exists());
+    let recorded = w.recorded(&run_id).await;
+    let inside = recorded
+        .iter()
+        .find(|a| names(a, "inside.txt"))
+        .expect("the inside write was recorded");
+    assert_eq!(inside.decided_by, Some(DecidedBy::Rule), "{inside:?}");
+    assert_eq!(
+        inside.decision.as_ref().and_then(|d| d.rule.as_deref()),
+        Some("write inside the workspace")
+    );
+    w.finish(&[]).await;
+    nothing_left_on(&server).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_auto_edit_follows_the_hosts_paths() {
+    tokio::time::timeout(TEST, auto_edit_on_the_host(Engine::Codex))
+        .await
+        .expect("scenario timed out");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_auto_edit_follows_the_hosts_paths() {
+    tokio::time::timeout(TEST, auto_edit_on_the_host(Engine::Claude))
+        .await
+        .expect("scenario timed out");
+}
+
 /// An image reaches the model from the host's engine (inline: it cannot read this
 /// machine's files); an attached file is copied to a private folder there, named in the
 /// message at its path there, and removed after the run.

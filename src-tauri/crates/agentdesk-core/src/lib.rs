@@ -32,6 +32,7 @@ pub mod profiles;
 mod rate_limits;
 pub mod recorder;
 mod remote;
+mod remote_paths;
 mod run_ends;
 mod run_faults;
 pub mod runs;

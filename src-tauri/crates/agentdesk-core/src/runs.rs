@@ -495,14 +495,13 @@ impl Desk {
         // The session's own model and effort (the composer's picker) over the profile's.
         let spec = crate::models::session_spec(&session, profile.as_ref().map(|p| &p.spec));
         let spec = spec.as_ref();
-        let mut policy = spec.map_or_else(
+        let policy = spec.map_or_else(
             || ApprovalPolicy {
                 workspace_root: cwd.clone(),
                 ..Default::default()
             },
             |s| ApprovalPolicy::from_profile(s, &cwd),
         );
-        policy.remote = remote.is_some();
         let mut options = self.engine_options(session.engine, spec).await?;
         if session.origin != agentdesk_protocol::ui::SessionOrigin::App {
             // Continued from its engine's terminal too.
@@ -561,6 +560,7 @@ impl Desk {
                     engine: session.engine,
                     run_id: &run.id,
                     policy: &policy,
+                    remote: remote.as_ref(),
                     tx: &tx,
                     recording: &mut recording,
                 };
@@ -658,6 +658,7 @@ impl Desk {
             engine,
             run_id,
             policy,
+            remote,
             tx,
             recording,
         } = ctx;
@@ -697,7 +698,7 @@ impl Desk {
                     if let Some(ask) = ApprovalAsk::from_event(session_id, run_id, &ev) {
                         // Recorded first, so the event's item is made naming it.
                         let request_id = ask.engine_request_id.clone();
-                        if let Some(id) = self.ask(ask, policy, &control).await {
+                        if let Some(id) = self.ask(ask, policy, remote, &control).await {
                             asked.insert(request_id.clone(), id.clone());
                             let link = RunInput::Linked { request_id, approval_id: id };
                             let _ = tx.send(link).await;
@@ -761,8 +762,18 @@ impl Desk {
         &self,
         ask: ApprovalAsk,
         policy: &ApprovalPolicy,
+        remote: Option<&agentdesk_protocol::remote::SshLocation>,
         control: &RunHandle,
     ) -> Option<ApprovalId> {
+        // On a host, "inside the workspace" is where the host says the paths lead.
+        let on_host;
+        let policy = match remote {
+            Some(loc) => {
+                on_host = self.policy_on_host(policy, &ask, loc).await;
+                &on_host
+            }
+            None => policy,
+        };
         let responder = Box::new(HandleResponder {
             control: control.clone(),
             request_id: ask.engine_request_id.clone(),
@@ -789,6 +800,8 @@ struct PumpContext<'a> {
     engine: agentdesk_protocol::ui::Engine,
     run_id: &'a RunId,
     policy: &'a ApprovalPolicy,
+    /// The workspace's host, for a remote one.
+    remote: Option<&'a agentdesk_protocol::remote::SshLocation>,
     tx: &'a mpsc::Sender<RunInput>,
     recording: &'a mut tokio::task::JoinHandle<Result<Run>>,
 }

@@ -11,7 +11,7 @@
 use std::path::{Component, Path, PathBuf};
 
 /// How an existing path is canonicalised.
-pub type Canonicalize = dyn Fn(&Path) -> std::io::Result<PathBuf>;
+pub type Canonicalize<'a> = dyn Fn(&Path) -> std::io::Result<PathBuf> + 'a;
 
 /// The real location of `path` (relative paths from `base`), or `None` when it cannot be
 /// told (see the module docs).
@@ -21,7 +21,7 @@ pub fn resolve(path: &Path, base: &Path) -> Option<PathBuf> {
 
 /// [`resolve`] with the canonicalisation given (the core's keeps Windows paths in their plain
 /// form, `agentdesk_store::canonical::canonicalize`).
-pub fn resolve_with(path: &Path, base: &Path, canonicalize: &Canonicalize) -> Option<PathBuf> {
+pub fn resolve_with(path: &Path, base: &Path, canonicalize: &Canonicalize<'_>) -> Option<PathBuf> {
     // `~` is expanded by some tools and not by others: never guess.
     if path.to_str().is_some_and(|p| p.starts_with('~')) {
         return None;
@@ -61,7 +61,7 @@ fn lexical(p: &Path) -> Option<PathBuf> {
 }
 
 /// The kernel's reading: every existing prefix canonicalised, the rest appended.
-fn walk(abs: &Path, canonicalize: &Canonicalize) -> Option<PathBuf> {
+fn walk(abs: &Path, canonicalize: &Canonicalize<'_>) -> Option<PathBuf> {
     let mut out = PathBuf::new();
     let mut exists = true;
     for c in abs.components() {

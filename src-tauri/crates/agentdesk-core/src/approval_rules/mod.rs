@@ -19,7 +19,7 @@
 //! that happens to have a `command` field.
 
 mod interpreters;
-mod paths;
+pub mod paths;
 mod programs;
 mod shell;
 mod wrappers;
@@ -55,10 +55,9 @@ pub struct ApprovalPolicy {
     pub rules: Vec<ApprovalRule>,
     /// Seconds before a pending approval is safely denied.
     pub timeout_secs: Option<u32>,
-    /// The workspace is on another machine: its paths cannot be resolved here (a link there
-    /// could lead out of it), so nothing is auto-approved for where it is; tool and command
-    /// rules still apply.
-    pub remote: bool,
+    /// Where paths are resolved: here, or on a remote workspace's host (a link there could
+    /// lead out of the folder; see `paths::PathSpace`).
+    pub space: paths::PathSpace,
 }
 
 impl ApprovalPolicy {
@@ -71,26 +70,20 @@ impl ApprovalPolicy {
             denied_tools: spec.denied_tools.clone(),
             rules: spec.approval_rules.clone(),
             timeout_secs: spec.approval_timeout_secs,
-            remote: false,
+            space: paths::PathSpace::Local,
         }
     }
 
     /// Where writes may be auto-approved: the workspace, unless it is `/` or the home folder.
     fn write_roots(&self) -> Vec<PathBuf> {
-        if self.remote {
-            return Vec::new();
-        }
-        paths::root(&self.workspace_root).into_iter().collect()
+        self.space.root(&self.workspace_root).into_iter().collect()
     }
 
     /// Where reads may be auto-approved: the workspace and the extra folders (none of them
     /// `/` or the home folder).
     fn read_roots(&self) -> Vec<PathBuf> {
-        if self.remote {
-            return Vec::new();
-        }
         let mut roots = self.write_roots();
-        roots.extend(self.extra_dirs.iter().filter_map(|d| paths::root(d)));
+        roots.extend(self.extra_dirs.iter().filter_map(|d| self.space.root(d)));
         roots
     }
 
@@ -157,8 +150,10 @@ impl GrantKey {
             // rather than a grant that would match every such change.
             let files = written_paths(kind, req).unwrap_or_default();
             let base = policy.base(req);
-            let resolved: Option<Vec<PathBuf>> =
-                files.iter().map(|f| paths::resolve(f, base)).collect();
+            let resolved: Option<Vec<PathBuf>> = files
+                .iter()
+                .map(|f| policy.space.resolve(f, base))
+                .collect();
             return match resolved {
                 Some(ps) if !ps.is_empty() => ps
                     .into_iter()
@@ -185,7 +180,9 @@ impl GrantKey {
     }
 
     fn describe(keys: &[GrantKey], policy: &ApprovalPolicy) -> String {
-        let root = paths::resolve(&policy.workspace_root.to_string_lossy(), Path::new("/"));
+        let root = policy
+            .space
+            .resolve(&policy.workspace_root.to_string_lossy(), Path::new("/"));
         let mut files = Vec::new();
         let mut parts = Vec::new();
         for k in keys {
@@ -377,6 +374,26 @@ fn read_paths(tool: &str, req: &ApprovalRequest) -> Option<Vec<String>> {
     Some(vec![path])
 }
 
+/// For a policy probing a host (`HostPaths::probe`): the paths deciding this request needs
+/// that the host has not answered yet (none for a local policy). Evaluated without the
+/// session's grants, which can only stop the rules earlier: what they need is a subset.
+pub fn host_paths_wanted(
+    policy: &ApprovalPolicy,
+    kind: ApprovalKindName,
+    req: &ApprovalRequest,
+) -> Vec<PathBuf> {
+    let paths::PathSpace::Host(host) = &policy.space else {
+        return Vec::new();
+    };
+    let keys = GrantKey::for_request(policy, kind, req);
+    if keys.iter().any(|k| matches!(k, GrantKey::File { .. })) {
+        // A covered request is described relative to the workspace.
+        let _ = GrantKey::describe(&keys, policy);
+    }
+    let _ = evaluate(policy, kind, req, &HashSet::new());
+    host.unanswered()
+}
+
 /// Decide without asking, or `None` to ask the user.
 pub fn evaluate(
     policy: &ApprovalPolicy,
@@ -450,8 +467,11 @@ fn decide_unless_denied(
         return verdict(true, format!("the profile allows the tool {t}"));
     }
     if let Some(t) = tool.filter(|t| READ_ONLY_TOOLS.contains(t)) {
-        let inside = read_paths(t, req)
-            .is_some_and(|ps| paths::all_under(&ps, policy.base(req), &policy.read_roots()));
+        let inside = read_paths(t, req).is_some_and(|ps| {
+            policy
+                .space
+                .all_under(&ps, policy.base(req), &policy.read_roots())
+        });
         if inside {
             return verdict(true, "read-only tool, inside the workspace");
         }
@@ -467,10 +487,13 @@ fn decide_unless_denied(
         PermissionMode::ReadOnly => verdict(false, "read-only profile"),
         PermissionMode::AutoEdit => {
             let paths = written_paths(kind, req)?;
-            paths::all_under(&paths, policy.base(req), &policy.write_roots()).then(|| Verdict {
-                approve: true,
-                reason: "write inside the workspace".into(),
-            })
+            policy
+                .space
+                .all_under(&paths, policy.base(req), &policy.write_roots())
+                .then(|| Verdict {
+                    approve: true,
+                    reason: "write inside the workspace".into(),
+                })
         }
         PermissionMode::Ask => None,
     }
