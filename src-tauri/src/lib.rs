@@ -292,6 +292,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::get_notification_prefs,
         commands::settings::set_notification_prefs,
         commands::settings::data_info,
+        commands::settings::compact_database,
         commands::history::watch_histories,
         commands::history::rescan_histories,
         commands::history::set_history_settings,

@@ -270,11 +270,21 @@ async fn interrupt(engine: Engine, bin: PathBuf) {
     })
     .await
     .expect("no text streamed");
+    // "Compact database" waits for the run: its writes must not wait on the rewrite.
+    let refused = w.desk.compact_database().await.unwrap_err();
+    assert_eq!(refused.code(), agentdesk_protocol::ui::ErrorCode::Busy);
+    assert!(
+        refused.to_string().contains("1 run is in progress"),
+        "{refused}"
+    );
     // Codex's app-server outlives the run: shutdown must stop it.
     let pid = w.desk.run_engine_pid(&run_id).expect("no engine pid");
     w.desk.interrupt(&run_id).await.unwrap();
     let run = w.wait_run(&run_id).await;
     assert_eq!(run.status, RunStatus::Interrupted, "{run:?}");
+    assert!(agent_text(&w).await.starts_with("chunk0"));
+    // Once it ended, compacting keeps what it wrote.
+    w.desk.compact_database().await.unwrap();
     assert!(agent_text(&w).await.starts_with("chunk0"));
     w.finish(&[pid]).await;
 }

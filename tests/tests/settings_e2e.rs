@@ -410,6 +410,32 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         .await?;
     app.screenshot(&artifacts.join("08b-settings-key-not-confirmed-light.png"))
         .await?;
+    // "Compact database" (nothing is running): it says what it gave back.
+    app.press("Compact database").await?;
+    app.wait_for_text_containing(
+        "[aria-labelledby=settings-data] [role=status]",
+        "Compacted: ",
+        WAIT,
+    )
+    .await?;
+    app.client
+        .execute(
+            "document.getElementById('settings-data').scrollIntoView({block: 'start'})",
+            vec![],
+        )
+        .await?;
+    app.screenshot(&artifacts.join("08c-settings-compacted-light.png"))
+        .await?;
+    set_theme(&app, "Dark").await?;
+    app.client
+        .execute(
+            "document.getElementById('settings-data').scrollIntoView({block: 'start'})",
+            vec![],
+        )
+        .await?;
+    app.screenshot(&artifacts.join("08d-settings-compacted-dark.png"))
+        .await?;
+    set_theme(&app, "Light").await?;
     app.quit().await?;
 
     // Launch 3: an engine is found, so no first-run screen; a session runs with the engine

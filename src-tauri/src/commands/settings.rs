@@ -3,9 +3,9 @@
 //! data folders.
 
 use agentdesk_protocol::ipc::{
-    DataInfoArgs, EnginesHealthArgs, GetNotificationPrefsArgs, GetUiSettingsArgs,
-    OpenDataFolderArgs, PickEngineBinaryArgs, SetEnginePathArgs, SetNotificationPrefsArgs,
-    SetUiSettingsArgs,
+    CompactDatabaseArgs, DataInfoArgs, EnginesHealthArgs, GetNotificationPrefsArgs,
+    GetUiSettingsArgs, OpenDataFolderArgs, PickEngineBinaryArgs, SetEnginePathArgs,
+    SetNotificationPrefsArgs, SetUiSettingsArgs,
 };
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -97,6 +97,11 @@ pub async fn get_notification_prefs(state: State<'_, AppState>) -> Reply<GetNoti
 #[tauri::command]
 pub async fn data_info(state: State<'_, AppState>) -> Reply<DataInfoArgs> {
     Ok(state.desk()?.data_info().await)
+}
+
+#[tauri::command]
+pub async fn compact_database(state: State<'_, AppState>) -> Reply<CompactDatabaseArgs> {
+    Ok(state.desk()?.compact_database().await?)
 }
 
 /// Open the data or the log folder in the file manager. Only these two folders: the UI

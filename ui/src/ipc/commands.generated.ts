@@ -7,6 +7,7 @@ import type { Approval } from "../generated/Approval";
 import type { Attachment } from "../generated/Attachment";
 import type { AttachmentRef } from "../generated/AttachmentRef";
 import type { CommandCatalog } from "../generated/CommandCatalog";
+import type { CompactReport } from "../generated/CompactReport";
 import type { DataInfo } from "../generated/DataInfo";
 import type { Engine } from "../generated/Engine";
 import type { EngineAccount } from "../generated/EngineAccount";
@@ -184,6 +185,8 @@ export type GetNotificationPrefsArgs = Record<symbol, never>;
 export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 
 export type DataInfoArgs = Record<symbol, never>;
+
+export type CompactDatabaseArgs = Record<symbol, never>;
 
 export type WatchHistoriesArgs = { onStatus: Channel<HistoryStatus>, };
 
@@ -646,6 +649,14 @@ export function dataInfo(): Promise<DataInfo> {
 }
 
 /**
+ * "Compact database": rewrite the database without its free pages and remove the
+ * attachment files nothing refers to. Refused (busy) while a run is active.
+ */
+export function compactDatabase(): Promise<CompactReport> {
+  return invokeCommand<CompactReport>("compact_database", "IpcError");
+}
+
+/**
  * The sessions the engines ran in a terminal (their own histories), imported in the
  * background and kept current while the app runs: the status now and on every change
  * (a scan's progress, its report per source, a generation the sidebar re-reads on).
@@ -809,6 +820,7 @@ export const COMMANDS = [
   "get_notification_prefs",
   "set_notification_prefs",
   "data_info",
+  "compact_database",
   "watch_histories",
   "watch_rate_limits",
   "rescan_histories",
@@ -895,6 +907,7 @@ export type CommandError = {
   get_notification_prefs: IpcError;
   set_notification_prefs: IpcError;
   data_info: IpcError;
+  compact_database: IpcError;
   watch_histories: IpcError;
   watch_rate_limits: IpcError;
   rescan_histories: IpcError;

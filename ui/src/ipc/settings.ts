@@ -1,5 +1,6 @@
 // Settings (engines, window and notification preferences, data folders), injectable for the
 // settings screens' tests; errors come back as `IpcFailure` like every other command.
+import type { CompactReport } from "../generated/CompactReport";
 import type { DataInfo } from "../generated/DataInfo";
 import type { EngineAccount } from "../generated/EngineAccount";
 import type { EngineHealth } from "../generated/EngineHealth";
@@ -10,7 +11,7 @@ import type { NotificationPrefs } from "../generated/NotificationPrefs";
 import type { UiSettings } from "../generated/UiSettings";
 import * as commands from "./commands.generated";
 
-export type { DataInfo, EngineAccount, EngineHealth, LoginKind, LoginRequest, LoginStart, NotificationPrefs, UiSettings };
+export type { CompactReport, DataInfo, EngineAccount, EngineHealth, LoginKind, LoginRequest, LoginStart, NotificationPrefs, UiSettings };
 
 export const settingsApi = {
   /** Every engine as `agentdesk-cli doctor` sees it; `checkLogin` starts each once. */
@@ -27,6 +28,9 @@ export const settingsApi = {
   setNotificationPrefs: commands.setNotificationPrefs,
   dataInfo: commands.dataInfo,
   openDataFolder: commands.openDataFolder,
+  /** Rewrite the database without its free pages, remove unused attachment files; refused
+   *  (busy) while a run is active. */
+  compactDatabase: commands.compactDatabase,
   /** Which history sources are scanned, watched and shown (a source turned on is scanned). */
   setHistorySettings: commands.setHistorySettings,
   rescanHistories: commands.rescanHistories,

@@ -39,6 +39,7 @@ export function fakeSettingsApi(over: Partial<SettingsApi> = {}): SettingsApi {
     setNotificationPrefs: async () => null,
     dataInfo: async () => ({ dataDir: "/d", logDir: "/d/logs", databasePath: "/d/agentdesk.db", databaseBytes: 3 * 1024 * 1024 }),
     openDataFolder: async () => null,
+    compactDatabase: async () => ({ beforeBytes: 3 * 1024 * 1024, afterBytes: 1024 * 1024, attachmentsRemoved: 0 }),
     setHistorySettings: async () => null,
     rescanHistories: async () => null,
     engineAccount: notFaked,

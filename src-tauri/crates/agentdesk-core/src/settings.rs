@@ -1,8 +1,9 @@
-//! The window's preferences (theme, send key) and the data folders with the database size (Settings).
+//! The window's preferences (theme, send key), the data folders with the database size,
+//! and compacting the database (Settings).
 
-use agentdesk_protocol::ui::{DataInfo, UiSettings};
+use agentdesk_protocol::ui::{CompactReport, DataInfo, UiSettings};
 
-use crate::{paths, Desk, Result};
+use crate::{paths, CoreError, Desk, Result};
 
 /// Settings key of [`UiSettings`].
 pub const UI_SETTINGS_KEY: &str = "ui";
@@ -41,6 +42,33 @@ impl Desk {
     }
 }
 
+impl Desk {
+    /// "Compact database" (Settings → Data): the attachment files nothing refers to are
+    /// removed and the database is rewritten without its free pages. Refused while a run
+    /// is active: its writes would wait for the rewrite and could run out of their
+    /// retry budget.
+    pub async fn compact_database(&self) -> Result<CompactReport> {
+        let running = self.active_run_ids().len();
+        if running > 0 {
+            return Err(CoreError::Busy(format!(
+                "{running} run{} in progress: compact the database when {} finished",
+                if running == 1 { " is" } else { "s are" },
+                if running == 1 { "it has" } else { "they have" },
+            )));
+        }
+        let before = self.data_info().await.database_bytes;
+        let removed = self.collect_attachments().await?;
+        self.store.compact().await?;
+        let after = self.data_info().await.database_bytes;
+        tracing::info!(before, after, removed, "database compacted");
+        Ok(CompactReport {
+            before_bytes: before,
+            after_bytes: after,
+            attachments_removed: u32::try_from(removed).unwrap_or(u32::MAX),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +103,68 @@ mod tests {
         let info = desk.data_info().await;
         assert!(info.database_bytes > 0, "{info:?}");
         assert!(info.log_dir.starts_with(&info.data_dir), "{info:?}");
+        desk.close().await;
+    }
+
+    /// What deleted sessions left is given back: the file shrinks to what remains, which is
+    /// all still there.
+    #[tokio::test]
+    async fn compacting_gives_back_what_deleted_sessions_took() {
+        use agentdesk_protocol::ui::{ItemBody, ItemStatus, TimelineItem};
+        let (desk, ws, _dirs) = crate::test_desk::desk_with_workspace().await;
+        let mut sessions = Vec::new();
+        for n in 0..4 {
+            let session = desk
+                .create_session(&crate::NewSession {
+                    engine: Some(agentdesk_protocol::ui::Engine::Codex),
+                    ..crate::NewSession::new(ws.id.clone())
+                })
+                .await
+                .unwrap();
+            let run = desk
+                .create_run(&session.id, "write a lot", &[])
+                .await
+                .unwrap();
+            let items: Vec<TimelineItem> = (0..200)
+                .map(|i| TimelineItem {
+                    id: format!("{}:a{i}", run.id),
+                    session_id: session.id.clone(),
+                    run_id: run.id.clone(),
+                    seq: i + 1,
+                    status: ItemStatus::Completed,
+                    body: ItemBody::AgentMessage {
+                        text: format!("session {n} answer {i} ").repeat(200),
+                    },
+                    created_at: i,
+                    updated_at: i,
+                    parent_id: None,
+                })
+                .collect();
+            desk.store().upsert_timeline_items(&items).await.unwrap();
+            let end = agentdesk_store::RunEnd {
+                status: agentdesk_protocol::ui::RunStatus::Completed,
+                stop_reason: None,
+                error: None,
+                at: 1,
+            };
+            desk.store().finish_run(&run.id, &end).await.unwrap();
+            sessions.push(session.id);
+        }
+        for id in &sessions[1..] {
+            desk.delete_session(id).await.unwrap();
+        }
+        let report = desk.compact_database().await.unwrap();
+        assert!(
+            report.after_bytes * 2 < report.before_bytes,
+            "three of four sessions deleted: {report:?}"
+        );
+        assert_eq!(report.after_bytes, desk.data_info().await.database_bytes);
+        let kept = desk
+            .store()
+            .load_timeline(&sessions[0], None, 500)
+            .await
+            .unwrap();
+        assert_eq!(kept.items.len(), 201, "the prompt and 200 answers");
         desk.close().await;
     }
 

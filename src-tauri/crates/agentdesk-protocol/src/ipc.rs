@@ -61,12 +61,12 @@ pub use crate::ipc_macro::{
 use crate::plan::Plan;
 use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
-    AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, DataInfo, Engine, EngineAccount,
-    EngineHealth, EngineInfo, ExportFormat, FileDiff, HistorySettings, HistoryStatus, IpcError,
-    LiveBatch, LoginRequest, LoginStart, McpReport, MergeOutcome, ModelCatalog, NewWorktree,
-    NotificationPrefs, Profile, ProfileError, ProfileSpec, RemoteFolders, Run, SearchHit, Session,
-    SessionActivity, SessionFootprint, TimelinePage, UiSettings, Usage, Workspace, WorkspaceGit,
-    WorktreeRemoved, WorktreeStatus,
+    AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, CompactReport, DataInfo, Engine,
+    EngineAccount, EngineHealth, EngineInfo, ExportFormat, FileDiff, HistorySettings,
+    HistoryStatus, IpcError, LiveBatch, LoginRequest, LoginStart, McpReport, MergeOutcome,
+    ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec,
+    RemoteFolders, Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage,
+    UiSettings, Usage, Workspace, WorkspaceGit, WorktreeRemoved, WorktreeStatus,
 };
 
 /// A channel the page opened for a live feed (`new Channel<T>()` in TypeScript), as the
@@ -320,6 +320,9 @@ define_rpc! {
     get_notification_prefs(GetNotificationPrefsArgs {}) -> Result<NotificationPrefs, IpcError>;
     set_notification_prefs(SetNotificationPrefsArgs { prefs: NotificationPrefs }) -> Result<(), IpcError>;
     data_info(DataInfoArgs {}) -> Result<DataInfo, IpcError>;
+    /// "Compact database": rewrite the database without its free pages and remove the
+    /// attachment files nothing refers to. Refused (busy) while a run is active.
+    compact_database(CompactDatabaseArgs {}) -> Result<CompactReport, IpcError>;
     /// The sessions the engines ran in a terminal (their own histories), imported in the
     /// background and kept current while the app runs: the status now and on every change
     /// (a scan's progress, its report per source, a generation the sidebar re-reads on).

@@ -59,7 +59,7 @@ impl Drop for Registration {
 pub struct Store {
     pub(crate) pool: SqlitePool,
     path: PathBuf,
-    read_only: bool,
+    pub(crate) read_only: bool,
     _registration: Arc<Registration>,
 }
 
@@ -193,7 +193,7 @@ impl Store {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
     }
 
-    fn read_only_error(&self) -> StoreError {
+    pub(crate) fn read_only_error(&self) -> StoreError {
         StoreError::ReadOnly {
             path: self.path.clone(),
             detail: "the file or its folder cannot be written".into(),

@@ -29,4 +29,24 @@ impl Store {
         .await?;
         Ok(())
     }
+
+    /// Rewrite the database without its free pages (what deleted sessions left) and empty the
+    /// WAL into it. Writers wait (the busy timeout) while it runs: the caller makes sure no
+    /// run is recording.
+    pub async fn compact(&self) -> Result<()> {
+        if self.read_only {
+            return Err(self.read_only_error());
+        }
+        let mut conn = self.pool.acquire().await?;
+        // VACUUM rewrites through the WAL: empty it before and after, so the file is the
+        // database alone at the end.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query("VACUUM").execute(&mut *conn).await?;
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
 }

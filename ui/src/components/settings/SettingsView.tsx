@@ -3,7 +3,14 @@ import { useEffect, useRef, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import type { EngineHealthState } from "../firstrun/health";
 import { formatBytes } from "../../util/format";
-import { settingsApi, type DataInfo, type NotificationPrefs, type SettingsApi, type UiSettings } from "../../ipc/settings";
+import {
+  settingsApi,
+  type CompactReport,
+  type DataInfo,
+  type NotificationPrefs,
+  type SettingsApi,
+  type UiSettings,
+} from "../../ipc/settings";
 import { EngineSettings } from "./EngineSettings";
 import { RemoteHostsSection } from "./RemoteHostsSection";
 import { LiveTerminalSessionsSection } from "./TerminalSessionsSection";
@@ -106,11 +113,26 @@ function Choice<T extends string>({
 
 function DataFolders({ api, onError }: { api: SettingsApi; onError: (e: IpcError) => void }) {
   const [data, setData] = useState<DataInfo | null>(null);
+  const [compacting, setCompacting] = useState(false);
+  const [compacted, setCompacted] = useState<CompactReport | null>(null);
   useEffect(() => {
     api.dataInfo().then(setData, (e) => onError(errorOf(e)));
   }, [api, onError]);
   if (!data) return null;
   const open = (which: "data" | "logs") => api.openDataFolder(which).catch((e) => onError(errorOf(e)));
+  const compact = async () => {
+    setCompacting(true);
+    setCompacted(null);
+    try {
+      const report = await api.compactDatabase();
+      setCompacted(report);
+      setData({ ...data, databaseBytes: report.afterBytes });
+    } catch (e) {
+      onError(errorOf(e));
+    } finally {
+      setCompacting(false);
+    }
+  };
   return (
     <section className="settings-section" aria-labelledby="settings-data">
       <h2 id="settings-data">Data</h2>
@@ -128,8 +150,29 @@ function DataFolders({ api, onError }: { api: SettingsApi; onError: (e: IpcError
           <code>{data.databasePath}</code> · {formatBytes(data.databaseBytes)}
         </dd>
       </dl>
+      <p className="muted small">
+        Deleting sessions frees space inside the database file; compacting gives it back to the disk and removes attached
+        files no message uses. Runs must be finished first.
+      </p>
+      <div className="settings-actions">
+        <button type="button" onClick={() => void compact()} disabled={compacting}>
+          {compacting ? "Compacting…" : "Compact database"}
+        </button>
+        <span className="muted small" role="status">
+          {compacted && compactedText(compacted)}
+        </span>
+      </div>
     </section>
   );
+}
+
+/** What compacting did, in a sentence. */
+export function compactedText(r: CompactReport): string {
+  const files =
+    r.attachmentsRemoved === 0
+      ? ""
+      : `; ${r.attachmentsRemoved} unused attached file${r.attachmentsRemoved === 1 ? "" : "s"} removed`;
+  return `Compacted: ${formatBytes(r.beforeBytes)} → ${formatBytes(r.afterBytes)}${files}`;
 }
 
 export function SettingsView({

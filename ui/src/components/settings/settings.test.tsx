@@ -170,6 +170,30 @@ describe("settings", () => {
     expect(openDataFolder).toHaveBeenCalledWith("logs");
   });
 
+  it("compacts the database and says what it gave back; a refusal is reported", async () => {
+    let finish: (r: { beforeBytes: number; afterBytes: number; attachmentsRemoved: number }) => void = () => {};
+    const compactDatabase = vi.fn(() => new Promise<{ beforeBytes: number; afterBytes: number; attachmentsRemoved: number }>((r) => (finish = r)));
+    render(<SettingsView engines={state([])} onError={() => {}} api={fakeApi({ compactDatabase })} />);
+    expect((await screen.findByTestId("database-size")).textContent).toContain("3.0 MB");
+    fireEvent.click(screen.getByRole("button", { name: "Compact database" }));
+    const busy = screen.getByRole("button", { name: "Compacting…" });
+    expect((busy as HTMLButtonElement).disabled).toBe(true);
+    await act(async () => finish({ beforeBytes: 3 * 1024 * 1024, afterBytes: 512 * 1024, attachmentsRemoved: 2 }));
+    expect(screen.getByRole("status").textContent).toBe("Compacted: 3.0 MB → 512.0 KB; 2 unused attached files removed");
+    expect(screen.getByTestId("database-size").textContent).toContain("512.0 KB");
+    expect((screen.getByRole("button", { name: "Compact database" }) as HTMLButtonElement).disabled).toBe(false);
+
+    cleanup();
+    const onError = vi.fn();
+    const refused = vi.fn(async () => {
+      throw new IpcFailure({ code: "busy", message: "1 run is in progress: compact the database when it has finished" });
+    });
+    render(<SettingsView engines={state([])} onError={onError} api={fakeApi({ compactDatabase: refused })} />);
+    const button = await screen.findByRole("button", { name: "Compact database" });
+    await act(async () => fireEvent.click(button));
+    expect(onError).toHaveBeenCalledWith({ code: "busy", message: "1 run is in progress: compact the database when it has finished" });
+  });
+
   it("a preference the core refuses is rolled back and reported", async () => {
     const onError = vi.fn();
     const setUiSettings = vi.fn(async () => {

@@ -167,6 +167,20 @@ impl NotificationPrefs {
     }
 }
 
+/// What "Compact database" did (Settings → Data): the database rewritten without its free
+/// pages, and the attachment files no message refers to any more removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactReport {
+    /// The database with its WAL, in bytes, before and after.
+    #[ts(type = "number")]
+    pub before_bytes: u64,
+    #[ts(type = "number")]
+    pub after_bytes: u64,
+    /// Attachment files removed (of deleted sessions and messages).
+    pub attachments_removed: u32,
+}
+
 /// The data folders and the database size (Settings → Data).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
