@@ -293,6 +293,8 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::set_notification_prefs,
         commands::settings::data_info,
         commands::settings::compact_database,
+        commands::settings::engine_limits,
+        commands::settings::set_engine_memory_limit,
         commands::history::watch_histories,
         commands::history::rescan_histories,
         commands::history::set_history_settings,

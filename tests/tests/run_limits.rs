@@ -1,7 +1,8 @@
 //! Per-run limits through the whole core, with the scripted fake CLI (`fake-claude`) and a real
 //! SQLite file: a flood of garbage lines stores at most the diagnostic budget (it stored one
-//! row per line), and a profile's `engineOptions.inactivityTimeoutSecs` ends a run whose
-//! engine went silent, with the reason on the run row.
+//! row per line), a profile's `engineOptions.inactivityTimeoutSecs` ends a run whose engine
+//! went silent, with the reason on the run row, and the REAL engines over the memory limit of
+//! Settings → Engines are stopped with that reason, the session going on after.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,7 +13,8 @@ use agentdesk_engine::RunLimits;
 use agentdesk_protocol::ids::SessionId;
 use agentdesk_protocol::ui::{Engine, ItemBody, RunStatus};
 use agentdesk_tests::process::rss;
-use agentdesk_tests::world::{desk_with_session, fresh_root, profile_spec, version_wrapper};
+use agentdesk_tests::world::{desk_with_session, fresh_root, profile_spec, version_wrapper, Fake};
+use agentdesk_tests::{fake_messages, fake_responses};
 
 const STEP: Duration = Duration::from_secs(30);
 
@@ -122,4 +124,71 @@ async fn a_60_mb_line_through_the_core_keeps_memory_bounded() {
     assert!(growth < 96 * 1024 * 1024, "peak RSS grew by {growth} bytes");
     desk.shutdown().await;
     desk.close().await;
+}
+
+/// An engine over the memory limit (Settings → Engines) is stopped and its run fails with
+/// that reason, not as a crash; with the limit back to its default the same session goes on.
+/// The REAL engines: a limit of 1 MB is passed by any of them at its first measurement.
+async fn memory_limit_stops_the_engine(engine: Engine, var: &str) {
+    let Some(bin) = agentdesk_tests::real::engine_bin(var, "run limits suite") else {
+        return;
+    };
+    let root = fresh_root(
+        env!("CARGO_TARGET_TMPDIR"),
+        "run-limits",
+        &format!("memory-{}", engine.as_str()),
+    );
+    let w = agentdesk_tests::world::World::new(root, engine, &bin, None, |_| {}).await;
+    let limits = w.desk.set_engine_memory_limit(Some(1)).await.unwrap();
+    assert_eq!(limits.memory_limit_mb, Some(1));
+    assert_eq!(limits.default_memory_limit_mb, 4096);
+    // An answer that takes 6 s, so that the engine is measured (every 2 s) whether it is
+    // starting or streaming; only for this message (it may never be asked for).
+    let every = Duration::from_millis(100);
+    match &w.fake {
+        Fake::Codex(f) => f.push_routed(
+            "stream slowly",
+            fake_responses::Reply::slow_text_then_end(60, every),
+        ),
+        Fake::Claude(f) => f.push_routed(
+            "stream slowly",
+            fake_messages::Reply::slow_text_then_end(60, every),
+        ),
+        Fake::Chat(_) => unreachable!("codex and claude"),
+    }
+    let first = w
+        .desk
+        .send_message(&w.session.id, "stream slowly", &[])
+        .await
+        .unwrap();
+    let first = w.desk.wait_run(&first.id, STEP).await.unwrap();
+    assert_eq!(first.status, RunStatus::Failed, "{first:?}");
+    let error = first.error.unwrap_or_default();
+    assert!(
+        error.contains("of memory, over its limit of 1 MB (Settings → Engines)"),
+        "{error}"
+    );
+    assert!(!error.contains("unexpectedly"), "{error}");
+    // Back to the default (4 GB): the session is continued.
+    let limits = w.desk.set_engine_memory_limit(None).await.unwrap();
+    assert_eq!(limits.memory_limit_mb, None);
+    w.push_text(&["Back within bounds."]);
+    let next = w.send("hi again").await;
+    w.completed(&next).await;
+    assert!(w
+        .agent_messages()
+        .await
+        .join("\n")
+        .contains("Back within bounds."));
+    w.finish(&[]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codex_over_its_memory_limit_is_stopped_and_the_session_goes_on() {
+    memory_limit_stops_the_engine(Engine::Codex, "CODEX_BIN").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_over_its_memory_limit_is_stopped_and_the_session_goes_on() {
+    memory_limit_stops_the_engine(Engine::Claude, "CLAUDE_BIN").await;
 }

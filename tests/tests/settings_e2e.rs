@@ -435,7 +435,19 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites, bin: PathBuf) -> Res
         .await?;
     app.screenshot(&artifacts.join("08d-settings-compacted-dark.png"))
         .await?;
+    // The engines' memory limit, under the engines: empty (the default), named for what it does.
+    let memory = "Stop an engine using more memory than (MB)";
+    app.find_xpath(&format!("//label[normalize-space(span)='{memory}']/input"))
+        .await?;
+    let scroll_to_memory =
+        "document.querySelector('.settings-memory').scrollIntoView({block: 'center'})";
+    app.client.execute(scroll_to_memory, vec![]).await?;
+    app.screenshot(&artifacts.join("08e-settings-memory-limit-dark.png"))
+        .await?;
     set_theme(&app, "Light").await?;
+    app.client.execute(scroll_to_memory, vec![]).await?;
+    app.screenshot(&artifacts.join("08f-settings-memory-limit-light.png"))
+        .await?;
     app.quit().await?;
 
     // Launch 3: an engine is found, so no first-run screen; a session runs with the engine

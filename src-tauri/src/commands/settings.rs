@@ -3,9 +3,9 @@
 //! data folders.
 
 use agentdesk_protocol::ipc::{
-    CompactDatabaseArgs, DataInfoArgs, EnginesHealthArgs, GetNotificationPrefsArgs,
-    GetUiSettingsArgs, OpenDataFolderArgs, PickEngineBinaryArgs, SetEnginePathArgs,
-    SetNotificationPrefsArgs, SetUiSettingsArgs,
+    CompactDatabaseArgs, DataInfoArgs, EngineLimitsArgs, EnginesHealthArgs,
+    GetNotificationPrefsArgs, GetUiSettingsArgs, OpenDataFolderArgs, PickEngineBinaryArgs,
+    SetEngineMemoryLimitArgs, SetEnginePathArgs, SetNotificationPrefsArgs, SetUiSettingsArgs,
 };
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -97,6 +97,19 @@ pub async fn get_notification_prefs(state: State<'_, AppState>) -> Reply<GetNoti
 #[tauri::command]
 pub async fn data_info(state: State<'_, AppState>) -> Reply<DataInfoArgs> {
     Ok(state.desk()?.data_info().await)
+}
+
+#[tauri::command]
+pub async fn engine_limits(state: State<'_, AppState>) -> Reply<EngineLimitsArgs> {
+    Ok(state.desk()?.engine_limits().await?)
+}
+
+#[tauri::command]
+pub async fn set_engine_memory_limit(
+    state: State<'_, AppState>,
+    args: Args<SetEngineMemoryLimitArgs>,
+) -> Reply<SetEngineMemoryLimitArgs> {
+    Ok(state.desk()?.set_engine_memory_limit(args.mb).await?)
 }
 
 #[tauri::command]

@@ -14,6 +14,7 @@ import type { EngineAccount } from "../generated/EngineAccount";
 import type { EngineCapabilities } from "../generated/EngineCapabilities";
 import type { EngineHealth } from "../generated/EngineHealth";
 import type { EngineInfo } from "../generated/EngineInfo";
+import type { EngineLimits } from "../generated/EngineLimits";
 import type { EngineRateLimits } from "../generated/EngineRateLimits";
 import type { ExportFormat } from "../generated/ExportFormat";
 import type { FileDiff } from "../generated/FileDiff";
@@ -185,6 +186,10 @@ export type GetNotificationPrefsArgs = Record<symbol, never>;
 export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 
 export type DataInfoArgs = Record<symbol, never>;
+
+export type EngineLimitsArgs = Record<symbol, never>;
+
+export type SetEngineMemoryLimitArgs = { mb: number | null, };
 
 export type CompactDatabaseArgs = Record<symbol, never>;
 
@@ -649,6 +654,20 @@ export function dataInfo(): Promise<DataInfo> {
 }
 
 /**
+ * The engines' memory limit (Settings → Engines).
+ */
+export function engineLimits(): Promise<EngineLimits> {
+  return invokeCommand<EngineLimits>("engine_limits", "IpcError");
+}
+
+/**
+ * Set it (`null`: the default, `0`: never); engines start again with it at their next run.
+ */
+export function setEngineMemoryLimit(mb?: SetEngineMemoryLimitArgs["mb"]): Promise<EngineLimits> {
+  return invokeCommand<EngineLimits>("set_engine_memory_limit", "IpcError", { mb: mb ?? null });
+}
+
+/**
  * "Compact database": rewrite the database without its free pages and remove the
  * attachment files nothing refers to. Refused (busy) while a run is active.
  */
@@ -820,6 +839,8 @@ export const COMMANDS = [
   "get_notification_prefs",
   "set_notification_prefs",
   "data_info",
+  "engine_limits",
+  "set_engine_memory_limit",
   "compact_database",
   "watch_histories",
   "watch_rate_limits",
@@ -907,6 +928,8 @@ export type CommandError = {
   get_notification_prefs: IpcError;
   set_notification_prefs: IpcError;
   data_info: IpcError;
+  engine_limits: IpcError;
+  set_engine_memory_limit: IpcError;
   compact_database: IpcError;
   watch_histories: IpcError;
   watch_rate_limits: IpcError;

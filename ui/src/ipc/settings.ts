@@ -4,6 +4,7 @@ import type { CompactReport } from "../generated/CompactReport";
 import type { DataInfo } from "../generated/DataInfo";
 import type { EngineAccount } from "../generated/EngineAccount";
 import type { EngineHealth } from "../generated/EngineHealth";
+import type { EngineLimits } from "../generated/EngineLimits";
 import type { LoginKind } from "../generated/LoginKind";
 import type { LoginRequest } from "../generated/LoginRequest";
 import type { LoginStart } from "../generated/LoginStart";
@@ -11,7 +12,7 @@ import type { NotificationPrefs } from "../generated/NotificationPrefs";
 import type { UiSettings } from "../generated/UiSettings";
 import * as commands from "./commands.generated";
 
-export type { CompactReport, DataInfo, EngineAccount, EngineHealth, LoginKind, LoginRequest, LoginStart, NotificationPrefs, UiSettings };
+export type { CompactReport, DataInfo, EngineAccount, EngineHealth, EngineLimits, LoginKind, LoginRequest, LoginStart, NotificationPrefs, UiSettings };
 
 export const settingsApi = {
   /** Every engine as `agentdesk-cli doctor` sees it; `checkLogin` starts each once. */
@@ -34,6 +35,9 @@ export const settingsApi = {
   /** Which history sources are scanned, watched and shown (a source turned on is scanned). */
   setHistorySettings: commands.setHistorySettings,
   rescanHistories: commands.rescanHistories,
+  /** The engines' memory limit (`null`: the default, 0: never); engines use it from their next start. */
+  engineLimits: commands.engineLimits,
+  setEngineMemoryLimit: (mb: number | null) => commands.setEngineMemoryLimit(mb),
   /** An engine's account: starts the engine once to ask (a second or so), so on request. */
   engineAccount: commands.engineAccount,
   /** An API key login is confirmed by the shell in a native dialog first (the window cannot

@@ -15,7 +15,7 @@ use agentdesk_engine::Executable;
 use agentdesk_engine::{probe_version, AgentEngine, EngineOptions, EngineProgram, EngineVersion};
 pub use agentdesk_engine::{EngineSettings, ProgramSettings};
 use agentdesk_protocol::sync::lock;
-use agentdesk_protocol::ui::{Engine, EngineInfo, ProfileSpec};
+use agentdesk_protocol::ui::{Engine, EngineInfo, EngineLimits, ProfileSpec};
 use tokio::sync::Mutex;
 
 use crate::{CoreError, Desk, Result};
@@ -123,6 +123,23 @@ impl Desk {
             .unwrap_or_default())
     }
 
+    /// The engines' memory limit as set, and its default.
+    pub async fn engine_limits(&self) -> Result<EngineLimits> {
+        Ok(EngineLimits {
+            memory_limit_mb: self.engine_settings().await?.memory_limit_mb(),
+            default_memory_limit_mb: agentdesk_engine::limits::DEFAULT_MEMORY_LIMIT_MB,
+        })
+    }
+
+    /// Stop an engine whose memory passes `mb` MB (`None`: the default; `0`: never). Engines
+    /// are re-created with it at their next run (one running now keeps its limit).
+    pub async fn set_engine_memory_limit(&self, mb: Option<u32>) -> Result<EngineLimits> {
+        let mut settings = self.engine_settings().await?;
+        settings.set_memory_limit_mb(mb);
+        self.set_engine_settings(&settings).await?;
+        self.engine_limits().await
+    }
+
     /// Store new engine settings; engines are re-created (with the new paths) at the next run.
     pub async fn set_engine_settings(&self, settings: &EngineSettings) -> Result<()> {
         self.store
@@ -170,13 +187,14 @@ impl Desk {
         let d = descriptor(engine);
         // Checked once per engine (again after the settings change): a codex without
         // `app-server` or a future major would otherwise fail later with a cryptic error.
+        let settings = self.engine_settings().await?;
         let created = match engine_program(engine).filter(|_| !d.command_from_profile()) {
             Some(_) => {
                 let (exe, version) = self.check_engine(engine).await?;
                 tracing::info!(engine = engine.as_str(), path = %exe.path.display(), %version, "engine ready");
-                d.create(Some(&exe))
+                d.create(Some(&exe), &settings)
             }
-            None => d.create(None),
+            None => d.create(None, &settings),
         };
         lock(&self.runs.engines.created).push(created.clone());
         *slot = Some(created.clone());

@@ -103,8 +103,9 @@ impl Desk {
         }
         // The program there is checked before each run (`check_remote_program`): what is
         // installed on a host can change under a long-lived app.
+        // Its memory is the host's to bound: the limit applies to local engines only.
         let created = descriptor(engine)
-            .create(None)
+            .create(None, &agentdesk_engine::EngineSettings::default())
             .on_host(link.host.clone().forwarding_agent(forward_agent));
         lock(&self.runs.engines.created).push(created.clone());
         lock(&self.hosts.engines).insert(key, created.clone());

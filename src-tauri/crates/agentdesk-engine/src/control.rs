@@ -283,6 +283,12 @@ pub(crate) fn crash_message(who: &str, exit: Option<&ChildExit>, tail_so_far: &s
     {
         return format!("{who} stopped: {reason}");
     }
+    // Stopped by this app for its memory: that is the reason, not a crash.
+    if let Some(over) = exit.and_then(|e| e.over_memory) {
+        return format!(
+            "{who} was stopped: {over}. The session can be continued: send a message to start it again"
+        );
+    }
     let mut msg = format!("{who} stopped unexpectedly");
     let tail = match exit {
         Some(exit) => {

@@ -58,6 +58,10 @@ pub enum EngineError {
         stderr_tail: String,
     },
 
+    /// This app stopped the engine: its memory passed the limit (Settings → Engines).
+    #[error("the engine was stopped: {0}")]
+    MemoryLimit(crate::process::MemoryOver),
+
     /// The engine executable could not be found; `hint` says how to install it.
     #[error("{program} not found — {hint} (searched: {})", display_paths(.searched))]
     NotFound {
@@ -142,7 +146,10 @@ impl EngineError {
     pub fn is_fatal(&self) -> bool {
         matches!(
             self,
-            Self::ChildExited { .. } | Self::Transport { .. } | Self::Closed(_)
+            Self::ChildExited { .. }
+                | Self::MemoryLimit(_)
+                | Self::Transport { .. }
+                | Self::Closed(_)
         )
     }
 }

@@ -22,6 +22,11 @@ pub const DEFAULT_INACTIVITY_TIMEOUT: Duration = Duration::from_secs(600);
 /// misbehaving engine, few enough that 2,000 garbage lines do not become 2,000 rows.
 pub const DEFAULT_MAX_DIAGNOSTICS: usize = 100;
 
+/// An engine process using more resident memory than this is stopped (Settings → Engines
+/// changes it): far above what a healthy engine uses (tens to hundreds of MB), low enough
+/// that a leaking one is stopped before it takes the machine down.
+pub const DEFAULT_MEMORY_LIMIT_MB: u32 = 4096;
+
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunLimits {
@@ -29,6 +34,9 @@ pub struct RunLimits {
     pub inactivity_timeout: Option<Duration>,
     /// Engine diagnostics passed on before the rest are only counted.
     pub max_diagnostics: usize,
+    /// The engine process is stopped when its resident memory passes this many bytes
+    /// (`None`: never).
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for RunLimits {
@@ -36,6 +44,7 @@ impl Default for RunLimits {
         Self {
             inactivity_timeout: Some(DEFAULT_INACTIVITY_TIMEOUT),
             max_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+            memory_limit: Some(u64::from(DEFAULT_MEMORY_LIMIT_MB) * 1024 * 1024),
         }
     }
 }

@@ -137,7 +137,43 @@ pub struct ChildExit {
     /// The host of a child that ran there (its `ssh` exit codes mean the connection).
     #[serde(skip)]
     pub remote: Option<agentdesk_protocol::remote::SshLocation>,
+    /// Set when this app stopped the child for using too much memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_memory: Option<MemoryOver>,
 }
+
+/// An engine stopped for its memory: what it used when it was measured, and its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MemoryOver {
+    pub resident_bytes: u64,
+    pub limit_bytes: u64,
+}
+
+impl fmt::Display for MemoryOver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "it used {} of memory, over its limit of {} (Settings → Engines)",
+            human_bytes(self.resident_bytes),
+            human_bytes(self.limit_bytes)
+        )
+    }
+}
+
+/// "4.0 GB", "612 MB".
+fn human_bytes(n: u64) -> String {
+    const MB: u64 = 1024 * 1024;
+    const GB: u64 = 1024 * MB;
+    if n >= GB {
+        format!("{:.1} GB", n as f64 / GB as f64)
+    } else {
+        format!("{} MB", n.div_ceil(MB))
+    }
+}
+
+/// How often an engine's memory is measured against its limit: cheap (one small read of
+/// `/proc` on Linux), and a leak that reaches gigabytes takes far longer than this.
+pub const MEMORY_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 impl ChildExit {
     /// The error every pending call fails with.
@@ -157,6 +193,9 @@ impl ChildExit {
                     reason: crate::ssh::reason(code, &self.stderr_tail, host),
                 };
             }
+        }
+        if let Some(over) = self.over_memory {
+            return EngineError::MemoryLimit(over);
         }
         EngineError::ChildExited {
             status: Some(self.status),
@@ -250,6 +289,10 @@ pub struct ProcessSpec {
     /// found on the host's login `PATH`) in `cwd` there, with only [`Self::env`] sent (and
     /// the agent forwarded when the host says so).
     pub remote: Option<crate::ssh::RemoteHost>,
+    /// Stop the child when its resident memory passes this many bytes (measured every
+    /// [`MEMORY_CHECK_EVERY`]; `None`: never). Not applied to a child on another machine
+    /// (what runs here is `ssh`).
+    pub memory_limit: Option<u64>,
 }
 
 /// `tracing` target of engine stderr lines. Logged at TRACE: the default filters (app and
@@ -278,6 +321,7 @@ impl ProcessSpec {
             label,
             secrets: Vec::new(),
             remote: None,
+            memory_limit: None,
         }
     }
 
@@ -620,14 +664,19 @@ impl ChildProcess {
         let (stdin, stdout) = (pipes.stdin, pipes.stdout);
         let (exit_tx, exit) = ExitWatch::channel();
         let (kill_tx, kill_rx) = mpsc::unbounded_channel();
+        let memory_limit = spec.memory_limit.filter(|_| spec.remote.is_none());
         tokio::spawn(wait_loop(
             child,
-            pid,
+            Watched {
+                pid,
+                label: spec.label.clone(),
+                memory_limit,
+                remote: spec.remote.as_ref().map(|h| h.location.clone()),
+            },
             stderr_task,
             Arc::clone(&ring),
             exit_tx,
             kill_rx,
-            spec.remote.as_ref().map(|h| h.location.clone()),
         ));
         Ok(Self {
             label: spec.label,
@@ -729,20 +778,49 @@ impl Drop for ChildProcess {
     }
 }
 
+/// What the wait loop knows of its child besides the handle.
+struct Watched {
+    pid: Option<u32>,
+    label: String,
+    memory_limit: Option<u64>,
+    remote: Option<agentdesk_protocol::remote::SshLocation>,
+}
+
 async fn wait_loop(
     mut child: OsChild,
-    pid: Option<u32>,
+    watched: Watched,
     stderr_task: Option<JoinHandle<()>>,
     ring: Arc<StderrRing>,
     exit_tx: watch::Sender<Option<ChildExit>>,
     mut kill_rx: mpsc::UnboundedReceiver<()>,
-    remote: Option<agentdesk_protocol::remote::SshLocation>,
 ) {
+    let Watched {
+        pid,
+        label,
+        memory_limit,
+        remote,
+    } = watched;
+    let mut over_memory = None;
+    let mut memory_check = tokio::time::interval(MEMORY_CHECK_EVERY);
+    memory_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let measured = pid.filter(|_| memory_limit.is_some());
     let status = loop {
         tokio::select! {
             status = child.wait() => break status,
             Some(()) = kill_rx.recv() => {
                 // Error means it already exited; wait() will say so.
+                let _ = child.start_kill();
+            }
+            _ = memory_check.tick(), if over_memory.is_none() && measured.is_some() => {
+                let (Some(pid), Some(limit)) = (measured, memory_limit) else { continue };
+                let Some(used) = os::resident_bytes(pid).filter(|used| *used > limit) else {
+                    continue;
+                };
+                let over = MemoryOver { resident_bytes: used, limit_bytes: limit };
+                tracing::warn!(engine = %label, pid, used, limit, "engine over its memory limit; stopping it");
+                over_memory = Some(over);
+                // The whole group: what it started goes with it, as at any other stop.
+                os::signal_group(pid, Sig::Kill);
                 let _ = child.start_kill();
             }
         }
@@ -764,6 +842,7 @@ async fn wait_loop(
         status,
         stderr_tail: ring.tail(),
         remote,
+        over_memory,
     }));
     // Hold the child until the ladder's last rung asks for the kill or every owner is gone.
     // On Windows the child owns the Job Object: dropping it closes the job, which kills what

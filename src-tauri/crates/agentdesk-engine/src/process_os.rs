@@ -226,6 +226,69 @@ pub fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// The process's resident memory in bytes (the engine alone, not what it started), or
+/// `None` when it cannot be read (gone, another platform).
+#[cfg(target_os = "linux")]
+pub fn resident_bytes(pid: u32) -> Option<u64> {
+    // statm's second field: resident pages.
+    let statm = std::fs::read_to_string(format!("/proc/{pid}/statm")).ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a constant of the system.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages.saturating_mul(u64::try_from(page).ok().filter(|p| *p > 0)?))
+}
+
+/// The process's resident memory in bytes, or `None` when it cannot be read.
+#[cfg(target_os = "macos")]
+pub fn resident_bytes(pid: u32) -> Option<u64> {
+    let pid = libc::c_int::try_from(pid).ok()?;
+    let mut info = std::mem::MaybeUninit::<libc::proc_taskinfo>::zeroed();
+    let size = libc::c_int::try_from(std::mem::size_of::<libc::proc_taskinfo>()).ok()?;
+    // SAFETY: the buffer is a zeroed proc_taskinfo of the size passed; the call writes at
+    // most that many bytes and returns how many it wrote.
+    let written = unsafe {
+        libc::proc_pidinfo(
+            pid,
+            libc::PROC_PIDTASKINFO,
+            0,
+            info.as_mut_ptr().cast(),
+            size,
+        )
+    };
+    if written != size {
+        return None;
+    }
+    // SAFETY: fully written by the call above (checked by its return value).
+    Some(unsafe { info.assume_init() }.pti_resident_size)
+}
+
+/// The process's working set in bytes, or `None` when it cannot be read.
+#[cfg(windows)]
+pub fn resident_bytes(pid: u32) -> Option<u64> {
+    use windows::Win32::Foundation::CloseHandle;
+    use windows::Win32::System::ProcessStatus::{GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
+    use windows::Win32::System::Threading::{OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION};
+    let size = u32::try_from(std::mem::size_of::<PROCESS_MEMORY_COUNTERS>()).ok()?;
+    // SAFETY: OpenProcess returns a handle we own; it is only queried, then closed once; the
+    // counters are written into a struct of the size passed.
+    unsafe {
+        let handle = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid).ok()?;
+        let mut counters = PROCESS_MEMORY_COUNTERS {
+            cb: size,
+            ..Default::default()
+        };
+        let read = GetProcessMemoryInfo(handle, &mut counters, size).is_ok();
+        let _ = CloseHandle(handle);
+        read.then(|| counters.WorkingSetSize as u64)
+    }
+}
+
+/// Other systems: not measured (no limit applies).
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+pub fn resident_bytes(_pid: u32) -> Option<u64> {
+    None
+}
+
 #[cfg(all(test, windows))]
 #[path = "process_os_tests.rs"]
 mod tests;

@@ -263,3 +263,33 @@ fn windows_command_lines_are_measured_with_their_quoting() {
     assert!(err.to_string().contains("Windows allows 32767"), "{err}");
     assert!(check_command_line(program, &[OsString::from("-p")]).is_ok());
 }
+
+/// A child over its memory limit is stopped (its whole group) and its exit says why; one
+/// under it is left alone.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+#[tokio::test]
+async fn a_child_over_its_memory_limit_is_stopped_with_that_reason() {
+    let mut spec = sh("sleep 30 & wait");
+    spec.memory_limit = Some(1);
+    let child = ChildProcess::spawn(spec).unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(10), child.exit_watch().wait())
+        .await
+        .expect("the child was not stopped")
+        .unwrap();
+    let over = exit.over_memory.expect("no memory reason");
+    assert_eq!(over.limit_bytes, 1);
+    assert!(over.resident_bytes > 1, "{over:?}");
+    let error = exit.to_error().to_string();
+    assert!(
+        error.starts_with("the engine was stopped: it used ")
+            && error.contains("of memory, over its limit of 1 MB"),
+        "{error}"
+    );
+
+    let mut spec = sh("exit 3");
+    spec.memory_limit = Some(64 * 1024 * 1024 * 1024);
+    let child = ChildProcess::spawn(spec).unwrap();
+    let exit = child.exit_watch().wait().await.unwrap();
+    assert_eq!(exit.over_memory, None);
+    assert_eq!(exit.status.code, Some(3));
+}

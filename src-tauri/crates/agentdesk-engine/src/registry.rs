@@ -77,7 +77,8 @@ pub trait EngineDescriptor: Sync {
     fn check_options(&self, opts: &Value) -> Vec<(String, String)>;
     /// The engine, started lazily; `exe` is the first of [`Self::programs`] as found (`None`
     /// for engines whose command comes from the profile).
-    fn create(&self, exe: Option<&Executable>) -> AgentEngine;
+    /// `settings` give the engine-wide limits (memory).
+    fn create(&self, exe: Option<&Executable>, settings: &EngineSettings) -> AgentEngine;
     /// A profile (a snapshot taken when the run starts) as the adapter's typed options.
     fn run_options(
         &self,

@@ -232,6 +232,7 @@ async fn eof_fails_pending_requests_with_child_exited_and_status() {
             status,
             stderr_tail: "panic: boom".into(),
             remote: None,
+            over_memory: None,
         }))
         .unwrap();
     drop(far);
@@ -274,6 +275,7 @@ async fn exit_while_stdout_held_open_still_fails_pending() {
             status,
             stderr_tail: String::new(),
             remote: None,
+            over_memory: None,
         }))
         .unwrap();
     let res = tokio::time::timeout(Duration::from_secs(5), call)

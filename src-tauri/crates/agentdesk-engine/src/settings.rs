@@ -30,12 +30,36 @@ impl ProgramSettings {
 
 /// Every program's settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "StoredSettings")]
+#[serde(from = "StoredSettings", rename_all = "camelCase")]
 pub struct EngineSettings {
     programs: BTreeMap<String, ProgramSettings>,
+    /// Stop an engine whose memory passes this many MB (`None`: the default,
+    /// [`crate::limits::DEFAULT_MEMORY_LIMIT_MB`]; `0`: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    memory_limit_mb: Option<u32>,
 }
 
 impl EngineSettings {
+    /// The memory limit as set (`None`: the default).
+    pub fn memory_limit_mb(&self) -> Option<u32> {
+        self.memory_limit_mb
+    }
+
+    pub fn set_memory_limit_mb(&mut self, mb: Option<u32>) {
+        self.memory_limit_mb = mb;
+    }
+
+    /// The engines' limits with this memory limit in them.
+    pub fn limits(&self, base: crate::limits::RunLimits) -> crate::limits::RunLimits {
+        let mb = self
+            .memory_limit_mb
+            .unwrap_or(crate::limits::DEFAULT_MEMORY_LIMIT_MB);
+        crate::limits::RunLimits {
+            memory_limit: (mb > 0).then(|| u64::from(mb) * 1024 * 1024),
+            ..base
+        }
+    }
+
     /// A program's settings (empty when nothing is set).
     pub fn program(&self, name: &str) -> ProgramSettings {
         self.programs.get(name).cloned().unwrap_or_default()
@@ -76,12 +100,15 @@ struct StoredSettings {
     claude_bin: Option<PathBuf>,
     #[serde(default)]
     codex_home: Option<PathBuf>,
+    #[serde(default)]
+    memory_limit_mb: Option<u32>,
 }
 
 impl From<StoredSettings> for EngineSettings {
     fn from(s: StoredSettings) -> Self {
         let mut settings = EngineSettings {
             programs: s.programs,
+            memory_limit_mb: s.memory_limit_mb,
         };
         // The old fields only fill what the map does not say.
         let old = [

@@ -62,7 +62,7 @@ use crate::plan::Plan;
 use crate::rate_limits::EngineRateLimits;
 use crate::ui::{
     AppInfo, Approval, Attachment, AttachmentRef, CommandCatalog, CompactReport, DataInfo, Engine,
-    EngineAccount, EngineHealth, EngineInfo, ExportFormat, FileDiff, HistorySettings,
+    EngineAccount, EngineHealth, EngineInfo, EngineLimits, ExportFormat, FileDiff, HistorySettings,
     HistoryStatus, IpcError, LiveBatch, LoginRequest, LoginStart, McpReport, MergeOutcome,
     ModelCatalog, NewWorktree, NotificationPrefs, Profile, ProfileError, ProfileSpec,
     RemoteFolders, Run, SearchHit, Session, SessionActivity, SessionFootprint, TimelinePage,
@@ -320,6 +320,10 @@ define_rpc! {
     get_notification_prefs(GetNotificationPrefsArgs {}) -> Result<NotificationPrefs, IpcError>;
     set_notification_prefs(SetNotificationPrefsArgs { prefs: NotificationPrefs }) -> Result<(), IpcError>;
     data_info(DataInfoArgs {}) -> Result<DataInfo, IpcError>;
+    /// The engines' memory limit (Settings → Engines).
+    engine_limits(EngineLimitsArgs {}) -> Result<EngineLimits, IpcError>;
+    /// Set it (`null`: the default, `0`: never); engines start again with it at their next run.
+    set_engine_memory_limit(SetEngineMemoryLimitArgs { mb: Option<u32> }) -> Result<EngineLimits, IpcError>;
     /// "Compact database": rewrite the database without its free pages and remove the
     /// attachment files nothing refers to. Refused (busy) while a run is active.
     compact_database(CompactDatabaseArgs {}) -> Result<CompactReport, IpcError>;

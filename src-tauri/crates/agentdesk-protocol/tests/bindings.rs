@@ -99,6 +99,7 @@ fn expected() -> BTreeMap<String, String> {
     render::<ui::NotificationPrefs>(&cfg, &mut out);
     render::<ui::DataInfo>(&cfg, &mut out);
     render::<ui::CompactReport>(&cfg, &mut out);
+    render::<ui::EngineLimits>(&cfg, &mut out);
     // Canonical event types the DTOs above refer to.
     render::<events::ToolKind>(&cfg, &mut out);
     render::<events::FileChangeKind>(&cfg, &mut out);

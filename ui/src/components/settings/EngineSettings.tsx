@@ -3,10 +3,10 @@
 // the shell: the window never names a path (issue 19 item 7), so nothing shown in it (agent
 // output included) can point the app at another program. A refused file's message shows
 // next to the button.
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { errorOf, type IpcError } from "../../ipc";
 import { engineStatus, type EngineHealthState } from "../firstrun/health";
-import type { EngineHealth, SettingsApi } from "../../ipc/settings";
+import type { EngineHealth, EngineLimits, SettingsApi } from "../../ipc/settings";
 import { EngineAccountArea } from "./EngineAccountArea";
 
 const VIA: Record<string, string> = {
@@ -123,6 +123,77 @@ function accountRows(health: EngineHealth[]): Set<string> {
   return rows;
 }
 
+/** The engines' memory limit: an engine process over it is stopped, its run fails with that
+ *  reason, and the session can be continued. Empty: the default; 0: never. */
+function MemoryLimit({ api }: { api: SettingsApi }) {
+  const [limits, setLimits] = useState<EngineLimits | null>(null);
+  const [value, setValue] = useState("");
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<IpcError | null>(null);
+  useEffect(() => {
+    api.engineLimits().then(
+      (l) => {
+        setLimits(l);
+        setValue(l.memoryLimitMb === null ? "" : String(l.memoryLimitMb));
+      },
+      (e) => setError(errorOf(e)),
+    );
+  }, [api]);
+  if (!limits) return error ? <p className="field-error" role="alert">{error.message}</p> : null;
+  const save = async () => {
+    setSaved(false);
+    setError(null);
+    const mb = value.trim() === "" ? null : Math.max(0, Math.floor(Number(value) || 0));
+    try {
+      const l = await api.setEngineMemoryLimit(mb);
+      setLimits(l);
+      setValue(l.memoryLimitMb === null ? "" : String(l.memoryLimitMb));
+      setSaved(true);
+    } catch (e) {
+      setError(errorOf(e));
+    }
+  };
+  return (
+    <form
+      className="settings-memory"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+    >
+      <label className="settings-field">
+        <span>Stop an engine using more memory than (MB)</span>
+        <input
+          type="number"
+          min={0}
+          value={value}
+          placeholder={`${limits.defaultMemoryLimitMb} (0: never)`}
+          onChange={(e) => {
+            setValue(e.target.value);
+            setSaved(false);
+          }}
+        />
+      </label>
+      <p className="muted small">
+        Its run fails with that reason and the session can be continued. Applies from each engine&apos;s next start.
+      </p>
+      <div className="settings-actions">
+        <button type="submit">Save memory limit</button>
+        {saved && (
+          <span className="muted small" role="status">
+            Saved
+          </span>
+        )}
+      </div>
+      {error && (
+        <p className="field-error" role="alert">
+          {error.message}
+        </p>
+      )}
+    </form>
+  );
+}
+
 export function EngineSettings({ engines, api }: { engines: EngineHealthState; api: SettingsApi }) {
   const withAccount = accountRows(engines.health ?? []);
   return (
@@ -142,6 +213,7 @@ export function EngineSettings({ engines, api }: { engines: EngineHealthState; a
       {(engines.health ?? []).map((h) => (
         <EngineRow key={h.program} h={h} api={api} onChanged={() => void engines.recheck(true)} account={withAccount.has(h.program)} />
       ))}
+      <MemoryLimit api={api} />
     </section>
   );
 }

@@ -170,6 +170,22 @@ describe("settings", () => {
     expect(openDataFolder).toHaveBeenCalledWith("logs");
   });
 
+  it("the engines' memory limit shows the default, saves a number, and empty is the default again", async () => {
+    const setEngineMemoryLimit = vi.fn(async (mb: number | null) => ({ memoryLimitMb: mb, defaultMemoryLimitMb: 4096 }));
+    render(<SettingsView engines={state([])} onError={() => {}} api={fakeApi({ setEngineMemoryLimit })} />);
+    const field = (await screen.findByLabelText("Stop an engine using more memory than (MB)")) as HTMLInputElement;
+    expect(field.value).toBe("");
+    expect(field.placeholder).toBe("4096 (0: never)");
+    fireEvent.change(field, { target: { value: "2048" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save memory limit" })));
+    expect(setEngineMemoryLimit).toHaveBeenLastCalledWith(2048);
+    expect(screen.getAllByRole("status").some((s) => s.textContent === "Saved")).toBe(true);
+    fireEvent.change(field, { target: { value: "" } });
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Save memory limit" })));
+    expect(setEngineMemoryLimit).toHaveBeenLastCalledWith(null);
+    expect(field.value).toBe("");
+  });
+
   it("compacts the database and says what it gave back; a refusal is reported", async () => {
     let finish: (r: { beforeBytes: number; afterBytes: number; attachmentsRemoved: number }) => void = () => {};
     const compactDatabase = vi.fn(() => new Promise<{ beforeBytes: number; afterBytes: number; attachmentsRemoved: number }>((r) => (finish = r)));

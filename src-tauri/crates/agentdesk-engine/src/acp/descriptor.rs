@@ -147,8 +147,10 @@ impl EngineDescriptor for AcpDescriptor {
         out
     }
 
-    fn create(&self, _exe: Option<&Executable>) -> AgentEngine {
-        AgentEngine::Acp(AcpEngine::new(AcpEngineConfig::default()))
+    fn create(&self, _exe: Option<&Executable>, settings: &EngineSettings) -> AgentEngine {
+        let mut config = AcpEngineConfig::default();
+        config.limits = settings.limits(config.limits);
+        AgentEngine::Acp(AcpEngine::new(config))
     }
 
     fn run_options(

@@ -67,6 +67,7 @@ impl Agent {
         }
         let parent = crate::ssh::desktop_env(config.remote.as_ref());
         spec.remote.clone_from(&config.remote);
+        spec.memory_limit = config.limits.memory_limit;
         let inherited = crate::child_env::engine_env(
             Engine::Acp,
             &parent,

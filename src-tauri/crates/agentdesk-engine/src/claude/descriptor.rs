@@ -102,9 +102,11 @@ impl EngineDescriptor for ClaudeDescriptor {
         out
     }
 
-    fn create(&self, exe: Option<&Executable>) -> AgentEngine {
+    fn create(&self, exe: Option<&Executable>, settings: &EngineSettings) -> AgentEngine {
         let program = exe.map_or_else(|| PathBuf::from("claude"), |e| e.path.clone());
-        AgentEngine::Claude(ClaudeEngine::new(ClaudeEngineConfig::new(program)))
+        let mut config = ClaudeEngineConfig::new(program);
+        config.limits = settings.limits(config.limits);
+        AgentEngine::Claude(ClaudeEngine::new(config))
     }
 
     fn run_options(

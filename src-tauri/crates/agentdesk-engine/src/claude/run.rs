@@ -87,6 +87,7 @@ impl Session {
             .stop_config(config.stop)
             .diagnostics(tx);
         spec.label = "claude".to_owned();
+        spec.memory_limit = config.limits.memory_limit;
         for key in &profile.env_remove {
             spec = spec.env_remove(key);
         }
@@ -274,6 +275,10 @@ pub(crate) async fn reply(
 /// Claude Code's stdout ended before its `initialize` reply: why (from its stderr).
 async fn exited_during_init(s: &Session) -> InitFailure {
     let exit = s.exit_after_eof().await;
+    // Stopped by this app (its memory): that reason, not its last words.
+    if let Some(stopped) = exit.as_ref().filter(|e| e.over_memory.is_some()) {
+        return InitFailure::Other(stopped.to_error());
+    }
     let tail = exit
         .as_ref()
         .map_or_else(|| s.child.stderr_tail(), |e| e.stderr_tail.clone());

@@ -118,9 +118,11 @@ impl EngineDescriptor for CodexDescriptor {
         out
     }
 
-    fn create(&self, exe: Option<&Executable>) -> AgentEngine {
+    fn create(&self, exe: Option<&Executable>, settings: &EngineSettings) -> AgentEngine {
         let program = exe.map_or_else(|| PathBuf::from("codex"), |e| e.path.clone());
-        AgentEngine::Codex(CodexEngine::new(CodexEngineConfig::new(program)))
+        let mut config = CodexEngineConfig::new(program);
+        config.limits = settings.limits(config.limits);
+        AgentEngine::Codex(CodexEngine::new(config))
     }
 
     fn run_options(

@@ -235,6 +235,7 @@ impl Server {
         // Built environment (see child_env): the basics, codex's own variables, then ours.
         // A remote codex gets the profile's variables only, never this machine's.
         spec.remote.clone_from(&self.config.remote);
+        spec.memory_limit = self.config.limits.memory_limit;
         let parent = crate::ssh::desktop_env(self.config.remote.as_ref());
         for (k, v) in self.key.inherited_env(&parent) {
             spec = spec.env(k, v);

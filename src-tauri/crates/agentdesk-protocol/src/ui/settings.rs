@@ -167,6 +167,16 @@ impl NotificationPrefs {
     }
 }
 
+/// Engine-wide limits (Settings → Engines): an engine process whose memory passes the limit
+/// is stopped, its run fails with that reason, and the session can be continued.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineLimits {
+    /// As set: `None` is the default, `0` turns the limit off.
+    pub memory_limit_mb: Option<u32>,
+    pub default_memory_limit_mb: u32,
+}
+
 /// What "Compact database" did (Settings → Data): the database rewritten without its free
 /// pages, and the attachment files no message refers to any more removed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
