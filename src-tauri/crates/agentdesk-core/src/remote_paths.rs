@@ -151,7 +151,6 @@ fn parse_answers(out: &str, paths: &[PathBuf]) -> (Option<PathBuf>, Vec<(PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agentdesk_protocol::events::{ApprovalFile, FileChangeKind};
     use agentdesk_protocol::ui::PermissionMode;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -176,7 +175,9 @@ mod tests {
         .collect()
     }
 
+    #[cfg(unix)]
     fn write(path: &str) -> ApprovalRequest {
+        use agentdesk_protocol::events::{ApprovalFile, FileChangeKind};
         ApprovalRequest {
             files: vec![ApprovalFile {
                 path: path.into(),
@@ -196,6 +197,7 @@ mod tests {
     }
 
     /// The decision for `req` with `tree` as the host, and the round trips it took.
+    #[cfg(unix)]
     async fn decide(
         policy: &ApprovalPolicy,
         req: &ApprovalRequest,

@@ -279,7 +279,7 @@ pub fn resident_bytes(pid: u32) -> Option<u64> {
         };
         let read = GetProcessMemoryInfo(handle, &mut counters, size).is_ok();
         let _ = CloseHandle(handle);
-        read.then(|| counters.WorkingSetSize as u64)
+        read.then_some(counters.WorkingSetSize as u64)
     }
 }
 
