@@ -294,6 +294,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::settings::data_info,
         commands::settings::compact_database,
         commands::settings::engine_limits,
+        commands::settings::open_tool_output,
         commands::settings::set_engine_memory_limit,
         commands::history::watch_histories,
         commands::history::rescan_histories,

@@ -192,3 +192,67 @@ async fn codex_over_its_memory_limit_is_stopped_and_the_session_goes_on() {
 async fn claude_over_its_memory_limit_is_stopped_and_the_session_goes_on() {
     memory_limit_stops_the_engine(Engine::Claude, "CLAUDE_BIN").await;
 }
+
+/// A command printing megabytes (`seq 1 700000`, 4.7 MB, the REAL codex running it; codex
+/// hands on at most about 1 MiB of it): the timeline keeps the start and the end of what the
+/// engine gave with its whole size, the whole of it is in the session's file byte for byte,
+/// and deleting the session removes the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_command_output_is_cut_in_the_timeline_and_whole_in_a_file() {
+    let Some(bin) = agentdesk_tests::real::engine_bin("CODEX_BIN", "run limits suite") else {
+        return;
+    };
+    let root = fresh_root(env!("CARGO_TARGET_TMPDIR"), "run-limits", "long-output");
+    let w = agentdesk_tests::world::World::new(root, Engine::Codex, &bin, None, |p| {
+        p.permission_mode = agentdesk_protocol::ui::PermissionMode::FullAuto;
+    })
+    .await;
+    w.push_command("call_long_1", "seq 1 700000");
+    w.push_text(&["Printed."]);
+    let run = w.send("print a lot").await;
+    w.completed(&run).await;
+    let page = w
+        .desk
+        .load_timeline(&w.session.id, None, Some(500))
+        .await
+        .unwrap();
+    let (item_id, output, total) = page
+        .items
+        .iter()
+        .find_map(|i| match &i.body {
+            ItemBody::Tool {
+                output,
+                output_bytes,
+                ..
+            } if output.starts_with("1\n2\n3\n") => {
+                Some((i.id.clone(), output.clone(), *output_bytes))
+            }
+            _ => None,
+        })
+        .expect("the command's item");
+    let total = total.expect("the output is cut") as usize;
+    assert!(total > agentdesk_core::tool_output::KEEP_WHOLE, "{total}");
+    assert!(output.len() < 300 * 1024, "{} bytes kept", output.len());
+    let file = w
+        .desk
+        .tool_output_file(&w.session.id, &item_id)
+        .await
+        .unwrap();
+    let whole = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(whole.len(), total, "the file holds the whole output");
+    let (head, rest) = output.split_once("\n\n[… ").expect("the cut is marked");
+    let (marker, tail) = rest.split_once(" …]\n\n").expect("the mark ends");
+    assert!(
+        marker.contains("not shown: the whole output (1.0 MB) is in a file"),
+        "{marker}"
+    );
+    assert!(
+        whole.starts_with(head),
+        "the head is the start of the output"
+    );
+    assert!(whole.ends_with(tail), "the tail is the end of the output");
+    assert_eq!(head.len(), agentdesk_core::tool_output::HEAD);
+    w.desk.delete_session(&w.session.id).await.unwrap();
+    assert!(!file.exists(), "the file went with the session");
+    w.finish(&[]).await;
+}

@@ -4,8 +4,9 @@
 
 use agentdesk_protocol::ipc::{
     CompactDatabaseArgs, DataInfoArgs, EngineLimitsArgs, EnginesHealthArgs,
-    GetNotificationPrefsArgs, GetUiSettingsArgs, OpenDataFolderArgs, PickEngineBinaryArgs,
-    SetEngineMemoryLimitArgs, SetEnginePathArgs, SetNotificationPrefsArgs, SetUiSettingsArgs,
+    GetNotificationPrefsArgs, GetUiSettingsArgs, OpenDataFolderArgs, OpenToolOutputArgs,
+    PickEngineBinaryArgs, SetEngineMemoryLimitArgs, SetEnginePathArgs, SetNotificationPrefsArgs,
+    SetUiSettingsArgs,
 };
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
@@ -97,6 +98,21 @@ pub async fn get_notification_prefs(state: State<'_, AppState>) -> Reply<GetNoti
 #[tauri::command]
 pub async fn data_info(state: State<'_, AppState>) -> Reply<DataInfoArgs> {
     Ok(state.desk()?.data_info().await)
+}
+
+#[tauri::command]
+pub async fn open_tool_output(
+    state: State<'_, AppState>,
+    args: Args<OpenToolOutputArgs>,
+) -> Reply<OpenToolOutputArgs> {
+    let path = state
+        .desk()?
+        .tool_output_file(&args.session_id, &args.item_id)
+        .await?;
+    folder_opener(&path)
+        .spawn()
+        .map(drop)
+        .map_err(|e| internal(format!("cannot open {}: {e}", path.display())))
 }
 
 #[tauri::command]

@@ -11,7 +11,12 @@ import type { ToolKind } from "./ToolKind";
 /**
  * What an item is; `kind` on the wire.
  */
-export type ItemBody = { "kind": "user_message", text: string, attachments: Array<AttachmentRef>, } | { "kind": "agent_message", text: string, } | { "kind": "reasoning", text: string, } | { "kind": "tool", toolKind: ToolKind, name: string, input: unknown, output: string, exitCode: number | null, 
+export type ItemBody = { "kind": "user_message", text: string, attachments: Array<AttachmentRef>, } | { "kind": "agent_message", text: string, } | { "kind": "reasoning", text: string, } | { "kind": "tool", toolKind: ToolKind, name: string, input: unknown, output: string, 
+/**
+ * Set when `output` is cut (its head and tail): the size of the whole output, which
+ * is in a file ("Open full output", `open_tool_output`).
+ */
+outputBytes?: number | null, exitCode: number | null, 
 /**
  * Files the tool changed, with diffs.
  */

@@ -187,6 +187,8 @@ export type SetNotificationPrefsArgs = { prefs: NotificationPrefs, };
 
 export type DataInfoArgs = Record<symbol, never>;
 
+export type OpenToolOutputArgs = { sessionId: string, itemId: string, };
+
 export type EngineLimitsArgs = Record<symbol, never>;
 
 export type SetEngineMemoryLimitArgs = { mb: number | null, };
@@ -654,6 +656,15 @@ export function dataInfo(): Promise<DataInfo> {
 }
 
 /**
+ * Open the whole output of a tool item the timeline shows cut (its head and tail) with
+ * the system's app for text files. Only that session's output files: the page names an
+ * item, never a path.
+ */
+export function openToolOutput(sessionId: OpenToolOutputArgs["sessionId"], itemId: OpenToolOutputArgs["itemId"]): Promise<null> {
+  return invokeCommand<null>("open_tool_output", "IpcError", { sessionId, itemId });
+}
+
+/**
  * The engines' memory limit (Settings → Engines).
  */
 export function engineLimits(): Promise<EngineLimits> {
@@ -839,6 +850,7 @@ export const COMMANDS = [
   "get_notification_prefs",
   "set_notification_prefs",
   "data_info",
+  "open_tool_output",
   "engine_limits",
   "set_engine_memory_limit",
   "compact_database",
@@ -928,6 +940,7 @@ export type CommandError = {
   get_notification_prefs: IpcError;
   set_notification_prefs: IpcError;
   data_info: IpcError;
+  open_tool_output: IpcError;
   engine_limits: IpcError;
   set_engine_memory_limit: IpcError;
   compact_database: IpcError;

@@ -120,6 +120,8 @@ export const ipc = {
     await commands.openSession(sessionId, channel);
   },
   closeSession: commands.closeSession,
+  /** The whole output of a tool item shown cut, in the system's app for text files. */
+  openToolOutput: (sessionId: string, itemId: string) => commands.openToolOutput(sessionId, itemId),
   loadTimeline: commands.loadTimeline,
   /** The plan the session's agent last reported (null: none). */
   sessionPlan: commands.sessionPlan,

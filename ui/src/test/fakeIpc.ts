@@ -159,6 +159,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     createSession: vi.fn(async (workspaceId: string) => session({ id: "new", workspaceId, title: "" })),
     openSession: vi.fn(async () => {}),
     closeSession: vi.fn(async () => null),
+    openToolOutput: vi.fn(async () => null),
     loadTimeline: vi.fn(async () => ({ items: [], before: null })),
     sessionPlan: vi.fn(async (): Promise<Plan | null> => null),
     findFiles: vi.fn(async (): Promise<string[]> => []),

@@ -42,6 +42,7 @@ pub mod settings;
 #[cfg(test)]
 mod test_desk;
 pub mod timeline;
+pub mod tool_output;
 mod workspaces;
 pub mod worktrees;
 

@@ -256,6 +256,13 @@ impl RunTimeline {
             .apply(&self.run_id, Step::Link(request_id, id));
     }
 
+    /// The file writes cut tool outputs owe (see [`crate::tool_output`]).
+    pub fn take_output_spills(&self) -> Vec<(String, crate::tool_output::Spill)> {
+        self.pipeline
+            .with_reducer(&self.run_id, RunReducer::take_output_spills)
+            .unwrap_or_default()
+    }
+
     /// Items changed since the recorder last took them.
     pub fn take_dirty(&self) -> Vec<TimelineItem> {
         self.pipeline

@@ -136,6 +136,8 @@ pub struct RunRecorder {
     /// When the oldest change not yet written was applied.
     unsaved_since: Option<Instant>,
     retry: Retry,
+    /// Where whole tool outputs past the timeline's limit go (`None`: nowhere, tests).
+    outputs_dir: Option<std::path::PathBuf>,
 }
 
 impl RunRecorder {
@@ -168,6 +170,47 @@ impl RunRecorder {
                 failing_since: None,
                 wait: FIRST_RETRY_WAIT,
             },
+            outputs_dir: None,
+        }
+    }
+
+    /// Write whole tool outputs past the timeline's limit into `dir` (one file per item).
+    pub fn outputs_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.outputs_dir = Some(dir);
+        self
+    }
+
+    /// Carry out the file writes of cut tool outputs. A failed write is logged: the
+    /// timeline keeps the head and tail either way, and the run goes on.
+    async fn spill_outputs(&mut self) {
+        let spills = self.timeline.take_output_spills();
+        let Some(dir) = self.outputs_dir.as_ref().filter(|_| !spills.is_empty()) else {
+            return;
+        };
+        use tokio::io::AsyncWriteExt;
+        if let Err(e) = tokio::fs::create_dir_all(dir).await {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot make the tool output folder");
+            return;
+        }
+        for (item_id, spill) in spills {
+            let path = dir.join(crate::tool_output::file_name(&item_id));
+            let written = match spill {
+                crate::tool_output::Spill::Replace(text) => tokio::fs::write(&path, text).await,
+                crate::tool_output::Spill::Append(text) => {
+                    async {
+                        let mut f = tokio::fs::OpenOptions::new()
+                            .create(true)
+                            .append(true)
+                            .open(&path)
+                            .await?;
+                        f.write_all(text.as_bytes()).await
+                    }
+                    .await
+                }
+            };
+            if let Err(e) = written {
+                tracing::warn!(path = %path.display(), error = %e, "cannot write a tool's whole output");
+            }
         }
     }
 
@@ -293,6 +336,7 @@ impl RunRecorder {
                     Some(RunInput::Event(ev)) => {
                         // Applied first: the live views need not wait for a write.
                         let ended = self.timeline.apply(&ev);
+                        self.spill_outputs().await;
                         self.side_effects(&ev).await?;
                         if ended {
                             break;

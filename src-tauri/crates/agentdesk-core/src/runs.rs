@@ -525,6 +525,7 @@ impl Desk {
         // The run's one reducer: the recorder drives it, the live views watch it.
         let timeline = self.pipeline.start(&session.id, &run.id);
         let recorder = RunRecorder::with_timeline(self.store.clone(), &session.id, timeline)
+            .outputs_dir(crate::tool_output::session_dir(&self.data_dir, &session.id))
             .approvals(self.approvals.clone())
             .storage_retry_budget(self.runs.faults.budget());
         let mut recording = tokio::spawn(recorder.run(rx));

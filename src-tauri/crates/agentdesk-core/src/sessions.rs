@@ -220,8 +220,34 @@ impl Desk {
         let removed = self
             .remove_blobs_if_unreferenced(&blobs, started + 1)
             .await?;
+        // The whole outputs of its commands (those too long for the timeline) go with it.
+        let outputs = crate::tool_output::session_dir(&self.data_dir, id);
+        if let Err(e) = tokio::fs::remove_dir_all(&outputs).await {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::warn!(dir = %outputs.display(), error = %e, "cannot remove the session's tool outputs");
+            }
+        }
         tracing::info!(%id, blobs_removed = removed, "session deleted");
         Ok(())
+    }
+
+    /// The file holding the whole output of a tool item whose output the timeline shows cut
+    /// (its head and tail), for "Open full output".
+    pub async fn tool_output_file(
+        &self,
+        session: &SessionId,
+        item_id: &str,
+    ) -> Result<std::path::PathBuf> {
+        self.store.get_session(session).await?;
+        let path = crate::tool_output::session_dir(&self.data_dir, session)
+            .join(crate::tool_output::file_name(item_id));
+        match tokio::fs::metadata(&path).await {
+            Ok(m) if m.is_file() => Ok(path),
+            _ => Err(CoreError::InvalidInput(
+                "this output was not kept in a file (it is shown whole, or its file was removed)"
+                    .into(),
+            )),
+        }
     }
 
     /// Remove a session that never reached its engine: made for a first run that could not

@@ -48,6 +48,8 @@ pub struct RunReducer {
     diagnostics: u64,
     outcome: Option<RunOutcome>,
     clock: Clock,
+    /// Tool outputs past the timeline's limit (head and tail here, the whole in a file).
+    outputs: crate::tool_output::ToolOutputs,
 }
 
 impl std::fmt::Debug for RunReducer {
@@ -89,6 +91,7 @@ impl RunReducer {
             diagnostics: 0,
             outcome: None,
             clock,
+            outputs: crate::tool_output::ToolOutputs::default(),
         }
     }
 
@@ -123,6 +126,26 @@ impl RunReducer {
     /// Forget which items the live view has not seen (it sent a delta instead of the item).
     pub fn clear_changed(&mut self) {
         self.changed.clear();
+    }
+
+    /// What the files of cut tool outputs owe, by item id (see [`crate::tool_output`]).
+    pub fn take_output_spills(&mut self) -> Vec<(String, crate::tool_output::Spill)> {
+        self.outputs.take_spills()
+    }
+
+    /// Show `shown` as item `i`'s output.
+    fn show_output(&mut self, i: usize, shown: crate::tool_output::Shown) {
+        if let ItemBody::Tool {
+            output,
+            output_bytes,
+            ..
+        } = &mut self.items[i].body
+        {
+            if let Some(text) = shown.text {
+                *output = text;
+            }
+            *output_bytes = shown.total;
+        }
     }
 
     fn touch(&mut self, i: usize) {
@@ -233,6 +256,7 @@ impl RunReducer {
                     name: String::new(),
                     input: Value::Null,
                     output: String::new(),
+                    output_bytes: None,
                     exit_code: None,
                     files: Vec::new(),
                     approval_id: None,
@@ -331,8 +355,17 @@ impl RunReducer {
 
     fn on_tool_updated(&mut self, item_id: &str, kind: ToolKind, output: &str) {
         let i = self.tool_item(item_id, kind);
+        let key = self.items[i].id.clone();
         if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
-            o.push_str(output);
+            // Appended in place while it is short (the common case).
+            if !self.outputs.is_cut(&key)
+                && o.len() + output.len() <= crate::tool_output::KEEP_WHOLE
+            {
+                o.push_str(output);
+                return;
+            }
+            let shown = self.outputs.append(&key, o, output);
+            self.show_output(i, shown);
         }
     }
 
@@ -405,13 +438,13 @@ impl RunReducer {
             return;
         };
         let i = self.tool_item(item_id, *kind);
+        let key = self.items[i].id.clone();
         let item = &mut self.items[i];
         item.status = tool_status(*status);
         if let ItemBody::Tool {
             tool_kind,
             name: n,
             input: inp,
-            output: o,
             exit_code: x,
             ..
         } = &mut item.body
@@ -423,10 +456,14 @@ impl RunReducer {
             if !input.is_null() {
                 *inp = input.clone();
             }
-            if let Some(full) = output {
-                *o = full.clone();
-            }
             *x = *exit_code;
+        }
+        let shown = match output {
+            Some(full) => Some(self.outputs.complete(&key, full)),
+            None => self.outputs.finish(&key),
+        };
+        if let Some(shown) = shown {
+            self.show_output(i, shown);
         }
     }
 

@@ -320,6 +320,10 @@ define_rpc! {
     get_notification_prefs(GetNotificationPrefsArgs {}) -> Result<NotificationPrefs, IpcError>;
     set_notification_prefs(SetNotificationPrefsArgs { prefs: NotificationPrefs }) -> Result<(), IpcError>;
     data_info(DataInfoArgs {}) -> Result<DataInfo, IpcError>;
+    /// Open the whole output of a tool item the timeline shows cut (its head and tail) with
+    /// the system's app for text files. Only that session's output files: the page names an
+    /// item, never a path.
+    open_tool_output(OpenToolOutputArgs { session_id: SessionId, item_id: String }) -> Result<(), IpcError>;
     /// The engines' memory limit (Settings → Engines).
     engine_limits(EngineLimitsArgs {}) -> Result<EngineLimits, IpcError>;
     /// Set it (`null`: the default, `0`: never); engines start again with it at their next run.

@@ -321,6 +321,7 @@ mod tests {
             name: "Bash".into(),
             input: Value::Null,
             output: String::new(),
+            output_bytes: None,
             exit_code: None,
             files: Vec::new(),
             approval_id: Some("a2".into()),

@@ -349,6 +349,7 @@ async fn timeline_upserts_pages_and_indexes_messages() {
             name: "shell".into(),
             input: serde_json::json!({"command": "ls"}),
             output: "a\nb".into(),
+            output_bytes: None,
             exit_code: Some(0),
             files: vec![],
             approval_id: None,

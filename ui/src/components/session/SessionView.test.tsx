@@ -186,4 +186,15 @@ describe("SessionView", () => {
     const jump = await screen.findByRole("button", { name: "Jump to latest" });
     expect(jump).toBeTruthy();
   });
+
+  it("a cut output says how long it is in all and opens the whole of it", async () => {
+    const openToolOutput = vi.fn(async () => null);
+    const { push } = open({ openToolOutput });
+    const long = tool("r1", "big", { output: "first lines\n\n[… 3.0 MB not shown …]\n\nlast lines\n", outputBytes: 3 * 1024 * 1024 });
+    push([reset([user("r1", "build it"), long], [run({ id: "r1", status: "completed" })])]);
+    const note = await screen.findByText(/Long output: its start and end are shown \(3\.0 MB in all\)/);
+    expect(note).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Open full output" }));
+    expect(openToolOutput).toHaveBeenCalledWith("s1", long.id);
+  });
 });

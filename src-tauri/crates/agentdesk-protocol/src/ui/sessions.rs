@@ -200,6 +200,11 @@ pub enum ItemBody {
         #[ts(type = "unknown")]
         input: Value,
         output: String,
+        /// Set when `output` is cut (its head and tail): the size of the whole output, which
+        /// is in a file ("Open full output", `open_tool_output`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(type = "number | null", optional)]
+        output_bytes: Option<u64>,
         exit_code: Option<i32>,
         /// Files the tool changed, with diffs.
         files: Vec<ApprovalFile>,

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from "react";
-import type { Approval, TimelineItem } from "../../../ipc";
+import { errorOf, type Approval, type TimelineItem } from "../../../ipc";
+import { useIpc } from "../../../ipc/context";
+import { formatBytes } from "../../../util/format";
 import { ApprovalCard } from "../../approvals/ApprovalCard";
 import { fromApproval, type CardData } from "../../approvals/decision";
 import { useApproval } from "../../../state/hooks";
@@ -98,6 +100,7 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
             Output <span className="muted">({lines} {lines === 1 ? "line" : "lines"})</span>
             {!expanded && <span className="output-preview">{lastLine}</span>}
           </button>
+          {body.outputBytes != null && <CutOutput sessionId={store.sessionId} itemId={item.id} total={body.outputBytes} />}
           {expanded && (
             <pre
               ref={outputRef}
@@ -117,6 +120,33 @@ export function ToolCard({ store, item, body, focused }: { store: SessionStore; 
       ))}
       {approval && (
         <ApprovalCard data={withoutShown(fromApproval(approval), body.files)} focused={focused} onDecided={(a) => store.applyApproval(a)} />
+      )}
+    </div>
+  );
+}
+
+/** The output shown is its head and tail: how much there is in all, and the whole of it in
+ *  the system's app for text files. */
+function CutOutput({ sessionId, itemId, total }: { sessionId: string; itemId: string; total: number }) {
+  const ipc = useIpc();
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div className="output-cut">
+      <span className="muted small">Long output: its start and end are shown ({formatBytes(total)} in all).</span>{" "}
+      <button
+        type="button"
+        onClick={() => {
+          setError(null);
+          ipc.openToolOutput(sessionId, itemId).catch((e) => setError(errorOf(e).message));
+        }}
+      >
+        Open full output
+      </button>
+      {error && (
+        <span className="field-error small" role="alert">
+          {" "}
+          {error}
+        </span>
       )}
     </div>
   );
