@@ -303,6 +303,24 @@ macro_rules! named_button_js {
     };
 }
 
+/// Why [`AppSession::click_in_page`] clicked nothing.
+enum ClickMissed {
+    /// Nothing to click appeared in time.
+    Nothing,
+    /// The driver failed.
+    Driver(BoxError),
+}
+
+impl ClickMissed {
+    /// The error, with `nothing` saying what was not found.
+    fn or(self, nothing: String) -> BoxError {
+        match self {
+            ClickMissed::Nothing => nothing.into(),
+            ClickMissed::Driver(e) => e,
+        }
+    }
+}
+
 /// One running tauri-driver with a WebDriver session on the app.
 pub struct AppSession {
     pub client: Client,
@@ -484,13 +502,23 @@ impl AppSession {
             named_button_js!(),
             "const b = named(arguments[0]); if (b) { b.click(); return true; } return false;"
         );
+        self.click_in_page(PRESS, name)
+            .await
+            .map_err(|e| e.or(format!("no enabled button named {name:?}")))
+    }
+
+    /// Run `script` (which clicks what `arg` names and returns `true`, or returns `false`
+    /// when there is nothing to click yet) until it clicks, for up to 40 s.
+    async fn click_in_page(&self, script: &str, arg: &str) -> Result<(), ClickMissed> {
         let deadline = Instant::now() + Duration::from_secs(40);
         loop {
-            if self.client.execute(PRESS, vec![name.into()]).await? == serde_json::json!(true) {
-                return Ok(());
+            match self.client.execute(script, vec![arg.into()]).await {
+                Ok(serde_json::Value::Bool(true)) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => return Err(ClickMissed::Driver(e.into())),
             }
             if Instant::now() > deadline {
-                return Err(format!("no enabled button named {name:?}").into());
+                return Err(ClickMissed::Nothing);
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -505,16 +533,9 @@ impl AppSession {
         const CLICK: &str = "const el = document.evaluate(arguments[0], document, null, \
              XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue; \
              if (el && !el.disabled) { el.click(); return true; } return false;";
-        let deadline = Instant::now() + Duration::from_secs(40);
-        loop {
-            if self.client.execute(CLICK, vec![xpath.into()]).await? == serde_json::json!(true) {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                return Err(format!("nothing enabled to click at {xpath}").into());
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        self.click_in_page(CLICK, xpath)
+            .await
+            .map_err(|e| e.or(format!("nothing enabled to click at {xpath}")))
     }
 
     /// A button by its accessible name: `aria-label`, else its text without the parts
