@@ -336,7 +336,11 @@ impl RunRecorder {
                     Some(RunInput::Event(ev)) => {
                         // Applied first: the live views need not wait for a write.
                         let ended = self.timeline.apply(&ev);
-                        self.spill_outputs().await;
+                        // Only a tool's output can owe its file a write: no look at the
+                        // reducer for every other event (text deltas are the hot path).
+                        if matches!(ev, AgentEvent::ToolUpdated { .. } | AgentEvent::ToolCompleted { .. }) {
+                            self.spill_outputs().await;
+                        }
                         self.side_effects(&ev).await?;
                         if ended {
                             break;

@@ -133,21 +133,6 @@ impl RunReducer {
         self.outputs.take_spills()
     }
 
-    /// Show `shown` as item `i`'s output.
-    fn show_output(&mut self, i: usize, shown: crate::tool_output::Shown) {
-        if let ItemBody::Tool {
-            output,
-            output_bytes,
-            ..
-        } = &mut self.items[i].body
-        {
-            if let Some(text) = shown.text {
-                *output = text;
-            }
-            *output_bytes = shown.total;
-        }
-    }
-
     fn touch(&mut self, i: usize) {
         self.dirty.insert(i);
         self.changed.insert(i);
@@ -356,16 +341,13 @@ impl RunReducer {
     fn on_tool_updated(&mut self, item_id: &str, kind: ToolKind, output: &str) {
         let i = self.tool_item(item_id, kind);
         let key = self.items[i].id.clone();
-        if let ItemBody::Tool { output: o, .. } = &mut self.items[i].body {
-            // Appended in place while it is short (the common case).
-            if !self.outputs.is_cut(&key)
-                && o.len() + output.len() <= crate::tool_output::KEEP_WHOLE
-            {
-                o.push_str(output);
-                return;
-            }
-            let shown = self.outputs.append(&key, o, output);
-            self.show_output(i, shown);
+        if let ItemBody::Tool {
+            output: o,
+            output_bytes,
+            ..
+        } = &mut self.items[i].body
+        {
+            *output_bytes = self.outputs.append(&key, o, output);
         }
     }
 
@@ -445,6 +427,8 @@ impl RunReducer {
             tool_kind,
             name: n,
             input: inp,
+            output: o,
+            output_bytes,
             exit_code: x,
             ..
         } = &mut item.body
@@ -457,13 +441,10 @@ impl RunReducer {
                 *inp = input.clone();
             }
             *x = *exit_code;
-        }
-        let shown = match output {
-            Some(full) => Some(self.outputs.complete(&key, full)),
-            None => self.outputs.finish(&key),
-        };
-        if let Some(shown) = shown {
-            self.show_output(i, shown);
+            *output_bytes = match output {
+                Some(full) => self.outputs.complete(&key, o, full),
+                None => self.outputs.finish(&key, o),
+            };
         }
     }
 

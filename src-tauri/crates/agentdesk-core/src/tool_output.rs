@@ -58,48 +58,34 @@ pub struct ToolOutputs {
     spills: Vec<(String, Spill)>,
 }
 
-/// What the item shows after a change: its new text (when it changed) and the size of the
-/// whole output when that is not all shown.
-pub struct Shown {
-    pub text: Option<String>,
-    pub total: Option<u64>,
-}
-
 impl ToolOutputs {
-    /// `delta` was printed by item `key`, whose shown output is `shown`.
-    pub fn append(&mut self, key: &str, shown: &str, delta: &str) -> Shown {
+    /// `delta` was printed by item `key`, whose shown output is `shown` (changed in place).
+    /// Returns the whole output's size when `shown` is cut, `None` while it is whole.
+    pub fn append(&mut self, key: &str, shown: &mut String, delta: &str) -> Option<u64> {
         if let Some(long) = self.long.get_mut(key) {
             self.spills
                 .push((key.to_owned(), Spill::Append(delta.to_owned())));
             long.total += delta.len() as u64;
             long.tail.push_str(delta);
             trim_front(&mut long.tail, TAIL);
-            let due = long.total - long.shown_at >= REFRESH_EVERY;
-            if due {
+            if long.total - long.shown_at >= REFRESH_EVERY {
                 long.shown_at = long.total;
+                *shown = render(long);
             }
-            return Shown {
-                text: due.then(|| render(long)),
-                total: Some(long.total),
-            };
+            return Some(long.total);
         }
         if shown.len() + delta.len() <= KEEP_WHOLE {
-            let mut text = String::with_capacity(shown.len() + delta.len());
-            text.push_str(shown);
-            text.push_str(delta);
-            return Shown {
-                text: Some(text),
-                total: None,
-            };
+            // The common case: appended where it is.
+            shown.push_str(delta);
+            return None;
         }
-        let mut whole = String::with_capacity(shown.len() + delta.len());
-        whole.push_str(shown);
+        let mut whole = std::mem::take(shown);
         whole.push_str(delta);
-        self.cut(key, whole)
+        Some(self.cut(key, whole, shown))
     }
 
-    /// The engine gave the item's whole output (at its end).
-    pub fn complete(&mut self, key: &str, full: &str) -> Shown {
+    /// The engine gave the item's whole output (at its end): `shown` becomes it, or its cut.
+    pub fn complete(&mut self, key: &str, shown: &mut String, full: &str) -> Option<u64> {
         if full.len() <= KEEP_WHOLE {
             // Whole: nothing to keep apart (a file written while it streamed stays).
             if let Some(long) = self.long.get_mut(key) {
@@ -107,23 +93,19 @@ impl ToolOutputs {
                     self.long.remove(key);
                 }
             }
-            return Shown {
-                text: Some(full.to_owned()),
-                total: None,
-            };
+            full.clone_into(shown);
+            return None;
         }
-        self.cut(key, full.to_owned())
+        Some(self.cut(key, full.to_owned(), shown))
     }
 
-    /// The item ended without giving its whole output: the shown text, up to date, when it
-    /// is cut.
-    pub fn finish(&mut self, key: &str) -> Option<Shown> {
+    /// The item ended without giving its whole output: `shown` brought up to date when it
+    /// is cut (its whole size returned), left alone otherwise.
+    pub fn finish(&mut self, key: &str, shown: &mut String) -> Option<u64> {
         let long = self.long.get_mut(key)?;
         long.shown_at = long.total;
-        Some(Shown {
-            text: Some(render(long)),
-            total: Some(long.total),
-        })
+        *shown = render(long);
+        Some(long.total)
     }
 
     /// The file writes owed since the last call, in order.
@@ -132,11 +114,13 @@ impl ToolOutputs {
     }
 
     /// Whether item `key`'s output is cut (its whole output is in a file).
-    pub fn is_cut(&self, key: &str) -> bool {
+    #[cfg(test)]
+    fn is_cut(&self, key: &str) -> bool {
         self.long.contains_key(key)
     }
 
-    fn cut(&mut self, key: &str, whole: String) -> Shown {
+    /// Keep `whole` apart (its file gets it) and show its head and tail; its size.
+    fn cut(&mut self, key: &str, whole: String, shown: &mut String) -> u64 {
         let head = whole[..floor_boundary(&whole, HEAD)].to_owned();
         let mut tail = whole[floor_boundary(&whole, whole.len().saturating_sub(TAIL))..].to_owned();
         trim_front(&mut tail, TAIL);
@@ -147,13 +131,10 @@ impl ToolOutputs {
             total,
             shown_at: total,
         };
-        let text = render(&long);
+        *shown = render(&long);
         self.long.insert(key.to_owned(), long);
         self.spills.push((key.to_owned(), Spill::Replace(whole)));
-        Shown {
-            text: Some(text),
-            total: Some(total),
-        }
+        total
     }
 }
 
@@ -234,11 +215,7 @@ mod tests {
             // Multi-byte characters: every cut must land on a boundary.
             let line = format!("line {i} — ünïcödé\n");
             printed.push_str(&line);
-            let s = outs.append("k", &shown, &line);
-            if let Some(t) = s.text {
-                shown = t;
-            }
-            total = s.total;
+            total = outs.append("k", &mut shown, &line);
             spills.extend(outs.take_spills());
             if printed.len() <= KEEP_WHOLE {
                 assert_eq!(shown, printed);
@@ -254,15 +231,15 @@ mod tests {
         assert!(outs.is_cut("k"));
 
         // The completed output replaces it: the tail is then exactly the end.
-        let done = outs.complete("k", &printed);
-        let shown = done.text.unwrap();
+        let done = outs.complete("k", &mut shown, &printed);
         assert!(shown.ends_with("line 199999 — ünïcödé\n"));
-        assert_eq!(done.total, Some(printed.len() as u64));
+        assert_eq!(done, Some(printed.len() as u64));
         assert_eq!(file(&outs.take_spills()), printed);
 
         let mut other = ToolOutputs::default();
-        let small = other.complete("s", "ok\n");
-        assert_eq!((small.text.as_deref(), small.total), (Some("ok\n"), None));
+        let mut small = String::new();
+        let total = other.complete("s", &mut small, "ok\n");
+        assert_eq!((small.as_str(), total), ("ok\n", None));
         assert!(other.take_spills().is_empty());
     }
 }
