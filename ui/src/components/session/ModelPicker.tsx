@@ -22,7 +22,9 @@ interface Props {
 export function ModelPicker({ session, onChanged, onError }: Props) {
   const ipc = useIpc();
   const [profile, setProfile] = useState<Profile | null | undefined>(undefined);
-  const [catalog, setCatalog] = useState<ModelCatalog | null>(null);
+  // The list is kept with the key it was listed for: a list for another profile is never shown,
+  // and no effect has to clear it (an effect clearing it could land after the list arrived).
+  const [listed, setListed] = useState<{ key: string; catalog: ModelCatalog } | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -37,7 +39,7 @@ export function ModelPicker({ session, onChanged, onError }: Props) {
   }, [ipc, session.workspaceId, session.profileId]);
 
   const key = `${session.workspaceId}|${session.engine}|${profile?.id ?? ""}`;
-  useEffect(() => setCatalog(null), [key]);
+  const catalog = listed?.key === key ? listed.catalog : null;
   const load = () => {
     if (catalog || profile === undefined) return;
     let pending = catalogs.get(key);
@@ -46,9 +48,10 @@ export function ModelPicker({ session, onChanged, onError }: Props) {
       catalogs.set(key, pending);
       pending.catch(() => catalogs.delete(key));
     }
+    const forKey = key;
     pending
-      .then(setCatalog)
-      .catch((e: unknown) => setCatalog({ models: [], unavailable: `The models could not be listed: ${errorOf(e).message}` }));
+      .then((c) => setListed({ key: forKey, catalog: c }))
+      .catch((e: unknown) => setListed({ key: forKey, catalog: { models: [], unavailable: `The models could not be listed: ${errorOf(e).message}` } }));
   };
   // A session already on its own model shows that model's efforts without a click.
   useEffect(() => {
@@ -79,7 +82,7 @@ export function ModelPicker({ session, onChanged, onError }: Props) {
     const effort = session.effort && next?.efforts.includes(session.effort) ? session.effort : null;
     void change(model, effort);
   };
-  const listed = models.some((m) => m.id === session.model);
+  const isListed = models.some((m) => m.id === session.model);
   return (
     <div className="model-picker" title={catalog?.unavailable ?? "Model for this session's next runs"}>
       <select
@@ -91,7 +94,7 @@ export function ModelPicker({ session, onChanged, onError }: Props) {
         onChange={(e) => pickModel(e.target.value)}
       >
         <option value="">Profile's model{profileModel ? ` (${profileModel})` : ""}</option>
-        {session.model && !listed && <option value={session.model}>{session.model}</option>}
+        {session.model && !isListed && <option value={session.model}>{session.model}</option>}
         {models.map((m) => (
           <option key={m.id} value={m.id} title={m.description}>
             {m.displayName}
