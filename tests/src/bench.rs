@@ -1,7 +1,8 @@
 //! What the window benches (`chat_bench`, `startup_bench`) share: finding the app process and
-//! when it started, and the text of the items they seed.
+//! when it started, the text of the items they seed, and reading processes from /proc.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The app process of one environment: the app binary with this data dir in its environment.
@@ -47,4 +48,82 @@ pub fn start_epoch_ms(pid: u32) -> f64 {
 /// The text of seeded item `i` (the benches look for the last one to know a session is shown).
 pub fn seeded_text(i: usize) -> String {
     format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
+}
+
+// ---------------------------------------------------------------- /proc
+
+/// Clock ticks per second of /proc/<pid>/stat times (USER_HZ is 100 on Linux).
+pub const HZ: f64 = 100.0;
+
+pub fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: fields start after its closing parenthesis.
+    let close = raw.rfind(')')?;
+    let mut v = vec![raw[..close].split('(').nth(1)?.to_string()];
+    v.extend(raw[close + 2..].split_whitespace().map(str::to_string));
+    Some(v)
+}
+
+/// (comm, ppid, utime+stime ticks, start ticks since boot)
+pub fn proc_info(pid: u32) -> Option<(String, u32, u64, u64)> {
+    let f = stat_fields(pid)?;
+    // After the name: state=1, ppid=2, ..., utime=12, stime=13, starttime=20.
+    Some((
+        f[0].clone(),
+        f[2].parse().ok()?,
+        f[12].parse::<u64>().ok()? + f[13].parse::<u64>().ok()?,
+        f[20].parse().ok()?,
+    ))
+}
+
+pub fn pss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// `root` and every process below it.
+pub fn tree(root: u32) -> Vec<u32> {
+    let mut parent: HashMap<u32, u32> = HashMap::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Some(pid) = e.file_name().to_str().and_then(|n| n.parse().ok()) {
+            if let Some((_, ppid, _, _)) = proc_info(pid) {
+                parent.insert(pid, ppid);
+            }
+        }
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = out[i];
+        out.extend(parent.iter().filter(|(_, pp)| **pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    out
+}
+
+/// (PSS, anonymous) memory of `pid` in kB, from `smaps_rollup`; zeros for a process gone.
+pub fn memory_kb(pid: u32) -> (u64, u64) {
+    let Ok(t) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+        return (0, 0);
+    };
+    let field = |name: &str| {
+        t.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("Pss:"), field("Anonymous:"))
+}
+
+/// How many file descriptors `pid` has open.
+pub fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
 }

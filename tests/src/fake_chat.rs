@@ -207,7 +207,7 @@ fn whole_completion(n: usize, steps: &[Step]) -> Value {
     let text: String = steps
         .iter()
         .filter_map(|s| match s {
-            Step::Text(p) => Some(p.concat()),
+            Step::Text(p) | Step::PacedText(p, _) => Some(p.concat()),
             _ => None,
         })
         .collect();
@@ -238,6 +238,12 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
             Step::Text(parts) => {
                 for p in parts {
                     out.data(&chunk(json!({"content": p}), Value::Null));
+                }
+            }
+            Step::PacedText(parts, every) => {
+                for p in parts {
+                    out.data(&chunk(json!({"content": p}), Value::Null));
+                    out.sleep(every);
                 }
             }
             Step::ToolUse { id, name, input } => {

@@ -8,6 +8,7 @@
 //! test can check what reached the model (an image block, a tool result, the history).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -165,6 +166,17 @@ fn answer(state: &Arc<State<MessagesApi>>, req: &RecordedRequest, n: usize) -> H
     play(state, state.reply_for(&req.newest_message()), n)
 }
 
+fn text_block() -> Value {
+    json!({"type": "text", "text": ""})
+}
+
+fn text_deltas(parts: Vec<String>) -> Vec<Value> {
+    parts
+        .into_iter()
+        .map(|p| json!({"type": "text_delta", "text": p}))
+        .collect()
+}
+
 fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
     let msg_id = format!("msg_fake_{n:06}");
     out.event(
@@ -177,8 +189,8 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
     out.event("ping", json!({}));
     let mut index = 0u32;
     let mut stop_reason = "end_turn";
-    // One block: its start, its deltas, its stop.
-    let mut block = |out: &mut Outbox, start: Value, deltas: Vec<Value>| {
+    // One block: its start, its deltas (`every` apart, if not zero), its stop.
+    let mut block = |out: &mut Outbox, start: Value, deltas: Vec<Value>, every: Duration| {
         out.event(
             "content_block_start",
             json!({"index": index, "content_block": start}),
@@ -188,20 +200,17 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
                 "content_block_delta",
                 json!({"index": index, "delta": delta}),
             );
+            if !every.is_zero() {
+                out.sleep(every);
+            }
         }
         out.event("content_block_stop", json!({"index": index}));
         index += 1;
     };
     for step in steps {
         match step {
-            Step::Text(parts) => block(
-                out,
-                json!({"type": "text", "text": ""}),
-                parts
-                    .into_iter()
-                    .map(|p| json!({"type": "text_delta", "text": p}))
-                    .collect(),
-            ),
+            Step::Text(parts) => block(out, text_block(), text_deltas(parts), Duration::ZERO),
+            Step::PacedText(parts, every) => block(out, text_block(), text_deltas(parts), every),
             Step::Reasoning(parts) => block(
                 out,
                 json!({"type": "thinking", "thinking": "", "signature": ""}),
@@ -210,6 +219,7 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
                     .map(|p| json!({"type": "thinking_delta", "thinking": p}))
                     .chain([json!({"type": "signature_delta", "signature": "fakesig=="})])
                     .collect(),
+                Duration::ZERO,
             ),
             Step::ToolUse { id, name, input } => {
                 stop_reason = "tool_use";
@@ -220,6 +230,7 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
                         .into_iter()
                         .map(|p| json!({"type": "input_json_delta", "partial_json": p}))
                         .collect(),
+                    Duration::ZERO,
                 );
             }
             Step::Sleep(d) => out.sleep(d),

@@ -45,6 +45,7 @@ impl From<script::Step> for Step {
     fn from(step: script::Step) -> Self {
         match step {
             script::Step::Text(pieces) => Self::Text(pieces),
+            script::Step::PacedText(pieces, every) => Self::PacedText(pieces, every),
             script::Step::Reasoning(pieces) => Self::Reasoning(pieces),
             script::Step::ToolUse { id, name, input } => Self::FunctionCall {
                 call_id: id,

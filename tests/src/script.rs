@@ -124,6 +124,8 @@ impl<R, Q: Clone> Scripted<R, Q> {
 pub enum Step {
     /// Assistant text streaming in these pieces.
     Text(Vec<String>),
+    /// One text (one message or block) whose pieces go out this far apart: a paced stream.
+    PacedText(Vec<String>, Duration),
     /// Reasoning streaming in these pieces (Chat Completions: `delta.reasoning_content`;
     /// Messages: a thinking block, then its signature).
     Reasoning(Vec<String>),
@@ -190,6 +192,24 @@ impl<A: Api> Reply<A> {
 
     pub fn status(code: u16, message: &str) -> Self {
         Self::Status(code, message.into())
+    }
+
+    /// `text`, its pieces `every` apart, then (when `then` is given) a call of the tool
+    /// `then.1` with input `then.2`: one step of a long, paced agent turn.
+    pub fn paced_then_tool(
+        text: Vec<String>,
+        every: Duration,
+        then: Option<(&str, &str, Value)>,
+    ) -> Self {
+        let mut steps = vec![Step::PacedText(text, every)];
+        if let Some((id, name, input)) = then {
+            steps.push(Step::ToolUse {
+                id: id.into(),
+                name: name.into(),
+                input,
+            });
+        }
+        Self::steps(steps)
     }
 }
 

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
-use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
+use agentdesk_tests::bench::{find_app, proc_info, pss_kb, seeded_text, start_epoch_ms, tree, HZ};
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,
     CodexWorkspace, Desktop,
@@ -44,61 +44,6 @@ fn s(p: &Path) -> String {
 }
 
 // ---------------------------------------------------------------- /proc sampling
-
-/// Clock ticks per second of /proc/<pid>/stat times (USER_HZ is 100 on Linux).
-const HZ: f64 = 100.0;
-
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let raw = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces: fields start after its closing parenthesis.
-    let close = raw.rfind(')')?;
-    let mut v = vec![raw[..close].split('(').nth(1)?.to_string()];
-    v.extend(raw[close + 2..].split_whitespace().map(str::to_string));
-    Some(v)
-}
-
-/// (comm, ppid, utime+stime ticks, start ticks since boot)
-fn proc_info(pid: u32) -> Option<(String, u32, u64, u64)> {
-    let f = stat_fields(pid)?;
-    // After the name: state=1, ppid=2, ..., utime=12, stime=13, starttime=20.
-    Some((
-        f[0].clone(),
-        f[2].parse().ok()?,
-        f[12].parse::<u64>().ok()? + f[13].parse::<u64>().ok()?,
-        f[20].parse().ok()?,
-    ))
-}
-
-fn pss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("Pss:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// `root` and every process below it.
-fn tree(root: u32) -> Vec<u32> {
-    let mut parent: HashMap<u32, u32> = HashMap::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        if let Some(pid) = e.file_name().to_str().and_then(|n| n.parse().ok()) {
-            if let Some((_, ppid, _, _)) = proc_info(pid) {
-                parent.insert(pid, ppid);
-            }
-        }
-    }
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        let p = out[i];
-        out.extend(parent.iter().filter(|(_, pp)| **pp == p).map(|(c, _)| *c));
-        i += 1;
-    }
-    out
-}
 
 /// A snapshot of a tree: PSS per process name (kB) and CPU ticks per pid.
 fn snapshot(root: u32) -> (BTreeMap<String, u64>, HashMap<u32, (String, u64)>) {

@@ -85,7 +85,7 @@ async fn prepare(
         ws.work.join(".agents/skills/release-notes/SKILL.md"),
         "---\nname: release-notes\ndescription: Write release notes from the git log\n---\nList the changes.\n",
     )?;
-    add_claude_profile(env, &ws, codex, claude, &messages.base_url()).await?;
+    add_claude_profile(env, &ws, (codex, claude), &messages.base_url(), |_| {}).await?;
     ws.desk.close().await;
     Ok(())
 }

@@ -57,7 +57,7 @@ async fn prepare(
     git(&work, &["config", "commit.gpgsign", "false"])?;
     git(&work, &["add", "-A"])?;
     git(&work, &["commit", "-q", "-m", "first"])?;
-    add_claude_profile(env, &ws, codex, claude, &messages.base_url()).await?;
+    add_claude_profile(env, &ws, (codex, claude), &messages.base_url(), |_| {}).await?;
     ws.desk.close().await;
     Ok(std::fs::canonicalize(work)?)
 }

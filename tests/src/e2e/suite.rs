@@ -445,14 +445,15 @@ pub async fn prepare_codex_workspace(
 
 /// Codex and Claude Code at `codex` and `claude` (Settings), and a second profile, "claude
 /// (fake model)", on the fake Messages API at `base_url` (its config and temporary folders
-/// under the app's test root) — the workspace of a test that runs both engines.
+/// under the app's test root) — the workspace of a test that runs both engines. `customise`
+/// adjusts the profile (rules) before it is stored; its id is returned.
 pub async fn add_claude_profile(
     env: &AppEnv,
     ws: &CodexWorkspace,
-    codex: PathBuf,
-    claude: PathBuf,
+    (codex, claude): (PathBuf, PathBuf),
     base_url: &str,
-) -> Result<(), BoxError> {
+    customise: impl FnOnce(&mut agentdesk_protocol::ui::ProfileSpec),
+) -> Result<agentdesk_protocol::ids::ProfileId, BoxError> {
     use agentdesk_protocol::ui::{Engine, ProfileSpec};
     ws.desk
         .set_engine_settings(
@@ -470,6 +471,6 @@ pub async fn add_claude_profile(
         .extend(crate::real::claude_env(&dirs.home, &dirs.tmp));
     spec.env
         .insert(crate::real::CLAUDE_KEY_ENV.into(), "dummy".into());
-    ws.desk.create_profile(&ws.workspace_id, &spec).await?;
-    Ok(())
+    customise(&mut spec);
+    Ok(ws.desk.create_profile(&ws.workspace_id, &spec).await?.id)
 }

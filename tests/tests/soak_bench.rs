@@ -1,0 +1,826 @@
+//! Issue 26's soak: eight sessions (four Codex, four Claude: the real pinned engines against the
+//! fake model servers on 127.0.0.1) in the real app under Xvfb for 30 minutes, driven as a user
+//! would through WebDriver. Not a timed test: it is `#[ignore]`d, prints what it measured and
+//! writes its samples and a plot (figures land in BENCHMARKS.md).
+//!
+//! ```sh
+//! npm --prefix ui run build && cargo build --release -p agentdesk
+//! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk CODEX_BIN=… CLAUDE_BIN=… \
+//!   cargo test -p agentdesk-tests --test soak_bench -- --ignored --nocapture
+//! # SOAK_MINUTES=30 (default): how long the soak lasts
+//! ```
+//!
+//! What happens: every session answers at 10 deltas a second, one long paced answer after
+//! another; between two answers the model runs a command — `mkdir …`, which the profiles' rule
+//! allows, or `touch …`, which is asked and approved from the session's card in the window —
+//! about once a minute per session. Each of the user's messages carries an image (pasted into
+//! the composer) and starts a turn of about five minutes. The user opens the next session every
+//! 10 s (round robin), types into its composer (every keystroke's delay to the next painted
+//! frame is measured in the page), approves what waits there, and sends the next message
+//! where the last turn ended.
+//!
+//! Every 30 s a sampler records, from /proc, the PSS and anonymous memory and the CPU of the app,
+//! the web and network processes and each engine, the SQLite files' size and the app's open
+//! file descriptors. The samples go to `target/test-artifacts/soak_bench/samples.csv`, a summary
+//! per sample to `summary.csv`, and the memory curve to `soak-memory.svg`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentdesk_protocol::ui::{ApprovalRule, Engine, ProfileSpec, RuleAction};
+use agentdesk_tests::bench::{find_app, memory_kb, open_fds, proc_info, tree, HZ};
+use agentdesk_tests::e2e::{
+    add_claude_profile, artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession,
+    BoxError, Desktop,
+};
+use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::{fake_messages, fake_responses};
+use serde_json::json;
+
+const TEST: &str = "soak_bench";
+/// Sessions of each engine.
+const PER_ENGINE: usize = 4;
+/// 10 deltas a second.
+const PACE: Duration = Duration::from_millis(100);
+/// Deltas of each answer between two commands: ~50 s at the pace.
+const STEP_PIECES: usize = 500;
+/// Commands per turn (a turn is ~5 minutes: one image every 5 minutes per session).
+const STEPS_PER_TURN: usize = 5;
+const SWITCH_EVERY: Duration = Duration::from_secs(10);
+const SAMPLE_EVERY: Duration = Duration::from_secs(30);
+
+/// A 2×2 red PNG: the image every message carries.
+const IMAGE_PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
+
+fn minutes() -> f64 {
+    std::env::var("SOAK_MINUTES")
+        .ok()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(30.0)
+}
+
+// ---------------------------------------------------------------- the model's script
+
+struct Fakes {
+    responses: fake_responses::FakeResponses,
+    messages: fake_messages::FakeMessages,
+}
+
+/// What starts turn `t` of session `s` (the fakes route on it; the dot ends the number).
+fn turn_message(s: usize, t: usize) -> String {
+    format!("soak s{s} turn {t}.")
+}
+
+/// The id of command `j` of turn `t` of session `s`: the model's next answer is routed on it.
+fn call_id(engine: Engine, s: usize, t: usize, j: usize) -> String {
+    match engine {
+        Engine::Claude => format!("toolu_soak_s{s}_t{t}_{j}x"),
+        _ => format!("call_soak_s{s}_t{t}_{j}x"),
+    }
+}
+
+/// Half the commands are allowed by the profiles' rule (`mkdir`), half are asked (`touch`).
+fn command(s: usize, t: usize, j: usize) -> (String, bool) {
+    if (s + t + j).is_multiple_of(2) {
+        (format!("mkdir -p soak-s{s}-t{t}-{j}"), true)
+    } else {
+        (format!("touch soak-s{s}-t{t}-{j}.txt"), false)
+    }
+}
+
+/// One answer's pieces: ~20 bytes each, a paragraph every 40.
+fn answer(s: usize, t: usize, j: usize) -> Vec<String> {
+    (0..STEP_PIECES)
+        .map(|i| {
+            if i % 40 == 39 {
+                format!("s{s} t{t} a{j} w{i}.\n\n")
+            } else {
+                format!("s{s} t{t} a{j} w{i} ok. ")
+            }
+        })
+        .collect()
+}
+
+/// Queue turn `t` of session `s`: an answer, then a command, `STEPS_PER_TURN` times, each
+/// answer routed on what the engine sends after the command ran; a last short answer ends it.
+fn script_turn(fakes: &Fakes, engine: Engine, s: usize, t: usize) {
+    for j in 0..=STEPS_PER_TURN {
+        let needle = if j == 0 {
+            turn_message(s, t)
+        } else {
+            call_id(engine, s, t, j)
+        };
+        let text = if j == STEPS_PER_TURN {
+            vec![format!("s{s} t{t} done.")]
+        } else {
+            answer(s, t, j)
+        };
+        let next = (j < STEPS_PER_TURN).then(|| {
+            let (cmd, _) = command(s, t, j + 1);
+            (call_id(engine, s, t, j + 1), cmd)
+        });
+        match engine {
+            Engine::Claude => {
+                let tool = next.as_ref().map(|(id, cmd)| {
+                    (
+                        id.as_str(),
+                        "Bash",
+                        json!({"command": cmd, "description": "Run a command"}),
+                    )
+                });
+                fakes.messages.push_routed(
+                    &needle,
+                    fake_messages::Reply::paced_then_tool(text, PACE, tool),
+                );
+            }
+            _ => {
+                let tool = next
+                    .as_ref()
+                    .map(|(id, cmd)| (id.as_str(), "exec_command", json!({ "cmd": cmd })));
+                fakes.responses.push_routed(
+                    &needle,
+                    fake_responses::Reply::paced_then_tool(text, PACE, tool),
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- sampling
+
+/// One process at one sample.
+struct Proc {
+    name: String,
+    pid: u32,
+    pss_kb: u64,
+    anon_kb: u64,
+    cpu_ticks: u64,
+}
+
+struct Sample {
+    at_s: f64,
+    procs: Vec<Proc>,
+    db_bytes: u64,
+    fds: usize,
+}
+
+/// Where a process belongs in the figures: the app, the web and network processes, an engine.
+fn role(comm: &str) -> &'static str {
+    if comm.starts_with("WebKitWebProces") {
+        "web"
+    } else if comm.starts_with("WebKitNetwork") {
+        "network"
+    } else if comm.starts_with("codex") {
+        "codex"
+    } else if comm.starts_with("claude") {
+        "claude"
+    } else if comm.starts_with("agentdesk") {
+        "app"
+    } else {
+        "other"
+    }
+}
+
+fn db_bytes(data_dir: &Path) -> u64 {
+    std::fs::read_dir(data_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".db"))
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+fn take_sample(app: u32, data_dir: &Path, t0: Instant) -> Sample {
+    let procs = tree(app)
+        .into_iter()
+        .filter_map(|pid| {
+            let (comm, _, ticks, _) = proc_info(pid)?;
+            let (pss_kb, anon_kb) = memory_kb(pid);
+            Some(Proc {
+                name: comm,
+                pid,
+                pss_kb,
+                anon_kb,
+                cpu_ticks: ticks,
+            })
+        })
+        .collect();
+    Sample {
+        at_s: t0.elapsed().as_secs_f64(),
+        procs,
+        db_bytes: db_bytes(data_dir),
+        fds: open_fds(app),
+    }
+}
+
+/// Samples every `SAMPLE_EVERY` on its own thread until stopped.
+fn start_sampler(
+    app: u32,
+    data_dir: PathBuf,
+    t0: Instant,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Vec<Sample>> {
+    std::thread::spawn(move || {
+        let mut out = vec![take_sample(app, &data_dir, t0)];
+        let mut next = t0 + SAMPLE_EVERY;
+        loop {
+            while Instant::now() < next {
+                if stop.load(Ordering::Relaxed) {
+                    out.push(take_sample(app, &data_dir, t0));
+                    return out;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            out.push(take_sample(app, &data_dir, t0));
+            next += SAMPLE_EVERY;
+        }
+    })
+}
+
+/// kB per role in one sample, (PSS, anonymous).
+fn by_role(s: &Sample) -> BTreeMap<&'static str, (u64, u64)> {
+    let mut m = BTreeMap::new();
+    for p in &s.procs {
+        let e = m.entry(role(&p.name)).or_insert((0, 0));
+        e.0 += p.pss_kb;
+        e.1 += p.anon_kb;
+    }
+    m
+}
+
+fn window_anon_kb(s: &Sample) -> u64 {
+    let r = by_role(s);
+    ["app", "web", "network"]
+        .iter()
+        .map(|k| r.get(k).map(|v| v.1).unwrap_or(0))
+        .sum()
+}
+
+fn cpu_ticks(s: &Sample, roles: &[&str]) -> u64 {
+    s.procs
+        .iter()
+        .filter(|p| roles.contains(&role(&p.name)))
+        .map(|p| p.cpu_ticks)
+        .sum()
+}
+
+// ---------------------------------------------------------------- the page
+
+/// Installed once: while `__soakMeasure` is set, every keydown in a text field records its
+/// delay to the frame painted after it (the next animation frame, then the task after it), from
+/// the event's time stamp (the X server's time of the key press: WebKitGTK stamps DOM events
+/// with the GDK event's time) and from when the page's handler ran (the page's own share).
+/// Only real key presses are measured: WebDriver's typed keys carry the time its action began.
+const WATCH_KEYS: &str = r#"
+    if (!window.__soakKeys) {
+      window.__soakKeys = [];
+      document.addEventListener('keydown', (e) => {
+        if (!window.__soakMeasure || !e.target || e.target.tagName !== 'TEXTAREA') return;
+        const [t, h] = [e.timeStamp, performance.now()];
+        requestAnimationFrame(() => setTimeout(() => {
+          const p = performance.now();
+          window.__soakKeys.push([p - t, p - h]);
+        }, 0));
+      }, true);
+    }
+    return true;
+"#;
+
+const TAKE_KEYS: &str = r#"
+    const k = window.__soakKeys || []; window.__soakKeys = []; return k;
+"#;
+
+/// Per sidebar session: [title, running, waiting].
+const SIDEBAR: &str = r#"
+    return [...document.querySelectorAll('[data-testid=session-item]')].map((b) => [
+      (b.querySelector('.session-title') || b).textContent.trim(),
+      !!b.querySelector('.activity-dot'),
+      Number((b.querySelector('.badge.waiting') || { firstChild: { textContent: '0' } }).firstChild.textContent) || 0,
+    ]);
+"#;
+
+const OPEN: &str = r#"
+    const b = [...document.querySelectorAll('[data-testid=session-item]')].find(
+      (b) => (b.querySelector('.session-title') || b).textContent.trim() === arguments[0]);
+    if (!b) return false; b.click(); return true;
+"#;
+
+/// Approves every approval card shown in the open session (as a user pressing its button).
+const APPROVE_SHOWN: &str = r#"
+    const bs = [...document.querySelectorAll('[role=log][aria-label=Timeline] button.approve')].filter((b) => !b.disabled);
+    bs.forEach((b) => b.click());
+    return bs.length;
+"#;
+
+/// Pastes the image into the composer as a paste of image data does.
+const PASTE_IMAGE: &str = r#"
+    const ta = document.querySelector('textarea[aria-label=Message]');
+    if (!ta) return 'no composer';
+    const raw = atob(arguments[0]);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], arguments[1], { type: 'image/png' }));
+    const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    ta.dispatchEvent(ev);
+    return ev.defaultPrevented ? 'ok' : 'not taken';
+"#;
+
+const DOM_NODES: &str = "return document.getElementsByTagName('*').length;";
+
+struct SessionState {
+    title: String,
+    engine: Engine,
+    index: usize,
+    turns: usize,
+}
+
+#[derive(Default)]
+struct Counts {
+    visits: usize,
+    turns: usize,
+    images: usize,
+    approved_in_window: usize,
+    /// Per keystroke: ms from the event's time stamp to the painted frame, and from the
+    /// page's handler to it.
+    keys: Vec<(f64, f64)>,
+    dom_nodes: Vec<(f64, u64)>,
+    problems: Vec<String>,
+}
+
+async fn visit(
+    app: &AppSession,
+    display: &str,
+    fakes: &Fakes,
+    s: &mut SessionState,
+    counts: &mut Counts,
+    t0: Instant,
+) -> Result<(), BoxError> {
+    counts.visits += 1;
+    let opened = app
+        .client
+        .execute(OPEN, vec![s.title.clone().into()])
+        .await?;
+    if opened != json!(true) {
+        counts
+            .problems
+            .push(format!("{} not in the sidebar", s.title));
+        return Ok(());
+    }
+    // Let the session's view open before acting in it.
+    let composer = app.find("textarea[aria-label=Message]").await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let approved = app.client.execute(APPROVE_SHOWN, vec![]).await?;
+    counts.approved_in_window += approved.as_u64().unwrap_or(0) as usize;
+
+    // The user types a note and takes it back: real key presses from the X server, each
+    // measured in the page.
+    composer.click().await?;
+    app.client
+        .execute("window.__soakMeasure = true; return true;", vec![])
+        .await?;
+    let keys = ["d", "r", "a", "f", "t"]
+        .into_iter()
+        .chain(["BackSpace"; 5])
+        .collect::<Vec<_>>();
+    let typed = tokio::process::Command::new("xdotool")
+        .args(["key", "--delay", "100"])
+        .args(&keys)
+        .env("DISPLAY", display)
+        .status()
+        .await?;
+    if !typed.success() {
+        counts.problems.push(format!("xdotool: {typed}"));
+    }
+    // The last key's frame.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    app.client
+        .execute("window.__soakMeasure = false; return true;", vec![])
+        .await?;
+
+    let rows = app.client.execute(SIDEBAR, vec![]).await?;
+    let running = rows
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r[0] == json!(s.title))
+        .map(|r| r[1] == json!(true))
+        .unwrap_or(true);
+    if !running {
+        s.turns += 1;
+        script_turn(fakes, s.engine, s.index, s.turns);
+        composer
+            .send_keys(&format!("{} Keep going", turn_message(s.index, s.turns)))
+            .await?;
+        let pasted = app
+            .client
+            .execute(
+                PASTE_IMAGE,
+                vec![
+                    IMAGE_PNG_B64.into(),
+                    format!("soak-{}-{}.png", s.index, s.turns).into(),
+                ],
+            )
+            .await?;
+        if pasted == json!("ok") {
+            counts.images += 1;
+            // The chip appears once the image is imported; Send waits for it.
+            app.find("[data-testid=composer] button[aria-label^='Remove ']")
+                .await?;
+        } else {
+            counts
+                .problems
+                .push(format!("paste into {}: {pasted}", s.title));
+        }
+        app.press("Send").await?;
+        counts.turns += 1;
+    }
+    let nodes = app.client.execute(DOM_NODES, vec![]).await?;
+    counts
+        .dom_nodes
+        .push((t0.elapsed().as_secs_f64(), nodes.as_u64().unwrap_or(0)));
+    let keys = app.client.execute(TAKE_KEYS, vec![]).await?;
+    counts.keys.extend(
+        keys.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| Some((v.get(0)?.as_f64()?, v.get(1)?.as_f64()?))),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------- results
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn write_csv(dir: &Path, samples: &[Sample]) -> std::io::Result<()> {
+    let mut raw = String::from("t_s,process,pid,role,pss_kb,anon_kb,cpu_s\n");
+    let mut sum = String::from(
+        "t_s,app_anon_mb,web_anon_mb,network_anon_mb,window_anon_mb,window_pss_mb,engines_pss_mb,engines_anon_mb,window_cpu_cores,engines_cpu_cores,db_mb,app_fds\n",
+    );
+    for (i, s) in samples.iter().enumerate() {
+        for p in &s.procs {
+            raw += &format!(
+                "{:.0},{},{},{},{},{},{:.2}\n",
+                s.at_s,
+                p.name,
+                p.pid,
+                role(&p.name),
+                p.pss_kb,
+                p.anon_kb,
+                p.cpu_ticks as f64 / HZ
+            );
+        }
+        let r = by_role(s);
+        let get = |k: &str| r.get(k).copied().unwrap_or((0, 0));
+        let mb = |kb: u64| kb as f64 / 1024.0;
+        let window_pss = get("app").0 + get("web").0 + get("network").0;
+        let engines = (
+            get("codex").0 + get("claude").0,
+            get("codex").1 + get("claude").1,
+        );
+        let (wcpu, ecpu) = if i == 0 {
+            (0.0, 0.0)
+        } else {
+            let prev = &samples[i - 1];
+            let dt = (s.at_s - prev.at_s).max(0.001);
+            let d = |roles: &[&str]| {
+                cpu_ticks(s, roles).saturating_sub(cpu_ticks(prev, roles)) as f64 / HZ / dt
+            };
+            (d(&["app", "web", "network"]), d(&["codex", "claude"]))
+        };
+        sum += &format!(
+            "{:.0},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{}\n",
+            s.at_s,
+            mb(get("app").1),
+            mb(get("web").1),
+            mb(get("network").1),
+            mb(window_anon_kb(s)),
+            mb(window_pss),
+            mb(engines.0),
+            mb(engines.1),
+            wcpu,
+            ecpu,
+            s.db_bytes as f64 / 1_048_576.0,
+            s.fds
+        );
+    }
+    std::fs::write(dir.join("samples.csv"), raw)?;
+    std::fs::write(dir.join("summary.csv"), sum)
+}
+
+/// A curve's name, colour and points (minutes, MB).
+type Series = (&'static str, &'static str, Vec<(f64, f64)>);
+
+fn curve(samples: &[Sample], kb: impl Fn(&Sample) -> u64) -> Vec<(f64, f64)> {
+    samples
+        .iter()
+        .map(|s| (s.at_s / 60.0, kb(s) as f64 / 1024.0))
+        .collect()
+}
+
+/// The memory curve: anonymous memory of the app, web and network processes and their sum,
+/// and the engines' PSS, against minutes.
+fn plot_svg(samples: &[Sample]) -> String {
+    let (w, h, left, bottom, top, right) = (760.0, 380.0, 60.0, 40.0, 30.0, 170.0);
+    let anon = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.1).unwrap_or(0);
+    let engines = |s: &Sample| {
+        let r = by_role(s);
+        r.get("codex").map(|v| v.0).unwrap_or(0) + r.get("claude").map(|v| v.0).unwrap_or(0)
+    };
+    let series: Vec<Series> = vec![
+        (
+            "app + web + network, anon",
+            "#1f6feb",
+            curve(samples, window_anon_kb),
+        ),
+        ("app, anon", "#8250df", curve(samples, anon("app"))),
+        ("web process, anon", "#1a7f37", curve(samples, anon("web"))),
+        (
+            "network process, anon",
+            "#9a6700",
+            curve(samples, anon("network")),
+        ),
+        ("8 engines, PSS", "#cf222e", curve(samples, engines)),
+    ];
+    let max_x = samples
+        .last()
+        .map(|s| s.at_s / 60.0)
+        .unwrap_or(1.0)
+        .max(1.0);
+    let max_y = series
+        .iter()
+        .flat_map(|(_, _, p)| p.iter().map(|(_, y)| *y))
+        .fold(10.0_f64, f64::max)
+        * 1.1;
+    let x = |v: f64| left + v / max_x * (w - left - right);
+    let y = |v: f64| h - bottom - v / max_y * (h - top - bottom);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n<text x=\"{left}\" y=\"18\" font-size=\"13\">Soak: 8 sessions, memory (MB) against minutes</text>\n"
+    );
+    for i in 0..=5 {
+        let v = max_y / 5.0 * i as f64;
+        svg += &format!(
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>\n",
+            w - right, y(v), y(v), left - 6.0, y(v) + 4.0
+        );
+    }
+    let step = if max_x > 10.0 { 5.0 } else { 1.0 };
+    let mut m = 0.0;
+    while m <= max_x + 0.001 {
+        svg += &format!(
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{m:.0}</text>\n",
+            x(m),
+            h - bottom + 16.0
+        );
+        m += step;
+    }
+    for (i, (name, colour, pts)) in series.iter().enumerate() {
+        let d: Vec<String> = pts
+            .iter()
+            .map(|(a, b)| format!("{:.1},{:.1}", x(*a), y(*b)))
+            .collect();
+        svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\">{name}</text>\n",
+            d.join(" "),
+            w - right + 10.0,
+            top + 20.0 * i as f64 + 6.0,
+            w - right + 26.0,
+            top + 20.0 * i as f64 + 10.0
+        );
+    }
+    svg + "</svg>\n"
+}
+
+// ---------------------------------------------------------------- the soak
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a benchmark: run by hand, figures go to BENCHMARKS.md"]
+async fn soak() {
+    let Some(pre) = prerequisites(TEST) else {
+        return;
+    };
+    let (Some(codex), Some(claude)) = (
+        engine_bin("CODEX_BIN", "soak bench"),
+        engine_bin("CLAUDE_BIN", "soak bench"),
+    ) else {
+        return;
+    };
+    let app_bin = pre.app.clone();
+    println!("app: {}, {} minutes", app_bin.display(), minutes());
+    let desktop = Desktop::start(pre).unwrap();
+    let artifacts = artifacts_dir(TEST);
+    let env = AppEnv::new(TEST).unwrap();
+    let fakes = Fakes {
+        responses: fake_responses::FakeResponses::start().await.unwrap(),
+        messages: fake_messages::FakeMessages::start().await.unwrap(),
+    };
+
+    // One workspace, a Codex and a Claude profile, both allowing `mkdir` by rule.
+    let rule = |spec: &mut ProfileSpec| {
+        spec.approval_rules.push(ApprovalRule {
+            kind: None,
+            tool: None,
+            command_prefix: Some("mkdir".into()),
+            action: RuleAction::Allow,
+        })
+    };
+    let ws = prepare_codex_workspace(&env, codex.clone(), fakes.responses.base_url(), rule)
+        .await
+        .unwrap();
+    let claude_profile =
+        add_claude_profile(&env, &ws, (codex, claude), &fakes.messages.base_url(), rule)
+            .await
+            .unwrap();
+    let mut sessions = Vec::new();
+    for i in 0..2 * PER_ENGINE {
+        let engine = if i % 2 == 0 {
+            Engine::Codex
+        } else {
+            Engine::Claude
+        };
+        let title = format!(
+            "soak {i} {}",
+            if engine == Engine::Codex {
+                "codex"
+            } else {
+                "claude"
+            }
+        );
+        ws.desk
+            .create_session(&agentdesk_core::NewSession {
+                profile_id: (engine == Engine::Claude).then(|| claude_profile.clone()),
+                title: Some(title.clone()),
+                ..agentdesk_core::NewSession::new(ws.workspace_id.clone())
+            })
+            .await
+            .unwrap();
+        sessions.push(SessionState {
+            title,
+            engine,
+            index: i,
+            turns: 0,
+        });
+    }
+    let work = ws.work.clone();
+    ws.desk.close().await;
+
+    let display = desktop.display_name().to_string();
+    let app = desktop.launch(&env, "app", &artifacts).await.unwrap();
+    app.find("[data-testid=session-item]").await.unwrap();
+    app.client.execute(WATCH_KEYS, vec![]).await.unwrap();
+    let pid = find_app(&app_bin, &env.data_dir).expect("app process");
+
+    let t0 = Instant::now();
+    let stop = Arc::new(AtomicBool::new(false));
+    let sampler = start_sampler(pid, env.data_dir.clone(), t0, stop.clone());
+    let end = t0 + Duration::from_secs_f64(minutes() * 60.0);
+    let mut counts = Counts::default();
+    let mut i = 0;
+    while Instant::now() < end {
+        let arrived = Instant::now();
+        let n = sessions.len();
+        if let Err(e) = visit(
+            &app,
+            &display,
+            &fakes,
+            &mut sessions[i % n],
+            &mut counts,
+            t0,
+        )
+        .await
+        {
+            counts.problems.push(format!(
+                "{:.0} s, {}: {e}",
+                t0.elapsed().as_secs_f64(),
+                sessions[i % n].title
+            ));
+            let _ = app
+                .screenshot(&artifacts.join(format!("problem-{i}.png")))
+                .await;
+        }
+        if i % 40 == 0 {
+            let _ = app
+                .screenshot(
+                    &artifacts.join(format!("at-{:02}min.png", t0.elapsed().as_secs() / 60)),
+                )
+                .await;
+        }
+        i += 1;
+        tokio::time::sleep(SWITCH_EVERY.saturating_sub(arrived.elapsed())).await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    let samples = tokio::task::spawn_blocking(move || sampler.join().unwrap())
+        .await
+        .unwrap();
+    app.screenshot(&artifacts.join("end.png")).await.unwrap();
+
+    write_csv(&artifacts, &samples).unwrap();
+    std::fs::write(artifacts.join("soak-memory.svg"), plot_svg(&samples)).unwrap();
+
+    // What ran: the commands' traces in the workspace.
+    let (mut made, mut touched) = (0, 0);
+    for e in std::fs::read_dir(&work).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("soak-") && n.ends_with(".txt") {
+            touched += 1;
+        } else if n.starts_with("soak-") {
+            made += 1;
+        }
+    }
+    let sorted = |f: fn(&(f64, f64)) -> f64| {
+        let mut v: Vec<f64> = counts.keys.iter().map(f).collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        v
+    };
+    let (keys, in_page) = (sorted(|k| k.0), sorted(|k| k.1));
+    let at = |min: f64| {
+        samples
+            .iter()
+            .find(|s| s.at_s >= min * 60.0)
+            .or(samples.last())
+            .unwrap()
+    };
+    let last = samples.last().unwrap();
+    let (m5, end_s) = (window_anon_kb(at(5.0)), window_anon_kb(last));
+    println!(
+        "\n== soak, {:.1} minutes, {} samples",
+        last.at_s / 60.0,
+        samples.len()
+    );
+    println!(
+        "user: {} visits, {} messages sent ({} with an image), {} approvals from the window",
+        counts.visits, counts.turns, counts.images, counts.approved_in_window
+    );
+    println!(
+        "commands run: {made} allowed by the rule (mkdir), {touched} approved in the window (touch); model requests: codex {}, claude {}",
+        fakes.responses.model_requests().len(),
+        fakes.messages.model_requests().len()
+    );
+    for (what, v) in [("event time stamp", &keys), ("page's handler", &in_page)] {
+        println!(
+            "keystroke → painted frame, from the {what}: {} keys, p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            v.len(),
+            percentile(v, 0.5),
+            percentile(v, 0.95),
+            v.last().copied().unwrap_or(f64::NAN)
+        );
+    }
+    println!(
+        "app + web + network anonymous memory: at 5 min {:.1} MB, at the end {:.1} MB ({:+.1} %)",
+        m5 as f64 / 1024.0,
+        end_s as f64 / 1024.0,
+        (end_s as f64 / m5.max(1) as f64 - 1.0) * 100.0
+    );
+    for s in [at(0.0), at(5.0), at(15.0), last] {
+        let r = by_role(s);
+        println!(
+            "  {:>5.1} min: {}; db {:.1} MB; app fds {}",
+            s.at_s / 60.0,
+            r.iter()
+                .map(|(k, (p, a))| format!(
+                    "{k} pss {:.0} anon {:.0} MB",
+                    *p as f64 / 1024.0,
+                    *a as f64 / 1024.0
+                ))
+                .collect::<Vec<_>>()
+                .join(", "),
+            s.db_bytes as f64 / 1_048_576.0,
+            s.fds
+        );
+    }
+    let cpu = |roles: &[&str]| {
+        (cpu_ticks(last, roles).saturating_sub(cpu_ticks(&samples[0], roles))) as f64
+            / HZ
+            / (last.at_s - samples[0].at_s).max(1.0)
+    };
+    println!(
+        "CPU over the soak: window (app + web + network) {:.3} cores, engines {:.3} cores",
+        cpu(&["app", "web", "network"]),
+        cpu(&["codex", "claude"])
+    );
+    if let (Some(a), Some(b)) = (counts.dom_nodes.first(), counts.dom_nodes.last()) {
+        let max = counts.dom_nodes.iter().map(|d| d.1).max().unwrap_or(0);
+        println!(
+            "DOM nodes: {} at the start, {} at the end, at most {max}",
+            a.1, b.1
+        );
+    }
+    for p in &counts.problems {
+        println!("problem: {p}");
+    }
+    println!("samples, summary and plot in {}", artifacts.display());
+    app.quit().await.unwrap();
+}
