@@ -21,6 +21,8 @@ use tauri::{AppHandle, Manager, Wry};
 type Gate = startup::Gate<Invoke<Wry>>;
 
 pub fn run() {
+    // Before any thread or the heap grows: the forked watchdog keeps a copy of what is here.
+    agentdesk_core::engines::start_orphan_watchdog();
     let started = startup::process_start();
     webkit::prepare_env();
     let data_dir = agentdesk_core::paths::data_dir();

@@ -5,15 +5,19 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-/// The app process of one environment: the app binary with this data dir in its environment.
-pub fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
-    let app = std::fs::canonicalize(app).ok()?;
+/// Processes of `app` (its executable) with this data dir in their environment: the app and
+/// its orphan watchdog (forked at start, adopted by init).
+fn processes_of(app: &Path, data_dir: &Path) -> Vec<u32> {
+    let Ok(app) = std::fs::canonicalize(app) else {
+        return Vec::new();
+    };
     let needle = format!("AGENTDESK_DATA_DIR={}", data_dir.display());
-    std::fs::read_dir("/proc")
-        .ok()?
-        .flatten()
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| {
+        .filter(|pid| {
             std::fs::read_link(format!("/proc/{pid}/exe"))
                 .ok()
                 .as_deref()
@@ -22,6 +26,26 @@ pub fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
                     .map(|env| env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes()))
                     .unwrap_or(false)
         })
+        .collect()
+}
+
+fn adopted_by_init(pid: u32) -> bool {
+    proc_info(pid).is_some_and(|(_, ppid, _, _)| ppid == 1)
+}
+
+/// The app process of one environment: the app binary with this data dir in its environment
+/// (not its watchdog).
+pub fn find_app(app: &Path, data_dir: &Path) -> Option<u32> {
+    processes_of(app, data_dir)
+        .into_iter()
+        .find(|pid| !adopted_by_init(*pid))
+}
+
+/// The app's orphan watchdog: the same executable and data dir, adopted by init.
+pub fn find_watchdog(app: &Path, data_dir: &Path) -> Option<u32> {
+    processes_of(app, data_dir)
+        .into_iter()
+        .find(|pid| adopted_by_init(*pid))
 }
 
 /// Milliseconds since the epoch at which `pid` started: its start time in clock ticks after
@@ -119,6 +143,17 @@ pub fn memory_kb(pid: u32) -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("Pss:"), field("Anonymous:"))
+}
+
+/// Memory only `pid` holds (`Private_Clean` + `Private_Dirty`, kB): what its exit would free.
+pub fn private_kb(pid: u32) -> u64 {
+    let Ok(t) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {
+        return 0;
+    };
+    t.lines()
+        .filter(|l| l.starts_with("Private_Clean:") || l.starts_with("Private_Dirty:"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
 }
 
 /// How many file descriptors `pid` has open.

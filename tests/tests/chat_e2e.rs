@@ -9,6 +9,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use agentdesk_tests::bench::{find_watchdog, memory_kb, private_kb};
 use agentdesk_tests::e2e::{
     app_with_engine, artifacts_dir, prepare_codex_workspace, AppEnv, AppSession, BoxError, Desktop,
     Prerequisites, APPROVAL_CARD,
@@ -41,6 +42,7 @@ async fn timeline_text(app: &AppSession, contains: &str) -> Result<String, BoxEr
 
 async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
     let artifacts = artifacts_dir(TEST);
+    let app_bin = pre.app.clone();
     let desktop = Desktop::start(pre)?;
     let mut env = AppEnv::new(TEST)?;
     let fake = FakeResponses::start().await?;
@@ -110,6 +112,17 @@ async fn scenario(pre: Prerequisites, bin: PathBuf) -> Result<(), BoxError> {
     );
     app.screenshot(&artifacts.join("03-completed-light.png"))
         .await?;
+    // The orphan watchdog is forked first thing at start, before the app has grown: it holds
+    // little of the app's memory (forked at the first engine spawn it held the whole heap of
+    // that time, 38 MB, a growing share of it private).
+    let watchdog = find_watchdog(&app_bin, &env.data_dir).ok_or("no orphan watchdog")?;
+    let (pss_kb, anon_kb) = memory_kb(watchdog);
+    let private = private_kb(watchdog);
+    println!("orphan watchdog: PSS {pss_kb} kB, anonymous {anon_kb} kB, private {private} kB");
+    assert!(
+        private < 4 * 1024,
+        "the watchdog holds {private} kB of its own (PSS {pss_kb} kB)"
+    );
     assert_eq!(
         fake.requests().len(),
         2,

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{ApprovalRule, Engine, ProfileSpec, RuleAction};
-use agentdesk_tests::bench::{find_app, memory_kb, open_fds, proc_info, tree, HZ};
+use agentdesk_tests::bench::{find_app, find_watchdog, memory_kb, open_fds, proc_info, tree, HZ};
 use agentdesk_tests::e2e::{
     add_claude_profile, artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession,
     BoxError, Desktop,
@@ -180,6 +180,8 @@ fn role(comm: &str) -> &'static str {
         "claude"
     } else if comm.starts_with("agentdesk") {
         "app"
+    } else if comm == "watchdog" {
+        "watchdog"
     } else {
         "other"
     }
@@ -196,11 +198,15 @@ fn db_bytes(data_dir: &Path) -> u64 {
         .sum()
 }
 
-fn take_sample(app: u32, data_dir: &Path, t0: Instant) -> Sample {
+fn take_sample(app: u32, watchdog: Option<u32>, data_dir: &Path, t0: Instant) -> Sample {
     let procs = tree(app)
         .into_iter()
+        .chain(watchdog)
         .filter_map(|pid| {
-            let (comm, _, ticks, _) = proc_info(pid)?;
+            let (mut comm, _, ticks, _) = proc_info(pid)?;
+            if Some(pid) == watchdog {
+                comm = "watchdog".into();
+            }
             let (pss_kb, anon_kb) = memory_kb(pid);
             Some(Proc {
                 name: comm,
@@ -221,23 +227,23 @@ fn take_sample(app: u32, data_dir: &Path, t0: Instant) -> Sample {
 
 /// Samples every `SAMPLE_EVERY` on its own thread until stopped.
 fn start_sampler(
-    app: u32,
+    (app, watchdog): (u32, Option<u32>),
     data_dir: PathBuf,
     t0: Instant,
     stop: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<Vec<Sample>> {
     std::thread::spawn(move || {
-        let mut out = vec![take_sample(app, &data_dir, t0)];
+        let mut out = vec![take_sample(app, watchdog, &data_dir, t0)];
         let mut next = t0 + SAMPLE_EVERY;
         loop {
             while Instant::now() < next {
                 if stop.load(Ordering::Relaxed) {
-                    out.push(take_sample(app, &data_dir, t0));
+                    out.push(take_sample(app, watchdog, &data_dir, t0));
                     return out;
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
-            out.push(take_sample(app, &data_dir, t0));
+            out.push(take_sample(app, watchdog, &data_dir, t0));
             next += SAMPLE_EVERY;
         }
     })
@@ -262,11 +268,22 @@ fn window_anon_kb(s: &Sample) -> u64 {
         .sum()
 }
 
-fn cpu_ticks(s: &Sample, roles: &[&str]) -> u64 {
+/// CPU ticks the processes of `roles` used between `prev` and `s`: per process, so an engine
+/// that exited meanwhile does not take its whole life's ticks off the total, and one that
+/// started counts from zero.
+fn cpu_ticks_between(prev: &Sample, s: &Sample, roles: &[&str]) -> u64 {
     s.procs
         .iter()
         .filter(|p| roles.contains(&role(&p.name)))
-        .map(|p| p.cpu_ticks)
+        .map(|p| {
+            let before = prev
+                .procs
+                .iter()
+                .find(|q| q.pid == p.pid)
+                .map(|q| q.cpu_ticks)
+                .unwrap_or(0);
+            p.cpu_ticks.saturating_sub(before)
+        })
         .sum()
 }
 
@@ -468,7 +485,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn write_csv(dir: &Path, samples: &[Sample]) -> std::io::Result<()> {
     let mut raw = String::from("t_s,process,pid,role,pss_kb,anon_kb,cpu_s\n");
     let mut sum = String::from(
-        "t_s,app_anon_mb,web_anon_mb,network_anon_mb,window_anon_mb,window_pss_mb,engines_pss_mb,engines_anon_mb,window_cpu_cores,engines_cpu_cores,db_mb,app_fds\n",
+        "t_s,app_anon_mb,web_anon_mb,network_anon_mb,window_anon_mb,window_pss_mb,engines_pss_mb,engines_anon_mb,watchdog_pss_mb,watchdog_anon_mb,window_cpu_cores,engines_cpu_cores,db_mb,app_fds\n",
     );
     for (i, s) in samples.iter().enumerate() {
         for p in &s.procs {
@@ -496,13 +513,11 @@ fn write_csv(dir: &Path, samples: &[Sample]) -> std::io::Result<()> {
         } else {
             let prev = &samples[i - 1];
             let dt = (s.at_s - prev.at_s).max(0.001);
-            let d = |roles: &[&str]| {
-                cpu_ticks(s, roles).saturating_sub(cpu_ticks(prev, roles)) as f64 / HZ / dt
-            };
+            let d = |roles: &[&str]| cpu_ticks_between(prev, s, roles) as f64 / HZ / dt;
             (d(&["app", "web", "network"]), d(&["codex", "claude"]))
         };
         sum += &format!(
-            "{:.0},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{}\n",
+            "{:.0},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{}\n",
             s.at_s,
             mb(get("app").1),
             mb(get("web").1),
@@ -511,6 +526,8 @@ fn write_csv(dir: &Path, samples: &[Sample]) -> std::io::Result<()> {
             mb(window_pss),
             mb(engines.0),
             mb(engines.1),
+            mb(get("watchdog").0),
+            mb(get("watchdog").1),
             wcpu,
             ecpu,
             s.db_bytes as f64 / 1_048_576.0,
@@ -685,7 +702,8 @@ async fn soak() {
 
     let t0 = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
-    let sampler = start_sampler(pid, env.data_dir.clone(), t0, stop.clone());
+    let watchdog = find_watchdog(&app_bin, &env.data_dir);
+    let sampler = start_sampler((pid, watchdog), env.data_dir.clone(), t0, stop.clone());
     let end = t0 + Duration::from_secs_f64(minutes() * 60.0);
     let mut counts = Counts::default();
     let mut i = 0;
@@ -802,9 +820,11 @@ async fn soak() {
         );
     }
     let cpu = |roles: &[&str]| {
-        (cpu_ticks(last, roles).saturating_sub(cpu_ticks(&samples[0], roles))) as f64
-            / HZ
-            / (last.at_s - samples[0].at_s).max(1.0)
+        let ticks: u64 = samples
+            .windows(2)
+            .map(|w| cpu_ticks_between(&w[0], &w[1], roles))
+            .sum();
+        ticks as f64 / HZ / (last.at_s - samples[0].at_s).max(1.0)
     };
     println!(
         "CPU over the soak: window (app + web + network) {:.3} cores, engines {:.3} cores",

@@ -1,5 +1,6 @@
-//! Issue #12's cold start and 50,000-item open, measured on the real app under Xvfb, several
-//! rounds, optionally against a second binary in alternating rounds (the same load for both).
+//! Issue #12's cold start and big-session open (issue 26 item 5: 200,000 items), measured on the
+//! real app under Xvfb, several rounds, optionally against a second binary in alternating rounds
+//! (the same load for both).
 //! Not a timed test: `#[ignore]`d, it prints what it measured (figures in BENCHMARKS.md).
 //!
 //! ```sh
@@ -8,6 +9,12 @@
 //!   cargo test -p agentdesk-tests --test startup_bench -- --ignored --nocapture
 //! # STARTUP_BENCH_BASELINE_BIN=<an older build>: alternate rounds with it
 //! # STARTUP_BENCH_ROUNDS=5 (default)
+//! # STARTUP_BENCH_ITEMS=200000 (default): items of the big session
+//! # STARTUP_BENCH_ENV="K=V …": more environment for the app (a setting under trial); with
+//! #   STARTUP_BENCH_BASELINE_ENV="K=V …" instead, the baseline rounds get it (same binary twice:
+//! #   STARTUP_BENCH_BASELINE_BIN=$AGENTDESK_APP_BIN)
+//! # STARTUP_BENCH_SCROLL=1: in the first round, also scroll the big session from its end to
+//! #   its first item (the page's DOM size on the way, memory before and after)
 //! ```
 //!
 //! Per round: the app process's start (`/proc/<pid>/stat`), the page's navigation start
@@ -16,21 +23,29 @@
 //! (its timeline element) is in the page, until its first row is (the shell answered
 //! `open_session` with the reset batch and it was rendered), and until the newest item is (the
 //! list settled at the bottom). Then another session and the big one again (a warm open).
+//! Memory (PSS and anonymous, app + web + network process) is read before the first open (idle,
+//! one workspace open), after the warm open, and after the scroll.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
-use agentdesk_tests::bench::{find_app, seeded_text, start_epoch_ms};
+use agentdesk_tests::bench::{find_app, memory_kb, proc_info, seeded_text, start_epoch_ms, tree};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
 const TEST: &str = "startup_bench";
-const SEEDED_ITEMS: usize = 50_000;
-const BIG: &str = "seeded 50k";
+const BIG: &str = "seeded big";
+
+fn seeded_items() -> usize {
+    std::env::var("STARTUP_BENCH_ITEMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000)
+}
 const SMALL: &str = "seeded small";
 
-/// A workspace with two sessions: `BIG` (`SEEDED_ITEMS` items) and `SMALL` (3 items).
+/// A workspace with two sessions: `BIG` (`seeded_items()` items) and `SMALL` (3 items).
 async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
     let work = env.root.join("work");
     std::fs::create_dir_all(&work)?;
@@ -39,7 +54,7 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
         .add_workspace(&work.to_string_lossy(), Some("demo"))
         .await?;
     let store = desk.store();
-    for (sid, title, n, at) in [("big", BIG, SEEDED_ITEMS, 1), ("small", SMALL, 3, 2)] {
+    for (sid, title, n, at) in [("big", BIG, seeded_items(), 1), ("small", SMALL, 3, 2)] {
         store
             .insert_session(&Session::begun(
                 sid.into(),
@@ -124,6 +139,46 @@ const OPEN: &str = r#"
     setTimeout(() => finish(-1), 20000);
 "#;
 
+/// Scrolls the timeline to its top until `arguments[0]` (the first item) is in the page, as a
+/// user dragging to the top again and again would: [ms, steps, most elements the page held at
+/// once, most timeline rows at once], or null when not there within 15 minutes.
+const SCROLL_TO_START: &str = r#"
+    const [first, done] = [arguments[0], arguments[arguments.length - 1]];
+    const log = document.querySelector('[role=log][aria-label=Timeline]');
+    if (!log) { done(null); return; }
+    const t0 = performance.now();
+    let steps = 0, nodes = 0, rows = 0;
+    const step = () => {
+      nodes = Math.max(nodes, document.getElementsByTagName('*').length);
+      rows = Math.max(rows, log.querySelectorAll('.row').length);
+      if (log.textContent.includes(first)) { done([performance.now() - t0, steps, nodes, rows]); return; }
+      if (performance.now() - t0 > 900000) { done(null); return; }
+      steps++;
+      log.scrollTop = 0;
+      setTimeout(step, 30);
+    };
+    step();
+"#;
+
+/// (PSS, anonymous) kB of the app, its web and its network process.
+fn window_memory(app: u32) -> (u64, u64) {
+    tree(app)
+        .into_iter()
+        .filter(|pid| {
+            proc_info(*pid).is_some_and(|(comm, ..)| {
+                *pid == app
+                    || comm.starts_with("WebKitWebProces")
+                    || comm.starts_with("WebKitNetwork")
+            })
+        })
+        .map(memory_kb)
+        .fold((0, 0), |a, m| (a.0 + m.0, a.1 + m.1))
+}
+
+fn mb(kb: u64) -> f64 {
+    kb as f64 / 1024.0
+}
+
 const PAINT: &str = "const p = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint'); \
      return [performance.timeOrigin, p ? performance.timeOrigin + p.startTime : null];";
 
@@ -141,6 +196,8 @@ struct Round {
     fcp: f64,
     cold_open: [f64; 3],
     warm_open: [f64; 3],
+    /// (PSS, anonymous) kB: idle, after the warm open, after the scroll (if scrolled).
+    memory: [(u64, u64); 3],
 }
 
 async fn round(
@@ -148,6 +205,7 @@ async fn round(
     app_bin: &Path,
     env: &AppEnv,
     label: &str,
+    scroll: bool,
 ) -> Result<Round, BoxError> {
     let artifacts = artifacts_dir(&format!("{TEST}/{label}"));
     let app = desktop.launch(env, "app", &artifacts).await?;
@@ -181,17 +239,52 @@ async fn round(
                 .ok_or_else(|| BoxError::from("no session item"))
         }
     };
-    let big_last = seeded_text(SEEDED_ITEMS - 1);
+    // Idle with one workspace open (nothing opened yet).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let idle = window_memory(pid);
+    let big_last = seeded_text(seeded_items() - 1);
     let cold_open = open(BIG, big_last.clone()).await?;
     open(SMALL, seeded_text(2)).await?;
     let warm_open = open(BIG, big_last).await?;
     app.screenshot(&artifacts.join("big-open.png")).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let opened = window_memory(pid);
+    let mut scrolled = (0, 0);
+    if scroll {
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(1000)),
+                None,
+                None,
+            ))
+            .await?;
+        let v = app
+            .client
+            .execute_async(SCROLL_TO_START, vec![seeded_text(0).into()])
+            .await?;
+        let got: Option<[f64; 4]> = serde_json::from_value(v)?;
+        app.screenshot(&artifacts.join("big-scrolled-to-start.png"))
+            .await?;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        scrolled = window_memory(pid);
+        match got {
+            Some([ms, steps, nodes, rows]) => println!(
+                "scrolled {} items end to end: {:.1} s, {steps} steps; the page held at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
+                seeded_items(),
+                ms / 1000.0,
+                mb(scrolled.0),
+                mb(scrolled.1)
+            ),
+            None => println!("the first item was not reached within 15 minutes"),
+        }
+    }
     app.quit().await?;
     Ok(Round {
         nav: paint.0 - started,
         fcp: paint.1.map(|p| p - started).unwrap_or(f64::NAN),
         cold_open,
         warm_open,
+        memory: [idle, opened, scrolled],
     })
 }
 
@@ -228,8 +321,19 @@ async fn startup_and_big_open() {
         })
         .collect();
     let mut envs = Vec::new();
-    for _ in &bins {
-        let env = AppEnv::new(TEST).unwrap();
+    for (name, _) in &bins {
+        let mut env = AppEnv::new(TEST).unwrap();
+        let var = if name == "app" {
+            "STARTUP_BENCH_ENV"
+        } else {
+            "STARTUP_BENCH_BASELINE_ENV"
+        };
+        env.extra = std::env::var(var)
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         prepare(&env).await.unwrap();
         envs.push(env);
     }
@@ -237,9 +341,12 @@ async fn startup_and_big_open() {
     let mut results: Vec<Vec<Round>> = bins.iter().map(|_| Vec::new()).collect();
     for r in 0..rounds {
         for (i, (name, bin)) in bins.iter().enumerate() {
-            let x = round(&desktops[i], bin, &envs[i], name).await.unwrap();
+            let scroll = r == 0 && std::env::var_os("STARTUP_BENCH_SCROLL").is_some();
+            let x = round(&desktops[i], bin, &envs[i], name, scroll)
+                .await
+                .unwrap();
             println!(
-                "{name} round {}: nav {:.0} ms, fcp {:.0} ms | 50k open cold {:.0} ms (timeline {:.0}, first row {:.0}), warm {:.0} ms (timeline {:.0}, first row {:.0}) | load {}",
+                "{name} round {}: nav {:.0} ms, fcp {:.0} ms | big open cold {:.0} ms (timeline {:.0}, first row {:.0}), warm {:.0} ms (timeline {:.0}, first row {:.0}) | idle PSS {:.1} MB anon {:.1} MB, opened PSS {:.1} MB anon {:.1} MB | load {}",
                 r + 1,
                 x.nav,
                 x.fcp,
@@ -249,6 +356,10 @@ async fn startup_and_big_open() {
                 x.warm_open[0],
                 x.warm_open[1],
                 x.warm_open[2],
+                mb(x.memory[0].0),
+                mb(x.memory[0].1),
+                mb(x.memory[1].0),
+                mb(x.memory[1].1),
                 load()
             );
             results[i].push(x);
@@ -257,13 +368,16 @@ async fn startup_and_big_open() {
     for (i, (name, bin)) in bins.iter().enumerate() {
         let rs = &results[i];
         println!(
-            "== {name} ({}): median of {}: nav {:.0} ms, fcp {:.0} ms, 50k open cold {:.0} ms, warm {:.0} ms",
+            "== {name} ({}): median of {}: nav {:.0} ms, fcp {:.0} ms, {}-item open cold {:.0} ms, warm {:.0} ms; opened over idle: anon +{:.1} MB, PSS +{:.1} MB",
             bin.display(),
             rs.len(),
             median(rs.iter().map(|r| r.nav).collect()),
             median(rs.iter().map(|r| r.fcp).collect()),
+            seeded_items(),
             median(rs.iter().map(|r| r.cold_open[0]).collect()),
             median(rs.iter().map(|r| r.warm_open[0]).collect()),
+            median(rs.iter().map(|r| mb(r.memory[1].1) - mb(r.memory[0].1)).collect()),
+            median(rs.iter().map(|r| mb(r.memory[1].0) - mb(r.memory[0].0)).collect()),
         );
     }
     for env in &mut envs {

@@ -102,6 +102,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Before any thread or the heap grows: the forked watchdog keeps a copy of what is here.
+    agentdesk_core::engines::start_orphan_watchdog();
     let cli = Cli::parse();
     // Like other Unix tools, die quietly when the reader of stdout goes away (`| head`)
     // instead of panicking on the next print.

@@ -282,6 +282,13 @@ pub(crate) async fn typed_image_path(blob: &Path, mime: &str) -> Result<PathBuf>
     Ok(typed)
 }
 
+/// Start the orphan watchdog (Unix; nothing elsewhere) while the process is still small and
+/// single-threaded: the app and the CLI call this first thing (see `agentdesk_engine::watchdog`).
+pub fn start_orphan_watchdog() {
+    #[cfg(unix)]
+    agentdesk_engine::watchdog::start();
+}
+
 /// Read the user's login-shell `PATH` in the background (issue 20 item 1): an app started
 /// from the Dock, Finder or a desktop launcher has only `/usr/bin:/bin:…`, where npm- and
 /// Homebrew-installed engines (and the tools their commands run) cannot start. The engine

@@ -75,6 +75,12 @@ async fn fresh_database_has_schema_and_pragmas() {
         .await
         .unwrap();
     assert_eq!(fk, 1);
+    // Every connection's page cache is bounded (see PAGE_CACHE_KIB).
+    let cache: i64 = sqlx::query_scalar("PRAGMA cache_size")
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+    assert_eq!(cache, -i64::from(super::PAGE_CACHE_KIB));
     for table in [
         "workspaces",
         "profiles",
