@@ -548,76 +548,122 @@ fn curve(samples: &[Sample], kb: impl Fn(&Sample) -> u64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The memory curve: anonymous memory of the app, web and network processes and their sum,
-/// and the engines' PSS, against minutes.
-fn plot_svg(samples: &[Sample]) -> String {
-    let (w, h, left, bottom, top, right) = (760.0, 380.0, 60.0, 40.0, 30.0, 170.0);
-    let anon = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.1).unwrap_or(0);
-    let engines = |s: &Sample| {
-        let r = by_role(s);
-        r.get("codex").map(|v| v.0).unwrap_or(0) + r.get("claude").map(|v| v.0).unwrap_or(0)
-    };
-    let series: Vec<Series> = vec![
-        (
-            "app + web + network, anon",
-            "#1f6feb",
-            curve(samples, window_anon_kb),
-        ),
-        ("app, anon", "#8250df", curve(samples, anon("app"))),
-        ("web process, anon", "#1a7f37", curve(samples, anon("web"))),
-        (
-            "network process, anon",
-            "#9a6700",
-            curve(samples, anon("network")),
-        ),
-        ("8 engines, PSS", "#cf222e", curve(samples, engines)),
-    ];
-    let max_x = samples
-        .last()
-        .map(|s| s.at_s / 60.0)
-        .unwrap_or(1.0)
-        .max(1.0);
+/// One chart of `series` at `top` (its own y scale from 0 to its largest value).
+fn chart(svg: &mut String, title: &str, series: &[Series], top: f64, max_x: f64) {
+    let (w, h, left, right) = (820.0, 250.0, 60.0, 220.0);
+    let (plot_top, plot_bottom) = (top + 28.0, top + h - 30.0);
     let max_y = series
         .iter()
         .flat_map(|(_, _, p)| p.iter().map(|(_, y)| *y))
-        .fold(10.0_f64, f64::max)
-        * 1.1;
+        .fold(1.0_f64, f64::max);
+    // A round step: 1, 2 or 5 times a power of ten, about five of them.
+    let raw = max_y / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(raw);
+    let max_y = (max_y / step).ceil() * step;
     let x = |v: f64| left + v / max_x * (w - left - right);
-    let y = |v: f64| h - bottom - v / max_y * (h - top - bottom);
-    let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"#fff\"/>\n<text x=\"{left}\" y=\"18\" font-size=\"13\">Soak: 8 sessions, memory (MB) against minutes</text>\n"
+    let y = |v: f64| plot_bottom - v / max_y * (plot_bottom - plot_top);
+    *svg += &format!(
+        "<text x=\"{left}\" y=\"{}\" font-size=\"13\">{title}</text>\n",
+        top + 16.0
     );
-    for i in 0..=5 {
-        let v = max_y / 5.0 * i as f64;
-        svg += &format!(
+    let mut v = 0.0;
+    while v <= max_y + step / 2.0 {
+        *svg += &format!(
             "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>\n",
-            w - right, y(v), y(v), left - 6.0, y(v) + 4.0
+            w - right,
+            y(v),
+            y(v),
+            left - 6.0,
+            y(v) + 4.0
         );
+        v += step;
     }
-    let step = if max_x > 10.0 { 5.0 } else { 1.0 };
+    let tick = if max_x > 10.0 { 5.0 } else { 1.0 };
     let mut m = 0.0;
     while m <= max_x + 0.001 {
-        svg += &format!(
+        *svg += &format!(
             "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{m:.0}</text>\n",
             x(m),
-            h - bottom + 16.0
+            plot_bottom + 16.0
         );
-        m += step;
+        m += tick;
     }
     for (i, (name, colour, pts)) in series.iter().enumerate() {
         let d: Vec<String> = pts
             .iter()
             .map(|(a, b)| format!("{:.1},{:.1}", x(*a), y(*b)))
             .collect();
-        svg += &format!(
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\">{name}</text>\n",
+        let ly = plot_top + 20.0 * i as f64;
+        *svg += &format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"3\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\">{name}</text>\n",
             d.join(" "),
-            w - right + 10.0,
-            top + 20.0 * i as f64 + 6.0,
-            w - right + 26.0,
-            top + 20.0 * i as f64 + 10.0
+            w - right + 12.0,
+            ly,
+            w - right + 32.0,
+            ly + 4.0
         );
     }
+}
+
+/// The memory curves against minutes: the window's processes' anonymous memory (app, web and
+/// network process, their sum) above, the engines' PSS below (their scale would flatten the rest).
+fn plot_svg(samples: &[Sample]) -> String {
+    let anon = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.1).unwrap_or(0);
+    let pss = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.0).unwrap_or(0);
+    let window: Vec<Series> = vec![
+        (
+            "app + web + network",
+            "#1f6feb",
+            curve(samples, window_anon_kb),
+        ),
+        ("web process", "#1a7f37", curve(samples, anon("web"))),
+        ("app", "#8250df", curve(samples, anon("app"))),
+        (
+            "network process",
+            "#9a6700",
+            curve(samples, anon("network")),
+        ),
+        (
+            "orphan watchdog",
+            "#57606a",
+            curve(samples, anon("watchdog")),
+        ),
+    ];
+    let engines: Vec<Series> = vec![
+        ("4 × claude", "#cf222e", curve(samples, pss("claude"))),
+        (
+            "codex (one app-server)",
+            "#bf3989",
+            curve(samples, pss("codex")),
+        ),
+    ];
+    let max_x = samples
+        .last()
+        .map(|s| s.at_s / 60.0)
+        .unwrap_or(1.0)
+        .max(1.0);
+    let mut svg = String::from(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"820\" height=\"530\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"820\" height=\"530\" fill=\"#fff\"/>\n",
+    );
+    chart(
+        &mut svg,
+        "Soak, 8 sessions: anonymous memory (MB) of the window's processes, by minute",
+        &window,
+        0.0,
+        max_x,
+    );
+    chart(
+        &mut svg,
+        "The engines' PSS (MB), by minute",
+        &engines,
+        270.0,
+        max_x,
+    );
     svg + "</svg>\n"
 }
 
@@ -843,4 +889,45 @@ async fn soak() {
     }
     println!("samples, summary and plot in {}", artifacts.display());
     app.quit().await.unwrap();
+}
+
+/// The samples of `samples.csv` (as `write_csv` wrote them), for drawing the plot again.
+fn read_samples(csv: &str) -> Vec<Sample> {
+    let mut out: Vec<Sample> = Vec::new();
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let [t, name, pid, _role, pss, anon, cpu] = f[..] else {
+            continue;
+        };
+        let at_s: f64 = t.parse().unwrap_or(0.0);
+        if out.last().is_none_or(|s| s.at_s != at_s) {
+            out.push(Sample {
+                at_s,
+                procs: Vec::new(),
+                db_bytes: 0,
+                fds: 0,
+            });
+        }
+        if let Some(s) = out.last_mut() {
+            s.procs.push(Proc {
+                name: name.to_string(),
+                pid: pid.parse().unwrap_or(0),
+                pss_kb: pss.parse().unwrap_or(0),
+                anon_kb: anon.parse().unwrap_or(0),
+                cpu_ticks: (cpu.parse::<f64>().unwrap_or(0.0) * HZ) as u64,
+            });
+        }
+    }
+    out
+}
+
+/// Draws the plot again from a soak's `samples.csv`: `SOAK_SAMPLES=<dir with samples.csv>`.
+#[test]
+#[ignore = "a tool for the benchmark's plot"]
+fn replot() {
+    let Some(dir) = std::env::var_os("SOAK_SAMPLES").map(PathBuf::from) else {
+        return;
+    };
+    let samples = read_samples(&std::fs::read_to_string(dir.join("samples.csv")).unwrap());
+    std::fs::write(dir.join("soak-memory.svg"), plot_svg(&samples)).unwrap();
 }
