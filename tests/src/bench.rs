@@ -48,6 +48,14 @@ pub fn find_watchdog(app: &Path, data_dir: &Path) -> Option<u32> {
         .find(|pid| adopted_by_init(*pid))
 }
 
+/// A bench's numeric setting from the environment (`default` when unset or not a number).
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Milliseconds since the epoch at which `pid` started: its start time in clock ticks after
 /// boot (`/proc/<pid>/stat`), placed on the wall clock through `/proc/uptime` (`btime` in
 /// `/proc/stat` is whole seconds, too coarse for a start-up measured in milliseconds).

@@ -32,7 +32,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{ApprovalRule, Engine, ProfileSpec, RuleAction};
-use agentdesk_tests::bench::{find_app, find_watchdog, memory_kb, open_fds, proc_info, tree, HZ};
+use agentdesk_tests::bench::{
+    env_number, find_app, find_watchdog, memory_kb, open_fds, proc_info, tree, HZ,
+};
 use agentdesk_tests::e2e::{
     add_claude_profile, artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession,
     BoxError, Desktop,
@@ -57,10 +59,7 @@ const SAMPLE_EVERY: Duration = Duration::from_secs(30);
 const IMAGE_PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
 
 fn minutes() -> f64 {
-    std::env::var("SOAK_MINUTES")
-        .ok()
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(30.0)
+    env_number("SOAK_MINUTES", 30.0)
 }
 
 // ---------------------------------------------------------------- the model's script

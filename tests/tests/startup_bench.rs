@@ -31,17 +31,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
-use agentdesk_tests::bench::{find_app, memory_kb, proc_info, seeded_text, start_epoch_ms, tree};
+use agentdesk_tests::bench::{
+    env_number, find_app, memory_kb, proc_info, seeded_text, start_epoch_ms, tree,
+};
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
 const TEST: &str = "startup_bench";
 const BIG: &str = "seeded big";
 
 fn seeded_items() -> usize {
-    std::env::var("STARTUP_BENCH_ITEMS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000)
+    env_number("STARTUP_BENCH_ITEMS", 200_000)
 }
 const SMALL: &str = "seeded small";
 
@@ -299,10 +298,7 @@ async fn startup_and_big_open() {
     let Some(pre) = prerequisites(TEST) else {
         return;
     };
-    let rounds: usize = std::env::var("STARTUP_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+    let rounds: usize = env_number("STARTUP_BENCH_ROUNDS", 5);
     let mut bins: Vec<(String, PathBuf)> = vec![("app".into(), pre.app.clone())];
     if let Some(base) = std::env::var_os("STARTUP_BENCH_BASELINE_BIN") {
         bins.push(("baseline".into(), PathBuf::from(base)));
