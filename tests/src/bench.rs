@@ -139,6 +139,29 @@ pub fn tree(root: u32) -> Vec<u32> {
     out
 }
 
+/// Every role a process of the benches has ([`role`], and the app's watchdog).
+pub const ROLES: [&str; 7] = [
+    "app", "web", "network", "codex", "claude", "watchdog", "other",
+];
+
+/// Where a process belongs in the benches' figures, by its name: the app, the web and network
+/// processes, an engine (the app's watchdog has the app's name: the caller knows it apart).
+pub fn role(comm: &str) -> &'static str {
+    if comm.starts_with("WebKitWebProces") {
+        "web"
+    } else if comm.starts_with("WebKitNetwork") {
+        "network"
+    } else if comm.starts_with("codex") {
+        "codex"
+    } else if comm.starts_with("claude") {
+        "claude"
+    } else if comm.starts_with("agentdesk") {
+        "app"
+    } else {
+        "other"
+    }
+}
+
 /// (PSS, anonymous) memory of `pid` in kB, from `smaps_rollup`; zeros for a process gone.
 pub fn memory_kb(pid: u32) -> (u64, u64) {
     let Ok(t) = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")) else {

@@ -598,6 +598,19 @@ impl AppSession {
         }
     }
 
+    /// How long a script in the page (`execute_async`) may run before WebDriver gives up (30 s
+    /// by default): the benches wait in the page for long turns and scrolls.
+    pub async fn set_script_timeout(&self, limit: Duration) -> Result<(), BoxError> {
+        self.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(limit),
+                None,
+                None,
+            ))
+            .await?;
+        Ok(())
+    }
+
     pub async fn find(&self, css: &str) -> Result<fantoccini::elements::Element, BoxError> {
         self.wait_for(Locator::Css(css), Duration::from_secs(20))
             .await

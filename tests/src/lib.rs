@@ -14,6 +14,7 @@ pub mod http;
 pub mod process;
 pub mod real;
 pub mod script;
+pub mod soak;
 #[cfg(unix)]
 pub mod sshd;
 pub mod world;

@@ -409,13 +409,7 @@ async fn run_variant(
     let found_at = epoch_now();
     // The page's waits (a 20,000-delta turn) can pass WebDriver's 30 s script limit on a
     // loaded machine; this is a measurement, not a timed test.
-    app.client
-        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-            Some(Duration::from_secs(300)),
-            None,
-            None,
-        ))
-        .await?;
+    app.set_script_timeout(Duration::from_secs(300)).await?;
     let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
     let started = start_epoch_ms(pid) / 1000.0;
     let cold_sidebar_ms = (found_at - started) * 1000.0;

@@ -25,21 +25,22 @@
 //! per sample to `summary.csv`, and the memory curve to `soak-memory.svg`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{ApprovalRule, Engine, ProfileSpec, RuleAction};
-use agentdesk_tests::bench::{
-    env_number, find_app, find_watchdog, memory_kb, open_fds, proc_info, tree, HZ,
-};
+use agentdesk_tests::bench::{env_number, find_app, find_watchdog, HZ};
 use agentdesk_tests::e2e::{
     add_claude_profile, artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession,
     BoxError, Desktop,
 };
 use agentdesk_tests::real::engine_bin;
+use agentdesk_tests::soak::{
+    by_role, cpu_ticks_between, percentile, plot_svg, read_samples, start_sampler, window_anon_kb,
+    write_csv,
+};
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::json;
 
@@ -83,11 +84,11 @@ fn call_id(engine: Engine, s: usize, t: usize, j: usize) -> String {
 }
 
 /// Half the commands are allowed by the profiles' rule (`mkdir`), half are asked (`touch`).
-fn command(s: usize, t: usize, j: usize) -> (String, bool) {
+fn command(s: usize, t: usize, j: usize) -> String {
     if (s + t + j).is_multiple_of(2) {
-        (format!("mkdir -p soak-s{s}-t{t}-{j}"), true)
+        format!("mkdir -p soak-s{s}-t{t}-{j}")
     } else {
-        (format!("touch soak-s{s}-t{t}-{j}.txt"), false)
+        format!("touch soak-s{s}-t{t}-{j}.txt")
     }
 }
 
@@ -118,10 +119,8 @@ fn script_turn(fakes: &Fakes, engine: Engine, s: usize, t: usize) {
         } else {
             answer(s, t, j)
         };
-        let next = (j < STEPS_PER_TURN).then(|| {
-            let (cmd, _) = command(s, t, j + 1);
-            (call_id(engine, s, t, j + 1), cmd)
-        });
+        let next =
+            (j < STEPS_PER_TURN).then(|| (call_id(engine, s, t, j + 1), command(s, t, j + 1)));
         match engine {
             Engine::Claude => {
                 let tool = next.as_ref().map(|(id, cmd)| {
@@ -147,143 +146,6 @@ fn script_turn(fakes: &Fakes, engine: Engine, s: usize, t: usize) {
             }
         }
     }
-}
-
-// ---------------------------------------------------------------- sampling
-
-/// One process at one sample.
-struct Proc {
-    name: String,
-    pid: u32,
-    pss_kb: u64,
-    anon_kb: u64,
-    cpu_ticks: u64,
-}
-
-struct Sample {
-    at_s: f64,
-    procs: Vec<Proc>,
-    db_bytes: u64,
-    fds: usize,
-}
-
-/// Where a process belongs in the figures: the app, the web and network processes, an engine.
-fn role(comm: &str) -> &'static str {
-    if comm.starts_with("WebKitWebProces") {
-        "web"
-    } else if comm.starts_with("WebKitNetwork") {
-        "network"
-    } else if comm.starts_with("codex") {
-        "codex"
-    } else if comm.starts_with("claude") {
-        "claude"
-    } else if comm.starts_with("agentdesk") {
-        "app"
-    } else if comm == "watchdog" {
-        "watchdog"
-    } else {
-        "other"
-    }
-}
-
-fn db_bytes(data_dir: &Path) -> u64 {
-    std::fs::read_dir(data_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains(".db"))
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-fn take_sample(app: u32, watchdog: Option<u32>, data_dir: &Path, t0: Instant) -> Sample {
-    let procs = tree(app)
-        .into_iter()
-        .chain(watchdog)
-        .filter_map(|pid| {
-            let (mut comm, _, ticks, _) = proc_info(pid)?;
-            if Some(pid) == watchdog {
-                comm = "watchdog".into();
-            }
-            let (pss_kb, anon_kb) = memory_kb(pid);
-            Some(Proc {
-                name: comm,
-                pid,
-                pss_kb,
-                anon_kb,
-                cpu_ticks: ticks,
-            })
-        })
-        .collect();
-    Sample {
-        at_s: t0.elapsed().as_secs_f64(),
-        procs,
-        db_bytes: db_bytes(data_dir),
-        fds: open_fds(app),
-    }
-}
-
-/// Samples every `SAMPLE_EVERY` on its own thread until stopped.
-fn start_sampler(
-    (app, watchdog): (u32, Option<u32>),
-    data_dir: PathBuf,
-    t0: Instant,
-    stop: Arc<AtomicBool>,
-) -> std::thread::JoinHandle<Vec<Sample>> {
-    std::thread::spawn(move || {
-        let mut out = vec![take_sample(app, watchdog, &data_dir, t0)];
-        let mut next = t0 + SAMPLE_EVERY;
-        loop {
-            while Instant::now() < next {
-                if stop.load(Ordering::Relaxed) {
-                    out.push(take_sample(app, watchdog, &data_dir, t0));
-                    return out;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            out.push(take_sample(app, watchdog, &data_dir, t0));
-            next += SAMPLE_EVERY;
-        }
-    })
-}
-
-/// kB per role in one sample, (PSS, anonymous).
-fn by_role(s: &Sample) -> BTreeMap<&'static str, (u64, u64)> {
-    let mut m = BTreeMap::new();
-    for p in &s.procs {
-        let e = m.entry(role(&p.name)).or_insert((0, 0));
-        e.0 += p.pss_kb;
-        e.1 += p.anon_kb;
-    }
-    m
-}
-
-fn window_anon_kb(s: &Sample) -> u64 {
-    let r = by_role(s);
-    ["app", "web", "network"]
-        .iter()
-        .map(|k| r.get(k).map(|v| v.1).unwrap_or(0))
-        .sum()
-}
-
-/// CPU ticks the processes of `roles` used between `prev` and `s`: per process, so an engine
-/// that exited meanwhile does not take its whole life's ticks off the total, and one that
-/// started counts from zero.
-fn cpu_ticks_between(prev: &Sample, s: &Sample, roles: &[&str]) -> u64 {
-    s.procs
-        .iter()
-        .filter(|p| roles.contains(&role(&p.name)))
-        .map(|p| {
-            let before = prev
-                .procs
-                .iter()
-                .find(|q| q.pid == p.pid)
-                .map(|q| q.cpu_ticks)
-                .unwrap_or(0);
-            p.cpu_ticks.saturating_sub(before)
-        })
-        .sum()
 }
 
 // ---------------------------------------------------------------- the page
@@ -366,7 +228,8 @@ struct Counts {
     /// Per keystroke: ms from the event's time stamp to the painted frame, and from the
     /// page's handler to it.
     keys: Vec<(f64, f64)>,
-    dom_nodes: Vec<(f64, u64)>,
+    /// The page's element count at each visit.
+    dom_nodes: Vec<u64>,
     problems: Vec<String>,
 }
 
@@ -376,7 +239,6 @@ async fn visit(
     fakes: &Fakes,
     s: &mut SessionState,
     counts: &mut Counts,
-    t0: Instant,
 ) -> Result<(), BoxError> {
     counts.visits += 1;
     let opened = app
@@ -458,9 +320,7 @@ async fn visit(
         counts.turns += 1;
     }
     let nodes = app.client.execute(DOM_NODES, vec![]).await?;
-    counts
-        .dom_nodes
-        .push((t0.elapsed().as_secs_f64(), nodes.as_u64().unwrap_or(0)));
+    counts.dom_nodes.push(nodes.as_u64().unwrap_or(0));
     let keys = app.client.execute(TAKE_KEYS, vec![]).await?;
     counts.keys.extend(
         keys.as_array()
@@ -469,201 +329,6 @@ async fn visit(
             .filter_map(|v| Some((v.get(0)?.as_f64()?, v.get(1)?.as_f64()?))),
     );
     Ok(())
-}
-
-// ---------------------------------------------------------------- results
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
-}
-
-fn write_csv(dir: &Path, samples: &[Sample]) -> std::io::Result<()> {
-    let mut raw = String::from("t_s,process,pid,role,pss_kb,anon_kb,cpu_s\n");
-    let mut sum = String::from(
-        "t_s,app_anon_mb,web_anon_mb,network_anon_mb,window_anon_mb,window_pss_mb,engines_pss_mb,engines_anon_mb,watchdog_pss_mb,watchdog_anon_mb,window_cpu_cores,engines_cpu_cores,db_mb,app_fds\n",
-    );
-    for (i, s) in samples.iter().enumerate() {
-        for p in &s.procs {
-            raw += &format!(
-                "{:.0},{},{},{},{},{},{:.2}\n",
-                s.at_s,
-                p.name,
-                p.pid,
-                role(&p.name),
-                p.pss_kb,
-                p.anon_kb,
-                p.cpu_ticks as f64 / HZ
-            );
-        }
-        let r = by_role(s);
-        let get = |k: &str| r.get(k).copied().unwrap_or((0, 0));
-        let mb = |kb: u64| kb as f64 / 1024.0;
-        let window_pss = get("app").0 + get("web").0 + get("network").0;
-        let engines = (
-            get("codex").0 + get("claude").0,
-            get("codex").1 + get("claude").1,
-        );
-        let (wcpu, ecpu) = if i == 0 {
-            (0.0, 0.0)
-        } else {
-            let prev = &samples[i - 1];
-            let dt = (s.at_s - prev.at_s).max(0.001);
-            let d = |roles: &[&str]| cpu_ticks_between(prev, s, roles) as f64 / HZ / dt;
-            (d(&["app", "web", "network"]), d(&["codex", "claude"]))
-        };
-        sum += &format!(
-            "{:.0},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.1},{:.3},{:.3},{:.2},{}\n",
-            s.at_s,
-            mb(get("app").1),
-            mb(get("web").1),
-            mb(get("network").1),
-            mb(window_anon_kb(s)),
-            mb(window_pss),
-            mb(engines.0),
-            mb(engines.1),
-            mb(get("watchdog").0),
-            mb(get("watchdog").1),
-            wcpu,
-            ecpu,
-            s.db_bytes as f64 / 1_048_576.0,
-            s.fds
-        );
-    }
-    std::fs::write(dir.join("samples.csv"), raw)?;
-    std::fs::write(dir.join("summary.csv"), sum)
-}
-
-/// A curve's name, colour and points (minutes, MB).
-type Series = (&'static str, &'static str, Vec<(f64, f64)>);
-
-fn curve(samples: &[Sample], kb: impl Fn(&Sample) -> u64) -> Vec<(f64, f64)> {
-    samples
-        .iter()
-        .map(|s| (s.at_s / 60.0, kb(s) as f64 / 1024.0))
-        .collect()
-}
-
-/// One chart of `series` at `top` (its own y scale from 0 to its largest value).
-fn chart(svg: &mut String, title: &str, series: &[Series], top: f64, max_x: f64) {
-    let (w, h, left, right) = (820.0, 250.0, 60.0, 220.0);
-    let (plot_top, plot_bottom) = (top + 28.0, top + h - 30.0);
-    let max_y = series
-        .iter()
-        .flat_map(|(_, _, p)| p.iter().map(|(_, y)| *y))
-        .fold(1.0_f64, f64::max);
-    // A round step: 1, 2 or 5 times a power of ten, about five of them.
-    let raw = max_y / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(raw);
-    let max_y = (max_y / step).ceil() * step;
-    let x = |v: f64| left + v / max_x * (w - left - right);
-    let y = |v: f64| plot_bottom - v / max_y * (plot_bottom - plot_top);
-    *svg += &format!(
-        "<text x=\"{left}\" y=\"{}\" font-size=\"13\">{title}</text>\n",
-        top + 16.0
-    );
-    let mut v = 0.0;
-    while v <= max_y + step / 2.0 {
-        *svg += &format!(
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>\n",
-            w - right,
-            y(v),
-            y(v),
-            left - 6.0,
-            y(v) + 4.0
-        );
-        v += step;
-    }
-    let tick = if max_x > 10.0 { 5.0 } else { 1.0 };
-    let mut m = 0.0;
-    while m <= max_x + 0.001 {
-        *svg += &format!(
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{m:.0}</text>\n",
-            x(m),
-            plot_bottom + 16.0
-        );
-        m += tick;
-    }
-    for (i, (name, colour, pts)) in series.iter().enumerate() {
-        let d: Vec<String> = pts
-            .iter()
-            .map(|(a, b)| format!("{:.1},{:.1}", x(*a), y(*b)))
-            .collect();
-        let ly = plot_top + 20.0 * i as f64;
-        *svg += &format!(
-            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>\n<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"3\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\">{name}</text>\n",
-            d.join(" "),
-            w - right + 12.0,
-            ly,
-            w - right + 32.0,
-            ly + 4.0
-        );
-    }
-}
-
-/// The memory curves against minutes: the window's processes' anonymous memory (app, web and
-/// network process, their sum) above, the engines' PSS below (their scale would flatten the rest).
-fn plot_svg(samples: &[Sample]) -> String {
-    let anon = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.1).unwrap_or(0);
-    let pss = |r: &'static str| move |s: &Sample| by_role(s).get(r).map(|v| v.0).unwrap_or(0);
-    let window: Vec<Series> = vec![
-        (
-            "app + web + network",
-            "#1f6feb",
-            curve(samples, window_anon_kb),
-        ),
-        ("web process", "#1a7f37", curve(samples, anon("web"))),
-        ("app", "#8250df", curve(samples, anon("app"))),
-        (
-            "network process",
-            "#9a6700",
-            curve(samples, anon("network")),
-        ),
-        (
-            "orphan watchdog",
-            "#57606a",
-            curve(samples, anon("watchdog")),
-        ),
-    ];
-    let engines: Vec<Series> = vec![
-        ("4 × claude", "#cf222e", curve(samples, pss("claude"))),
-        (
-            "codex (one app-server)",
-            "#bf3989",
-            curve(samples, pss("codex")),
-        ),
-    ];
-    let max_x = samples
-        .last()
-        .map(|s| s.at_s / 60.0)
-        .unwrap_or(1.0)
-        .max(1.0);
-    let mut svg = String::from(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"820\" height=\"530\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"820\" height=\"530\" fill=\"#fff\"/>\n",
-    );
-    chart(
-        &mut svg,
-        "Soak, 8 sessions: anonymous memory (MB) of the window's processes, by minute",
-        &window,
-        0.0,
-        max_x,
-    );
-    chart(
-        &mut svg,
-        "The engines' PSS (MB), by minute",
-        &engines,
-        270.0,
-        max_x,
-    );
-    svg + "</svg>\n"
 }
 
 // ---------------------------------------------------------------- the soak
@@ -748,23 +413,19 @@ async fn soak() {
     let t0 = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
     let watchdog = find_watchdog(&app_bin, &env.data_dir);
-    let sampler = start_sampler((pid, watchdog), env.data_dir.clone(), t0, stop.clone());
+    let sampler = start_sampler(
+        (pid, watchdog),
+        env.data_dir.clone(),
+        (t0, SAMPLE_EVERY),
+        stop.clone(),
+    );
     let end = t0 + Duration::from_secs_f64(minutes() * 60.0);
     let mut counts = Counts::default();
     let mut i = 0;
     while Instant::now() < end {
         let arrived = Instant::now();
         let n = sessions.len();
-        if let Err(e) = visit(
-            &app,
-            &display,
-            &fakes,
-            &mut sessions[i % n],
-            &mut counts,
-            t0,
-        )
-        .await
-        {
+        if let Err(e) = visit(&app, &display, &fakes, &mut sessions[i % n], &mut counts).await {
             counts.problems.push(format!(
                 "{:.0} s, {}: {e}",
                 t0.elapsed().as_secs_f64(),
@@ -877,47 +538,14 @@ async fn soak() {
         cpu(&["codex", "claude"])
     );
     if let (Some(a), Some(b)) = (counts.dom_nodes.first(), counts.dom_nodes.last()) {
-        let max = counts.dom_nodes.iter().map(|d| d.1).max().unwrap_or(0);
-        println!(
-            "DOM nodes: {} at the start, {} at the end, at most {max}",
-            a.1, b.1
-        );
+        let max = counts.dom_nodes.iter().max().unwrap_or(&0);
+        println!("DOM nodes: {a} at the start, {b} at the end, at most {max}");
     }
     for p in &counts.problems {
         println!("problem: {p}");
     }
     println!("samples, summary and plot in {}", artifacts.display());
     app.quit().await.unwrap();
-}
-
-/// The samples of `samples.csv` (as `write_csv` wrote them), for drawing the plot again.
-fn read_samples(csv: &str) -> Vec<Sample> {
-    let mut out: Vec<Sample> = Vec::new();
-    for line in csv.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        let [t, name, pid, _role, pss, anon, cpu] = f[..] else {
-            continue;
-        };
-        let at_s: f64 = t.parse().unwrap_or(0.0);
-        if out.last().is_none_or(|s| s.at_s != at_s) {
-            out.push(Sample {
-                at_s,
-                procs: Vec::new(),
-                db_bytes: 0,
-                fds: 0,
-            });
-        }
-        if let Some(s) = out.last_mut() {
-            s.procs.push(Proc {
-                name: name.to_string(),
-                pid: pid.parse().unwrap_or(0),
-                pss_kb: pss.parse().unwrap_or(0),
-                anon_kb: anon.parse().unwrap_or(0),
-                cpu_ticks: (cpu.parse::<f64>().unwrap_or(0.0) * HZ) as u64,
-            });
-        }
-    }
-    out
 }
 
 /// Draws the plot again from a soak's `samples.csv`: `SOAK_SAMPLES=<dir with samples.csv>`.

@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
 use agentdesk_tests::bench::{
-    env_number, find_app, memory_kb, proc_info, seeded_text, start_epoch_ms, tree,
+    env_number, find_app, memory_kb, proc_info, role, seeded_text, start_epoch_ms, tree,
 };
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
@@ -164,11 +164,8 @@ fn window_memory(app: u32) -> (u64, u64) {
     tree(app)
         .into_iter()
         .filter(|pid| {
-            proc_info(*pid).is_some_and(|(comm, ..)| {
-                *pid == app
-                    || comm.starts_with("WebKitWebProces")
-                    || comm.starts_with("WebKitNetwork")
-            })
+            proc_info(*pid)
+                .is_some_and(|(comm, ..)| *pid == app || matches!(role(&comm), "web" | "network"))
         })
         .map(memory_kb)
         .fold((0, 0), |a, m| (a.0 + m.0, a.1 + m.1))
@@ -209,13 +206,7 @@ async fn round(
     let artifacts = artifacts_dir(&format!("{TEST}/{label}"));
     let app = desktop.launch(env, "app", &artifacts).await?;
     app.find("[data-testid=session-item]").await?;
-    app.client
-        .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-            Some(Duration::from_secs(300)),
-            None,
-            None,
-        ))
-        .await?;
+    app.set_script_timeout(Duration::from_secs(300)).await?;
     let pid = find_app(app_bin, &env.data_dir).ok_or("app process not found")?;
     let started = start_epoch_ms(pid);
     // The sidebar can be in the page a frame before it is painted.
@@ -250,13 +241,7 @@ async fn round(
     let opened = window_memory(pid);
     let mut scrolled = (0, 0);
     if scroll {
-        app.client
-            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
-                Some(Duration::from_secs(1000)),
-                None,
-                None,
-            ))
-            .await?;
+        app.set_script_timeout(Duration::from_secs(1000)).await?;
         let v = app
             .client
             .execute_async(SCROLL_TO_START, vec![seeded_text(0).into()])
