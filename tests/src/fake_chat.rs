@@ -16,6 +16,7 @@
 //! `choices: []` and `usage`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -229,21 +230,23 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
     ));
     let mut tool_index = 0u32;
     for step in steps {
+        let every = match &step {
+            Step::PacedText(_, every) => *every,
+            _ => Duration::ZERO,
+        };
         match step {
             Step::Reasoning(parts) => {
                 for p in parts {
                     out.data(&chunk(json!({"reasoning_content": p}), Value::Null));
                 }
             }
-            Step::Text(parts) => {
+            // Text is paced text without the pauses.
+            Step::Text(parts) | Step::PacedText(parts, _) => {
                 for p in parts {
                     out.data(&chunk(json!({"content": p}), Value::Null));
-                }
-            }
-            Step::PacedText(parts, every) => {
-                for p in parts {
-                    out.data(&chunk(json!({"content": p}), Value::Null));
-                    out.sleep(every);
+                    if !every.is_zero() {
+                        out.sleep(every);
+                    }
                 }
             }
             Step::ToolUse { id, name, input } => {

@@ -166,17 +166,6 @@ fn answer(state: &Arc<State<MessagesApi>>, req: &RecordedRequest, n: usize) -> H
     play(state, state.reply_for(&req.newest_message()), n)
 }
 
-fn text_block() -> Value {
-    json!({"type": "text", "text": ""})
-}
-
-fn text_deltas(parts: Vec<String>) -> Vec<Value> {
-    parts
-        .into_iter()
-        .map(|p| json!({"type": "text_delta", "text": p}))
-        .collect()
-}
-
 fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
     let msg_id = format!("msg_fake_{n:06}");
     out.event(
@@ -208,9 +197,21 @@ fn stream(out: &mut Outbox, n: usize, steps: Vec<Step>) {
         index += 1;
     };
     for step in steps {
+        // Text is paced text without the pauses: one block.
+        let every = match &step {
+            Step::PacedText(_, every) => *every,
+            _ => Duration::ZERO,
+        };
         match step {
-            Step::Text(parts) => block(out, text_block(), text_deltas(parts), Duration::ZERO),
-            Step::PacedText(parts, every) => block(out, text_block(), text_deltas(parts), every),
+            Step::Text(parts) | Step::PacedText(parts, _) => block(
+                out,
+                json!({"type": "text", "text": ""}),
+                parts
+                    .into_iter()
+                    .map(|p| json!({"type": "text_delta", "text": p}))
+                    .collect(),
+                every,
+            ),
             Step::Reasoning(parts) => block(
                 out,
                 json!({"type": "thinking", "thinking": "", "signature": ""}),

@@ -81,12 +81,6 @@ impl Reply {
             input: patch.into(),
         }])
     }
-
-    /// One message of `n` pieces (`chunk0 chunk1 …`), `every` apart, then a normal end.
-    pub fn paced_message(n: usize, every: Duration) -> Self {
-        let pieces = (0..n).map(ResponsesApi::slow_piece).collect();
-        Self::Stream(vec![Step::PacedText(pieces, every)])
-    }
 }
 
 /// The OpenAI Responses API, as [`FakeResponses`] speaks it.

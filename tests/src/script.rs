@@ -194,6 +194,11 @@ impl<A: Api> Reply<A> {
         Self::Status(code, message.into())
     }
 
+    /// One message of `n` pieces (`chunk0 chunk1 …`), `every` apart, then a normal end.
+    pub fn paced_message(n: usize, every: Duration) -> Self {
+        Self::paced_then_tool((0..n).map(A::slow_piece).collect(), every, None)
+    }
+
     /// `text`, its pieces `every` apart, then (when `then` is given) a call of the tool
     /// `then.1` with input `then.2`: one step of a long, paced agent turn.
     pub fn paced_then_tool(
