@@ -244,6 +244,7 @@ fn commands() -> impl Fn(Invoke<Wry>) -> bool + Send + Sync + 'static {
         commands::sessions::live_ack,
         commands::sessions::watch_activity,
         commands::sessions::load_timeline,
+        commands::sessions::load_timeline_newer,
         commands::sessions::session_plan,
         commands::sessions::find_files,
         commands::sessions::list_commands,

@@ -82,6 +82,112 @@ pub fn seeded_text(i: usize) -> String {
     format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
 }
 
+/// Scrolls the timeline to its top until `arguments[0]` (the first item) is in the page, as a
+/// user dragging to the top again and again would: [ms, steps, most elements the page held at
+/// once, most timeline rows at once], or null when not there within 15 minutes.
+pub const TIMELINE_TO_START: &str = r#"
+    const [first, done] = [arguments[0], arguments[arguments.length - 1]];
+    const t0 = performance.now();
+    let steps = 0, nodes = 0, rows = 0;
+    const step = () => {
+      // Looked up each time: a list that starts again (a new generation) is a new element.
+      const log = document.querySelector('[role=log][aria-label=Timeline]');
+      if (log) {
+        nodes = Math.max(nodes, document.getElementsByTagName('*').length);
+        rows = Math.max(rows, log.querySelectorAll('.row').length);
+        if (log.textContent.includes(first)) { done([performance.now() - t0, steps, nodes, rows]); return; }
+        log.scrollTop = 0;
+      }
+      if (performance.now() - t0 > 900000) { done(null); return; }
+      steps++;
+      setTimeout(step, 30);
+    };
+    step();
+"#;
+
+/// Then down again until `arguments[0]` (the newest item) is: the page's end is dragged to
+/// again and again (the timeline keeps a window of pages: it loads newer ones, and the newest
+/// from the live stream again). Same answer as `TIMELINE_TO_START`.
+pub const TIMELINE_TO_END: &str = r#"
+    const [last, done] = [arguments[0], arguments[arguments.length - 1]];
+    const t0 = performance.now();
+    let steps = 0, nodes = 0, rows = 0;
+    const step = () => {
+      const log = document.querySelector('[role=log][aria-label=Timeline]');
+      if (log) {
+        nodes = Math.max(nodes, document.getElementsByTagName('*').length);
+        rows = Math.max(rows, log.querySelectorAll('.row').length);
+        if (log.textContent.includes(last)) { done([performance.now() - t0, steps, nodes, rows]); return; }
+        log.scrollTop = log.scrollHeight;
+      }
+      if (performance.now() - t0 > 900000) { done(null); return; }
+      steps++;
+      setTimeout(step, 30);
+    };
+    step();
+"#;
+
+/// A session `sid` titled `title` in workspace `ws` holding `n` items (user and agent messages
+/// in turn, `seeded_text(i)`) in one run, written straight to the store 2,000 a transaction.
+/// The run is left running: the app's start-up recovery marks it interrupted.
+pub async fn seed_session(
+    store: &agentdesk_store::Store,
+    ws: &agentdesk_protocol::ids::WorkspaceId,
+    sid: &str,
+    title: &str,
+    n: usize,
+    at: i64,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
+    store
+        .insert_session(&Session::begun(
+            sid.into(),
+            ws.clone(),
+            Engine::Codex,
+            title,
+            at,
+        ))
+        .await?;
+    let rid = agentdesk_protocol::ids::RunId::from(format!("{sid}-run"));
+    store
+        .create_run(&agentdesk_store::NewRun::running(
+            &rid,
+            &sid.into(),
+            "p",
+            at,
+        ))
+        .await?;
+    let mut from = 0;
+    while from < n {
+        let k = 2_000.min(n - from);
+        let items: Vec<TimelineItem> = (from..from + k)
+            .map(|i| TimelineItem {
+                id: format!("{rid}:{i}"),
+                session_id: sid.into(),
+                run_id: rid.clone(),
+                seq: i as i64,
+                status: ItemStatus::Completed,
+                body: if i % 2 == 0 {
+                    ItemBody::UserMessage {
+                        text: seeded_text(i),
+                        attachments: Vec::new(),
+                    }
+                } else {
+                    ItemBody::AgentMessage {
+                        text: seeded_text(i),
+                    }
+                },
+                created_at: at,
+                updated_at: at,
+                parent_id: None,
+            })
+            .collect();
+        store.upsert_timeline_items(&items).await?;
+        from += k;
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------- /proc
 
 /// Clock ticks per second of /proc/<pid>/stat times (USER_HZ is 100 on Linux).

@@ -30,9 +30,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
 use agentdesk_tests::bench::{
-    env_number, find_app, memory_kb, proc_info, role, seeded_text, start_epoch_ms, tree,
+    env_number, find_app, memory_kb, proc_info, role, seed_session, seeded_text, start_epoch_ms,
+    tree, TIMELINE_TO_END, TIMELINE_TO_START,
 };
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
@@ -52,55 +52,8 @@ async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
     let ws = desk
         .add_workspace(&work.to_string_lossy(), Some("demo"))
         .await?;
-    let store = desk.store();
     for (sid, title, n, at) in [("big", BIG, seeded_items(), 1), ("small", SMALL, 3, 2)] {
-        store
-            .insert_session(&Session::begun(
-                sid.into(),
-                ws.id.clone(),
-                Engine::Codex,
-                title,
-                at,
-            ))
-            .await?;
-        let rid = agentdesk_protocol::ids::RunId::from(format!("{sid}-run"));
-        store
-            // A run starts as running; the app's start-up recovery marks it interrupted.
-            .create_run(&agentdesk_store::NewRun::running(
-                &rid,
-                &sid.into(),
-                "p",
-                at,
-            ))
-            .await?;
-        let mut from = 0;
-        while from < n {
-            let k = 2_000.min(n - from);
-            let items: Vec<TimelineItem> = (from..from + k)
-                .map(|i| TimelineItem {
-                    id: format!("{rid}:{i}"),
-                    session_id: sid.into(),
-                    run_id: rid.clone(),
-                    seq: i as i64,
-                    status: ItemStatus::Completed,
-                    body: if i % 2 == 0 {
-                        ItemBody::UserMessage {
-                            text: seeded_text(i),
-                            attachments: Vec::new(),
-                        }
-                    } else {
-                        ItemBody::AgentMessage {
-                            text: seeded_text(i),
-                        }
-                    },
-                    created_at: at,
-                    updated_at: at,
-                    parent_id: None,
-                })
-                .collect();
-            store.upsert_timeline_items(&items).await?;
-            from += k;
-        }
+        seed_session(desk.store(), &ws.id, sid, title, n, at).await?;
     }
     desk.close().await;
     Ok(())
@@ -138,27 +91,6 @@ const OPEN: &str = r#"
     setTimeout(() => finish(-1), 20000);
 "#;
 
-/// Scrolls the timeline to its top until `arguments[0]` (the first item) is in the page, as a
-/// user dragging to the top again and again would: [ms, steps, most elements the page held at
-/// once, most timeline rows at once], or null when not there within 15 minutes.
-const SCROLL_TO_START: &str = r#"
-    const [first, done] = [arguments[0], arguments[arguments.length - 1]];
-    const log = document.querySelector('[role=log][aria-label=Timeline]');
-    if (!log) { done(null); return; }
-    const t0 = performance.now();
-    let steps = 0, nodes = 0, rows = 0;
-    const step = () => {
-      nodes = Math.max(nodes, document.getElementsByTagName('*').length);
-      rows = Math.max(rows, log.querySelectorAll('.row').length);
-      if (log.textContent.includes(first)) { done([performance.now() - t0, steps, nodes, rows]); return; }
-      if (performance.now() - t0 > 900000) { done(null); return; }
-      steps++;
-      log.scrollTop = 0;
-      setTimeout(step, 30);
-    };
-    step();
-"#;
-
 /// (PSS, anonymous) kB of the app, its web and its network process.
 fn window_memory(app: u32) -> (u64, u64) {
     tree(app)
@@ -192,8 +124,9 @@ struct Round {
     fcp: f64,
     cold_open: [f64; 3],
     warm_open: [f64; 3],
-    /// (PSS, anonymous) kB: idle, after the warm open, after the scroll (if scrolled).
-    memory: [(u64, u64); 3],
+    /// (PSS, anonymous) kB: idle, after the warm open, after the scroll up and after the
+    /// scroll down again (if scrolled).
+    memory: [(u64, u64); 4],
 }
 
 async fn round(
@@ -240,11 +173,12 @@ async fn round(
     tokio::time::sleep(Duration::from_secs(2)).await;
     let opened = window_memory(pid);
     let mut scrolled = (0, 0);
+    let mut back = (0, 0);
     if scroll {
         app.set_script_timeout(Duration::from_secs(1000)).await?;
         let v = app
             .client
-            .execute_async(SCROLL_TO_START, vec![seeded_text(0).into()])
+            .execute_async(TIMELINE_TO_START, vec![seeded_text(0).into()])
             .await?;
         let got: Option<[f64; 4]> = serde_json::from_value(v)?;
         app.screenshot(&artifacts.join("big-scrolled-to-start.png"))
@@ -261,6 +195,27 @@ async fn round(
             ),
             None => println!("the first item was not reached within 15 minutes"),
         }
+        let v = app
+            .client
+            .execute_async(
+                TIMELINE_TO_END,
+                vec![seeded_text(seeded_items() - 1).into()],
+            )
+            .await?;
+        let got: Option<[f64; 4]> = serde_json::from_value(v)?;
+        app.screenshot(&artifacts.join("big-scrolled-back-to-end.png"))
+            .await?;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        back = window_memory(pid);
+        match got {
+            Some([ms, steps, nodes, rows]) => println!(
+                "and back down to the newest: {:.1} s, {steps} steps; at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
+                ms / 1000.0,
+                mb(back.0),
+                mb(back.1)
+            ),
+            None => println!("the newest item was not reached again within 15 minutes"),
+        }
     }
     app.quit().await?;
     Ok(Round {
@@ -268,7 +223,7 @@ async fn round(
         fcp: paint.1.map(|p| p - started).unwrap_or(f64::NAN),
         cold_open,
         warm_open,
-        memory: [idle, opened, scrolled],
+        memory: [idle, opened, scrolled, back],
     })
 }
 

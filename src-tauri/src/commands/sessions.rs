@@ -3,8 +3,8 @@
 use agentdesk_core::NewSession;
 use agentdesk_protocol::ipc::{
     CloseSessionArgs, CreateSessionArgs, FindFilesArgs, InterruptRunArgs, ListCommandsArgs,
-    ListSessionsArgs, LiveAckArgs, LoadTimelineArgs, OpenSessionArgs, SendMessageArgs,
-    SessionPlanArgs, SessionUsageArgs, SetSessionModelArgs, SetSessionProfileArgs,
+    ListSessionsArgs, LiveAckArgs, LoadTimelineArgs, LoadTimelineNewerArgs, OpenSessionArgs,
+    SendMessageArgs, SessionPlanArgs, SessionUsageArgs, SetSessionModelArgs, SetSessionProfileArgs,
     WatchActivityArgs, WatchRateLimitsArgs,
 };
 use tauri::State;
@@ -31,6 +31,12 @@ desk_commands! {
     fn load_timeline(desk, args: LoadTimelineArgs) {
         let limit = args.limit.clamp(1, 1000);
         desk.load_timeline(&args.session_id, args.before, Some(limit)).await?
+    }
+
+    /// Newer items: the page from `after` on (the timeline scrolled down a window of pages).
+    fn load_timeline_newer(desk, args: LoadTimelineNewerArgs) {
+        let limit = args.limit.clamp(1, 1000);
+        desk.load_timeline_newer(&args.session_id, args.after, Some(limit)).await?
     }
 
     /// The plan the session's agent last reported.

@@ -8,4 +8,10 @@ export type TimelinePage = { items: Array<TimelineItem>,
 /**
  * Pass back to load the items before this page; `None` at the start of the session.
  */
-before: number | null, };
+before: number | null, 
+/**
+ * Pass to `load_timeline_newer` for the items after this page: set on a page loaded
+ * forwards when newer items are stored; absent when it reaches the newest one (and on
+ * pages loaded backwards, which end where the caller's view goes on).
+ */
+after?: number, };

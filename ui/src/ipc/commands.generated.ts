@@ -87,6 +87,8 @@ export type WatchActivityArgs = { onActivity: Channel<Array<SessionActivity>>, }
 
 export type LoadTimelineArgs = { sessionId: string, before: number | null, limit: number, };
 
+export type LoadTimelineNewerArgs = { sessionId: string, after: number, limit: number, };
+
 export type SessionPlanArgs = { sessionId: string, };
 
 export type SetSessionModelArgs = { sessionId: string, model: string | null, effort: string | null, };
@@ -320,6 +322,14 @@ export function watchActivity(onActivity: WatchActivityArgs["onActivity"]): Prom
  */
 export function loadTimeline(sessionId: LoadTimelineArgs["sessionId"], before: LoadTimelineArgs["before"], limit: LoadTimelineArgs["limit"]): Promise<TimelinePage> {
   return invokeCommand<TimelinePage>("load_timeline", "IpcError", { sessionId, before, limit });
+}
+
+/**
+ * Newer items: the page from `after` on (a page's `after`; the timeline keeps a bounded
+ * window of pages, so one scrolled back to the start and down again reloads them).
+ */
+export function loadTimelineNewer(sessionId: LoadTimelineNewerArgs["sessionId"], after: LoadTimelineNewerArgs["after"], limit: LoadTimelineNewerArgs["limit"]): Promise<TimelinePage> {
+  return invokeCommand<TimelinePage>("load_timeline_newer", "IpcError", { sessionId, after, limit });
 }
 
 /**
@@ -800,6 +810,7 @@ export const COMMANDS = [
   "close_session",
   "watch_activity",
   "load_timeline",
+  "load_timeline_newer",
   "session_plan",
   "set_session_model",
   "session_usage",
@@ -890,6 +901,7 @@ export type CommandError = {
   close_session: IpcError;
   watch_activity: IpcError;
   load_timeline: IpcError;
+  load_timeline_newer: IpcError;
   session_plan: IpcError;
   set_session_model: IpcError;
   session_usage: IpcError;

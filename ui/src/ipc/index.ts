@@ -123,6 +123,7 @@ export const ipc = {
   /** The whole output of a tool item shown cut, in the system's app for text files. */
   openToolOutput: (sessionId: string, itemId: string) => commands.openToolOutput(sessionId, itemId),
   loadTimeline: commands.loadTimeline,
+  loadTimelineNewer: commands.loadTimelineNewer,
   /** The plan the session's agent last reported (null: none). */
   sessionPlan: commands.sessionPlan,
   /** The session folder's files best matching a query (the composer's `@`). */

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { agent, approval, item, reset, run, tool, user } from "../test/items";
-import { ANY, BUSY_FACTOR, MIN_FLUSH_MS, pacedFlush, runKey, SessionStore } from "./sessionStore";
+import type { TimelineItem, TimelinePage } from "../ipc";
+import { ANY, BUSY_FACTOR, isRunKey, MIN_FLUSH_MS, pacedFlush, runIdOf, runKey, SessionStore, WINDOW_ITEMS } from "./sessionStore";
 
 const batch = (seq: number, ops: Parameters<SessionStore["applyOp"]>[0][]) => ({ sessionId: "s1", seq, ops });
 
@@ -275,6 +276,142 @@ describe("SessionStore", () => {
     expect(s.rowOfApproval("a1", null)).toBe("r1:tool1");
     expect(s.rowOfApproval("a9", "missing")).toBe("r1:q");
     expect(s.rowOfApproval("zzz", null)).toBeUndefined();
+  });
+});
+
+/** A stored session of `runs` runs of three items each, read the way the store's queries do
+ *  (`pk` = position + 1; a page's `before` is its first item's pk, `after` the next one's). */
+function storedSession(runs: number) {
+  const items: TimelineItem[] = [];
+  for (let r = 0; r < runs; r++) items.push(user(`r${r}`, `q${r}`), agent(`r${r}`, "m", `a${r}`), agent(`r${r}`, "n", `b${r}`));
+  const at = new Map(items.map((item, i) => [item.id, i]));
+  return {
+    items,
+    runs: Array.from({ length: runs }, (_, r) => run({ id: `r${r}`, seq: r })),
+    older(before: number | null, limit: number): TimelinePage {
+      const end = before === null ? items.length : before - 1;
+      const start = Math.max(0, end - limit);
+      return { items: items.slice(start, end), before: start > 0 ? start + 1 : null };
+    },
+    newer(after: number, limit: number): TimelinePage {
+      const start = after - 1;
+      const end = Math.min(items.length, start + limit);
+      return { items: items.slice(start, end), before: start + 1, ...(end < items.length ? { after: end + 1 } : {}) };
+    },
+    /** The rows are a contiguous stretch of the session, each key once, a run's line right
+     *  after its last item shown and between any two runs. */
+    check(s: SessionStore) {
+      const keys = s.rows().keys;
+      expect(new Set(keys).size).toBe(keys.length);
+      const ids = keys.filter((k) => !isRunKey(k));
+      const first = at.get(ids[0]!)!;
+      expect(ids).toEqual(items.slice(first, first + ids.length).map((i) => i.id));
+      keys.forEach((key, i) => {
+        const prev = keys[i - 1];
+        if (isRunKey(key)) expect(prev && s.item(prev)?.runId).toBe(runIdOf(key));
+        else if (prev && !isRunKey(prev)) expect(s.item(prev)?.runId).toBe(s.item(key)?.runId);
+      });
+      return ids;
+    },
+  };
+}
+
+describe("SessionStore window of pages", () => {
+  it("scrolled to the start of a long session and down again, it keeps a bounded window", () => {
+    const stored = storedSession(3_000); // 9,000 items
+    const s = new SessionStore("s1");
+    const last = stored.older(null, 60);
+    s.applyBatch(batch(1, [reset(last.items, stored.runs, [], last.before)]));
+    expect(s.detached()).toBe(false);
+    let most = 0;
+    let pages = 0;
+    while (s.rows().before !== null) {
+      s.prepend(stored.older(s.rows().before, 200));
+      pages++;
+      const ids = stored.check(s);
+      most = Math.max(most, ids.length);
+      expect(ids.length).toBeLessThanOrEqual(WINDOW_ITEMS + 200);
+    }
+    expect(pages).toBe(45);
+    expect(most).toBeGreaterThan(WINDOW_ITEMS - 200);
+    expect(s.rows().keys[0]).toBe("r0:user");
+    expect(s.detached()).toBe(true);
+    expect(s.item(stored.items[stored.items.length - 1]!.id)).toBeUndefined(); // the newest pages went
+
+    // Live ops for what is not loaded are left to the pages (or the reopened stream) to bring.
+    const rows = s.rows().keys;
+    s.applyBatch(batch(2, [
+      { op: "upsert", item: user("r9999", "new") },
+      { op: "run", run: run({ id: "r9999", seq: 9_999, status: "running" }) },
+      { op: "append", itemId: "r2999:n", text: "more" },
+      { op: "upsert", item: { ...stored.items[1]!, body: { kind: "agent_message", text: "edited" } } },
+    ]));
+    expect(s.rows().keys).toBe(rows);
+    expect(s.item("r9999:user")).toBeUndefined();
+    expect(s.chunkText("r0:m", 0)).toBe("edited"); // a loaded item still changes
+    expect(s.active().map((r) => r.id)).toEqual(["r9999"]);
+
+    // Down again: the oldest pages go; the page reaching the newest item is left to the stream.
+    const prepended = s.rows().prepended;
+    let downs = 0;
+    for (;;) {
+      const page = stored.newer(s.rows().after!, 200);
+      if (page.after === undefined) break;
+      s.appendNewer(page);
+      downs++;
+      expect(stored.check(s).length).toBeLessThanOrEqual(WINDOW_ITEMS + 200);
+    }
+    expect(downs).toBeGreaterThan(30);
+    expect(s.rows().prepended).toBeLessThan(prepended);
+    expect(s.rows().keys[0]).not.toBe("r0:user");
+    expect(s.rows().before).not.toBeNull();
+    expect(s.detached()).toBe(true);
+
+    // The reopened stream's reset is the live end again.
+    s.applyBatch(batch(3, [reset(last.items, stored.runs, [], last.before)]));
+    expect(s.detached()).toBe(false);
+    expect(s.rows().prepended).toBe(0);
+    s.applyBatch(batch(4, [{ op: "upsert", item: user("r3000", "new") }]));
+    expect(s.rows().keys.slice(-2)).toEqual(["r3000:user", runKey("r3000")]);
+  });
+
+  it("a window moved back and forth keeps Virtuoso's index of the rows it shows, or starts a new list where the user is", () => {
+    const stored = storedSession(1_500);
+    const s = new SessionStore("s1");
+    const last = stored.older(null, 60);
+    s.applyBatch(batch(1, [reset(last.items, stored.runs, [], last.before)]));
+    for (let i = 0; i < 20; i++) s.prepend(stored.older(s.rows().before, 200));
+    expect(s.detached()).toBe(true);
+    const generation = s.rows().generation;
+    const bottom = s.rows().keys.at(-1)!;
+    // Past the limit: the oldest pages go and a new list starts with the bottom row at the bottom.
+    s.appendNewer(stored.newer(s.rows().after!, 200));
+    expect(s.rows().generation).toBe(generation + 1);
+    expect(s.rows().anchor).toBe(bottom);
+    expect(s.rows().prepended).toBe(0);
+    expect(stored.check(s).length).toBeLessThanOrEqual(WINDOW_ITEMS / 2 + 200);
+    // Within it: rows only come at the end, and every shown row keeps its index in Virtuoso
+    // (firstItemIndex + position = START - prepended + position).
+    const indexOf = (key: string) => s.rows().keys.indexOf(key) - s.rows().prepended;
+    const probe = s.rows().keys[s.rows().keys.length - 5]!;
+    const was = indexOf(probe);
+    s.appendNewer(stored.newer(s.rows().after!, 200));
+    expect(s.rows().generation).toBe(generation + 1);
+    expect(indexOf(probe)).toBe(was);
+    s.applyBatch(batch(2, [reset(last.items, stored.runs, [], last.before)]));
+    expect(s.rows().anchor).toBeNull();
+  });
+
+  it("drops a nested item's place in its parent's card with the page that held it", () => {
+    const s = new SessionStore("s1");
+    const child = item("r1", "sub", { kind: "agent_message", text: "inside" }, { parentId: "r1:call" });
+    s.applyBatch(batch(1, [reset([child, user("r2", "next")], [run(), run({ id: "r2", seq: 2 })], [], 5_000)]));
+    const filler = Array.from({ length: WINDOW_ITEMS }, (_, i) => agent("r1", `f${i}`, "x"));
+    s.prepend({ items: [tool("r1", "call"), ...filler], before: 10 });
+    expect(s.item("r1:sub")).toBeUndefined();
+    expect(s.childrenOf("r1:call")).toEqual([]);
+    expect(s.rows().keys.slice(-2)).toEqual([`r1:f${WINDOW_ITEMS - 1}`, runKey("r1")]);
+    expect(s.rows().after).toBe(5_000);
   });
 });
 

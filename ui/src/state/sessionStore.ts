@@ -19,8 +19,14 @@ export interface RowList {
   prepended: number;
   /** Cursor for older items; null at the start of the session. */
   before: number | null;
+  /** Cursor for newer stored items than the loaded ones (`load_timeline_newer`); null while
+   *  the window reaches the live end, where the session's stream keeps it current. */
+  after: number | null;
   /** The first reset has arrived. */
   loaded: boolean;
+  /** Where the list of a new generation starts: this row at the bottom of the view (the oldest
+   *  pages went from under a user scrolling down); null: at the end. */
+  anchor: RowKey | null;
 }
 
 const RUN_PREFIX = "run:";
@@ -50,6 +56,19 @@ function isRow(item: TimelineItem): boolean {
 }
 
 type Listener = () => void;
+
+/**
+ * Items a store keeps at most (give or take a page): scrolling back through a long session
+ * drops its newest pages, scrolling down again its oldest, so memory stays bounded however
+ * far the user goes (a 200,000-item session held every page it had loaded: BENCHMARKS.md).
+ */
+export const WINDOW_ITEMS = 2_000;
+
+/** Items loaded together: from the stored cursor `from` (null: the session's start) on. */
+interface Segment {
+  from: number | null;
+  ids: string[];
+}
 
 /** Ops drawn on the next frame instead of at the streaming pace: all but streamed text. */
 function isUrgent(op: LiveOp): boolean {
@@ -135,7 +154,9 @@ export class SessionStore {
   private chunkers = new Map<string, Chunker>();
   /** A tool call's nested items (a subagent's work), in run order. */
   private children = new Map<string, readonly string[]>();
-  private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, loaded: false };
+  private list: RowList = { keys: [], generation: 0, prepended: 0, before: null, after: null, loaded: false, anchor: null };
+  /** The loaded items by the page they came in, oldest first (the last one grows live). */
+  private segments: Segment[] = [];
   private activeRuns: Run[] = [];
   private listeners = new Map<string, Set<Listener>>();
   private dirty = new Set<string>();
@@ -261,11 +282,15 @@ export class SessionStore {
     this.flush();
   }
 
-  /** Older items from `load_timeline`, put in front. */
+  /** The window of pages has left the live end: live items newer than it are not kept. */
+  detached = (): boolean => this.list.after !== null;
+
+  /** Older items from `load_timeline`, put in front; past `WINDOW_ITEMS` the newest pages go. */
   prepend(page: TimelinePage): void {
     const firstRun = this.list.keys.length ? this.runOfKey(this.list.keys[0]!) : undefined;
     const fresh = page.items.filter((i) => !this.items.has(i.id));
     for (const item of fresh) this.remember(item);
+    this.segments.unshift({ from: page.before, ids: fresh.map((i) => i.id) });
     // The run of the page's last items may go on in the rows already shown: its status line is there.
     const keys = this.rowKeys(fresh.filter(isRow), firstRun);
     this.list = {
@@ -276,7 +301,101 @@ export class SessionStore {
     };
     this.dirty.add("rows");
     if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
+    while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS) this.dropNewest();
     this.flush();
+  }
+
+  /**
+   * Newer items from `load_timeline_newer` (the window scrolled down after it left the live
+   * end), put at the end. Past `WINDOW_ITEMS` the oldest pages go, down to half of it: the
+   * list is a new generation then, anchored at the row that was at the bottom (the view
+   * cannot take rows away in front of the user in place: react-virtuoso's `firstItemIndex`
+   * only moves for rows put in front), so it remounts once every few pages, not on each.
+   * The page that reaches the newest stored item is not put here: the view opens the live
+   * stream again instead (its reset holds what was streamed meanwhile), so nothing between
+   * the two is missed.
+   */
+  appendNewer(page: TimelinePage): void {
+    if (!this.detached() || page.after == null) return;
+    const fresh = page.items.filter((i) => !this.items.has(i.id));
+    for (const item of fresh) this.remember(item);
+    this.segments.push({ from: page.before ?? this.list.after, ids: fresh.map((i) => i.id) });
+    const rows = fresh.filter(isRow);
+    let keys = [...this.list.keys];
+    // The last run's line closed the window; its run goes on in this page.
+    const last = keys[keys.length - 1];
+    if (last && isRunKey(last) && rows[0] && runIdOf(last) === rows[0].runId) keys.pop();
+    const bottom = keys[keys.length - 1] ?? null;
+    keys = [...keys, ...this.rowKeys(rows, undefined)];
+    this.list = { ...this.list, keys, after: page.after };
+    this.dirty.add("rows");
+    if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
+    if (this.windowSize() > WINDOW_ITEMS) {
+      while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS / 2) this.dropOldest();
+      const anchor = bottom && this.list.keys.includes(bottom) ? bottom : null;
+      this.list = { ...this.list, generation: this.list.generation + 1, prepended: 0, anchor };
+    }
+    this.flush();
+  }
+
+  private windowSize(): number {
+    let n = 0;
+    for (const segment of this.segments) n += segment.ids.length;
+    return n;
+  }
+
+  /** Drops the newest page: its rows (and the run lines after them) leave the end, and the
+   *  window no longer follows the live end. */
+  private dropNewest(): void {
+    const segment = this.segments.pop()!;
+    const gone = this.forget(segment.ids);
+    const keys = this.list.keys;
+    let cut = keys.findIndex((k) => !isRunKey(k) && gone.has(splitChunkKey(k).itemId));
+    if (cut < 0) cut = keys.length;
+    // With nothing newer stored than its start, the page still marks where to go on from.
+    this.list = { ...this.list, keys: keys.slice(0, cut), after: segment.from ?? 0 };
+    this.dirty.add("rows");
+  }
+
+  /** Drops the oldest page: its rows and its runs' lines leave the front. */
+  private dropOldest(): void {
+    const segment = this.segments.shift()!;
+    const gone = this.forget(segment.ids);
+    const keys = this.list.keys;
+    let cut = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (isRunKey(key) ? i === cut : gone.has(splitChunkKey(key).itemId)) cut = i + 1;
+      else if (!isRunKey(key)) break;
+    }
+    this.list = {
+      ...this.list,
+      keys: keys.slice(cut),
+      prepended: this.list.prepended - cut,
+      before: this.segments[0]?.from ?? null,
+    };
+    this.dirty.add("rows");
+  }
+
+  /** Forgets a dropped page's items (runs and approvals stay: they are few and all known). */
+  private forget(ids: readonly string[]): Set<string> {
+    const gone = new Set(ids);
+    for (const id of ids) {
+      const parent = this.items.get(id)?.parentId;
+      const siblings = parent ? this.children.get(parent) : undefined;
+      if (parent && siblings && !gone.has(parent)) {
+        this.children.set(parent, siblings.filter((c) => c !== id));
+        this.dirty.add(`children:${parent}`);
+      }
+      this.items.delete(id);
+      this.chunkers.delete(id);
+      this.children.delete(id);
+    }
+    if (this.diagnostics.some((d) => gone.has(d.id))) {
+      this.diagnostics = this.diagnostics.filter((d) => !gone.has(d.id));
+      this.dirty.add("diagnostics");
+    }
+    return gone;
   }
 
   /** Wakes the listeners of everything changed since the last flush. */
@@ -302,6 +421,7 @@ export class SessionStore {
     this.runs = new Map(runs.map((r) => [r.id, r]));
     this.approvals = new Map(approvals.map((a) => [a.id, a]));
     for (const item of items) this.remember(item);
+    this.segments = [{ from: before, ids: items.map((i) => i.id) }];
     const keys = this.rowKeys(items.filter(isRow), undefined);
     // Runs with nothing in the page yet (queued, or just started) still get their line.
     // (Runs older than the page's newest belong to older pages.)
@@ -311,7 +431,7 @@ export class SessionStore {
       const open = run.status === "queued" || run.status === "running";
       if (!shown.has(runKey(run.id)) && (open || run.seq > newestShown)) keys.push(runKey(run.id));
     }
-    this.list = { keys, generation: this.list.generation + 1, prepended: 0, before, loaded: true };
+    this.list = { keys, generation: this.list.generation + 1, prepended: 0, before, after: null, loaded: true, anchor: null };
     this.recomputeActive();
   }
 
@@ -343,6 +463,9 @@ export class SessionStore {
 
   private upsert(item: TimelineItem): void {
     const known = this.items.has(item.id);
+    // Newer than a window that left the live end: its pages (or the live view reopened) bring it.
+    if (!known && this.detached()) return;
+    if (!known) this.segments[this.segments.length - 1]?.ids.push(item.id);
     // A row moved under a subagent's call (told after the item was made) leaves the list.
     if (known && item.parentId && this.list.keys.includes(item.id)) {
       this.list = { ...this.list, keys: this.list.keys.filter((k) => splitChunkKey(k).itemId !== item.id) };
@@ -425,7 +548,7 @@ export class SessionStore {
     const known = this.runs.has(run.id);
     this.runs.set(run.id, run);
     this.dirty.add(runKey(run.id));
-    if (!known && !this.list.keys.includes(runKey(run.id))) {
+    if (!known && !this.detached() && !this.list.keys.includes(runKey(run.id))) {
       this.list = { ...this.list, keys: [...this.list.keys, runKey(run.id)] };
       this.dirty.add("rows");
     }

@@ -161,6 +161,7 @@ export function fakeIpc(over: Partial<Ipc> = {}): Ipc {
     closeSession: vi.fn(async () => null),
     openToolOutput: vi.fn(async () => null),
     loadTimeline: vi.fn(async () => ({ items: [], before: null })),
+    loadTimelineNewer: vi.fn(async () => ({ items: [], before: null })),
     sessionPlan: vi.fn(async (): Promise<Plan | null> => null),
     findFiles: vi.fn(async (): Promise<string[]> => []),
     sessionUsage: vi.fn(async () => ({ input: 0, cached: 0, output: 0, reasoning: 0, costUsd: null, runs: 0 })),

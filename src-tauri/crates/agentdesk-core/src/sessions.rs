@@ -283,6 +283,19 @@ impl Desk {
             .await?)
     }
 
+    /// The page of a session's timeline from `after` on (scrolling down a window of pages).
+    pub async fn load_timeline_newer(
+        &self,
+        session_id: &SessionId,
+        after: i64,
+        limit: Option<u32>,
+    ) -> Result<TimelinePage> {
+        Ok(self
+            .store
+            .load_timeline_newer(session_id, after, limit.unwrap_or(FIRST_SCREEN))
+            .await?)
+    }
+
     /// The plan the session's agent last reported, if any.
     pub async fn session_plan(
         &self,

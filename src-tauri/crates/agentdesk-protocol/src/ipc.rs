@@ -209,6 +209,14 @@ define_rpc! {
         before: Option<i64>,
         limit: u32,
     }) -> Result<TimelinePage, IpcError>;
+    /// Newer items: the page from `after` on (a page's `after`; the timeline keeps a bounded
+    /// window of pages, so one scrolled back to the start and down again reloads them).
+    load_timeline_newer(LoadTimelineNewerArgs {
+        session_id: SessionId,
+        #[ts(type = "number")]
+        after: i64,
+        limit: u32,
+    }) -> Result<TimelinePage, IpcError>;
     /// The plan the session's agent last reported (its header shows the current step, even
     /// when that item is older than the loaded page).
     session_plan(SessionPlanArgs { session_id: SessionId }) -> Result<Option<Plan>, IpcError>;

@@ -209,6 +209,36 @@ impl Store {
         Ok(TimelinePage {
             items,
             before: if more { oldest } else { None },
+            after: None,
+        })
+    }
+
+    /// The first `limit` items of a session from the cursor `after` on (a page's `after`),
+    /// oldest first; the page's `after` is set when newer items remain. One index range scan,
+    /// like `load_timeline` backwards.
+    pub async fn load_timeline_newer(
+        &self,
+        session_id: &SessionId,
+        after: i64,
+        limit: u32,
+    ) -> Result<TimelinePage> {
+        let limit = limit.clamp(1, MAX_PAGE);
+        let rows: Vec<ItemRow> = sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM timeline_items
+             WHERE session_id = ? AND pk >= ? ORDER BY pk LIMIT ?"
+        ))
+        .bind(session_id)
+        .bind(after)
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&self.pool)
+        .await?;
+        let next = rows.get(limit as usize).map(|row| row.pk);
+        let oldest = rows.first().map(|row| row.pk);
+        let items = to_items(rows.into_iter().take(limit as usize).collect())?;
+        Ok(TimelinePage {
+            items,
+            before: oldest,
+            after: next,
         })
     }
 

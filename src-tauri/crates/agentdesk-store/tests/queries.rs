@@ -381,6 +381,49 @@ async fn timeline_upserts_pages_and_indexes_messages() {
     assert_eq!(older.before, None);
     assert_eq!(older.items[3], streaming);
 
+    // Forwards again from the second item (a window of pages scrolled down): pages of 4 from
+    // where the last one stopped, each `before` the cursor of its first item, `after` unset
+    // at the newest.
+    let second = store
+        .load_timeline(&"s".into(), page.before, 5)
+        .await
+        .unwrap()
+        .before
+        .unwrap();
+    let mut after = Some(second);
+    let mut ids = Vec::new();
+    let mut pages = 0;
+    while let Some(from) = after {
+        let newer = store
+            .load_timeline_newer(&"s".into(), from, 4)
+            .await
+            .unwrap();
+        assert_eq!(
+            newer.before,
+            Some(from),
+            "a page's first item is its cursor"
+        );
+        assert!(newer.items.len() <= 4);
+        ids.extend(newer.items.iter().map(|i| i.id.to_string()));
+        after = newer.after;
+        pages += 1;
+    }
+    assert_eq!(pages, 3);
+    let all: Vec<String> = older
+        .items
+        .iter()
+        .chain(&page.items)
+        .map(|i| i.id.to_string())
+        .collect();
+    assert_eq!(ids, all[2..], "every item after the cursor, once, in order");
+    assert_eq!(ids.last().map(String::as_str), Some("tool"));
+    assert!(store
+        .load_timeline_newer(&"other".into(), 0, 4)
+        .await
+        .unwrap()
+        .items
+        .is_empty());
+
     // A message is searchable once complete (streaming text is on screen, and indexing each
     // flush of it cost the run's time): not while it streams.
     assert!(store

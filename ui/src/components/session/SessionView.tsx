@@ -89,6 +89,9 @@ export function SessionView({ session, host = null, focusApproval, onSessionChan
     };
   }, [ipc, store, session.id, onError, attempt]);
 
+  // The timeline's window of pages left the live end and the user goes back: a fresh reset.
+  const reopen = useCallback(() => setAttempt((a) => a + 1), []);
+
   // Files dragged from the OS onto the window.
   useEffect(() => {
     let unlisten: (() => void) | null = null;
@@ -178,7 +181,7 @@ export function SessionView({ session, host = null, focusApproval, onSessionChan
         </div>
       ) : (
         <EngineCapabilitiesContext.Provider value={caps}>
-          <Timeline store={store} focusApproval={focusApproval} onError={onError} />
+          <Timeline store={store} focusApproval={focusApproval} onError={onError} onLatest={reopen} />
         </EngineCapabilitiesContext.Provider>
       )}
       {!showReview && (

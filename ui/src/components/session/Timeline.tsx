@@ -18,6 +18,9 @@ interface Props {
   /** Scroll to this approval's card and focus it (from the Approvals view). */
   focusApproval: { approvalId: string; itemId: string | null } | null;
   onError: (e: IpcError) => void;
+  /** Open the live stream again (its reset is the session's newest page): the window of pages
+   *  left the live end and the user goes back to it. */
+  onLatest: () => void;
 }
 
 interface Ctx {
@@ -30,7 +33,7 @@ function itemContent(_index: number, key: RowKey, ctx: Ctx) {
 }
 
 /** The session's timeline: virtualised, follows the stream while at the bottom. */
-export const Timeline = memo(function Timeline({ store, focusApproval, onError }: Props) {
+export const Timeline = memo(function Timeline({ store, focusApproval, onError, onLatest }: Props) {
   const ipc = useIpc();
   const rows = useRows(store);
   const ref = useRef<VirtuosoHandle>(null);
@@ -55,6 +58,22 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
     }
   }, [ipc, store, onError]);
 
+  // Scrolled down a window that left the live end: the next page, or the live end again.
+  const loadNewer = useCallback(async () => {
+    const after = store.rows().after;
+    if (loading.current || after === null) return;
+    loading.current = true;
+    try {
+      const page = await ipc.loadTimelineNewer(store.sessionId, after, PAGE);
+      if (page.after == null) onLatest();
+      else store.appendNewer(page);
+    } catch (e) {
+      onError(errorOf(e));
+    } finally {
+      loading.current = false;
+    }
+  }, [ipc, store, onError, onLatest]);
+
   // Rows grow while they stream (followOutput covers new rows): keep the bottom in view.
   useEffect(() => {
     let frame = 0;
@@ -63,7 +82,7 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
       frame = requestAnimationFrame(() => {
         frame = 0;
         const el = scrollerEl.current;
-        if (el && stick.current) el.scrollTop = el.scrollHeight;
+        if (el && stick.current && !store.detached()) el.scrollTop = el.scrollHeight;
       });
     });
     return () => {
@@ -72,18 +91,19 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
     };
   }, [store]);
 
-  // Where a (re)mounted list starts: at the card the user came for when it is loaded, else at the end.
+  // Where a (re)mounted list starts: where the user was when the window's oldest pages went
+  // from under them, else at the card the user came for when it is loaded, else at the end.
   const [initialKey, setInitialKey] = useState<{ generation: number; key: RowKey | undefined } | null>(null);
   let startKey = initialKey?.generation === rows.generation ? initialKey.key : undefined;
   if (rows.loaded && initialKey?.generation !== rows.generation) {
-    startKey = focusApproval ? store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId) : undefined;
+    startKey = rows.anchor ?? (focusApproval ? store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId) : undefined);
     setInitialKey({ generation: rows.generation, key: startKey });
   }
   const startIndex = startKey ? rows.keys.indexOf(startKey) : -1;
 
   // Going to a card: load older pages until its row is there (bounded), then scroll and focus it.
   useEffect(() => {
-    if (!focusApproval || !rows.loaded) return;
+    if (!focusApproval || !rows.loaded || rows.anchor) return;
     let cancelled = false;
     (async () => {
       for (let tries = 0; tries < 50 && !cancelled; tries++) {
@@ -147,15 +167,20 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
     );
   }, []);
 
-  const bottomChange = useCallback((bottom: boolean) => {
-    if (bottom) stick.current = true;
-    setAtBottom(bottom);
-  }, []);
+  // The end of a window that left the live end is not the bottom to follow.
+  const bottomChange = useCallback(
+    (bottom: boolean) => {
+      if (bottom && !store.detached()) stick.current = true;
+      setAtBottom(bottom);
+    },
+    [store],
+  );
 
   const jump = () => {
     stick.current = true;
     setFocusKey(null);
-    ref.current?.scrollToIndex({ index: "LAST", align: "end" });
+    if (store.detached()) onLatest();
+    else ref.current?.scrollToIndex({ index: "LAST", align: "end" });
   };
 
   if (!rows.loaded) return <div className="timeline-loading muted">Loading…</div>;
@@ -182,19 +207,20 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError }
         context={{ store, focusKey }}
         firstItemIndex={START_INDEX - rows.prepended}
         initialTopMostItemIndex={
-          startIndex >= 0 ? { index: startIndex, align: "center" } : timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined
+          startIndex >= 0 ? { index: startIndex, align: rows.anchor ? "end" : "center" } : timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined
         }
         computeItemKey={(_i, key) => key}
         itemContent={itemContent}
-        followOutput={() => (stick.current ? "auto" : false)}
+        followOutput={() => (stick.current && !store.detached() ? "auto" : false)}
         atBottomStateChange={bottomChange}
         atBottomThreshold={48}
         startReached={() => void loadOlder()}
+        endReached={() => void loadNewer()}
         increaseViewportBy={{ top: 1200, bottom: 400 }}
         defaultItemHeight={240}
         scrollerRef={scroller}
       />
-      {!atBottom && (
+      {(!atBottom || rows.after !== null) && (
         <button type="button" className="jump-latest" onClick={jump}>
           Jump to latest <span aria-hidden="true">↓</span>
         </button>

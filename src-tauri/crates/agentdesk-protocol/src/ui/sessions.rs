@@ -296,4 +296,10 @@ pub struct TimelinePage {
     /// Pass back to load the items before this page; `None` at the start of the session.
     #[ts(type = "number | null")]
     pub before: Option<i64>,
+    /// Pass to `load_timeline_newer` for the items after this page: set on a page loaded
+    /// forwards when newer items are stored; absent when it reaches the newest one (and on
+    /// pages loaded backwards, which end where the caller's view goes on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub after: Option<i64>,
 }
