@@ -216,6 +216,14 @@ async fn round(
             ),
             None => println!("the newest item was not reached again within 15 minutes"),
         }
+        // The web process gives back what its collector freed later than the 2 s above.
+        tokio::time::sleep(Duration::from_secs(20)).await;
+        let settled = window_memory(pid);
+        println!(
+            "20 s later: PSS {:.1} MB, anonymous {:.1} MB",
+            mb(settled.0),
+            mb(settled.1)
+        );
     }
     app.quit().await?;
     Ok(Round {

@@ -382,12 +382,26 @@ describe("SessionStore window of pages", () => {
     s.applyBatch(batch(1, [reset(last.items, stored.runs, [], last.before)]));
     for (let i = 0; i < 20; i++) s.prepend(stored.older(s.rows().before, 200));
     expect(s.detached()).toBe(true);
-    const generation = s.rows().generation;
-    const bottom = s.rows().keys.at(-1)!;
-    // Past the limit: the oldest pages go and a new list starts with the bottom row at the bottom.
-    s.appendNewer(stored.newer(s.rows().after!, 200));
+    // Past the limit going up, the newest pages went and a new list started at the row on top.
+    let generation = s.rows().generation;
+    let top = s.rows().keys[0]!;
+    for (let i = 0; i < 20 && s.rows().generation === generation; i++) {
+      top = s.rows().keys[0]!;
+      s.prepend(stored.older(s.rows().before, 200));
+    }
     expect(s.rows().generation).toBe(generation + 1);
-    expect(s.rows().anchor).toBe(bottom);
+    expect(s.rows().anchor).toEqual({ key: top, align: "start" });
+    expect(s.rows().prepended).toBe(0);
+    expect(stored.check(s).length).toBeLessThanOrEqual(WINDOW_ITEMS / 2 + 200);
+    // Past it going down: the oldest go, a new list starts with the bottom row at the bottom.
+    generation = s.rows().generation;
+    let bottom = s.rows().keys.at(-1)!;
+    for (let i = 0; i < 20 && s.rows().generation === generation; i++) {
+      bottom = s.rows().keys.at(-1)!;
+      s.appendNewer(stored.newer(s.rows().after!, 200));
+    }
+    expect(s.rows().generation).toBe(generation + 1);
+    expect(s.rows().anchor).toEqual({ key: bottom, align: "end" });
     expect(s.rows().prepended).toBe(0);
     expect(stored.check(s).length).toBeLessThanOrEqual(WINDOW_ITEMS / 2 + 200);
     // Within it: rows only come at the end, and every shown row keeps its index in Virtuoso

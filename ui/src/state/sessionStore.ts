@@ -24,9 +24,10 @@ export interface RowList {
   after: number | null;
   /** The first reset has arrived. */
   loaded: boolean;
-  /** Where the list of a new generation starts: this row at the bottom of the view (the oldest
-   *  pages went from under a user scrolling down); null: at the end. */
-  anchor: RowKey | null;
+  /** Where the list of a new generation starts: this row at the top of the view (the newest
+   *  pages went from under a user scrolling up) or at its bottom (the oldest went, scrolling
+   *  down); null: at the end. */
+  anchor: { key: RowKey; align: "start" | "end" } | null;
 }
 
 const RUN_PREFIX = "run:";
@@ -285,8 +286,15 @@ export class SessionStore {
   /** The window of pages has left the live end: live items newer than it are not kept. */
   detached = (): boolean => this.list.after !== null;
 
-  /** Older items from `load_timeline`, put in front; past `WINDOW_ITEMS` the newest pages go. */
+  /**
+   * Older items from `load_timeline`, put in front. Past `WINDOW_ITEMS` the newest pages go,
+   * down to half of it, and the list is a new generation anchored at the row that was at the
+   * top: react-virtuoso keeps a measured size for every index it was shown, and one moved by
+   * every page put in front, so a list that only grew in front held ~60 MB more after 200,000
+   * items (and took longer per page the further it went). A remount every few pages bounds it.
+   */
   prepend(page: TimelinePage): void {
+    const top = this.list.keys[0] ?? null;
     const firstRun = this.list.keys.length ? this.runOfKey(this.list.keys[0]!) : undefined;
     const fresh = page.items.filter((i) => !this.items.has(i.id));
     for (const item of fresh) this.remember(item);
@@ -301,7 +309,10 @@ export class SessionStore {
     };
     this.dirty.add("rows");
     if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
-    while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS) this.dropNewest();
+    if (this.windowSize() > WINDOW_ITEMS) {
+      while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS / 2) this.dropNewest();
+      this.restart(top, "start");
+    }
     this.flush();
   }
 
@@ -309,8 +320,8 @@ export class SessionStore {
    * Newer items from `load_timeline_newer` (the window scrolled down after it left the live
    * end), put at the end. Past `WINDOW_ITEMS` the oldest pages go, down to half of it: the
    * list is a new generation then, anchored at the row that was at the bottom (the view
-   * cannot take rows away in front of the user in place: react-virtuoso's `firstItemIndex`
-   * only moves for rows put in front), so it remounts once every few pages, not on each.
+   * cannot take rows away in front of the user in place either: react-virtuoso's
+   * `firstItemIndex` only moves for rows put in front), once every few pages, not on each.
    * The page that reaches the newest stored item is not put here: the view opens the live
    * stream again instead (its reset holds what was streamed meanwhile), so nothing between
    * the two is missed.
@@ -332,10 +343,15 @@ export class SessionStore {
     if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
     if (this.windowSize() > WINDOW_ITEMS) {
       while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS / 2) this.dropOldest();
-      const anchor = bottom && this.list.keys.includes(bottom) ? bottom : null;
-      this.list = { ...this.list, generation: this.list.generation + 1, prepended: 0, anchor };
+      this.restart(bottom, "end");
     }
     this.flush();
+  }
+
+  /** The rows as a new list (the view remounts) starting with `key` at the view's `align`. */
+  private restart(key: RowKey | null, align: "start" | "end"): void {
+    const anchor = key && this.list.keys.includes(key) ? { key, align } : null;
+    this.list = { ...this.list, generation: this.list.generation + 1, prepended: 0, anchor };
   }
 
   private windowSize(): number {

@@ -91,24 +91,32 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError, 
     };
   }, [store]);
 
-  // Where a (re)mounted list starts: where the user was when the window's oldest pages went
-  // from under them, else at the card the user came for when it is loaded, else at the end.
-  const [initialKey, setInitialKey] = useState<{ generation: number; key: RowKey | undefined } | null>(null);
-  let startKey = initialKey?.generation === rows.generation ? initialKey.key : undefined;
-  if (rows.loaded && initialKey?.generation !== rows.generation) {
-    startKey = rows.anchor ?? (focusApproval ? store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId) : undefined);
-    setInitialKey({ generation: rows.generation, key: startKey });
+  // Where a (re)mounted list starts: where the user was when the window's pages changed under
+  // them, else at the card the user came for when it is loaded, else at the end.
+  type Start = { generation: number; key: RowKey | undefined; align: "start" | "center" | "end" };
+  const [initial, setInitial] = useState<Start | null>(null);
+  let start = initial?.generation === rows.generation ? initial : null;
+  if (rows.loaded && !start) {
+    const card = focusApproval ? store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId) : undefined;
+    start = rows.anchor ? { generation: rows.generation, ...rows.anchor } : { generation: rows.generation, key: card, align: "center" };
+    setInitial(start);
   }
-  const startIndex = startKey ? rows.keys.indexOf(startKey) : -1;
+  const startIndex = start?.key ? rows.keys.indexOf(start.key) : -1;
 
-  // Going to a card: load older pages until its row is there (bounded), then scroll and focus it.
+  // Going to a card: load older pages until its row is there (bounded), then scroll and focus
+  // it. The search outlives the lists the window's pages start on the way (new generations).
+  const search = useRef<{ target: Props["focusApproval"]; pages: number; reopened: boolean; done: boolean } | null>(null);
   useEffect(() => {
-    if (!focusApproval || !rows.loaded || rows.anchor) return;
+    if (!focusApproval || !rows.loaded) return;
+    if (search.current?.target !== focusApproval) search.current = { target: focusApproval, pages: 0, reopened: false, done: false };
+    const state = search.current;
+    if (state.done) return;
     let cancelled = false;
     (async () => {
-      for (let tries = 0; tries < 50 && !cancelled; tries++) {
+      while (!cancelled) {
         const key = store.rowOfApproval(focusApproval.approvalId, focusApproval.itemId);
         if (key) {
+          state.done = true;
           stick.current = false;
           setFocusKey(key);
           // The list may have started there already; otherwise scroll once it has settled.
@@ -124,13 +132,19 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError, 
           );
           return;
         }
-        if (!(await loadOlder())) return;
+        // Not in a window that had left the live end: from the live end again (this runs
+        // again for the reset's new generation; older pages may then detach it, so only once).
+        if (!state.reopened && store.detached()) {
+          state.reopened = true;
+          return onLatest();
+        }
+        if (state.pages++ >= 50 || !(await loadOlder())) return;
       }
     })();
     return () => {
       cancelled = true;
     };
-  }, [focusApproval, rows.loaded, rows.generation, store, loadOlder]);
+  }, [focusApproval, rows.loaded, rows.generation, store, loadOlder, onLatest]);
 
   // The user scrolling up (wheel, keys, dragging the scrollbar) stops following; reaching the
   // bottom resumes it. Scroll events alone cannot tell: the list itself adjusts scrollTop.
@@ -207,7 +221,7 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError, 
         context={{ store, focusKey }}
         firstItemIndex={START_INDEX - rows.prepended}
         initialTopMostItemIndex={
-          startIndex >= 0 ? { index: startIndex, align: rows.anchor ? "end" : "center" } : timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined
+          startIndex >= 0 && start ? { index: startIndex, align: start.align } : timelineOptions.startAtEnd ? { index: "LAST", align: "end" } : undefined
         }
         computeItemKey={(_i, key) => key}
         itemContent={itemContent}
