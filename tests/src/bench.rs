@@ -82,11 +82,13 @@ pub fn seeded_text(i: usize) -> String {
     format!("seeded item {i}: the build ran, a test failed, the fix is in module {i}")
 }
 
-/// Scrolls the timeline to its top until `arguments[0]` (the first item) is in the page, as a
-/// user dragging to the top again and again would: [ms, steps, most elements the page held at
-/// once, most timeline rows at once], or null when not there within 15 minutes.
-pub const TIMELINE_TO_START: &str = r#"
-    const [first, done] = [arguments[0], arguments[arguments.length - 1]];
+/// Scrolls the timeline until `arguments[0]` is in the page, as a user dragging to one end
+/// again and again would: to the top (`arguments[1]` = "up": older pages come in, the newest
+/// go) or to the bottom ("down": newer pages, and at the newest the live stream again).
+/// Answers [ms, steps, most elements the page held at once, most timeline rows at once], or
+/// null when not there within 15 minutes.
+pub const TIMELINE_SCROLL: &str = r#"
+    const [text, way, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
     const t0 = performance.now();
     let steps = 0, nodes = 0, rows = 0;
     const step = () => {
@@ -95,8 +97,8 @@ pub const TIMELINE_TO_START: &str = r#"
       if (log) {
         nodes = Math.max(nodes, document.getElementsByTagName('*').length);
         rows = Math.max(rows, log.querySelectorAll('.row').length);
-        if (log.textContent.includes(first)) { done([performance.now() - t0, steps, nodes, rows]); return; }
-        log.scrollTop = 0;
+        if (log.textContent.includes(text)) { done([performance.now() - t0, steps, nodes, rows]); return; }
+        log.scrollTop = way === 'up' ? 0 : log.scrollHeight;
       }
       if (performance.now() - t0 > 900000) { done(null); return; }
       steps++;
@@ -105,27 +107,25 @@ pub const TIMELINE_TO_START: &str = r#"
     step();
 "#;
 
-/// Then down again until `arguments[0]` (the newest item) is: the page's end is dragged to
-/// again and again (the timeline keeps a window of pages: it loads newer ones, and the newest
-/// from the live stream again). Same answer as `TIMELINE_TO_START`.
-pub const TIMELINE_TO_END: &str = r#"
-    const [last, done] = [arguments[0], arguments[arguments.length - 1]];
-    const t0 = performance.now();
-    let steps = 0, nodes = 0, rows = 0;
-    const step = () => {
-      const log = document.querySelector('[role=log][aria-label=Timeline]');
-      if (log) {
-        nodes = Math.max(nodes, document.getElementsByTagName('*').length);
-        rows = Math.max(rows, log.querySelectorAll('.row').length);
-        if (log.textContent.includes(last)) { done([performance.now() - t0, steps, nodes, rows]); return; }
-        log.scrollTop = log.scrollHeight;
-      }
-      if (performance.now() - t0 > 900000) { done(null); return; }
-      steps++;
-      setTimeout(step, 30);
-    };
-    step();
-"#;
+/// A workspace "demo" (folder `<root>/work`) in the data folder `data`, with the given sessions
+/// (`(id, title, items, created at)`, see [`seed_session`]) written before the app starts.
+pub async fn seed_workspace(
+    root: &Path,
+    data: &Path,
+    sessions: &[(&str, &str, usize, i64)],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let work = root.join("work");
+    std::fs::create_dir_all(&work)?;
+    let desk = agentdesk_core::Desk::open(data).await?;
+    let ws = desk
+        .add_workspace(&work.to_string_lossy(), Some("demo"))
+        .await?;
+    for (sid, title, n, at) in sessions {
+        seed_session(desk.store(), &ws.id, sid, title, *n, *at).await?;
+    }
+    desk.close().await;
+    Ok(())
+}
 
 /// A session `sid` titled `title` in workspace `ws` holding `n` items (user and agent messages
 /// in turn, `seeded_text(i)`) in one run, written straight to the store 2,000 a transaction.

@@ -26,8 +26,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentdesk_protocol::ui::{Engine, ItemBody, ItemStatus, Session, TimelineItem};
-use agentdesk_tests::bench::{find_app, proc_info, pss_kb, seeded_text, start_epoch_ms, tree, HZ};
+use agentdesk_tests::bench::{
+    find_app, proc_info, pss_kb, seed_session, seeded_text, start_epoch_ms, tree, HZ,
+};
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,
     CodexWorkspace, Desktop,
@@ -193,55 +194,16 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
         desk,
     } = prepare_codex_workspace(env, bin, fake.base_url(), |_| {}).await?;
 
-    let store = desk.store();
-    let (sid, rid) = ("seeded-session", "seeded-run");
-    store
-        // Old (created at 1): the sessions the benchmark creates list above it.
-        .insert_session(&Session::begun(
-            sid.into(),
-            workspace_id,
-            Engine::Codex,
-            SEEDED_TITLE,
-            1,
-        ))
-        .await?;
-    store
-        .create_run(&agentdesk_store::NewRun::running(
-            &rid.into(),
-            &sid.into(),
-            "p",
-            1,
-        ))
-        .await?;
-    let mut from = 0;
-    while from < SEEDED_ITEMS {
-        let n = 2_000.min(SEEDED_ITEMS - from);
-        let items: Vec<TimelineItem> = (from..from + n)
-            .map(|i| {
-                let text = seeded_text(i);
-                TimelineItem {
-                    id: format!("{rid}:{i}"),
-                    session_id: sid.into(),
-                    run_id: rid.into(),
-                    seq: i as i64,
-                    status: ItemStatus::Completed,
-                    body: if i % 2 == 0 {
-                        ItemBody::UserMessage {
-                            text,
-                            attachments: Vec::new(),
-                        }
-                    } else {
-                        ItemBody::AgentMessage { text }
-                    },
-                    created_at: 1,
-                    updated_at: 1,
-                    parent_id: None,
-                }
-            })
-            .collect();
-        store.upsert_timeline_items(&items).await?;
-        from += n;
-    }
+    // Old (created at 1): the sessions the benchmark creates list above it.
+    seed_session(
+        desk.store(),
+        &workspace_id,
+        "seeded-session",
+        SEEDED_TITLE,
+        SEEDED_ITEMS,
+        1,
+    )
+    .await?;
     desk.close().await;
     Ok(work)
 }

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use agentdesk_tests::bench::{seed_session, seeded_text, TIMELINE_TO_END, TIMELINE_TO_START};
+use agentdesk_tests::bench::{seed_workspace, seeded_text, TIMELINE_SCROLL};
 use agentdesk_tests::e2e::{
     artifacts_dir, prerequisites, AppEnv, AppSession, BoxError, Desktop, TIMELINE,
 };
@@ -30,10 +30,13 @@ async fn a_long_session_scrolls_end_to_end_and_back_with_bounded_rows() {
         .unwrap();
 }
 
-/// Scrolls with one of the timeline scripts until `text` is in the page: (steps, the most
+/// Scrolls the timeline `way` ("up" or "down") until `text` is in the page: (steps, the most
 /// timeline rows the page held at once).
-async fn scroll(app: &AppSession, script: &str, text: String) -> Result<(f64, f64), BoxError> {
-    let v = app.client.execute_async(script, vec![text.into()]).await?;
+async fn scroll(app: &AppSession, way: &str, text: String) -> Result<(f64, f64), BoxError> {
+    let v = app
+        .client
+        .execute_async(TIMELINE_SCROLL, vec![text.into(), way.into()])
+        .await?;
     let got: Option<[f64; 4]> = serde_json::from_value(v)?;
     let [_ms, steps, _nodes, rows] = got.ok_or("the item was not reached")?;
     Ok((steps, rows))
@@ -43,14 +46,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
     let artifacts = artifacts_dir(TEST);
     let desktop = Desktop::start(pre)?;
     let mut env = AppEnv::new(TEST)?;
-    let work = env.root.join("work");
-    std::fs::create_dir_all(&work)?;
-    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    let ws = desk
-        .add_workspace(&work.to_string_lossy(), Some("demo"))
-        .await?;
-    seed_session(desk.store(), &ws.id, "long", TITLE, ITEMS, 1).await?;
-    desk.close().await;
+    seed_workspace(&env.root, &env.data_dir, &[("long", TITLE, ITEMS, 1)]).await?;
 
     let app = desktop.launch(&env, "app", &artifacts).await?;
     app.collect_js_errors().await?;
@@ -65,7 +61,7 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
         .await?;
 
     // Up to the first item: thirty pages come in at the top, the newest leave the bottom.
-    let (steps, rows) = scroll(&app, TIMELINE_TO_START, first.clone()).await?;
+    let (steps, rows) = scroll(&app, "up", first.clone()).await?;
     assert!(
         steps > 5.0,
         "the first item needed scrolling: {steps} steps"
@@ -81,8 +77,8 @@ async fn scenario(pre: agentdesk_tests::e2e::Prerequisites) -> Result<(), BoxErr
         .await?;
 
     // Up again, then down the whole way: newer pages come in, the oldest leave the top.
-    scroll(&app, TIMELINE_TO_START, first).await?;
-    let (steps, rows) = scroll(&app, TIMELINE_TO_END, newest.clone()).await?;
+    scroll(&app, "up", first).await?;
+    let (steps, rows) = scroll(&app, "down", newest.clone()).await?;
     assert!(
         steps > 5.0,
         "the newest item needed scrolling: {steps} steps"

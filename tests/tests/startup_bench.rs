@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_tests::bench::{
-    env_number, find_app, memory_kb, proc_info, role, seed_session, seeded_text, start_epoch_ms,
-    tree, TIMELINE_TO_END, TIMELINE_TO_START,
+    env_number, find_app, memory_kb, proc_info, role, seed_workspace, seeded_text, start_epoch_ms,
+    tree, TIMELINE_SCROLL,
 };
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
@@ -46,17 +46,8 @@ const SMALL: &str = "seeded small";
 
 /// A workspace with two sessions: `BIG` (`seeded_items()` items) and `SMALL` (3 items).
 async fn prepare(env: &AppEnv) -> Result<(), BoxError> {
-    let work = env.root.join("work");
-    std::fs::create_dir_all(&work)?;
-    let desk = agentdesk_core::Desk::open(&env.data_dir).await?;
-    let ws = desk
-        .add_workspace(&work.to_string_lossy(), Some("demo"))
-        .await?;
-    for (sid, title, n, at) in [("big", BIG, seeded_items(), 1), ("small", SMALL, 3, 2)] {
-        seed_session(desk.store(), &ws.id, sid, title, n, at).await?;
-    }
-    desk.close().await;
-    Ok(())
+    let sessions = [("big", BIG, seeded_items(), 1), ("small", SMALL, 3, 2)];
+    seed_workspace(&env.root, &env.data_dir, &sessions).await
 }
 
 /// Clicks the session titled `arguments[0]` and resolves when `arguments[1]` is in the
@@ -178,7 +169,7 @@ async fn round(
         app.set_script_timeout(Duration::from_secs(1000)).await?;
         let v = app
             .client
-            .execute_async(TIMELINE_TO_START, vec![seeded_text(0).into()])
+            .execute_async(TIMELINE_SCROLL, vec![seeded_text(0).into(), "up".into()])
             .await?;
         let got: Option<[f64; 4]> = serde_json::from_value(v)?;
         app.screenshot(&artifacts.join("big-scrolled-to-start.png"))
@@ -198,8 +189,8 @@ async fn round(
         let v = app
             .client
             .execute_async(
-                TIMELINE_TO_END,
-                vec![seeded_text(seeded_items() - 1).into()],
+                TIMELINE_SCROLL,
+                vec![seeded_text(seeded_items() - 1).into(), "down".into()],
             )
             .await?;
         let got: Option<[f64; 4]> = serde_json::from_value(v)?;
