@@ -26,7 +26,7 @@ export interface RowList {
   loaded: boolean;
   /** Where the list of a new generation starts: this row at the bottom of the view (the
    *  oldest pages went from under a user scrolling down); null: at the end. */
-  anchor: { key: RowKey; align: "start" | "end" } | null;
+  anchor: { key: RowKey; align: "end" } | null;
 }
 
 const RUN_PREFIX = "run:";
@@ -337,14 +337,14 @@ export class SessionStore {
     if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
     if (this.windowSize() > WINDOW_ITEMS) {
       while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS / 2) this.dropOldest();
-      this.restart(bottom, "end");
+      this.restart(bottom);
     }
     this.flush();
   }
 
-  /** The rows as a new list (the view remounts) starting with `key` at the view's `align`. */
-  private restart(key: RowKey | null, align: "start" | "end"): void {
-    const anchor = key && this.list.keys.includes(key) ? { key, align } : null;
+  /** The rows as a new list (the view remounts) with `key` at the bottom of the view. */
+  private restart(key: RowKey | null): void {
+    const anchor = key && this.list.keys.includes(key) ? { key, align: "end" as const } : null;
     this.list = { ...this.list, generation: this.list.generation + 1, prepended: 0, anchor };
   }
 
