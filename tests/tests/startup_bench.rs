@@ -167,45 +167,41 @@ async fn round(
     let mut back = (0, 0);
     if scroll {
         app.set_script_timeout(Duration::from_secs(1000)).await?;
-        let v = app
-            .client
-            .execute_async(TIMELINE_SCROLL, vec![seeded_text(0).into(), "up".into()])
-            .await?;
-        let got: Option<[f64; 4]> = serde_json::from_value(v)?;
-        app.screenshot(&artifacts.join("big-scrolled-to-start.png"))
-            .await?;
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        scrolled = window_memory(pid);
-        match got {
-            Some([ms, steps, nodes, rows]) => println!(
-                "scrolled {} items end to end: {:.1} s, {steps} steps; the page held at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
-                seeded_items(),
-                ms / 1000.0,
-                mb(scrolled.0),
-                mb(scrolled.1)
+        // Up to the first item, then down to the newest again (the same in both ways: the
+        // script, a picture, the window's memory 2 s after).
+        let ways = [
+            ("up", 0, "up to the first item", "big-scrolled-to-start.png"),
+            (
+                "down",
+                seeded_items() - 1,
+                "back down to the newest",
+                "big-scrolled-back-to-end.png",
             ),
-            None => println!("the first item was not reached within 15 minutes"),
-        }
-        let v = app
-            .client
-            .execute_async(
-                TIMELINE_SCROLL,
-                vec![seeded_text(seeded_items() - 1).into(), "down".into()],
-            )
-            .await?;
-        let got: Option<[f64; 4]> = serde_json::from_value(v)?;
-        app.screenshot(&artifacts.join("big-scrolled-back-to-end.png"))
-            .await?;
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        back = window_memory(pid);
-        match got {
-            Some([ms, steps, nodes, rows]) => println!(
-                "and back down to the newest: {:.1} s, {steps} steps; at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
-                ms / 1000.0,
-                mb(back.0),
-                mb(back.1)
-            ),
-            None => println!("the newest item was not reached again within 15 minutes"),
+        ];
+        for (way, item, what, picture) in ways {
+            let v = app
+                .client
+                .execute_async(TIMELINE_SCROLL, vec![seeded_text(item).into(), way.into()])
+                .await?;
+            let got: Option<[f64; 4]> = serde_json::from_value(v)?;
+            app.screenshot(&artifacts.join(picture)).await?;
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let memory = window_memory(pid);
+            match got {
+                Some([ms, steps, nodes, rows]) => println!(
+                    "{} items, {what}: {:.1} s, {steps} steps; the page held at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
+                    seeded_items(),
+                    ms / 1000.0,
+                    mb(memory.0),
+                    mb(memory.1)
+                ),
+                None => println!("{what}: not reached within 15 minutes"),
+            }
+            if way == "up" {
+                scrolled = memory;
+            } else {
+                back = memory;
+            }
         }
         // The web process gives back what its collector freed later than the 2 s above.
         tokio::time::sleep(Duration::from_secs(20)).await;
