@@ -293,9 +293,7 @@ export class SessionStore {
    */
   prepend(page: TimelinePage): void {
     const firstRun = this.list.keys.length ? this.runOfKey(this.list.keys[0]!) : undefined;
-    const fresh = page.items.filter((i) => !this.items.has(i.id));
-    for (const item of fresh) this.remember(item);
-    this.segments.unshift({ from: page.before, ids: fresh.map((i) => i.id) });
+    const fresh = this.take(page, page.before, "front");
     // The run of the page's last items may go on in the rows already shown: its status line is there.
     const keys = this.rowKeys(fresh.filter(isRow), firstRun);
     this.list = {
@@ -305,7 +303,6 @@ export class SessionStore {
       before: page.before,
     };
     this.dirty.add("rows");
-    if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
     while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS) this.dropNewest();
     this.flush();
   }
@@ -322,9 +319,7 @@ export class SessionStore {
    */
   appendNewer(page: TimelinePage): void {
     if (!this.detached() || page.after == null) return;
-    const fresh = page.items.filter((i) => !this.items.has(i.id));
-    for (const item of fresh) this.remember(item);
-    this.segments.push({ from: page.before ?? this.list.after, ids: fresh.map((i) => i.id) });
+    const fresh = this.take(page, page.before ?? this.list.after, "end");
     const rows = fresh.filter(isRow);
     let keys = [...this.list.keys];
     // The last run's line closed the window; its run goes on in this page.
@@ -334,12 +329,22 @@ export class SessionStore {
     keys = [...keys, ...this.rowKeys(rows, undefined)];
     this.list = { ...this.list, keys, after: page.after };
     this.dirty.add("rows");
-    if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
     if (this.windowSize() > WINDOW_ITEMS) {
       while (this.segments.length > 1 && this.windowSize() > WINDOW_ITEMS / 2) this.dropOldest();
       this.restart(bottom);
     }
     this.flush();
+  }
+
+  /** A page's items not loaded yet, remembered as one more segment of the window. */
+  private take(page: TimelinePage, from: number | null, at: "front" | "end"): TimelineItem[] {
+    const fresh = page.items.filter((i) => !this.items.has(i.id));
+    for (const item of fresh) this.remember(item);
+    const segment = { from, ids: fresh.map((i) => i.id) };
+    if (at === "front") this.segments.unshift(segment);
+    else this.segments.push(segment);
+    if (fresh.some((i) => i.body.kind === "diagnostic")) this.dirty.add("diagnostics");
+    return fresh;
   }
 
   /** The rows as a new list (the view remounts) with `key` at the bottom of the view. */

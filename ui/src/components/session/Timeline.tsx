@@ -93,7 +93,7 @@ export const Timeline = memo(function Timeline({ store, focusApproval, onError, 
 
   // Where a (re)mounted list starts: where the user was when the window's pages changed under
   // them, else at the card the user came for when it is loaded, else at the end.
-  type Start = { generation: number; key: RowKey | undefined; align: "start" | "center" | "end" };
+  type Start = { generation: number; key: RowKey | undefined; align: "center" | "end" };
   const [initial, setInitial] = useState<Start | null>(null);
   let start = initial?.generation === rows.generation ? initial : null;
   if (rows.loaded && !start) {
