@@ -84,14 +84,30 @@ const OPEN: &str = r#"
 
 /// (PSS, anonymous) kB of the app, its web and its network process.
 fn window_memory(app: u32) -> (u64, u64) {
+    window_processes(app)
+        .into_iter()
+        .fold((0, 0), |a, (_, m)| (a.0 + m.0, a.1 + m.1))
+}
+
+/// The same three processes, each with its role and (PSS, anonymous) kB.
+fn window_processes(app: u32) -> Vec<(&'static str, (u64, u64))> {
     tree(app)
         .into_iter()
-        .filter(|pid| {
-            proc_info(*pid)
-                .is_some_and(|(comm, ..)| *pid == app || matches!(role(&comm), "web" | "network"))
+        .filter_map(|pid| {
+            let (comm, ..) = proc_info(pid)?;
+            let role = if pid == app { "app" } else { role(&comm) };
+            matches!(role, "app" | "web" | "network").then(|| (role, memory_kb(pid)))
         })
-        .map(memory_kb)
-        .fold((0, 0), |a, m| (a.0 + m.0, a.1 + m.1))
+        .collect()
+}
+
+/// "app 40.1, web 60.2, network 11.0" (anonymous MB).
+fn split(app: u32) -> String {
+    window_processes(app)
+        .iter()
+        .map(|(role, m)| format!("{role} {:.1}", mb(m.1)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn mb(kb: u64) -> f64 {
@@ -156,6 +172,7 @@ async fn round(
     // Idle with one workspace open (nothing opened yet).
     tokio::time::sleep(Duration::from_secs(3)).await;
     let idle = window_memory(pid);
+    println!("idle, anonymous MB: {}", split(pid));
     let big_last = seeded_text(seeded_items() - 1);
     let cold_open = open(BIG, big_last.clone()).await?;
     open(SMALL, seeded_text(2)).await?;
@@ -163,6 +180,7 @@ async fn round(
     app.screenshot(&artifacts.join("big-open.png")).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let opened = window_memory(pid);
+    println!("opened, anonymous MB: {}", split(pid));
     let mut scrolled = (0, 0);
     let mut back = (0, 0);
     if scroll {
@@ -203,14 +221,20 @@ async fn round(
                 back = memory;
             }
         }
-        // The web process gives back what its collector freed later than the 2 s above.
-        tokio::time::sleep(Duration::from_secs(20)).await;
-        let settled = window_memory(pid);
-        println!(
-            "20 s later: PSS {:.1} MB, anonymous {:.1} MB",
-            mb(settled.0),
-            mb(settled.1)
-        );
+        // The web process gives back what its collector freed later than the 2 s above: read
+        // again over two minutes, with the share of each process.
+        let mut waited = 0;
+        for later in [20, 60, 120] {
+            tokio::time::sleep(Duration::from_secs(later - waited)).await;
+            waited = later;
+            let settled = window_memory(pid);
+            println!(
+                "{later} s later: PSS {:.1} MB, anonymous {:.1} MB ({})",
+                mb(settled.0),
+                mb(settled.1),
+                split(pid)
+            );
+        }
     }
     app.quit().await?;
     Ok(Round {
