@@ -211,6 +211,9 @@ const PASTE_IMAGE: &str = r#"
 "#;
 
 const DOM_NODES: &str = "return document.getElementsByTagName('*').length;";
+/// The IPC callbacks the page holds (Tauri keeps each channel's handler, and what it closes
+/// over, until the channel ends): a view that is left without its channel ending leaks here.
+const IPC_CALLBACKS: &str = "return window.__TAURI_INTERNALS__.callbacks.size;";
 
 struct SessionState {
     title: String,
@@ -230,6 +233,7 @@ struct Counts {
     keys: Vec<(f64, f64)>,
     /// The page's element count at each visit.
     dom_nodes: Vec<u64>,
+    ipc_callbacks: Vec<u64>,
     problems: Vec<String>,
 }
 
@@ -321,6 +325,8 @@ async fn visit(
     }
     let nodes = app.client.execute(DOM_NODES, vec![]).await?;
     counts.dom_nodes.push(nodes.as_u64().unwrap_or(0));
+    let callbacks = app.client.execute(IPC_CALLBACKS, vec![]).await?;
+    counts.ipc_callbacks.push(callbacks.as_u64().unwrap_or(0));
     let keys = app.client.execute(TAKE_KEYS, vec![]).await?;
     counts.keys.extend(
         keys.as_array()
@@ -540,6 +546,10 @@ async fn soak() {
     if let (Some(a), Some(b)) = (counts.dom_nodes.first(), counts.dom_nodes.last()) {
         let max = counts.dom_nodes.iter().max().unwrap_or(&0);
         println!("DOM nodes: {a} at the start, {b} at the end, at most {max}");
+    }
+    if let (Some(a), Some(b)) = (counts.ipc_callbacks.first(), counts.ipc_callbacks.last()) {
+        let max = counts.ipc_callbacks.iter().max().unwrap_or(&0);
+        println!("IPC callbacks in the page: {a} at the start, {b} at the end, at most {max}");
     }
     for p in &counts.problems {
         println!("problem: {p}");
