@@ -82,32 +82,45 @@ const OPEN: &str = r#"
     setTimeout(() => finish(-1), 20000);
 "#;
 
-/// (PSS, anonymous) kB of the app, its web and its network process.
-fn window_memory(app: u32) -> (u64, u64) {
-    window_processes(app)
-        .into_iter()
-        .fold((0, 0), |a, (_, m)| (a.0 + m.0, a.1 + m.1))
-}
+/// The app, its web and its network process, read once: each with its role and (PSS,
+/// anonymous) kB, so a total and its split printed together come from the same moment.
+struct Window(Vec<(&'static str, (u64, u64))>);
 
-/// The same three processes, each with its role and (PSS, anonymous) kB.
-fn window_processes(app: u32) -> Vec<(&'static str, (u64, u64))> {
-    tree(app)
-        .into_iter()
-        .filter_map(|pid| {
-            let (comm, ..) = proc_info(pid)?;
-            let role = if pid == app { "app" } else { role(&comm) };
-            matches!(role, "app" | "web" | "network").then(|| (role, memory_kb(pid)))
-        })
-        .collect()
+impl Window {
+    fn read(app: u32) -> Self {
+        Window(
+            tree(app)
+                .into_iter()
+                .filter_map(|pid| {
+                    let (comm, ..) = proc_info(pid)?;
+                    let role = match role(&comm) {
+                        _ if pid == app => "app",
+                        r @ ("web" | "network") => r,
+                        _ => return None,
+                    };
+                    Some((role, memory_kb(pid)))
+                })
+                .collect(),
+        )
+    }
+
+    /// (PSS, anonymous) kB of the three together.
+    fn total(&self) -> (u64, u64) {
+        self.0
+            .iter()
+            .fold((0, 0), |a, (_, m)| (a.0 + m.0, a.1 + m.1))
+    }
 }
 
 /// "app 40.1, web 60.2, network 11.0" (anonymous MB).
-fn split(app: u32) -> String {
-    window_processes(app)
-        .iter()
-        .map(|(role, m)| format!("{role} {:.1}", mb(m.1)))
-        .collect::<Vec<_>>()
-        .join(", ")
+impl std::fmt::Display for Window {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (role, m)) in self.0.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{role} {:.1}", mb(m.1))?;
+        }
+        Ok(())
+    }
 }
 
 fn mb(kb: u64) -> f64 {
@@ -171,16 +184,18 @@ async fn round(
     };
     // Idle with one workspace open (nothing opened yet).
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let idle = window_memory(pid);
-    println!("idle, anonymous MB: {}", split(pid));
+    let idle_window = Window::read(pid);
+    let idle = idle_window.total();
+    println!("idle, anonymous MB: {idle_window}");
     let big_last = seeded_text(seeded_items() - 1);
     let cold_open = open(BIG, big_last.clone()).await?;
     open(SMALL, seeded_text(2)).await?;
     let warm_open = open(BIG, big_last).await?;
     app.screenshot(&artifacts.join("big-open.png")).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let opened = window_memory(pid);
-    println!("opened, anonymous MB: {}", split(pid));
+    let opened_window = Window::read(pid);
+    let opened = opened_window.total();
+    println!("opened, anonymous MB: {opened_window}");
     let mut scrolled = (0, 0);
     let mut back = (0, 0);
     if scroll {
@@ -204,7 +219,7 @@ async fn round(
             let got: Option<[f64; 4]> = serde_json::from_value(v)?;
             app.screenshot(&artifacts.join(picture)).await?;
             tokio::time::sleep(Duration::from_secs(2)).await;
-            let memory = window_memory(pid);
+            let memory = Window::read(pid).total();
             match got {
                 Some([ms, steps, nodes, rows]) => println!(
                     "{} items, {what}: {:.1} s, {steps} steps; the page held at most {nodes} elements, {rows} timeline rows; app + web + network PSS {:.1} MB, anonymous {:.1} MB",
@@ -227,12 +242,12 @@ async fn round(
         for later in [20, 60, 120] {
             tokio::time::sleep(Duration::from_secs(later - waited)).await;
             waited = later;
-            let settled = window_memory(pid);
+            let window = Window::read(pid);
+            let settled = window.total();
             println!(
-                "{later} s later: PSS {:.1} MB, anonymous {:.1} MB ({})",
+                "{later} s later: PSS {:.1} MB, anonymous {:.1} MB ({window})",
                 mb(settled.0),
-                mb(settled.1),
-                split(pid)
+                mb(settled.1)
             );
         }
     }
