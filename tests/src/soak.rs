@@ -366,3 +366,75 @@ pub fn read_samples(csv: &str) -> Vec<Sample> {
     }
     out
 }
+
+/// JavaScriptCore's heap after each full collection, read from an app log written with
+/// `JSC_logGC=1` (the web process's stderr lands in the app's log): (seconds, kB), for the VM
+/// that collected most (the page's). GC lines carry no time: `marks` are (seconds, the log's
+/// length then), taken while it was written; a line gets the first mark by which it was there.
+pub fn js_heap_after_full_gcs(log: &str, marks: &[(f64, u64)]) -> Vec<(f64, u64)> {
+    // Per VM: whether its collection in progress is a full one, and what it reported.
+    let mut full: BTreeMap<&str, bool> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, Vec<(f64, u64)>> = BTreeMap::new();
+    let mut end = 0u64;
+    for line in log.split_inclusive('\n') {
+        end += line.len() as u64;
+        let line = line.trim_end();
+        let Some(vm) = line
+            .strip_prefix("[GC<")
+            .and_then(|rest| rest.split_once('>'))
+            .map(|(vm, _)| vm)
+        else {
+            continue;
+        };
+        if line.contains(": START ") {
+            full.insert(vm, line.contains("=> FullCollection"));
+        }
+        if line.ends_with("END]") && full.get(vm) == Some(&true) {
+            let after = line
+                .rsplit_once("=> ")
+                .and_then(|(_, rest)| rest.split_once("kb"))
+                .and_then(|(kb, _)| kb.parse().ok());
+            let at = marks
+                .iter()
+                .find(|m| m.1 >= end)
+                .or(marks.last())
+                .map_or(0.0, |m| m.0);
+            if let Some(kb) = after {
+                seen.entry(vm).or_default().push((at, kb));
+            }
+        }
+    }
+    seen.into_values()
+        .max_by_key(|v| v.len())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_vms_heap_after_full_collections_is_read_with_the_time_it_was_written_by() {
+        let first = "  INFO starting\n\
+[GC<0xa>: START M 100kb => FullCollection, a=0kb ...]\n\
+[GC<0xa>: M a=0kb v=1kb => 80kb, p=1.5ms (max 1.5), cycle 1.4ms END]\n\
+[GC<0xb>: START M 19944kb => FullCollection, a=0kb ...]\n\
+[GC<0xb>: M a=0kb v=3719kb => 8430kb, p=9.8ms (max 9.8), cycle 38.6ms END]\n\
+GC END!\n";
+        let then = "[GC<0xb>: START M 19515kb => EdenCollection, a=0kb ...]\n\
+[GC<0xb>: M a=0kb => 14273kb, p=6.0ms (max 9.8), cycle 9.1ms END]\n\
+[GC<0xb>: START M 23600kb => FullCollection, a=0kb ...]\n\
+[GC<0xb>: M a=0kb => 9100kb, p=6.0ms (max 9.8), cycle 9.1ms END]\n";
+        let log = format!("{first}{then}");
+        let marks = [
+            (10.0, 0),
+            (40.0, first.len() as u64),
+            (70.0, log.len() as u64),
+        ];
+        assert_eq!(
+            js_heap_after_full_gcs(&log, &marks),
+            vec![(40.0, 8430), (70.0, 9100)]
+        );
+        assert!(js_heap_after_full_gcs("no collections here\n", &marks).is_empty());
+    }
+}

@@ -8,6 +8,8 @@
 //! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk CODEX_BIN=… CLAUDE_BIN=… \
 //!   cargo test -p agentdesk-tests --test soak_bench -- --ignored --nocapture
 //! # SOAK_MINUTES=30 (default): how long the soak lasts
+//! # SOAK_SEND=0: the control run (the same visits, no messages sent, nothing streams)
+//! # SOAK_ENV="K=V …": more variables for the app (JSC_logGC=1: the page's heap after each full GC)
 //! ```
 //!
 //! What happens: every session answers at 10 deltas a second, one long paced answer after
@@ -38,8 +40,8 @@ use agentdesk_tests::e2e::{
 };
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::soak::{
-    by_role, cpu_ticks_between, percentile, plot_svg, read_samples, start_sampler, window_anon_kb,
-    write_csv,
+    by_role, cpu_ticks_between, js_heap_after_full_gcs, percentile, plot_svg, read_samples,
+    start_sampler, window_anon_kb, write_csv,
 };
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::json;
@@ -61,6 +63,12 @@ const IMAGE_PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFkl
 
 fn minutes() -> f64 {
     env_number("SOAK_MINUTES", 30.0)
+}
+
+/// `SOAK_SEND=0`: the user never sends a message — the control run: the same visits, keys and
+/// page scripts with no answer streaming, so what the driver alone costs the page is known.
+fn sends() -> bool {
+    env_number("SOAK_SEND", 1u8) != 0
 }
 
 // ---------------------------------------------------------------- the model's script
@@ -235,6 +243,8 @@ struct Counts {
     dom_nodes: Vec<u64>,
     /// The IPC callbacks the page holds at each visit.
     ipc_callbacks: Vec<u64>,
+    /// (seconds into the soak, the app log's length then): the time of what the log says.
+    log_marks: Vec<(f64, u64)>,
     problems: Vec<String>,
 }
 
@@ -295,7 +305,7 @@ async fn visit(
         .find(|r| r[0] == json!(s.title))
         .map(|r| r[1] == json!(true))
         .unwrap_or(true);
-    if !running {
+    if !running && sends() {
         s.turns += 1;
         script_turn(fakes, s.engine, s.index, s.turns);
         composer
@@ -356,7 +366,15 @@ async fn soak() {
     println!("app: {}, {} minutes", app_bin.display(), minutes());
     let desktop = Desktop::start(pre).unwrap();
     let artifacts = artifacts_dir(TEST);
-    let env = AppEnv::new(TEST).unwrap();
+    let mut env = AppEnv::new(TEST).unwrap();
+    // More variables for the app, e.g. `JSC_logGC=1` to follow the page's heap while it soaks
+    // (WebKit's inspector server cannot be used: WebDriver holds the app's inspector).
+    env.extra = std::env::var("SOAK_ENV")
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let fakes = Fakes {
         responses: fake_responses::FakeResponses::start().await.unwrap(),
         messages: fake_messages::FakeMessages::start().await.unwrap(),
@@ -450,6 +468,11 @@ async fn soak() {
                 .await;
         }
         i += 1;
+        if let Ok(meta) = std::fs::metadata(artifacts.join("app.log")) {
+            counts
+                .log_marks
+                .push((t0.elapsed().as_secs_f64(), meta.len()));
+        }
         tokio::time::sleep(SWITCH_EVERY.saturating_sub(arrived.elapsed())).await;
     }
     stop.store(true, Ordering::Relaxed);
@@ -551,6 +574,35 @@ async fn soak() {
         if let (Some(a), Some(b), Some(max)) = (v.first(), v.last(), v.iter().max()) {
             println!("{what}: {a} at the start, {b} at the end, at most {max}");
         }
+    }
+    // With `SOAK_ENV=JSC_logGC=1`: the page's JavaScript heap after each full collection, the
+    // part of the web process a heap snapshot would show.
+    let log = std::fs::read_to_string(artifacts.join("app.log")).unwrap_or_default();
+    let gcs = js_heap_after_full_gcs(&log, &counts.log_marks);
+    if !gcs.is_empty() {
+        let last = (gcs.last().map_or(0.0, |g| g.0) / 300.0) as usize;
+        let buckets: Vec<String> = (0..=last)
+            .filter_map(|bucket| {
+                let kb: Vec<u64> = gcs
+                    .iter()
+                    .filter(|g| (g.0 / 300.0) as usize == bucket)
+                    .map(|g| g.1)
+                    .collect();
+                let (lo, hi) = (kb.iter().min()?, kb.iter().max()?);
+                Some(format!(
+                    "{}–{} min {:.1}–{:.1} ({})",
+                    bucket * 5,
+                    bucket * 5 + 5,
+                    *lo as f64 / 1024.0,
+                    *hi as f64 / 1024.0,
+                    kb.len()
+                ))
+            })
+            .collect();
+        println!(
+            "JavaScript heap after full collections, per 5 minutes (MB, collections): {}",
+            buckets.join("; ")
+        );
     }
     for p in &counts.problems {
         println!("problem: {p}");
