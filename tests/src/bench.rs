@@ -56,6 +56,17 @@ pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// A bench's extra variables for the app from the environment: `NAME="K=V K2=V2"` (words
+/// without `=` are skipped).
+pub fn env_vars(name: &str) -> Vec<(String, String)> {
+    std::env::var(name)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// Milliseconds since the epoch at which `pid` started: its start time in clock ticks after
 /// boot (`/proc/<pid>/stat`), placed on the wall clock through `/proc/uptime` (`btime` in
 /// `/proc/stat` is whole seconds, too coarse for a start-up measured in milliseconds).

@@ -27,13 +27,14 @@
 //! per sample to `summary.csv`, and the memory curve to `soak-memory.svg`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_protocol::ui::{ApprovalRule, Engine, ProfileSpec, RuleAction};
-use agentdesk_tests::bench::{env_number, find_app, find_watchdog, HZ};
+use agentdesk_tests::bench::{env_number, env_vars, find_app, find_watchdog, HZ};
 use agentdesk_tests::e2e::{
     add_claude_profile, artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession,
     BoxError, Desktop,
@@ -369,12 +370,7 @@ async fn soak() {
     let mut env = AppEnv::new(TEST).unwrap();
     // More variables for the app, e.g. `JSC_logGC=1` to follow the page's heap while it soaks
     // (WebKit's inspector server cannot be used: WebDriver holds the app's inspector).
-    env.extra = std::env::var("SOAK_ENV")
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    env.extra = env_vars("SOAK_ENV");
     let fakes = Fakes {
         responses: fake_responses::FakeResponses::start().await.unwrap(),
         messages: fake_messages::FakeMessages::start().await.unwrap(),
@@ -580,28 +576,27 @@ async fn soak() {
     let log = std::fs::read_to_string(artifacts.join("app.log")).unwrap_or_default();
     let gcs = js_heap_after_full_gcs(&log, &counts.log_marks);
     if !gcs.is_empty() {
-        let last = (gcs.last().map_or(0.0, |g| g.0) / 300.0) as usize;
-        let buckets: Vec<String> = (0..=last)
-            .filter_map(|bucket| {
-                let kb: Vec<u64> = gcs
-                    .iter()
-                    .filter(|g| (g.0 / 300.0) as usize == bucket)
-                    .map(|g| g.1)
-                    .collect();
-                let (lo, hi) = (kb.iter().min()?, kb.iter().max()?);
-                Some(format!(
+        let mut buckets: BTreeMap<usize, Vec<u64>> = BTreeMap::new();
+        for (at, kb) in &gcs {
+            buckets.entry((at / 300.0) as usize).or_default().push(*kb);
+        }
+        let shown: Vec<String> = buckets
+            .iter()
+            .map(|(bucket, kb)| {
+                let (lo, hi) = (kb.iter().min().unwrap(), kb.iter().max().unwrap());
+                format!(
                     "{}–{} min {:.1}–{:.1} ({})",
                     bucket * 5,
                     bucket * 5 + 5,
                     *lo as f64 / 1024.0,
                     *hi as f64 / 1024.0,
                     kb.len()
-                ))
+                )
             })
             .collect();
         println!(
             "JavaScript heap after full collections, per 5 minutes (MB, collections): {}",
-            buckets.join("; ")
+            shown.join("; ")
         );
     }
     for p in &counts.problems {

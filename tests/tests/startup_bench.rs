@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use agentdesk_tests::bench::{
-    env_number, find_app, memory_kb, proc_info, role, seed_workspace, seeded_text, start_epoch_ms,
-    tree, TIMELINE_SCROLL,
+    env_number, env_vars, find_app, memory_kb, proc_info, role, seed_workspace, seeded_text,
+    start_epoch_ms, tree, TIMELINE_SCROLL,
 };
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
@@ -298,12 +298,7 @@ async fn startup_and_big_open() {
         } else {
             "STARTUP_BENCH_BASELINE_ENV"
         };
-        env.extra = std::env::var(var)
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter_map(|kv| kv.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        env.extra = env_vars(var);
         prepare(&env).await.unwrap();
         envs.push(env);
     }
