@@ -21,6 +21,8 @@ use tauri::{AppHandle, Manager, Wry};
 type Gate = startup::Gate<Invoke<Wry>>;
 
 pub fn run() {
+    // Before any thread starts: a thread that has an arena keeps it.
+    let arenas = agentdesk_core::heap::limit_arenas();
     // Before any thread or the heap grows: the forked watchdog keeps a copy of what is here.
     agentdesk_core::engines::start_orphan_watchdog();
     let started = startup::process_start();
@@ -34,6 +36,7 @@ pub fn run() {
             .map(|d| agentdesk_core::paths::log_dir(d)),
     );
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
+    tracing::debug!(?arenas, "malloc arenas");
     // Started from the Dock or a desktop launcher, the app has a bare PATH: the login shell's
     // is read now, on a thread of its own, so it is there when the first engine is located.
     agentdesk_core::engines::warm_up_login_path();

@@ -16,6 +16,7 @@ pub mod export;
 pub mod fanout;
 pub mod files;
 pub mod health;
+pub mod heap;
 pub mod history;
 pub mod integrity;
 pub mod live;
