@@ -64,21 +64,29 @@ fn child() {
     println!("ARENAS={}", arenas());
 }
 
-fn count_in_child(mode: &str) -> usize {
+/// Runs one test of this binary again in a fresh process, with `MODE` set to `mode` and the
+/// given variables; its standard output.
+fn run_child(test: &str, mode: &str, env: &[(&str, &str)]) -> String {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
-        .args(["--exact", "child", "--nocapture", "--test-threads", "1"])
-        .env(MODE, mode)
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
         .env_remove("MALLOC_ARENA_MAX")
         .env_remove("GLIBC_TUNABLES")
+        .env(MODE, mode)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "child ({mode}) failed: {stdout}\n{}",
+        "child {test} ({mode}) failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    stdout
+}
+
+fn count_in_child(mode: &str) -> usize {
+    let stdout = run_child("child", mode, &[]);
     // libtest prints the test's name on the same line, before the output.
     stdout
         .split_once("ARENAS=")
@@ -108,19 +116,8 @@ fn the_users_setting_stands() {
     if std::env::var_os(MODE).is_some() {
         return;
     }
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args(["--exact", "child_user_setting", "--nocapture"])
-        .env(MODE, "user")
-        .env("MALLOC_ARENA_MAX", "6")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("LIMIT=UserChose"));
+    let stdout = run_child("child_user_setting", "user", &[("MALLOC_ARENA_MAX", "6")]);
+    assert!(stdout.contains("LIMIT=UserChose"), "{stdout}");
 }
 
 #[test]
