@@ -30,8 +30,8 @@ pub enum ArenaLimit {
     Refused,
 }
 
-/// Limits glibc to [`ARENAS`] malloc arenas. Call it first thing in `main`, before any thread
-/// starts: a thread that already has an arena keeps it.
+/// Limits glibc to [`ARENAS`] malloc arenas. Call it first thing in the process, before any
+/// thread starts: a thread that already has an arena keeps it.
 pub fn limit_arenas() -> ArenaLimit {
     if user_chose(|name| std::env::var_os(name)) {
         return ArenaLimit::UserChose;

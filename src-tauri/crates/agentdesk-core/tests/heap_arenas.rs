@@ -9,7 +9,7 @@ use std::sync::{Arc, Barrier};
 
 use agentdesk_core::heap::{self, ArenaLimit};
 
-/// Set in the child run: "limit" or "default".
+/// Set in the child run: "limit", "default" or "user" (the user set their own limit).
 const MODE: &str = "AGENTDESK_HEAP_TEST_MODE";
 const THREADS: usize = 8;
 
@@ -57,19 +57,24 @@ fn child() {
     let Ok(mode) = std::env::var(MODE) else {
         return;
     };
-    if mode == "limit" {
-        assert_eq!(heap::limit_arenas(), ArenaLimit::Set);
+    match mode.as_str() {
+        "user" => {
+            println!("LIMIT={:?}", heap::limit_arenas());
+            return;
+        }
+        "limit" => assert_eq!(heap::limit_arenas(), ArenaLimit::Set),
+        _ => {}
     }
     allocate_on_threads();
     println!("ARENAS={}", arenas());
 }
 
-/// Runs one test of this binary again in a fresh process, with `MODE` set to `mode` and the
-/// given variables; its standard output.
-fn run_child(test: &str, mode: &str, env: &[(&str, &str)]) -> String {
+/// Runs [`child`] again in a fresh process, with `MODE` set to `mode` and the given
+/// variables; its standard output.
+fn run_child(mode: &str, env: &[(&str, &str)]) -> String {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", "child", "--nocapture", "--test-threads", "1"])
         .env_remove("MALLOC_ARENA_MAX")
         .env_remove("GLIBC_TUNABLES")
         .env(MODE, mode)
@@ -79,14 +84,14 @@ fn run_child(test: &str, mode: &str, env: &[(&str, &str)]) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "child {test} ({mode}) failed: {stdout}\n{}",
+        "child ({mode}) failed: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
 }
 
 fn count_in_child(mode: &str) -> usize {
-    let stdout = run_child("child", mode, &[]);
+    let stdout = run_child(mode, &[]);
     // libtest prints the test's name on the same line, before the output.
     stdout
         .split_once("ARENAS=")
@@ -113,17 +118,6 @@ fn threads_share_two_arenas_once_limited() {
 /// A limit the user set is theirs (`MALLOC_ARENA_MAX` in the environment).
 #[test]
 fn the_users_setting_stands() {
-    if std::env::var_os(MODE).is_some() {
-        return;
-    }
-    let stdout = run_child("child_user_setting", "user", &[("MALLOC_ARENA_MAX", "6")]);
+    let stdout = run_child("user", &[("MALLOC_ARENA_MAX", "6")]);
     assert!(stdout.contains("LIMIT=UserChose"), "{stdout}");
-}
-
-#[test]
-fn child_user_setting() {
-    if std::env::var(MODE).as_deref() != Ok("user") {
-        return;
-    }
-    println!("LIMIT={:?}", heap::limit_arenas());
 }
