@@ -10,6 +10,9 @@
 //! # SOAK_MINUTES=30 (default): how long the soak lasts
 //! # SOAK_SEND=0: the control run (the same visits, no messages sent, nothing streams)
 //! # SOAK_ENV="K=V …": more variables for the app (JSC_logGC=1: the page's heap after each full GC)
+//! # SOAK_LAUNCH=script: what WebDriver starts instead of the app, e.g. a script that `exec`s
+//! #   `heaptrack` on AGENTDESK_APP_BIN (a heap profile over the whole soak); the process measured
+//! #   is still AGENTDESK_APP_BIN's
 //! ```
 //!
 //! What happens: every session answers at 10 deltas a second, one long paced answer after
@@ -354,7 +357,7 @@ async fn visit(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a benchmark: run by hand, figures go to BENCHMARKS.md"]
 async fn soak() {
-    let Some(pre) = prerequisites(TEST) else {
+    let Some(mut pre) = prerequisites(TEST) else {
         return;
     };
     let (Some(codex), Some(claude)) = (
@@ -364,6 +367,10 @@ async fn soak() {
         return;
     };
     let app_bin = pre.app.clone();
+    // The app is found (and measured) by its executable, whatever started it.
+    if let Some(launch) = std::env::var_os("SOAK_LAUNCH") {
+        pre.app = PathBuf::from(launch);
+    }
     println!("app: {}, {} minutes", app_bin.display(), minutes());
     let desktop = Desktop::start(pre).unwrap();
     let artifacts = artifacts_dir(TEST);
