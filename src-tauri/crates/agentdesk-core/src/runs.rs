@@ -444,6 +444,10 @@ impl Desk {
         self.runs.leave_active(&run_id);
         self.start_next(&session_id).await;
         self.runs.indexer.kick(&self.store);
+        // What the run allocated and freed (its texts, the engine's reads, the database's
+        // statements) goes back to the system instead of staying in the allocator's heaps.
+        let gave_back = crate::heap::give_back();
+        tracing::trace!(%run_id, gave_back, "heap trimmed after the run");
     }
 
     /// The session's oldest queued run starts (or, when shutting down, is cancelled).

@@ -1,6 +1,8 @@
 //! `heap::limit_arenas` really bounds glibc's arenas: counted with `malloc_info` in a fresh
 //! process (this test binary run again), once with the limit and once without, so the count
-//! is shown to see the arenas threads create.
+//! is shown to see the arenas threads create. `heap::give_back` really returns free memory
+//! that glibc keeps: the process's resident anonymous memory, before and after, in a fresh
+//! process too.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -9,7 +11,7 @@ use std::sync::{Arc, Barrier};
 
 use agentdesk_core::heap::{self, ArenaLimit};
 
-/// Set in the child run: "limit", "default" or "user" (the user set their own limit).
+/// Set in the child run: "limit", "default", "user" (the user set their own limit) or "trim".
 const MODE: &str = "AGENTDESK_HEAP_TEST_MODE";
 const THREADS: usize = 8;
 
@@ -51,6 +53,32 @@ fn allocate_on_threads() {
     }
 }
 
+/// The process's resident anonymous memory, in kB (`RssAnon` of /proc/self/status).
+fn rss_anon_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap()
+}
+
+/// 32 MB in blocks below the mmap threshold (so from the heap), written, then freed while a
+/// block allocated after them stays: `free` cannot shrink the heap from its top, so glibc
+/// keeps the 32 MB until something trims it.
+fn trim_what_runs_freed() {
+    let blocks: Vec<Vec<u8>> = (0..4096).map(|i| vec![i as u8; 8192]).collect();
+    let pinned = vec![1u8; 8192];
+    drop(blocks);
+    let before = rss_anon_kb();
+    let started = std::time::Instant::now();
+    let gave_back = heap::give_back();
+    let took = started.elapsed();
+    let after = rss_anon_kb();
+    std::hint::black_box(&pinned);
+    println!("TRIM={gave_back} BEFORE={before} AFTER={after} TOOK={took:?}");
+}
+
 /// The child's work; a no-op in a normal run.
 #[test]
 fn child() {
@@ -58,6 +86,10 @@ fn child() {
         return;
     };
     match mode.as_str() {
+        "trim" => {
+            trim_what_runs_freed();
+            return;
+        }
         "user" => {
             println!("LIMIT={:?}", heap::limit_arenas());
             return;
@@ -120,4 +152,23 @@ fn threads_share_two_arenas_once_limited() {
 fn the_users_setting_stands() {
     let stdout = run_child("user", &[("MALLOC_ARENA_MAX", "6")]);
     assert!(stdout.contains("LIMIT=UserChose"), "{stdout}");
+}
+
+/// Freed memory the heap kept goes back to the system.
+#[test]
+fn what_runs_freed_goes_back() {
+    let stdout = run_child("trim", &[]);
+    let field = |name: &str| -> u64 {
+        stdout
+            .split_once(&format!("{name}="))
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in the child's output: {stdout}"))
+    };
+    let (before, after) = (field("BEFORE"), field("AFTER"));
+    assert!(stdout.contains("TRIM=true"), "{stdout}");
+    assert!(
+        after + 24_000 < before,
+        "32 MB freed but kept: {before} kB resident before the trim, {after} kB after"
+    );
 }
