@@ -191,8 +191,8 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
 
 /// Keys pressed in other applications (the app's window not focused) cost the app nothing. With
 /// tao's `x11` feature, a thread of the app listened to every key pressed on the X display and
-/// kept ~110 bytes of each event (press and release) forever: 20,000 key presses elsewhere grew
-/// the app by 6.4 MB, a day of typing by tens of MB (found by a heap profile of the soak).
+/// kept each event's data (press and release) forever: 20,000 key presses elsewhere grew the
+/// app by 6.4 MB, a day of typing by tens of MB (found by a heap profile of the soak).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_typed_in_other_windows_cost_the_app_nothing() {
     use agentdesk_tests::bench::{find_app, memory_kb};
