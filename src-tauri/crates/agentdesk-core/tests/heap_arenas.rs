@@ -122,14 +122,18 @@ fn run_child(mode: &str, env: &[(&str, &str)]) -> String {
     stdout
 }
 
-fn count_in_child(mode: &str) -> usize {
-    let stdout = run_child(mode, &[]);
+/// The number the child printed as `NAME=<n>`.
+fn field(stdout: &str, name: &str) -> u64 {
     // libtest prints the test's name on the same line, before the output.
     stdout
-        .split_once("ARENAS=")
+        .split_once(&format!("{name}="))
         .and_then(|(_, rest)| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no count in the child's output: {stdout}"))
+        .unwrap_or_else(|| panic!("no {name} in the child's output: {stdout}"))
+}
+
+fn count_in_child(mode: &str) -> usize {
+    field(&run_child(mode, &[]), "ARENAS") as usize
 }
 
 #[test]
@@ -158,14 +162,7 @@ fn the_users_setting_stands() {
 #[test]
 fn what_runs_freed_goes_back() {
     let stdout = run_child("trim", &[]);
-    let field = |name: &str| -> u64 {
-        stdout
-            .split_once(&format!("{name}="))
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no {name} in the child's output: {stdout}"))
-    };
-    let (before, after) = (field("BEFORE"), field("AFTER"));
+    let (before, after) = (field(&stdout, "BEFORE"), field(&stdout, "AFTER"));
     assert!(stdout.contains("TRIM=true"), "{stdout}");
     assert!(
         after + 24_000 < before,
