@@ -29,7 +29,7 @@ fi
 APP_PKGS=(build-essential pkg-config file curl libssl-dev libwebkit2gtk-4.1-dev libgtk-3-dev
   librsvg2-dev libayatana-appindicator3-dev libxdo-dev openssh-client)
 TEST_PKGS=(xvfb xauth webkit2gtk-driver dbus imagemagick xdotool xclip python3-gi gir1.2-gtk-3.0
-  openssh-server)
+  openssh-server strace)
 
 missing_pkgs() {
   local p

@@ -54,9 +54,15 @@ pub fn run() {
         .manage(feeds::Feeds::default())
         .manage(agentdesk_core::attachments::AttachmentGrants::default())
         .setup(move |app| {
+            let limited = webkit::limit_web_process_memory();
             let window = main_window(app)?;
             tracing::debug!("start-up: window created, setup");
             webkit::tune(&window);
+            tracing::info!(
+                hooked = limited,
+                applied = webkit::web_process_memory_limited(),
+                "web process memory-pressure settings"
+            );
             navigation::disable_context_menu(&window);
             // Nothing here may wait for the store: the page loads only once setup returns.
             tauri::async_runtime::spawn(open_store(app.handle().clone(), data_dir, gate));

@@ -8,7 +8,8 @@
 //! The rest drops what a single-page app never uses: a back/forward page cache (there is no
 //! navigation), WebGL, and the web-browser cache model's in-memory resource cache (every asset
 //! comes from the app itself). JavaScriptCore's heap is sized as for a 512 MiB machine
-//! (see [`JSC_RAM`]).
+//! (see [`JSC_RAM`]), and the web process gets a memory limit under which WebKit gives back
+//! what the page no longer uses (see [`limit_web_process_memory`]).
 
 // The helpers are only called on Linux; the tests run everywhere.
 #![cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -105,9 +106,190 @@ pub fn tune(window: &tauri::WebviewWindow) {
 #[cfg(not(target_os = "linux"))]
 pub fn tune(_window: &tauri::WebviewWindow) {}
 
+/// `AGENTDESK_WEB_MEMORY_MB=<n>`: the web process's memory limit in MB, of which
+/// [`CONSERVATIVE`] and [`STRICT`] are fractions; `0` keeps WebKit's own settings (a limit of
+/// the machine's RAM up to 3 GB, measured every 30 s: on any real machine it never releases
+/// anything).
+const LIMIT_VAR: &str = "AGENTDESK_WEB_MEMORY_MB";
+/// 64 MB. WebKit counts the process's own anonymous pages (not the shared libraries' written
+/// ones): ~32 MB for the idle page, 50-60 MB while eight sessions stream. What the page gains
+/// while text streams is mostly free memory its allocators keep after each burst (BENCHMARKS.md,
+/// "Hours, not minutes": the page's live objects barely grow), which WebKit gives back only when
+/// its memory-pressure handler says so. 30-minute soaks, the web process's low points from
+/// minute 5 to 30: WebKit's settings 87.4 → 98.6 MB; a limit of 128 MB 80.7 → 88.8; this one
+/// 65.9 → 71.8, flat from minute 15, for ~0.03 of a core more (the window's CPU 0.14 cores).
+const LIMIT_MB: u32 = 64;
+/// Above half the limit (32 MB) WebKit releases what costs nothing to rebuild: dead cached
+/// resources, font, glyph and style caches, and its allocators' free pages.
+const CONSERVATIVE: f64 = 0.5;
+/// Above three quarters (48 MB) it also drops compiled JavaScript and collects: what a page
+/// streaming answers reaches, so it starts each stretch from its live objects again.
+const STRICT: f64 = 0.75;
+/// How often the web process compares its memory to the thresholds (WebKit's default: 30 s);
+/// one measurement reads `/proc/self/smaps`, ~15 ms.
+const POLL_SECONDS: f64 = 10.0;
+// WebKit refuses (and keeps its 0.33 and 0.5) a threshold outside 0 < conservative < strict < 1.
+const _: () = assert!(0.0 < CONSERVATIVE && CONSERVATIVE < STRICT && STRICT < 1.0);
+
+/// The limit to give the web process: [`LIMIT_MB`] unless `AGENTDESK_WEB_MEMORY_MB` says
+/// otherwise (`None`: WebKit's own settings).
+fn web_memory_limit(var: Option<&OsStr>) -> Option<u32> {
+    match var.and_then(OsStr::to_str).map(str::parse::<u32>) {
+        None | Some(Err(_)) => Some(LIMIT_MB),
+        Some(Ok(0)) => None,
+        Some(Ok(mb)) => Some(mb),
+    }
+}
+
+/// Gives every web process the app starts WebKit's memory-pressure settings with
+/// [`web_memory_limit`]. Call on the main thread before the window exists.
+///
+/// Why a hook and not a setting: WebKitGTK takes these settings only when a `WebKitWebContext`
+/// is constructed (a construct-only property), and the context is built inside wry, which
+/// passes none. GObject sets every construct-only property during construction, the unset ones
+/// to their default (here: none), through the class's `set_property`; the app wraps that
+/// function of the `WebKitWebContext` class so that a missing value becomes the app's settings.
+/// A value someone did pass is left alone. Returns whether the hook is in place.
+#[cfg(target_os = "linux")]
+pub fn limit_web_process_memory() -> bool {
+    match web_memory_limit(std::env::var_os(LIMIT_VAR).as_deref()) {
+        Some(mb) => pressure::install(mb),
+        None => false,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn limit_web_process_memory() -> bool {
+    false
+}
+
+/// Whether a web context has been built with the app's memory-pressure settings.
+#[cfg(target_os = "linux")]
+pub fn web_process_memory_limited() -> bool {
+    pressure::applied()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn web_process_memory_limited() -> bool {
+    false
+}
+
+#[cfg(target_os = "linux")]
+mod pressure {
+    use std::ffi::CStr;
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    use std::sync::OnceLock;
+
+    use webkit2gtk::glib::translate::{from_glib_full, IntoGlib, ToGlibPtr};
+    use webkit2gtk::glib::{gobject_ffi, StaticType, ToValue};
+    use webkit2gtk::{MemoryPressureSettings, WebContext};
+
+    type SetProperty = unsafe extern "C" fn(
+        *mut gobject_ffi::GObject,
+        u32,
+        *mut gobject_ffi::GValue,
+        *mut gobject_ffi::GParamSpec,
+    );
+
+    const PROPERTY: &[u8] = b"memory-pressure-settings";
+    /// The class's own `set_property`, called for everything.
+    static ORIGINAL: OnceLock<SetProperty> = OnceLock::new();
+    static LIMIT_MB: AtomicU32 = AtomicU32::new(0);
+    static APPLIED: AtomicBool = AtomicBool::new(false);
+
+    pub(super) fn install(limit_mb: u32) -> bool {
+        LIMIT_MB.store(limit_mb, Ordering::Relaxed);
+        // SAFETY: `g_type_class_ref` returns the class structure of a GObject type (never
+        // freed: the reference taken here is kept); its `set_property` slot is replaced once,
+        // on the main thread, before any web context exists (`run`'s setup), and the
+        // replacement calls the original for every property.
+        unsafe {
+            let class = gobject_ffi::g_type_class_ref(WebContext::static_type().into_glib())
+                .cast::<gobject_ffi::GObjectClass>();
+            let Some(class) = class.as_mut() else {
+                return false;
+            };
+            let Some(original) = class.set_property else {
+                return false;
+            };
+            if ORIGINAL.set(original).is_ok() {
+                class.set_property = Some(set_property);
+            }
+        }
+        true
+    }
+
+    pub(super) fn applied() -> bool {
+        APPLIED.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn settings(limit_mb: u32) -> MemoryPressureSettings {
+        // Not `MemoryPressureSettings::new`: it asserts GTK is initialised on this thread, and
+        // a panic here, called from C, would abort the app. Creating settings needs nothing.
+        // SAFETY: a new boxed value, owned by the wrapper from here on.
+        let mut settings: MemoryPressureSettings =
+            unsafe { from_glib_full(webkit2gtk::ffi::webkit_memory_pressure_settings_new()) };
+        settings.set_memory_limit(limit_mb);
+        // WebKit checks conservative < strict when each is set: strict first.
+        settings.set_strict_threshold(super::STRICT);
+        settings.set_conservative_threshold(super::CONSERVATIVE);
+        settings.set_poll_interval(super::POLL_SECONDS);
+        settings
+    }
+
+    unsafe extern "C" fn set_property(
+        object: *mut gobject_ffi::GObject,
+        id: u32,
+        // `const GValue *` in C; the binding says `*mut`, nothing writes through it.
+        value: *mut gobject_ffi::GValue,
+        pspec: *mut gobject_ffi::GParamSpec,
+    ) {
+        let Some(original) = ORIGINAL.get() else {
+            return;
+        };
+        // SAFETY: GObject passes a valid pspec (its name a static C string) and value.
+        let ours = unsafe {
+            CStr::from_ptr((*pspec).name).to_bytes() == PROPERTY
+                && gobject_ffi::g_value_get_boxed(value).is_null()
+        };
+        if !ours {
+            // SAFETY: the arguments GObject gave, unchanged.
+            return unsafe { original(object, id, value, pspec) };
+        }
+        let value = settings(LIMIT_MB.load(Ordering::Relaxed)).to_value();
+        // SAFETY: a value of the property's own type (the boxed settings), alive for the call;
+        // WebKit copies what it keeps.
+        let pointer: *const gobject_ffi::GValue = value.to_glib_none().0;
+        unsafe { original(object, id, pointer.cast_mut(), pspec) };
+        APPLIED.store(true, Ordering::Relaxed);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_web_process_gets_a_memory_limit_unless_the_user_decided() {
+        assert_eq!(web_memory_limit(None), Some(64));
+        assert_eq!(web_memory_limit(Some(OsStr::new("256"))), Some(256));
+        assert_eq!(web_memory_limit(Some(OsStr::new("0"))), None);
+        // Not a number: the app's own limit, not WebKit's 3 GB.
+        assert_eq!(web_memory_limit(Some(OsStr::new("lots"))), Some(64));
+    }
+
+    /// WebKit takes every value (it refuses a conservative threshold not below the strict one
+    /// at the moment it is set, keeping its own).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn webkit_takes_the_settings_as_given() {
+        let mut settings = pressure::settings(LIMIT_MB);
+        assert_eq!(settings.memory_limit(), 64);
+        assert_eq!(settings.conservative_threshold(), CONSERVATIVE);
+        assert_eq!(settings.strict_threshold(), STRICT);
+        assert_eq!(settings.poll_interval(), POLL_SECONDS);
+        assert_eq!(settings.kill_threshold(), 0.0, "the page is never killed");
+    }
 
     #[test]
     fn cpu_rendering_and_a_small_heap_are_chosen_unless_the_user_decided() {

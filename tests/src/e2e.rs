@@ -40,7 +40,8 @@ pub fn artifacts_dir(test: &str) -> PathBuf {
     dir
 }
 
-fn find_on_path(name: &str) -> Option<PathBuf> {
+/// `name`'s path in `PATH` (or `~/.cargo/bin`), if it is there.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
         .unwrap_or_default();

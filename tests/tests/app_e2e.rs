@@ -246,3 +246,72 @@ async fn keys_typed_in_other_windows_cost_the_app_nothing() {
     .expect("E2E timed out")
     .unwrap();
 }
+
+/// The web process gets the app's memory-pressure settings (`src-tauri/src/webkit.rs`): it
+/// measures its memory every 10 s, where WebKit's default is every 30 s and a limit of the
+/// machine's RAM (up to 3 GB) under which it never gives anything back. The settings can only
+/// reach it through the hook on WebKit's web context, so this is what says the hook works with
+/// the WebKitGTK at hand; the memory it saves is the soak's figure (BENCHMARKS.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_process_measures_its_memory_as_the_app_set() {
+    use agentdesk_tests::bench::{find_app, proc_info, tree};
+    use agentdesk_tests::e2e::{find_on_path, nothing_missing};
+    const NAME: &str = "web_memory_settings";
+    const WATCH: Duration = Duration::from_secs(25);
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    let Some(strace) = find_on_path("strace") else {
+        // A loud SKIP here; under CI (which installs strace) a failure.
+        let _ = nothing_missing(NAME, &["strace"]);
+        return;
+    };
+    let app_bin = pre.app.clone();
+    tokio::time::timeout(Duration::from_secs(120), async {
+        let artifacts = artifacts_dir(NAME);
+        let desktop = Desktop::start(pre)?;
+        let mut env = AppEnv::new(NAME)?;
+        let app = desktop.launch(&env, "app", &artifacts).await?;
+        app.find("[data-testid=no-workspaces]").await?;
+        let pid = find_app(&app_bin, &env.data_dir).ok_or("the app's process")?;
+        let web = tree(pid)
+            .into_iter()
+            .find(|p| proc_info(*p).is_some_and(|(name, ..)| name.starts_with("WebKitWebProces")))
+            .ok_or("the app's web process")?;
+        // Every file the web process opens for WATCH: WebKit reads /proc/self/smaps each time
+        // it measures its memory (WTF's memoryFootprint on Linux).
+        let trace = artifacts.join("web-openat.txt");
+        let mut tracer = std::process::Command::new(strace)
+            .args(["-f", "-e", "trace=openat", "-o"])
+            .arg(&trace)
+            .args(["-p", &web.to_string()])
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        tokio::time::sleep(WATCH).await;
+        // SIGTERM: strace detaches and leaves the web process running.
+        let _ = std::process::Command::new("kill")
+            .arg(tracer.id().to_string())
+            .status();
+        let _ = tracer.wait();
+        let opens = std::fs::read_to_string(&trace)?;
+        let measured = opens
+            .lines()
+            .filter(|l| l.contains("\"/proc/self/smaps\""))
+            .count();
+        println!("the web process measured its memory {measured} times in {WATCH:?}");
+        // Every 10 s: 2 or 3 times in 25 s; WebKit's default (30 s) at most once.
+        assert!(
+            measured >= 2,
+            "the web process measured its memory {measured} times in {WATCH:?} (see {})",
+            trace.display()
+        );
+        // Still alive and answering after being traced.
+        app.find("[data-testid=no-workspaces]").await?;
+        app.quit().await?;
+        env.passed();
+        Ok::<(), BoxError>(())
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}
