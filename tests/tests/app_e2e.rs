@@ -195,22 +195,17 @@ async fn start_up_recovers_runs_a_dead_process_left_running() {
 /// app by 6.4 MB, a day of typing by tens of MB (found by a heap profile of the soak).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_typed_in_other_windows_cost_the_app_nothing() {
-    use agentdesk_tests::bench::{find_app, memory_kb};
+    use agentdesk_tests::bench::memory_kb;
     use agentdesk_tests::xwindow;
     const NAME: &str = "keys_elsewhere";
     const PRESSES: usize = 20_000;
     let Some(pre) = prerequisites(NAME) else {
         return;
     };
-    let app_bin = pre.app.clone();
     tokio::time::timeout(Duration::from_secs(180), async {
-        let artifacts = artifacts_dir(NAME);
-        let desktop = Desktop::start(pre)?;
-        let mut env = AppEnv::new(NAME)?;
-        let app = desktop.launch(&env, "keys", &artifacts).await?;
-        app.find("[data-testid=no-workspaces]").await?;
-        let pid = find_app(&app_bin, &env.data_dir).ok_or("the app's process")?;
-        let display = desktop.display_name().to_string();
+        let idle = IdleApp::start(pre, NAME).await?;
+        let pid = idle.pid;
+        let display = idle.desktop.display_name().to_string();
         // The user is in another application: the focus and the pointer are off the window.
         xwindow::unfocus(&display)?;
         // About 10 s after its page shows, the idle app gives ~4 MB back (its start-up work
@@ -238,9 +233,7 @@ async fn keys_typed_in_other_windows_cost_the_app_nothing() {
             grew_kb < 1_500,
             "the app grew {grew_kb} kB while {PRESSES} keys were pressed in other windows"
         );
-        app.quit().await?;
-        env.passed();
-        Ok::<(), BoxError>(())
+        idle.passed().await
     })
     .await
     .expect("E2E timed out")
@@ -254,7 +247,7 @@ async fn keys_typed_in_other_windows_cost_the_app_nothing() {
 /// the WebKitGTK at hand; the memory it saves is the soak's figure (BENCHMARKS.md).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_process_measures_its_memory_as_the_app_set() {
-    use agentdesk_tests::bench::{find_app, proc_info, tree};
+    use agentdesk_tests::bench::{proc_info, tree};
     use agentdesk_tests::e2e::{find_on_path, nothing_missing};
     const NAME: &str = "web_memory_settings";
     const WATCH: Duration = Duration::from_secs(25);
@@ -266,21 +259,15 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
         let _ = nothing_missing(NAME, &["strace"]);
         return;
     };
-    let app_bin = pre.app.clone();
     tokio::time::timeout(Duration::from_secs(120), async {
-        let artifacts = artifacts_dir(NAME);
-        let desktop = Desktop::start(pre)?;
-        let mut env = AppEnv::new(NAME)?;
-        let app = desktop.launch(&env, "app", &artifacts).await?;
-        app.find("[data-testid=no-workspaces]").await?;
-        let pid = find_app(&app_bin, &env.data_dir).ok_or("the app's process")?;
-        let web = tree(pid)
+        let idle = IdleApp::start(pre, NAME).await?;
+        let web = tree(idle.pid)
             .into_iter()
             .find(|p| proc_info(*p).is_some_and(|(name, ..)| name.starts_with("WebKitWebProces")))
             .ok_or("the app's web process")?;
         // Every file the web process opens for WATCH: WebKit reads /proc/self/smaps each time
         // it measures its memory (WTF's memoryFootprint on Linux).
-        let trace = artifacts.join("web-openat.txt");
+        let trace = idle.artifacts.join("web-openat.txt");
         let mut tracer = std::process::Command::new(strace)
             .args(["-f", "-e", "trace=openat", "-o"])
             .arg(&trace)
@@ -306,12 +293,51 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
             trace.display()
         );
         // Still alive and answering after being traced.
-        app.find("[data-testid=no-workspaces]").await?;
-        app.quit().await?;
-        env.passed();
-        Ok::<(), BoxError>(())
+        idle.app.find("[data-testid=no-workspaces]").await?;
+        idle.passed().await
     })
     .await
     .expect("E2E timed out")
     .unwrap();
+}
+
+/// The real app on an empty data folder, its page showing (no workspace yet).
+struct IdleApp {
+    desktop: Desktop,
+    env: AppEnv,
+    app: agentdesk_tests::e2e::AppSession,
+    /// The app's process (not its orphan watchdog).
+    pid: u32,
+    artifacts: std::path::PathBuf,
+}
+
+impl IdleApp {
+    async fn start(
+        pre: agentdesk_tests::e2e::Prerequisites,
+        name: &str,
+    ) -> Result<IdleApp, BoxError> {
+        let app_bin = pre.app.clone();
+        let artifacts = artifacts_dir(name);
+        let desktop = Desktop::start(pre)?;
+        let env = AppEnv::new(name)?;
+        let app = desktop.launch(&env, "app", &artifacts).await?;
+        app.find("[data-testid=no-workspaces]").await?;
+        let pid =
+            agentdesk_tests::bench::find_app(&app_bin, &env.data_dir).ok_or("the app's process")?;
+        Ok(IdleApp {
+            desktop,
+            env,
+            app,
+            pid,
+            artifacts,
+        })
+    }
+
+    /// Quits the app; the test passed, so its files may go.
+    async fn passed(self) -> Result<(), BoxError> {
+        let IdleApp { app, mut env, .. } = self;
+        app.quit().await?;
+        env.passed();
+        Ok(())
+    }
 }
