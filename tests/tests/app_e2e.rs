@@ -247,8 +247,8 @@ async fn keys_typed_in_other_windows_cost_the_app_nothing() {
 /// the WebKitGTK at hand; the memory it saves is the soak's figure (BENCHMARKS.md).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_process_measures_its_memory_as_the_app_set() {
-    use agentdesk_tests::bench::{proc_info, tree};
-    use agentdesk_tests::e2e::{find_on_path, nothing_missing};
+    use agentdesk_tests::bench::{proc_info, role, tree};
+    use agentdesk_tests::e2e::{find_on_path, nothing_missing, Guarded};
     const NAME: &str = "web_memory_settings";
     const WATCH: Duration = Duration::from_secs(25);
     let Some(pre) = prerequisites(NAME) else {
@@ -263,23 +263,21 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
         let idle = IdleApp::start(pre, NAME).await?;
         let web = tree(idle.pid)
             .into_iter()
-            .find(|p| proc_info(*p).is_some_and(|(name, ..)| name.starts_with("WebKitWebProces")))
+            .find(|p| proc_info(*p).is_some_and(|(name, ..)| role(&name) == "web"))
             .ok_or("the app's web process")?;
         // Every file the web process opens for WATCH: WebKit reads /proc/self/smaps each time
         // it measures its memory (WTF's memoryFootprint on Linux).
         let trace = idle.artifacts.join("web-openat.txt");
-        let mut tracer = std::process::Command::new(strace)
+        let tracer = std::process::Command::new(strace)
             .args(["-f", "-e", "trace=openat", "-o"])
             .arg(&trace)
             .args(["-p", &web.to_string()])
             .stderr(std::process::Stdio::null())
             .spawn()?;
+        let tracer = Guarded::new("strace", tracer);
         tokio::time::sleep(WATCH).await;
-        // SIGTERM: strace detaches and leaves the web process running.
-        let _ = std::process::Command::new("kill")
-            .arg(tracer.id().to_string())
-            .status();
-        let _ = tracer.wait();
+        // Dropped: SIGTERM, on which strace detaches and leaves the web process running.
+        drop(tracer);
         let opens = std::fs::read_to_string(&trace)?;
         let measured = opens
             .lines()
