@@ -535,6 +535,16 @@ async fn soak() {
             v.last().copied().unwrap_or(f64::NAN)
         );
     }
+    // WebKitGTK turns the X server's (monotonic) key time into wall time in the UI process and
+    // back in the page: a step of the wall clock during the run (a VM paused and resumed, NTP)
+    // shifts every later key by the step. The handler's figure does not go through it.
+    let step = percentile(&keys, 0.5) - percentile(&in_page, 0.5);
+    if step > 1000.0 {
+        println!(
+            "  the event time stamps are {:.1} s behind the page's clock (the wall clock stepped during the run?): use the handler's figure",
+            step / 1000.0
+        );
+    }
     println!(
         "app + web + network anonymous memory: at 5 min {:.1} MB, at the end {:.1} MB ({:+.1} %)",
         m5 as f64 / 1024.0,
