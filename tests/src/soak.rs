@@ -118,6 +118,23 @@ pub fn window_anon_kb(s: &Sample) -> u64 {
         .sum()
 }
 
+/// The window's lowest anonymous memory (kB) in each `bucket_s` from `from_s` up to `to_s`,
+/// with each bucket's start. A single sample lands anywhere on the page's collection saw (the
+/// soak's endpoint figure moved between −1.3 % and +9.9 % over runs whose lows moved +4–5 %);
+/// the lows are the trend, and what issue 26 item 2 is judged on.
+pub fn window_lows(samples: &[Sample], from_s: f64, to_s: f64, bucket_s: f64) -> Vec<(f64, u64)> {
+    let mut lows: BTreeMap<u64, u64> = BTreeMap::new();
+    for s in samples.iter().filter(|s| s.at_s >= from_s && s.at_s < to_s) {
+        let low = lows
+            .entry(((s.at_s - from_s) / bucket_s) as u64)
+            .or_insert(u64::MAX);
+        *low = (*low).min(window_anon_kb(s));
+    }
+    lows.into_iter()
+        .map(|(b, kb)| (from_s + b as f64 * bucket_s, kb))
+        .collect()
+}
+
 /// CPU ticks the processes of `roles` used between `prev` and `s`: per process, so an engine
 /// that exited meanwhile does not take its whole life's ticks off the total, and one that
 /// started counts from zero.
@@ -412,6 +429,39 @@ pub fn js_heap_after_full_gcs(log: &str, marks: &[(f64, u64)]) -> Vec<(f64, u64)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_windows_lows_are_the_lowest_sample_of_each_bucket_in_the_range() {
+        let sample = |at_s: f64, app: u64, web: u64| Sample {
+            at_s,
+            procs: [("app", app), ("web", web), ("claude", 999_999)]
+                .into_iter()
+                .map(|(role, anon_kb)| Proc {
+                    name: role.into(),
+                    role,
+                    pid: 1,
+                    pss_kb: 0,
+                    anon_kb,
+                    cpu_ticks: 0,
+                })
+                .collect(),
+            db_bytes: 0,
+            fds: 0,
+        };
+        let samples = [
+            sample(0.0, 1, 1),     // before the range
+            sample(300.0, 40, 80), // the first bucket: 120, 110, 130
+            sample(330.0, 40, 70),
+            sample(599.0, 40, 90),
+            sample(600.0, 41, 75), // the second: 116
+            sample(900.0, 41, 60), // the end of the range: not counted
+        ];
+        assert_eq!(
+            window_lows(&samples, 300.0, 900.0, 300.0),
+            vec![(300.0, 110), (600.0, 116)]
+        );
+        assert!(window_lows(&samples, 1200.0, 1800.0, 300.0).is_empty());
+    }
 
     #[test]
     fn the_page_vms_heap_after_full_collections_is_read_with_the_time_it_was_written_by() {

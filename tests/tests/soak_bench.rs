@@ -45,7 +45,7 @@ use agentdesk_tests::e2e::{
 use agentdesk_tests::real::engine_bin;
 use agentdesk_tests::soak::{
     by_role, cpu_ticks_between, js_heap_after_full_gcs, percentile, plot_svg, read_samples,
-    start_sampler, window_anon_kb, write_csv,
+    start_sampler, window_anon_kb, window_lows, write_csv, Sample,
 };
 use agentdesk_tests::{fake_messages, fake_responses};
 use serde_json::json;
@@ -551,6 +551,7 @@ async fn soak() {
         end_s as f64 / 1024.0,
         (end_s as f64 / m5.max(1) as f64 - 1.0) * 100.0
     );
+    print_window_lows(&samples);
     for s in [at(0.0), at(5.0), at(15.0), last] {
         let r = by_role(s);
         println!(
@@ -623,7 +624,23 @@ async fn soak() {
     app.quit().await.unwrap();
 }
 
-/// Draws the plot again from a soak's `samples.csv`: `SOAK_SAMPLES=<dir with samples.csv>`.
+/// The window's lowest sample per 5 minutes from minute 5 to the soak's end (item 2's figure).
+fn print_window_lows(samples: &[Sample]) {
+    let lows = window_lows(samples, 5.0 * 60.0, minutes() * 60.0, 5.0 * 60.0);
+    if let (Some(first), Some(end)) = (lows.first(), lows.last()) {
+        println!(
+            "  its lowest sample per 5 minutes from minute 5: {} MB ({:+.1} % first to last)",
+            lows.iter()
+                .map(|(_, kb)| format!("{:.1}", *kb as f64 / 1024.0))
+                .collect::<Vec<_>>()
+                .join(", "),
+            (end.1 as f64 / first.1.max(1) as f64 - 1.0) * 100.0
+        );
+    }
+}
+
+/// Draws the plot again from a soak's `samples.csv`: `SOAK_SAMPLES=<dir with samples.csv>`;
+/// prints the window's lows per 5 minutes too (`SOAK_MINUTES`: the run's length).
 #[test]
 #[ignore = "a tool for the benchmark's plot"]
 fn replot() {
@@ -632,4 +649,6 @@ fn replot() {
     };
     let samples = read_samples(&std::fs::read_to_string(dir.join("samples.csv")).unwrap());
     std::fs::write(dir.join("soak-memory.svg"), plot_svg(&samples)).unwrap();
+    println!("app + web + network anonymous memory:");
+    print_window_lows(&samples);
 }
