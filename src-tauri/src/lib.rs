@@ -26,7 +26,7 @@ pub fn run() {
     // Before any thread or the heap grows: the forked watchdog keeps a copy of what is here.
     agentdesk_core::engines::start_orphan_watchdog();
     let started = startup::process_start();
-    webkit::prepare_env();
+    let egl_kept_out = webkit::prepare_env();
     let data_dir = agentdesk_core::paths::data_dir();
     // Held for the whole process: dropping it would stop the log file writer.
     let _log_guard = logging::init(
@@ -37,6 +37,7 @@ pub fn run() {
     );
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "Agent Desk starting");
     tracing::debug!(?arenas, "malloc arenas");
+    tracing::debug!(egl_kept_out, "EGL drivers kept out of the app's process");
     // Started from the Dock or a desktop launcher, the app has a bare PATH: the login shell's
     // is read now, on a thread of its own, so it is there when the first engine is located.
     agentdesk_core::engines::warm_up_login_path();

@@ -299,6 +299,68 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
     .unwrap();
 }
 
+/// The app renders the page with the CPU, so its own process needs no GL: neither GTK's (GLX,
+/// set up with the X11 screen) nor the EGL display WebKit's UI process makes only to find the
+/// GPU's render node. Either loads the GL driver — under Xvfb Mesa's, with LLVM: 10.5 MB of
+/// anonymous memory and 17.5 MB of PSS at idle (BENCHMARKS.md, "No GL in the app's process").
+/// The web process still has its EGL display (WebKit aborts without one): the page showing is
+/// what says it works. In the dark theme, which the page must still learn: in WebKitGTK 2.50
+/// the display query is also what starts WebKit's reading of GTK's settings (skipping it with
+/// WebKit's own variable left every page light).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_apps_own_process_loads_no_gl_driver() {
+    use agentdesk_tests::bench::{proc_info, role, tree};
+    const NAME: &str = "no_gl_in_the_app";
+    /// A GL driver or what only a GL driver brings in (glvnd's vendor libraries, Mesa's DRI
+    /// drivers, LLVM).
+    const GL: [&str; 5] = ["libGLX_", "libEGL_", "_dri.so", "libLLVM", "libgallium"];
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(120), async {
+        let idle = IdleApp::start_with(pre, NAME, &[("GTK_THEME", "Adwaita:dark")]).await?;
+        let gl_in = |pid: u32| -> Result<Vec<String>, BoxError> {
+            let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+            let mut libs: Vec<String> = maps
+                .lines()
+                .filter_map(|l| l.split_whitespace().nth(5))
+                .filter(|path| GL.iter().any(|g| path.contains(g)))
+                .map(str::to_owned)
+                .collect();
+            libs.dedup();
+            Ok(libs)
+        };
+        let app = gl_in(idle.pid)?;
+        assert!(app.is_empty(), "the app's process loaded GL: {app:?}");
+        // The same check finds the driver where it is loaded: the web process's EGL display.
+        let web = tree(idle.pid)
+            .into_iter()
+            .find(|p| proc_info(*p).is_some_and(|(name, ..)| role(&name) == "web"))
+            .ok_or("the app's web process")?;
+        let web = gl_in(web)?;
+        println!("the web process's GL: {web:?}");
+        assert!(
+            web.iter().any(|l| l.contains("libEGL_")),
+            "no EGL vendor library in the web process: {web:?}"
+        );
+        let scheme = idle
+            .app
+            .script_strings(
+                "return [String(matchMedia('(prefers-color-scheme: dark)').matches), \
+                 getComputedStyle(document.body).backgroundColor]",
+            )
+            .await?;
+        assert_eq!(
+            scheme[0], "true",
+            "the page is not in the dark theme: {scheme:?}"
+        );
+        idle.passed().await
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}
+
 /// The real app on an empty data folder, its page showing (no workspace yet).
 struct IdleApp {
     desktop: Desktop,
@@ -314,10 +376,23 @@ impl IdleApp {
         pre: agentdesk_tests::e2e::Prerequisites,
         name: &str,
     ) -> Result<IdleApp, BoxError> {
+        Self::start_with(pre, name, &[]).await
+    }
+
+    /// [`IdleApp::start`] with more variables for the app.
+    async fn start_with(
+        pre: agentdesk_tests::e2e::Prerequisites,
+        name: &str,
+        extra: &[(&str, &str)],
+    ) -> Result<IdleApp, BoxError> {
         let app_bin = pre.app.clone();
         let artifacts = artifacts_dir(name);
         let desktop = Desktop::start(pre)?;
-        let env = AppEnv::new(name)?;
+        let mut env = AppEnv::new(name)?;
+        env.extra = extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         let app = desktop.launch(&env, "app", &artifacts).await?;
         app.find("[data-testid=no-workspaces]").await?;
         let pid =
