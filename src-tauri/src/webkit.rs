@@ -15,6 +15,7 @@
 #![cfg_attr(not(target_os = "linux"), allow(dead_code))]
 
 use std::ffi::OsStr;
+use std::sync::OnceLock;
 
 /// `AGENTDESK_WEBKIT_ACCELERATION=1` keeps WebKit's own defaults (a machine with a real GPU
 /// may prefer them; the chat bench measures both).
@@ -79,9 +80,11 @@ fn env_overrides(
 #[cfg(target_os = "linux")]
 pub fn prepare_env() -> bool {
     let opt_out = std::env::var_os(OPT_OUT);
-    for (name, value) in env_overrides(opt_out.as_deref(), |n| std::env::var_os(n)) {
+    let overrides = env_overrides(opt_out.as_deref(), |n| std::env::var_os(n));
+    for (name, value) in &overrides {
         std::env::set_var(name, value);
     }
+    let _ = SET_FOR_THIS_PROCESS.set(overrides.into_iter().map(|(name, _)| name).collect());
     !accelerated(opt_out.as_deref())
         && std::env::var_os(EGL_VENDORS).is_none()
         && no_egl_in_this_process()
@@ -130,6 +133,24 @@ fn no_egl_in_this_process() -> bool {
 #[cfg(not(target_os = "linux"))]
 pub fn prepare_env() -> bool {
     false
+}
+
+/// The variables [`prepare_env`] set (never one the user had set).
+static SET_FOR_THIS_PROCESS: OnceLock<Vec<&'static str>> = OnceLock::new();
+
+/// `cmd` without the variables the app set for its own WebKit and GTK: a program it starts for
+/// the user (the browser for a link, the file manager) is the user's, and must not come up
+/// without compositing, GL or its JavaScript heap because it was started from here (a WebKit
+/// browser would read the same variables). What the user set themselves is passed on.
+pub fn for_the_user(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    for name in SET_FOR_THIS_PROCESS
+        .get()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        cmd.env_remove(name);
+    }
+    cmd
 }
 
 /// Applies the settings to `window`'s webview. Called from `setup` on the main thread, so it

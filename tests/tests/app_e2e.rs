@@ -361,6 +361,69 @@ async fn the_apps_own_process_loads_no_gl_driver() {
     .unwrap();
 }
 
+/// A program the app starts for the user — here the file manager, through `xdg-open`, as for
+/// a link (the browser) — runs with the user's environment, not with the variables the app set
+/// for its own WebKit and GTK: a WebKit browser started from a link would otherwise come up
+/// without compositing and with a JavaScript heap sized for 512 MiB, a GTK program without GL.
+/// A value the user set themselves is passed on. (Unix: the stand-in is a shell script.)
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programs_started_for_the_user_get_the_users_environment() {
+    const NAME: &str = "opener_environment";
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(120), async {
+        // A stand-in `xdg-open` first on the app's PATH: it writes down its environment.
+        let bin = artifacts_dir(NAME).join("bin");
+        std::fs::create_dir_all(&bin)?;
+        let seen = bin.join("environment.txt");
+        let _ = std::fs::remove_file(&seen);
+        let opener = bin.join("xdg-open");
+        std::fs::write(&opener, format!("#!/bin/sh\nenv > '{}'\n", seen.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755))?;
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let users_heap = ("JSC_forceRAMSize", "1073741824");
+        let idle = IdleApp::start_with(pre, NAME, &[("PATH", &path), users_heap]).await?;
+        idle.app.button("Settings").await?.click().await?;
+        idle.app.button("Open data folder").await?.click().await?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let env = loop {
+            match std::fs::read_to_string(&seen) {
+                Ok(env) if env.contains("PATH=") => break env,
+                _ if std::time::Instant::now() > deadline => {
+                    return Err("the stand-in xdg-open was not started".into())
+                }
+                _ => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        };
+        for own in [
+            "WEBKIT_DISABLE_COMPOSITING_MODE",
+            "WEBKIT_DISABLE_DMABUF_RENDERER",
+            "GDK_GL",
+        ] {
+            assert!(
+                !env.lines().any(|l| l.starts_with(&format!("{own}="))),
+                "{own} reached the program started for the user"
+            );
+        }
+        let heap = format!("{}={}", users_heap.0, users_heap.1);
+        assert!(
+            env.lines().any(|l| l == heap),
+            "the user's own {heap} did not reach it"
+        );
+        idle.passed().await
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}
+
 /// The real app on an empty data folder, its page showing (no workspace yet).
 struct IdleApp {
     desktop: Desktop,

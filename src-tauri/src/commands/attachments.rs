@@ -171,7 +171,8 @@ pub fn open_external(args: Args<OpenExternalArgs>) -> Reply<OpenExternalArgs> {
 fn open_link(url: &str) -> CmdResult<()> {
     let url = external_link(url)?;
     let mut cmd = opener(&url);
-    cmd.stdin(std::process::Stdio::null())
+    crate::webkit::for_the_user(&mut cmd)
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut child = cmd

@@ -169,7 +169,8 @@ pub(crate) fn folder_opener(dir: &std::path::Path) -> std::process::Command {
     #[cfg(not(any(target_os = "macos", target_os = "windows")))]
     let program = "xdg-open";
     let mut c = std::process::Command::new(program);
-    c.arg(dir)
+    crate::webkit::for_the_user(&mut c)
+        .arg(dir)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
