@@ -44,6 +44,8 @@ const GDK_GL: (&str, &str) = ("GDK_GL", "disable");
 /// per process, the first time a display is asked for: from this variable if it is set, else
 /// from its vendor folders. See [`no_egl_in_this_process`].
 const EGL_VENDORS: &str = "__EGL_VENDOR_LIBRARY_FILENAMES";
+/// The variables set when the app renders with the CPU, with their value.
+const CPU_RENDERING: [(&str, &str); 3] = [(COMPOSITING, "1"), (DMABUF, "1"), GDK_GL];
 
 fn accelerated(opt_out: Option<&OsStr>) -> bool {
     opt_out.is_some_and(|v| v == "1")
@@ -54,19 +56,16 @@ fn accelerated(opt_out: Option<&OsStr>) -> bool {
 fn env_overrides(
     opt_out: Option<&OsStr>,
     current: impl Fn(&str) -> Option<std::ffi::OsString>,
-) -> Vec<(&'static str, String)> {
+) -> Vec<(&'static str, &'static str)> {
     let rendering = if accelerated(opt_out) {
-        Vec::new()
+        &[][..]
     } else {
-        vec![
-            (COMPOSITING, "1".to_owned()),
-            (DMABUF, "1".to_owned()),
-            (GDK_GL.0, GDK_GL.1.to_owned()),
-        ]
+        &CPU_RENDERING[..]
     };
     rendering
-        .into_iter()
-        .chain([(JSC_RAM.0, JSC_RAM.1.to_owned())])
+        .iter()
+        .copied()
+        .chain([JSC_RAM])
         .filter(|(name, _)| current(name).is_none())
         .collect()
 }
@@ -84,7 +83,7 @@ pub fn prepare_env() -> bool {
     for (name, value) in &overrides {
         std::env::set_var(name, value);
     }
-    let _ = SET_FOR_THIS_PROCESS.set(overrides.into_iter().map(|(name, _)| name).collect());
+    let _ = SET_FOR_THIS_PROCESS.set(overrides.iter().map(|(name, _)| *name).collect());
     !accelerated(opt_out.as_deref())
         && std::env::var_os(EGL_VENDORS).is_none()
         && no_egl_in_this_process()
@@ -94,8 +93,8 @@ pub fn prepare_env() -> bool {
 /// GPU's render node to pass on (`drmMainDevice`); the web process uses that node only for GPU
 /// buffers (accelerated compositing, WebGL, video), which CPU rendering never creates. The
 /// display loads the GL driver into the app's process: under Xvfb Mesa's, with LLVM. Kept out,
-/// with GTK's GL ([`GDK_GL`]): idle 10.5 MB less anonymous memory and 17.5 MB less PSS for the
-/// app and its WebKit processes, the page navigating 48 ms sooner (BENCHMARKS.md, "No GL in
+/// with GTK's GL ([`GDK_GL`]): at idle 10.6 MB less anonymous memory and 18 MB less PSS for the
+/// app and its WebKit processes, the page navigating ~40 ms sooner (BENCHMARKS.md, "No GL in
 /// the app's process"). WebKit then passes on no render node, as it does for software GL.
 ///
 /// How: an empty driver list makes glvnd load no driver; a display asked for now makes it read
@@ -372,36 +371,25 @@ mod tests {
     #[test]
     fn cpu_rendering_and_a_small_heap_are_chosen_unless_the_user_decided() {
         let unset = |_: &str| None;
-        let owned = |v: &[(&'static str, &str)]| {
-            v.iter()
-                .map(|(n, v)| (*n, (*v).to_owned()))
-                .collect::<Vec<_>>()
-        };
-        let all = owned(&[
+        let all = vec![
             (COMPOSITING, "1"),
             (DMABUF, "1"),
             ("GDK_GL", "disable"),
             JSC_RAM,
-        ]);
+        ];
         assert_eq!(env_overrides(None, unset), all);
         assert_eq!(DMABUF, "WEBKIT_DISABLE_DMABUF_RENDERER");
         assert_eq!(JSC_RAM, ("JSC_forceRAMSize", "536870912"));
         // A value the user set wins, whatever it is; the other variables are still set.
-        for (i, name) in [COMPOSITING, DMABUF, "GDK_GL", JSC_RAM.0]
-            .into_iter()
-            .enumerate()
-        {
-            let user = |n: &str| (n == name).then(|| "0".into());
+        for (i, (name, _)) in all.iter().enumerate() {
+            let user = |n: &str| (n == *name).then(|| "0".into());
             let mut rest = all.clone();
             rest.remove(i);
             assert_eq!(env_overrides(None, user), rest, "{name} set by the user");
         }
         // Opting out keeps WebKit's rendering defaults (the heap is not about the GPU); any
         // other value of the opt-out does not.
-        assert_eq!(
-            env_overrides(Some(OsStr::new("1")), unset),
-            owned(&[JSC_RAM])
-        );
+        assert_eq!(env_overrides(Some(OsStr::new("1")), unset), vec![JSC_RAM]);
         assert_eq!(env_overrides(Some(OsStr::new("0")), unset), all);
     }
 }
