@@ -12,6 +12,8 @@
 //! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`)
 //! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
 //! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
+//! # CHAT_BENCH_SESSION_FIRST=1: open the new session before the idle sample, so the answer's
+//! #   peak counts the answer alone and not the session view's first load as well
 //! ```
 //!
 //! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
@@ -386,6 +388,11 @@ async fn run_variant(
         .await?;
     let cold_fcp_ms = fcp.as_f64().map(|at| at - started * 1000.0);
 
+    let session_first = std::env::var_os("CHAT_BENCH_SESSION_FIRST").is_some_and(|v| v == "1");
+    if session_first {
+        app.button("New session").await?.click().await?;
+        app.find("textarea[aria-label=Message]").await?;
+    }
     let sampler = Sampler::start(pid);
     tokio::time::sleep(Duration::from_secs(10)).await;
     let (_, _, idle_cpu, _) = sampler.finish();
@@ -399,7 +406,9 @@ async fn run_variant(
     let answer = big_answer();
     let refs: Vec<&str> = answer.iter().map(String::as_str).collect();
     fake.push(Reply::text(&refs));
-    app.button("New session").await?.click().await?;
+    if !session_first {
+        app.button("New session").await?.click().await?;
+    }
     let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
     let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
