@@ -301,8 +301,8 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
 
 /// The app renders the page with the CPU, so its own process needs no GL: neither GTK's (GLX,
 /// set up with the X11 screen) nor the EGL display WebKit's UI process makes only to find the
-/// GPU's render node. Either loads the GL driver — under Xvfb Mesa's, with LLVM: 10.5 MB of
-/// anonymous memory and 17.5 MB of PSS at idle (BENCHMARKS.md, "No GL in the app's process").
+/// GPU's render node. Either loads the GL driver — under Xvfb Mesa's, with LLVM: 10.6 MB of
+/// anonymous memory and 18 MB of PSS at idle (BENCHMARKS.md, "No GL in the app's process").
 /// The web process still has its EGL display (WebKit aborts without one): the page showing is
 /// what says it works. In the dark theme, which the page must still learn: in WebKitGTK 2.50
 /// the display query is also what starts WebKit's reading of GTK's settings (skipping it with
