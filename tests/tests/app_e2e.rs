@@ -247,7 +247,6 @@ async fn keys_typed_in_other_windows_cost_the_app_nothing() {
 /// the WebKitGTK at hand; the memory it saves is the soak's figure (BENCHMARKS.md).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_process_measures_its_memory_as_the_app_set() {
-    use agentdesk_tests::bench::{proc_info, role, tree};
     use agentdesk_tests::e2e::{find_on_path, nothing_missing, Guarded};
     const NAME: &str = "web_memory_settings";
     const WATCH: Duration = Duration::from_secs(25);
@@ -261,10 +260,7 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
     };
     tokio::time::timeout(Duration::from_secs(120), async {
         let idle = IdleApp::start(pre, NAME).await?;
-        let web = tree(idle.pid)
-            .into_iter()
-            .find(|p| proc_info(*p).is_some_and(|(name, ..)| role(&name) == "web"))
-            .ok_or("the app's web process")?;
+        let web = idle.web_process()?;
         // Every file the web process opens for WATCH: WebKit reads /proc/self/smaps each time
         // it measures its memory (WTF's memoryFootprint on Linux).
         let trace = idle.artifacts.join("web-openat.txt");
@@ -309,7 +305,6 @@ async fn the_web_process_measures_its_memory_as_the_app_set() {
 /// WebKit's own variable left every page light).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_apps_own_process_loads_no_gl_driver() {
-    use agentdesk_tests::bench::{proc_info, role, tree};
     const NAME: &str = "no_gl_in_the_app";
     /// A GL driver or what only a GL driver brings in (glvnd's vendor libraries, Mesa's DRI
     /// drivers, LLVM).
@@ -333,11 +328,7 @@ async fn the_apps_own_process_loads_no_gl_driver() {
         let app = gl_in(idle.pid)?;
         assert!(app.is_empty(), "the app's process loaded GL: {app:?}");
         // The same check finds the driver where it is loaded: the web process's EGL display.
-        let web = tree(idle.pid)
-            .into_iter()
-            .find(|p| proc_info(*p).is_some_and(|(name, ..)| role(&name) == "web"))
-            .ok_or("the app's web process")?;
-        let web = gl_in(web)?;
+        let web = gl_in(idle.web_process()?)?;
         println!("the web process's GL: {web:?}");
         assert!(
             web.iter().any(|l| l.contains("libEGL_")),
@@ -467,6 +458,15 @@ impl IdleApp {
             pid,
             artifacts,
         })
+    }
+
+    /// The app's web process (WebKit's, a child of the app's).
+    fn web_process(&self) -> Result<u32, BoxError> {
+        use agentdesk_tests::bench::{proc_info, role, tree};
+        tree(self.pid)
+            .into_iter()
+            .find(|p| proc_info(*p).is_some_and(|(name, ..)| role(&name) == "web"))
+            .ok_or_else(|| "the app's web process".into())
     }
 
     /// Quits the app; the test passed, so its files may go.
