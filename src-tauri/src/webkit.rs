@@ -8,8 +8,9 @@
 //! The rest drops what a single-page app never uses: a back/forward page cache (there is no
 //! navigation), WebGL, and the web-browser cache model's in-memory resource cache (every asset
 //! comes from the app itself). JavaScriptCore's heap is sized as for a 512 MiB machine
-//! (see [`JSC_RAM`]), and the web process gets a memory limit under which WebKit gives back
-//! what the page no longer uses (see [`limit_web_process_memory`]).
+//! (see [`JSC_RAM`]), its JIT is off ([`JSC_JIT`]), and the web process gets a memory limit
+//! under which WebKit gives back what the page no longer uses (see
+//! [`limit_web_process_memory`]).
 
 // The helpers are only called on Linux; the tests run everywhere.
 #![cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -35,6 +36,16 @@ const DMABUF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 /// so a heap sized for half a gigabyte is plenty. Set whatever the rendering (it is about
 /// memory, not the GPU); a value the user set wins.
 const JSC_RAM: (&str, &str) = ("JSC_forceRAMSize", "536870912");
+/// JavaScriptCore without its JIT compilers: the page's code is interpreted (LLInt). The page
+/// is an app's UI (a click, a batch of text, a list to draw), not a long computation: in the
+/// chat bench the 401 KB answer took the web process 0.78-0.90 CPU-s against 0.85-1.04 with the
+/// JIT, whose compiling was more work than it saved, and its peak was 128 MB PSS against 154-157
+/// (the whole tree's 390 against 415-416 MB); at idle 11 MB less PSS; the page navigates, paints
+/// and opens the 200,000-item session in the same time (BENCHMARKS.md, "No JIT"). It is also a
+/// smaller surface for the hostile text the page renders: no memory both writable and
+/// executable in the web process (Safari's Lockdown Mode turns the JIT off for that reason).
+/// Set whatever the rendering; a value the user set wins.
+const JSC_JIT: (&str, &str) = ("JSC_useJIT", "false");
 /// GTK 3 sets up GL for the X11 screen when it opens the display (GLX, to choose its visuals),
 /// which loads the GL driver into the app's process: Mesa's links LLVM, whose relocated pages
 /// alone are 8 MB of private memory. The window draws with cairo when the page renders with
@@ -65,7 +76,7 @@ fn env_overrides(
     rendering
         .iter()
         .copied()
-        .chain([JSC_RAM])
+        .chain([JSC_RAM, JSC_JIT])
         .filter(|(name, _)| current(name).is_none())
         .collect()
 }
@@ -376,10 +387,12 @@ mod tests {
             (DMABUF, "1"),
             ("GDK_GL", "disable"),
             JSC_RAM,
+            JSC_JIT,
         ];
         assert_eq!(env_overrides(None, unset), all);
         assert_eq!(DMABUF, "WEBKIT_DISABLE_DMABUF_RENDERER");
         assert_eq!(JSC_RAM, ("JSC_forceRAMSize", "536870912"));
+        assert_eq!(JSC_JIT, ("JSC_useJIT", "false"));
         // A value the user set wins, whatever it is; the other variables are still set.
         for (i, (name, _)) in all.iter().enumerate() {
             let user = |n: &str| (n == *name).then(|| "0".into());
@@ -387,9 +400,12 @@ mod tests {
             rest.remove(i);
             assert_eq!(env_overrides(None, user), rest, "{name} set by the user");
         }
-        // Opting out keeps WebKit's rendering defaults (the heap is not about the GPU); any
-        // other value of the opt-out does not.
-        assert_eq!(env_overrides(Some(OsStr::new("1")), unset), vec![JSC_RAM]);
+        // Opting out keeps WebKit's rendering defaults (the heap and the JIT are not about the
+        // GPU); any other value of the opt-out does not.
+        assert_eq!(
+            env_overrides(Some(OsStr::new("1")), unset),
+            vec![JSC_RAM, JSC_JIT]
+        );
         assert_eq!(env_overrides(Some(OsStr::new("0")), unset), all);
     }
 }

@@ -352,6 +352,52 @@ async fn the_apps_own_process_loads_no_gl_driver() {
     .unwrap();
 }
 
+/// The page's JavaScript runs without a JIT (`src-tauri/src/webkit.rs`, `JSC_JIT`): no memory
+/// in the web process is both writable and executable, and no anonymous memory executable at
+/// all, even after the page ran a loop hot enough for every JIT tier. With JavaScriptCore's JIT
+/// the web process maps a 1 GB writable and executable region for its code; without it the
+/// window's memory and CPU are lower for the same speed (BENCHMARKS.md, "No JIT"), and hostile
+/// text the page renders has no JIT to aim at.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_runs_without_a_jit() {
+    const NAME: &str = "no_jit";
+    let Some(pre) = prerequisites(NAME) else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(120), async {
+        let idle = IdleApp::start(pre, NAME).await?;
+        let sum = idle
+            .app
+            .script_strings(
+                "let s = 0; for (let i = 0; i < 3000000; i++) s = (s + i * 7) % 1000003; \
+                 return [String(s)]",
+            )
+            .await?;
+        assert!(!sum[0].is_empty(), "the loop gave no result: {sum:?}");
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", idle.web_process()?))?;
+        let executable_data: Vec<&str> = maps
+            .lines()
+            .filter(|l| {
+                let mut fields = l.split_whitespace();
+                let perms = fields.nth(1).unwrap_or("");
+                let path = fields.nth(3).unwrap_or("");
+                let wx = perms.contains('w') && perms.contains('x');
+                let anonymous_code =
+                    perms.contains('x') && !path.starts_with('/') && !path.starts_with("[v");
+                wx || anonymous_code
+            })
+            .collect();
+        assert!(
+            executable_data.is_empty(),
+            "the web process has writable or anonymous executable memory: {executable_data:?}"
+        );
+        idle.passed().await
+    })
+    .await
+    .expect("E2E timed out")
+    .unwrap();
+}
+
 /// A program the app starts for the user — here the file manager, through `xdg-open`, as for
 /// a link (the browser) — runs with the user's environment, not with the variables the app set
 /// for its own WebKit and GTK: a WebKit browser started from a link would otherwise come up
@@ -397,6 +443,7 @@ async fn programs_started_for_the_user_get_the_users_environment() {
             "WEBKIT_DISABLE_COMPOSITING_MODE",
             "WEBKIT_DISABLE_DMABUF_RENDERER",
             "GDK_GL",
+            "JSC_useJIT",
         ] {
             assert!(
                 !env.lines().any(|l| l.starts_with(&format!("{own}="))),
