@@ -2,7 +2,7 @@
 //! when it started, the text of the items they seed, and reading processes from /proc.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// Processes of `app` (its executable) with this data dir in their environment: the app and
@@ -309,4 +309,40 @@ pub fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd"))
         .map(|d| d.count())
         .unwrap_or(0)
+}
+
+/// (PSS, anonymous) memory of `pid` in kB per mapping name from `/proc/<pid>/smaps`: a file's
+/// path, `[heap]`, `[stack]`, or `[anon]` for unnamed regions; for telling apart what grew.
+pub fn memory_by_mapping_kb(pid: u32) -> BTreeMap<String, (u64, u64)> {
+    let mut out: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let Ok(t) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
+        return out;
+    };
+    let mut name = String::new();
+    for line in t.lines() {
+        let mut fields = line.split_whitespace();
+        let first = fields.next().unwrap_or("");
+        if first.contains('-') && !first.ends_with(':') {
+            // "start-end perms offset dev inode [path]"
+            name = match fields.nth(4) {
+                Some(n) => n.to_string(),
+                // Unnamed regions by their size: allocators' arenas are told apart by it.
+                None => {
+                    let (a, b) = first.split_once('-').unwrap_or(("0", "0"));
+                    let size = u64::from_str_radix(b, 16).unwrap_or(0)
+                        - u64::from_str_radix(a, 16).unwrap_or(0);
+                    format!("[anon {} kB]", size / 1024)
+                }
+            };
+        } else if first == "Pss:" || first == "Anonymous:" {
+            let kb: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            let e = out.entry(name.clone()).or_default();
+            if first == "Pss:" {
+                e.0 += kb;
+            } else {
+                e.1 += kb;
+            }
+        }
+    }
+    out
 }

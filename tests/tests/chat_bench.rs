@@ -12,6 +12,10 @@
 //! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`)
 //! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
 //! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
+//! # CHAT_BENCH_SMAPS=1: what grew in each process during the answer, mapping by mapping
+//! #   (/proc/<pid>/smaps at the start and at the tree's peak; slows the sampling)
+//! # CHAT_BENCH_TRACE=1: every sample (100 ms) of each phase, and the answer's next 12 s
+//! # CHAT_BENCH_DELTAS=<n>: an answer of n deltas instead of 20,000 (what scales with it)
 //! # CHAT_BENCH_SESSION_FIRST=1: open the new session before the idle sample, so the answer's
 //! #   peak counts the answer alone and not the session view's first load as well
 //! ```
@@ -29,7 +33,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agentdesk_tests::bench::{
-    find_app, proc_info, pss_kb, seed_session, seeded_text, start_epoch_ms, tree, HZ,
+    find_app, memory_by_mapping_kb, proc_info, pss_kb, seed_session, seeded_text, start_epoch_ms,
+    tree, HZ,
 };
 use agentdesk_tests::e2e::{
     artifacts_dir, prepare_codex_workspace, prerequisites, AppEnv, AppSession, BoxError,
@@ -69,6 +74,54 @@ type CpuByPid = HashMap<u32, (String, u64)>;
 struct Sampler {
     stop: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<(PssByName, CpuByPid)>>,
+    /// `CHAT_BENCH_SMAPS=1`: each process's mappings at the start and at the peak.
+    mappings: Option<Arc<std::sync::Mutex<(Mappings, Mappings)>>>,
+}
+
+/// (PSS, anonymous) kB per mapping name, per process name.
+type Mappings = BTreeMap<String, BTreeMap<String, (u64, u64)>>;
+
+fn mappings(root: u32) -> Mappings {
+    let mut out = Mappings::new();
+    for pid in tree(root) {
+        if let Some((comm, _, _, _)) = proc_info(pid) {
+            let by = out.entry(comm).or_default();
+            for (name, (pss, anon)) in memory_by_mapping_kb(pid) {
+                let e = by.entry(name).or_default();
+                e.0 += pss;
+                e.1 += anon;
+            }
+        }
+    }
+    out
+}
+
+/// Prints, per process, the mappings whose PSS changed most between the two captures.
+fn print_mapping_growth(base: &Mappings, peak: &Mappings) {
+    for (comm, at_peak) in peak {
+        let before = base.get(comm).cloned().unwrap_or_default();
+        let total = |m: &BTreeMap<String, (u64, u64)>| m.values().map(|v| v.0 as i64).sum::<i64>();
+        let mut rows: Vec<(i64, i64, &String)> = at_peak
+            .iter()
+            .map(|(name, (pss, anon))| {
+                let (p0, a0) = before.get(name).copied().unwrap_or_default();
+                (*pss as i64 - p0 as i64, *anon as i64 - a0 as i64, name)
+            })
+            .filter(|(dp, da, _)| dp.abs() >= 256 || da.abs() >= 256)
+            .collect();
+        rows.sort_by_key(|r| -r.0.abs());
+        println!(
+            "  {comm}: PSS {:+.1} MB; the mappings that moved most (an unnamed region that changed size shows under its old size and its new one):",
+            (total(at_peak) - total(&before)) as f64 / 1024.0
+        );
+        for (dp, da, name) in rows.iter().take(12) {
+            println!(
+                "    PSS {:+7.1} MB, anon {:+7.1} MB  {name}",
+                *dp as f64 / 1024.0,
+                *da as f64 / 1024.0
+            );
+        }
+    }
 }
 
 /// PSS (kB) per process name, at the sample where the tree's total peaked.
@@ -79,13 +132,25 @@ impl Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let (_, base) = snapshot(root);
+        let maps = std::env::var_os("CHAT_BENCH_SMAPS")
+            .is_some_and(|v| v == "1")
+            .then(|| Arc::new(std::sync::Mutex::new((mappings(root), Mappings::new()))));
+        let peak_maps = maps.clone();
+        let trace = std::env::var_os("CHAT_BENCH_TRACE").is_some();
+        let t0 = Instant::now();
         let handle = std::thread::spawn(move || {
             let mut peak = PssByName::new();
             let mut last: HashMap<u32, (String, u64)> = HashMap::new();
             loop {
                 let (pss, cpu) = snapshot(root);
+                if trace {
+                    println!("trace {:>5} ms: {}", t0.elapsed().as_millis(), fmt_mb(&pss));
+                }
                 if pss.values().sum::<u64>() > peak.values().sum::<u64>() {
                     peak = pss;
+                    if let Some(m) = &peak_maps {
+                        m.lock().unwrap().1 = mappings(root);
+                    }
                 }
                 for (pid, (comm, ticks)) in cpu {
                     let before = base.get(&pid).map(|b| b.1).unwrap_or(0);
@@ -100,6 +165,7 @@ impl Sampler {
         Sampler {
             stop,
             handle: Some(handle),
+            mappings: maps,
         }
     }
 
@@ -129,6 +195,11 @@ impl Sampler {
             *by_name.entry(comm.clone()).or_insert(0.0) += *t as f64 / HZ;
         }
         let total = peak.values().sum();
+        if let Some(m) = &self.mappings {
+            let m = m.lock().unwrap();
+            println!("mappings, start → the tree's peak:");
+            print_mapping_growth(&m.0, &m.1);
+        }
         (total, all as f64 / HZ, ui as f64 / HZ, by_name, peak)
     }
 }
@@ -212,9 +283,11 @@ async fn prepare(env: &AppEnv, bin: PathBuf, fake: &FakeResponses) -> Result<Pat
 
 /// The 20,000-delta, ~401 KB answer (20 bytes a delta, a paragraph break every 50).
 fn big_answer() -> Vec<String> {
-    (0..20_000)
+    // `CHAT_BENCH_DELTAS=<n>`: another size of answer (how the figures scale with it).
+    let n = agentdesk_tests::bench::env_number("CHAT_BENCH_DELTAS", 20_000usize).max(1);
+    (0..n)
         .map(|i| {
-            if i == 19_999 {
+            if i == n - 1 {
                 "THE-LAST-WORDS.\n".to_string()
             } else if i % 50 == 49 {
                 format!("w{i:05} lorem ips.\n\n")
@@ -414,6 +487,13 @@ async fn run_variant(
     let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
     let (big_peak_kb, big_cpu_all, _, big_cpu_by, big_peak_by) = sampler.finish_with_peak();
     perf.stop();
+    if std::env::var_os("CHAT_BENCH_TRACE").is_some() {
+        for _ in 0..12 {
+            let (now, _) = snapshot(pid);
+            println!("trace, after the answer: {}", fmt_mb(&now));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    }
     app.screenshot(&artifacts.join("big-answer.png")).await?;
 
     // A paced stream: 1,000 deltas 10 ms apart.

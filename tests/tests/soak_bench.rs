@@ -8,6 +8,7 @@
 //! AGENTDESK_APP_BIN=$PWD/target/release/agentdesk CODEX_BIN=… CLAUDE_BIN=… \
 //!   cargo test -p agentdesk-tests --test soak_bench -- --ignored --nocapture
 //! # SOAK_MINUTES=30 (default): how long the soak lasts
+//! # SOAK_SAMPLE_SECONDS=10 (default): how often the sampler records
 //! # SOAK_SEND=0: the control run (the same visits, no messages sent, nothing streams)
 //! # SOAK_ENV="K=V …": more variables for the app (JSC_logGC=1: the page's heap after each full GC)
 //! # SOAK_LAUNCH=script: what WebDriver starts instead of the app, e.g. a script that `exec`s
@@ -24,7 +25,7 @@
 //! frame is measured in the page), approves what waits there, and sends the next message
 //! where the last turn ended.
 //!
-//! Every 30 s a sampler records, from /proc, the PSS and anonymous memory and the CPU of the app,
+//! Every 10 s a sampler records, from /proc, the PSS and anonymous memory and the CPU of the app,
 //! the web and network processes and each engine, the SQLite files' size and the app's open
 //! file descriptors. The samples go to `target/test-artifacts/soak_bench/samples.csv`, a summary
 //! per sample to `summary.csv`, and the memory curve to `soak-memory.svg`.
@@ -60,7 +61,13 @@ const STEP_PIECES: usize = 500;
 /// Commands per turn (a turn is ~5 minutes: one image every 5 minutes per session).
 const STEPS_PER_TURN: usize = 5;
 const SWITCH_EVERY: Duration = Duration::from_secs(10);
-const SAMPLE_EVERY: Duration = Duration::from_secs(30);
+/// How often the sampler records (`SOAK_SAMPLE_SECONDS`, default 10; the issue asks for every
+/// 30 s at least). Item 2 is judged on the window's lowest sample per 5 minutes, and the web
+/// process's memory is a saw (64–96 MB): ten samples in 5 minutes missed its trough in one
+/// soak of four (+10.1 % against +1.5 to +5.2), thirty land in it.
+fn sample_every() -> Duration {
+    Duration::from_secs(env_number("SOAK_SAMPLE_SECONDS", 10u64).max(1))
+}
 
 /// A 2×2 red PNG: the image every message carries.
 const IMAGE_PNG_B64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";
@@ -444,7 +451,7 @@ async fn soak() {
     let sampler = start_sampler(
         (pid, watchdog),
         env.data_dir.clone(),
-        (t0, SAMPLE_EVERY),
+        (t0, sample_every()),
         stop.clone(),
     );
     let end = t0 + Duration::from_secs_f64(minutes() * 60.0);
