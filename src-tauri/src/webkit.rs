@@ -38,13 +38,13 @@ const DMABUF: &str = "WEBKIT_DISABLE_DMABUF_RENDERER";
 const JSC_RAM: (&str, &str) = ("JSC_forceRAMSize", "536870912");
 /// JavaScriptCore without its JIT compilers: the page's code is interpreted (LLInt). The page
 /// is an app's UI (a click, a batch of text, a list to draw), not a long computation: in the
-/// chat bench the 401 KB answer took the web process 0.78-0.90 CPU-s against 0.85-1.04 with the
-/// JIT, whose compiling was more work than it saved, and its peak was 128 MB PSS against 154-157
-/// (the whole tree's 390 against 415-416 MB); at idle 11 MB less PSS; the page navigates, paints
-/// and opens the 200,000-item session in the same time (BENCHMARKS.md, "No JIT"). It is also a
-/// smaller surface for the hostile text the page renders: no memory both writable and
-/// executable in the web process (Safari's Lockdown Mode turns the JIT off for that reason).
-/// Set whatever the rendering; a value the user set wins.
+/// chat bench the 401 KB answer took the web process 0.69-0.89 CPU-s against 0.97-1.05 with the
+/// JIT, whose compiling was more work than it saved, and its peak was 124-131 MB PSS against
+/// 152-158 (the whole tree's 383-392 against 410-416 MB); at idle 13 MB less PSS; the page
+/// navigates, paints and opens the 200,000-item session in the same time (BENCHMARKS.md,
+/// "No JIT"). It is also a smaller surface for the hostile text the page renders: no memory
+/// both writable and executable in the web process (Safari's Lockdown Mode turns the JIT off
+/// for that reason). Set whatever the rendering; a value the user set wins.
 const JSC_JIT: (&str, &str) = ("JSC_useJIT", "false");
 /// GTK 3 sets up GL for the X11 screen when it opens the display (GLX, to choose its visuals),
 /// which loads the GL driver into the app's process: Mesa's links LLVM, whose relocated pages

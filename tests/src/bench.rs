@@ -312,7 +312,8 @@ pub fn open_fds(pid: u32) -> usize {
 }
 
 /// (PSS, anonymous) memory of `pid` in kB per mapping name from `/proc/<pid>/smaps`: a file's
-/// path, `[heap]`, `[stack]`, or `[anon]` for unnamed regions; for telling apart what grew.
+/// path, `[heap]`, `[stack]`, or `[anon <size> kB]` for unnamed regions; for telling apart
+/// what grew.
 pub fn memory_by_mapping_kb(pid: u32) -> BTreeMap<String, (u64, u64)> {
     let mut out: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let Ok(t) = std::fs::read_to_string(format!("/proc/{pid}/smaps")) else {
