@@ -330,8 +330,9 @@ pub fn memory_by_mapping_kb(pid: u32) -> BTreeMap<String, (u64, u64)> {
                 // Unnamed regions by their size: allocators' arenas are told apart by it.
                 None => {
                     let (a, b) = first.split_once('-').unwrap_or(("0", "0"));
-                    let size = u64::from_str_radix(b, 16).unwrap_or(0)
-                        - u64::from_str_radix(a, 16).unwrap_or(0);
+                    let size = u64::from_str_radix(b, 16)
+                        .unwrap_or(0)
+                        .saturating_sub(u64::from_str_radix(a, 16).unwrap_or(0));
                     format!("[anon {} kB]", size / 1024)
                 }
             };

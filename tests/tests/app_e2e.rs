@@ -315,12 +315,10 @@ async fn the_apps_own_process_loads_no_gl_driver() {
     tokio::time::timeout(Duration::from_secs(120), async {
         let idle = IdleApp::start_with(pre, NAME, &[("GTK_THEME", "Adwaita:dark")]).await?;
         let gl_in = |pid: u32| -> Result<Vec<String>, BoxError> {
-            let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
-            let mut libs: Vec<String> = maps
-                .lines()
-                .filter_map(|l| l.split_whitespace().nth(5))
-                .filter(|path| GL.iter().any(|g| path.contains(g)))
-                .map(str::to_owned)
+            let mut libs: Vec<String> = mappings(pid)?
+                .into_iter()
+                .filter(|m| GL.iter().any(|g| m.path.contains(g)))
+                .map(|m| m.path)
                 .collect();
             libs.dedup();
             Ok(libs)
@@ -374,18 +372,15 @@ async fn the_page_runs_without_a_jit() {
             )
             .await?;
         assert!(!sum[0].is_empty(), "the loop gave no result: {sum:?}");
-        let maps = std::fs::read_to_string(format!("/proc/{}/maps", idle.web_process()?))?;
-        let executable_data: Vec<&str> = maps
-            .lines()
-            .filter(|l| {
-                let mut fields = l.split_whitespace();
-                let perms = fields.nth(1).unwrap_or("");
-                let path = fields.nth(3).unwrap_or("");
-                let wx = perms.contains('w') && perms.contains('x');
+        let executable_data: Vec<String> = mappings(idle.web_process()?)?
+            .into_iter()
+            .filter(|m| {
+                let wx = m.perms.contains('w') && m.perms.contains('x');
                 let anonymous_code =
-                    perms.contains('x') && !path.starts_with('/') && !path.starts_with("[v");
+                    m.perms.contains('x') && !m.path.starts_with('/') && !m.path.starts_with("[v");
                 wx || anonymous_code
             })
+            .map(|m| format!("{} {} {}", m.range, m.perms, m.path))
             .collect();
         assert!(
             executable_data.is_empty(),
@@ -460,6 +455,30 @@ async fn programs_started_for_the_user_get_the_users_environment() {
     .await
     .expect("E2E timed out")
     .unwrap();
+}
+
+/// One line of `/proc/<pid>/maps`: its addresses, permissions (`r-xp`) and what is mapped (a
+/// file's path, `[heap]`, `[vdso]`…; empty for anonymous memory).
+struct Mapping {
+    range: String,
+    perms: String,
+    path: String,
+}
+
+/// Every mapping of `pid`, in address order.
+fn mappings(pid: u32) -> Result<Vec<Mapping>, BoxError> {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+    Ok(maps
+        .lines()
+        .map(|l| {
+            // "start-end perms offset dev inode [path]"
+            let mut fields = l.split_whitespace();
+            let range = fields.next().unwrap_or("").to_owned();
+            let perms = fields.next().unwrap_or("").to_owned();
+            let path = fields.nth(3).unwrap_or("").to_owned();
+            Mapping { range, perms, path }
+        })
+        .collect())
 }
 
 /// The real app on an empty data folder, its page showing (no workspace yet).
