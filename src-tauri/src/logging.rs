@@ -16,6 +16,15 @@ use tracing_subscriber::{fmt, EnvFilter, Layer};
 pub const DEFAULT_FILTER: &str =
     "info,agentdesk=debug,agentdesk_engine::stderr=off,tao=warn,wry=warn";
 
+/// Lines the file writer's queue holds before new ones are dropped (never blocking the thread
+/// that logs: the UI's or a runtime worker). tracing-appender's default, 128,000, allocates
+/// its whole queue up front and writes every slot (32 bytes each): 3.9 MB of the app's
+/// resident memory from the first line to the last, as much as the window's own backing
+/// store — found with a breakpoint on large `mmap`s (BENCHMARKS.md, issue 26). The app
+/// writes a few lines a minute (9 in a 30-minute soak of eight streaming sessions); 8,192
+/// lines (256 KB) still absorb a burst of `RUST_LOG=trace` while the writer thread catches up.
+pub const FILE_QUEUE_LINES: usize = 8_192;
+
 /// Install the subscriber. `RUST_LOG` overrides the default filter. Returns the file writer's
 /// guard, which must live as long as the process.
 pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
@@ -41,7 +50,7 @@ pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
                     return init(None);
                 }
             };
-            let (writer, guard) = tracing_appender::non_blocking(appender);
+            let (writer, guard) = file_writer(appender);
             let layer = fmt::layer()
                 .with_ansi(false)
                 .with_writer(writer)
@@ -65,9 +74,85 @@ pub fn init(log_dir: Option<PathBuf>) -> Option<WorkerGuard> {
     guard
 }
 
+/// The file layer's writer: a queue of [`FILE_QUEUE_LINES`] lines to a thread of its own.
+fn file_writer<W: std::io::Write + Send + 'static>(
+    file: W,
+) -> (tracing_appender::non_blocking::NonBlocking, WorkerGuard) {
+    tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .buffered_lines_limit(FILE_QUEUE_LINES)
+        .lossy(true)
+        .finish(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+    use std::io::Write;
+
+    /// Counts the bytes allocated on each thread (tests run in parallel: only the counting
+    /// thread's own allocations are seen).
+    struct PerThread;
+
+    thread_local! {
+        static ALLOCATED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    // SAFETY: every call is passed to the system allocator unchanged; the counter is a
+    // const-initialised thread-local `Cell`, which allocates nothing.
+    unsafe impl GlobalAlloc for PerThread {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = ALLOCATED.try_with(|n| n.set(n.get() + layout.size()));
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTED: PerThread = PerThread;
+
+    fn allocated_by<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let before = ALLOCATED.with(Cell::get);
+        let out = f();
+        (out, ALLOCATED.with(Cell::get) - before)
+    }
+
+    #[derive(Clone, Default)]
+    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_log_files_queue_is_small_and_still_writes_every_line() {
+        let file = Lines::default();
+        let ((mut writer, guard), bytes) = allocated_by(|| file_writer(file.clone()));
+        // tracing-appender's default queue is 128,000 slots of 32 bytes (4 MB, all written
+        // at once); this one is 8,192 (256 KB).
+        assert!(
+            bytes < 512 * 1024,
+            "the file writer allocated {bytes} bytes"
+        );
+        let (_, default_bytes) = allocated_by(|| tracing_appender::non_blocking(Lines::default()));
+        assert!(default_bytes > 8 * bytes, "{default_bytes} against {bytes}");
+        for i in 0..1000 {
+            writeln!(writer, "line {i}").unwrap();
+        }
+        drop(guard); // flushes what is queued
+        let written = String::from_utf8(file.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(written.lines().count(), 1000);
+        assert!(written.ends_with("line 999\n"));
+    }
 
     #[test]
     fn the_default_filter_leaves_engine_stderr_out_and_keeps_our_own_logs() {

@@ -114,6 +114,14 @@ pub fn window_painted(
         first_paint_ms = first_paint.map(|p| since(at, p).round()),
         "window painted (ms after the process started)"
     );
+    // Start-up is over: the store is open (this command waited for it) and the page has its
+    // first screen. What start-up allocated and freed on the way (the store's checks, the
+    // page's first answers) goes back to the system instead of idling in the allocator's heaps:
+    // 0.8 MB of the app's memory at idle (BENCHMARKS.md, issue 26). Off the main thread.
+    tauri::async_runtime::spawn_blocking(|| {
+        let gave_back = agentdesk_core::heap::give_back();
+        tracing::debug!(gave_back, "start-up: heap trimmed");
+    });
 }
 
 #[cfg(test)]
