@@ -116,8 +116,9 @@ pub fn window_painted(
     );
     // Start-up is over: the store is open (this command waited for it) and the page has its
     // first screen. What start-up allocated and freed on the way (the store's checks, the
-    // page's first answers) goes back to the system instead of idling in the allocator's heaps:
-    // 0.8 MB of the app's memory at idle (BENCHMARKS.md, issue 26). Off the main thread.
+    // page's first answers) goes back to the system instead of idling in the allocator's heaps
+    // (0.8 MB when done by hand in an app idle for 10 s; at this earlier point the startup
+    // bench cannot tell it from its noise: BENCHMARKS.md, issue 26). Off the main thread.
     tauri::async_runtime::spawn_blocking(|| {
         let gave_back = agentdesk_core::heap::give_back();
         tracing::debug!(gave_back, "start-up: heap trimmed");
