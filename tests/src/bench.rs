@@ -311,6 +311,46 @@ pub fn open_fds(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
+/// One mapping's header line of `/proc/<pid>/maps` or `/proc/<pid>/smaps`: its addresses,
+/// permissions (`r-xp`) and what is mapped (a file's path, `[heap]`, `[vdso]`…; empty for
+/// anonymous memory).
+pub struct Mapping {
+    pub range: String,
+    pub perms: String,
+    pub path: String,
+}
+
+impl Mapping {
+    /// The mapping a line starts, `None` for smaps' attribute lines (`Pss: …`).
+    pub fn parse(line: &str) -> Option<Mapping> {
+        // "start-end perms offset dev inode [path]"
+        let mut fields = line.split_whitespace();
+        let range = fields.next()?;
+        if !range.contains('-') || range.ends_with(':') {
+            return None;
+        }
+        Some(Mapping {
+            range: range.to_owned(),
+            perms: fields.next().unwrap_or("").to_owned(),
+            path: fields.nth(3).unwrap_or("").to_owned(),
+        })
+    }
+
+    /// Its size in bytes (0 for a malformed range).
+    pub fn size(&self) -> u64 {
+        let (a, b) = self.range.split_once('-').unwrap_or(("0", "0"));
+        u64::from_str_radix(b, 16)
+            .unwrap_or(0)
+            .saturating_sub(u64::from_str_radix(a, 16).unwrap_or(0))
+    }
+}
+
+/// Every mapping of `pid` (`/proc/<pid>/maps`), in address order.
+pub fn mappings(pid: u32) -> std::io::Result<Vec<Mapping>> {
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+    Ok(maps.lines().filter_map(Mapping::parse).collect())
+}
+
 /// (PSS, anonymous) memory of `pid` in kB per mapping name from `/proc/<pid>/smaps`: a file's
 /// path, `[heap]`, `[stack]`, or `[anon <size> kB]` for unnamed regions; for telling apart
 /// what grew.
@@ -321,22 +361,18 @@ pub fn memory_by_mapping_kb(pid: u32) -> BTreeMap<String, (u64, u64)> {
     };
     let mut name = String::new();
     for line in t.lines() {
+        if let Some(mapping) = Mapping::parse(line) {
+            name = if mapping.path.is_empty() {
+                // Unnamed regions by their size: allocators' arenas are told apart by it.
+                format!("[anon {} kB]", mapping.size() / 1024)
+            } else {
+                mapping.path
+            };
+            continue;
+        }
         let mut fields = line.split_whitespace();
         let first = fields.next().unwrap_or("");
-        if first.contains('-') && !first.ends_with(':') {
-            // "start-end perms offset dev inode [path]"
-            name = match fields.nth(4) {
-                Some(n) => n.to_string(),
-                // Unnamed regions by their size: allocators' arenas are told apart by it.
-                None => {
-                    let (a, b) = first.split_once('-').unwrap_or(("0", "0"));
-                    let size = u64::from_str_radix(b, 16)
-                        .unwrap_or(0)
-                        .saturating_sub(u64::from_str_radix(a, 16).unwrap_or(0));
-                    format!("[anon {} kB]", size / 1024)
-                }
-            };
-        } else if first == "Pss:" || first == "Anonymous:" {
+        if first == "Pss:" || first == "Anonymous:" {
             let kb: u64 = fields.next().and_then(|v| v.parse().ok()).unwrap_or(0);
             let e = out.entry(name.clone()).or_default();
             if first == "Pss:" {

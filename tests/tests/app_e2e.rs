@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use agentdesk_tests::bench::mappings;
 use agentdesk_tests::e2e::{artifacts_dir, prerequisites, AppEnv, BoxError, Desktop};
 
 const TEST: &str = "workspace_survives_restart";
@@ -455,30 +456,6 @@ async fn programs_started_for_the_user_get_the_users_environment() {
     .await
     .expect("E2E timed out")
     .unwrap();
-}
-
-/// One line of `/proc/<pid>/maps`: its addresses, permissions (`r-xp`) and what is mapped (a
-/// file's path, `[heap]`, `[vdso]`…; empty for anonymous memory).
-struct Mapping {
-    range: String,
-    perms: String,
-    path: String,
-}
-
-/// Every mapping of `pid`, in address order.
-fn mappings(pid: u32) -> Result<Vec<Mapping>, BoxError> {
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
-    Ok(maps
-        .lines()
-        .map(|l| {
-            // "start-end perms offset dev inode [path]"
-            let mut fields = l.split_whitespace();
-            let range = fields.next().unwrap_or("").to_owned();
-            let perms = fields.next().unwrap_or("").to_owned();
-            let path = fields.nth(3).unwrap_or("").to_owned();
-            Mapping { range, perms, path }
-        })
-        .collect())
 }
 
 /// The real app on an empty data folder, its page showing (no workspace yet).
