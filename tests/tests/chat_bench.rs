@@ -9,7 +9,8 @@
 //!   cargo test -p agentdesk-tests --test chat_bench -- --ignored --nocapture
 //! # CHAT_BENCH_VARIANT=default (the app's WebKit settings) or webkit-defaults
 //! # (AGENTDESK_WEBKIT_ACCELERATION=1: WebKit's own): one look only
-//! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`)
+//! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`);
+//! #   CHAT_BENCH_PERF=syscalls: every system call instead of CPU samples
 //! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
 //! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
 //! # CHAT_BENCH_SMAPS=1: what grew in each process during the answer, mapping by mapping
@@ -17,7 +18,8 @@
 //! # CHAT_BENCH_TRACE=1: every sample (100 ms) of each phase, and the answer's next 12 s
 //! # CHAT_BENCH_DELTAS=<n>: an answer of n deltas instead of 20,000 (what scales with it)
 //! # CHAT_BENCH_SESSION_FIRST=1: open the new session before the idle sample, so the answer's
-//! #   peak counts the answer alone and not the session view's first load as well
+//! #   peak counts the answer alone and not the session view's first load as well; with
+//! #   CHAT_BENCH_WARMUP=1 also a one-line turn in it (the answer is then not the page's first)
 //! ```
 //!
 //! Every process figure comes from /proc: PSS from `smaps_rollup`, CPU from `stat`
@@ -224,7 +226,12 @@ impl Perf {
             }
             let out = dir.join(format!("perf-{phase}-{}.data", comm.replace('/', "_")));
             let child = std::process::Command::new("perf")
-                .args(["record", "-q", "-F", "999", "-p", &pid.to_string(), "-o"])
+                .args(["record", "-q"])
+                .args(match std::env::var("CHAT_BENCH_PERF").as_deref() {
+                    Ok("syscalls") => ["-e", "raw_syscalls:sys_enter"],
+                    _ => ["-F", "999"],
+                })
+                .args(["-p", &pid.to_string(), "-o"])
                 .arg(&out)
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
@@ -299,6 +306,28 @@ fn big_answer() -> Vec<String> {
 }
 
 // ---------------------------------------------------------------- in-page steps
+
+/// `CHAT_BENCH_REGEXPS=1`: count every regular expression run (`exec`, which `test`,
+/// `match`, `replace` and `split` go through once it is replaced), per pattern.
+const COUNT_REGEXPS: &str = r#"
+    const counts = (window.__regexps = new Map());
+    const exec = RegExp.prototype.exec;
+    RegExp.prototype.exec = function (s) {
+      const t = performance.now();
+      const out = exec.call(this, s);
+      const c = counts.get(this.source) || [0, 0, 0];
+      c[0] += 1; c[1] += performance.now() - t; c[2] += String(s).length;
+      counts.set(this.source, c);
+      return out;
+    };
+"#;
+
+const TOP_REGEXPS: &str = r#"
+    const all = [...window.__regexps.entries()].sort((a, b) => b[1][1] - a[1][1]);
+    const total = all.reduce((n, [, c]) => n + c[0], 0);
+    const ms = all.reduce((n, [, c]) => n + c[1], 0);
+    return { total, ms: Math.round(ms), top: all.slice(0, 12).map(([p, c]) => [c[0], Math.round(c[1]), c[2], p.slice(0, 70)]) };
+"#;
 
 /// Type `text` and press Send; resolves (in ms, page clock) when the newest run line reads
 /// `Completed` and the timeline holds `last`. Event-driven: a MutationObserver wakes a check
@@ -419,6 +448,8 @@ struct Figures {
     big_peak_kb: u64,
     big_peak_by: PssByName,
     big_cpu_by: BTreeMap<String, f64>,
+    big_after_cpu_all: f64,
+    big_after_cpu_by: BTreeMap<String, f64>,
     paced_ms: f64,
     paced_cpu_by: BTreeMap<String, f64>,
     paced_cpu_ui: f64,
@@ -465,6 +496,11 @@ async fn run_variant(
     if session_first {
         app.button("New session").await?.click().await?;
         app.find("textarea[aria-label=Message]").await?;
+        if std::env::var_os("CHAT_BENCH_WARMUP").is_some_and(|v| v == "1") {
+            // One short turn first, so the answer is not the first turn of the page's life.
+            fake.push(Reply::text(&["WARM-UP-DONE."]));
+            send_and_wait(&app, "Warm up", "WARM-UP-DONE").await?;
+        }
     }
     let sampler = Sampler::start(pid);
     tokio::time::sleep(Duration::from_secs(10)).await;
@@ -482,10 +518,23 @@ async fn run_variant(
     if !session_first {
         app.button("New session").await?.click().await?;
     }
+    let regexps = std::env::var_os("CHAT_BENCH_REGEXPS").is_some();
+    if regexps {
+        app.client.execute(COUNT_REGEXPS, vec![]).await?;
+    }
     let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
     let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
+    if regexps {
+        let top = app.client.execute(TOP_REGEXPS, vec![]).await?;
+        println!("regular expressions run during the answer (runs, pattern): {top}");
+    }
     let (big_peak_kb, big_cpu_all, _, big_cpu_by, big_peak_by) = sampler.finish_with_peak();
+    // What the answer still costs once shown (its search indexing, the page settling): the
+    // next 3 s (the idle tree's share of them is ~0.01 CPU-s).
+    let sampler = Sampler::start(pid);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (_, big_after_cpu_all, _, big_after_cpu_by) = sampler.finish();
     perf.stop();
     if std::env::var_os("CHAT_BENCH_TRACE").is_some() {
         for _ in 0..12 {
@@ -528,6 +577,8 @@ async fn run_variant(
         big_peak_kb,
         big_peak_by,
         big_cpu_by,
+        big_after_cpu_all,
+        big_after_cpu_by,
         paced_ms,
         paced_cpu_by,
         paced_cpu_ui,
@@ -651,6 +702,11 @@ async fn chat_window_figures() {
         );
         println!("  CPU-s by process: {}", fmt_cpu(&f.big_cpu_by));
         println!("  PSS at the peak: {}", fmt_mb(&f.big_peak_by));
+        println!(
+            "  the next 3 s: {:.2} CPU-s tree ({})",
+            f.big_after_cpu_all,
+            fmt_cpu(&f.big_after_cpu_by)
+        );
         println!(
             "paced 1,000 × 10 ms: {:.0} ms, app + webview {:.3} cores",
             f.paced_ms, f.paced_cpu_ui

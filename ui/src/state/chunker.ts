@@ -4,10 +4,12 @@
 // new top-level block after a blank line (never inside a code fence or a list), and a cut,
 // once made, never moves: later text cannot change where earlier chunks end.
 
+import { atStart } from "../util/atStart";
+
 export const CHUNK = 3000;
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const CONTINUES = /^(\s|[-*+] |\d{1,9}[.)] |>|\||$)/; // indented, list item, quote, table, blank
+const FENCE = atStart(/^ {0,3}(`{3,}|~{3,})/);
+const CONTINUES = atStart(/^(\s|[-*+] |\d{1,9}[.)] |>|\||$)/); // indented, list item, quote, table, blank
 
 export class Chunker {
   /** Offsets where chunks 1.. start (chunk 0 starts at 0). */

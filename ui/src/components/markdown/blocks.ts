@@ -1,7 +1,7 @@
 // Splits markdown into top-level blocks (marked's lexer, as streamdown does), incrementally:
 // when the text only grew, everything before the last block is kept as it was (the same
 // strings, so memoised renderers skip them) and only the last block onwards is lexed again.
-import { lexer } from "marked";
+import { lex } from "./lexer";
 
 /** How much text went through the lexer, for tests and benchmarks. */
 export const lexStats = { calls: 0, chars: 0 };
@@ -13,7 +13,7 @@ export function lexBlocks(src: string): string[] {
   lexStats.chars += src.length;
   let tokens;
   try {
-    tokens = lexer(src, { gfm: true });
+    tokens = lex(src);
   } catch {
     return [src];
   }

@@ -8,7 +8,8 @@
 // through rehype-sanitize and the URL check after it. A token type this does not know is
 // shown as its source text, never dropped.
 import { decodeNamedCharacterReference } from "decode-named-character-reference";
-import { lexer, type Token, type Tokens } from "marked";
+import { type Token, type Tokens } from "marked";
+import { lex } from "./lexer";
 
 export interface HastText {
   type: "text";
@@ -54,7 +55,7 @@ export function decodeEntities(s: string): string {
 export function markdownToHast(source: string): HastRoot {
   let tokens: Token[];
   try {
-    tokens = lexer(source, { gfm: true });
+    tokens = lex(source);
   } catch {
     return { type: "root", children: [el("p", {}, [txt(source)])] };
   }
