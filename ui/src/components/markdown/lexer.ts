@@ -26,7 +26,6 @@ type RuleSet = Record<string, RegExp>;
 type Rules = Tokenizer["rules"];
 
 const converted = new WeakMap<object, RuleSet>();
-const convertedRules = new WeakMap<Rules, Rules>();
 
 function rulesAtStart(set: RuleSet): RuleSet {
   let out = converted.get(set);
@@ -40,22 +39,18 @@ function rulesAtStart(set: RuleSet): RuleSet {
 class CheapTokenizer extends Tokenizer {
   constructor() {
     super();
-    // The lexer hands its tokenizer marked's rule set each time; its block and inline rules
-    // are swapped for their at-start versions (made once per set). The other patterns marked
-    // uses (replacements, searches) are left as they are.
+    // Each lexer hands its tokenizer marked's rules (a new object around the same block and
+    // inline sets); those two sets are swapped for their at-start versions, made once per
+    // set. The other patterns marked uses (replacements, searches) are left as they are.
     let rules: Rules | undefined;
     Object.defineProperty(this, "rules", {
       get: () => rules,
       set: (r: Rules) => {
-        rules = convertedRules.get(r);
-        if (!rules) {
-          rules = {
-            ...r,
-            block: rulesAtStart(r.block as unknown as RuleSet) as unknown as Rules["block"],
-            inline: rulesAtStart(r.inline as unknown as RuleSet) as unknown as Rules["inline"],
-          };
-          convertedRules.set(r, rules);
-        }
+        rules = {
+          ...r,
+          block: rulesAtStart(r.block as unknown as RuleSet) as unknown as Rules["block"],
+          inline: rulesAtStart(r.inline as unknown as RuleSet) as unknown as Rules["inline"],
+        };
       },
     });
   }
