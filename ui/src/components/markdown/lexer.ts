@@ -22,7 +22,9 @@ export function maySetextHeading(src: string): boolean {
   return UNDERLINE.test(blank < 0 ? src : src.slice(0, blank + 1));
 }
 
-type RuleSet = Record<string, RegExp>;
+// marked's rule tables hold, for a rule a flavour turns off (`table` and `url` outside GFM), a
+// plain object whose `exec` never matches, not a RegExp: such entries are kept as they are.
+type RuleSet = Record<string, RegExp | { exec(src: string): RegExpExecArray | null }>;
 type Rules = Tokenizer["rules"];
 
 const converted = new WeakMap<object, RuleSet>();
