@@ -13,6 +13,7 @@
 //! #   CHAT_BENCH_PERF=syscalls: every system call instead of CPU samples
 //! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
 //! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
+//! # CHAT_BENCH_ROWS=1: the timeline's rows in the DOM after the answer, and their heights
 //! # CHAT_BENCH_SMAPS=1: what grew in each process during the answer, mapping by mapping
 //! #   (/proc/<pid>/smaps at the start and at the tree's peak; slows the sampling)
 //! # CHAT_BENCH_TRACE=1: every sample (100 ms) of each phase, and the answer's next 12 s
@@ -322,6 +323,14 @@ const COUNT_REGEXPS: &str = r#"
     };
 "#;
 
+/// `CHAT_BENCH_ROWS=1`: the timeline's rows in the DOM (index, height in px) and its viewport.
+const ROWS: &str = r#"
+    const list = document.querySelector('[role="log"]');
+    const rows = [...document.querySelectorAll('[data-index]')];
+    return { viewport: list ? list.clientHeight : null, width: list ? list.clientWidth : null,
+             rows: rows.map((e) => [Number(e.dataset.index) - 1e9, Math.round(e.getBoundingClientRect().height)]) };
+"#;
+
 const TOP_REGEXPS: &str = r#"
     const all = [...window.__regexps.entries()].sort((a, b) => b[1][1] - a[1][1]);
     const total = all.reduce((n, [, c]) => n + c[0], 0);
@@ -531,6 +540,10 @@ async fn run_variant(
         println!(
             "regular expressions run during the answer (runs, ms, characters given, pattern): {top}"
         );
+    }
+    if std::env::var_os("CHAT_BENCH_ROWS").is_some() {
+        let rows = app.client.execute(ROWS, vec![]).await?;
+        println!("the timeline after the answer: {rows}");
     }
     // What the answer still costs once shown (its search indexing, the page settling): the
     // next 3 s (the idle tree's share of them is ~0.01 CPU-s).

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { agent, approval, item, reset, run, tool, user } from "../test/items";
 import type { TimelineItem, TimelinePage } from "../ipc";
-import { ANY, BUSY_FACTOR, isRunKey, MIN_FLUSH_MS, pacedFlush, runIdOf, runKey, SessionStore, WINDOW_ITEMS } from "./sessionStore";
+import { ANY, BULK_CHARS, BULK_FLUSH_MS, BUSY_FACTOR, isRunKey, MIN_FLUSH_MS, pacedFlush, runIdOf, runKey, SessionStore, WINDOW_ITEMS } from "./sessionStore";
 
 const batch = (seq: number, ops: Parameters<SessionStore["applyOp"]>[0][]) => ({ sessionId: "s1", seq, ops });
 
@@ -192,6 +192,46 @@ describe("SessionStore", () => {
       advance(MIN_FLUSH_MS + 20);
       expect(at).toHaveLength(4);
       expect(at[3]! - at[2]!).toBeLessThan(MIN_FLUSH_MS + 20);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("draws a stream faster than anyone reads twice a second, an ordinary one five times", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new SessionStore("s1", pacedFlush(MIN_FLUSH_MS));
+      const drawn: number[] = [];
+      s.subscribe(ANY, () => drawn.push(performance.now()));
+      s.applyBatch(batch(1, [reset([agent("r1", "m", "", "running")], [run({ status: "running" })])]));
+      vi.advanceTimersByTime(20);
+      let seq = 1;
+      const append = (chars: number) => s.applyBatch(batch(++seq, [{ op: "append", itemId: "r1:m", text: "x".repeat(chars) }]));
+      // Gaps between redraws, each batch asked for right after the redraw before it.
+      const gaps = (chars: number[]) =>
+        chars.map((n) => {
+          const before = drawn.length;
+          const from = drawn[drawn.length - 1]!;
+          append(n);
+          while (drawn.length === before) vi.advanceTimersByTime(1);
+          return drawn[drawn.length - 1]! - from;
+        });
+      // A few hundred characters a redraw: the MIN_FLUSH_MS pace.
+      const ordinary = gaps([300, 300, 300]);
+      for (const gap of ordinary.slice(1)) expect(gap).toBeLessThan(MIN_FLUSH_MS + 20);
+      // A redraw that brought BULK_CHARS: the next one waits BULK_FLUSH_MS.
+      const [, afterBulk, afterBulkAgain, afterSmall] = gaps([BULK_CHARS, BULK_CHARS, 300, 300]);
+      expect(afterBulk).toBeGreaterThanOrEqual(BULK_FLUSH_MS - 8);
+      expect(afterBulkAgain).toBeGreaterThanOrEqual(BULK_FLUSH_MS - 8);
+      // The stream slowed down: back to the ordinary pace.
+      expect(afterSmall).toBeLessThan(MIN_FLUSH_MS + 20);
+      // The end of the run never waits, even after a bulk redraw.
+      append(BULK_CHARS);
+      vi.advanceTimersByTime(BULK_FLUSH_MS + 20);
+      const asked = performance.now();
+      s.applyBatch(batch(++seq, [{ op: "run", run: run({ status: "completed" }) }]));
+      vi.advanceTimersByTime(20);
+      expect(drawn[drawn.length - 1]! - asked).toBeLessThan(20);
     } finally {
       vi.useRealTimers();
     }

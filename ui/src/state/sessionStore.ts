@@ -87,9 +87,10 @@ export const ANY = "*";
  * ~5 times a second while text streams, so a frame that took long renders once for every
  * batch that arrived meanwhile (the work stays bounded and the view never falls behind).
  * An `urgent` batch (a run or approval changed, an item finished) is drawn on the next frame:
- * the end of a run shows at once. Tests use `flushNow`.
+ * the end of a run shows at once. Tests use `flushNow`. `flush` returns how many characters of
+ * streamed text it drew (see `BULK_CHARS`).
  */
-export type Scheduler = (flush: () => void, urgent: boolean) => void;
+export type Scheduler = (flush: () => number | void, urgent: boolean) => void;
 /**
  * Each redraw of streamed text costs the web process ~20-50 ms (script, layout, a software
  * repaint of the followed viewport, the shell's blit): at 10 a second that was most of the
@@ -110,15 +111,34 @@ export const MIN_FLUSH_MS = 200;
 export const BUSY_FACTOR = 3;
 
 /**
- * A scheduler that flushes on a frame at most once per `minMs`, and no sooner than
- * `busyFactor` times the cost of the previous flush after it ended (urgent flushes: next frame).
+ * A redraw that brought more streamed text than this (two screens of it, give or take) drew
+ * a stream faster than anyone reads: all but its last screen scrolled past unseen. The next
+ * redraw of such a stream waits `BULK_FLUSH_MS`, so the page draws it twice a second instead
+ * of five times, and every redraw saved is one whose rows would have been parsed, laid out and
+ * painted only to scroll away (the 20,000-delta answer: ~0.1 CPU-s of the web process,
+ * BENCHMARKS.md). A model's ordinary stream (a few hundred characters a second) never gets
+ * near it and keeps the `MIN_FLUSH_MS` pace.
+ */
+export const BULK_CHARS = 6_000;
+export const BULK_FLUSH_MS = 500;
+
+/**
+ * A scheduler that flushes on a frame at most once per `minMs` (`bulkMs` after a flush that
+ * drew `BULK_CHARS` or more of streamed text), and no sooner than `busyFactor` times the cost
+ * of the previous flush after it ended (urgent flushes: next frame).
  * A flush's cost runs from its start to the first task after it: React's render (a microtask)
  * and the style and layout of the frame. WebKit's non-composited paint may come after that
  * task, so the cost is a lower bound.
  */
-export function pacedFlush(minMs: number, busyFactor = BUSY_FACTOR, now: () => number = () => performance.now()): Scheduler {
+export function pacedFlush(
+  minMs: number,
+  busyFactor = BUSY_FACTOR,
+  now: () => number = () => performance.now(),
+  bulkMs = BULK_FLUSH_MS,
+): Scheduler {
   let lastFlushAt = -Infinity;
   let lastCost = 0;
+  let lastBulk = false;
   const frame = (cb: () => void) => (typeof requestAnimationFrame === "function" ? requestAnimationFrame(cb) : setTimeout(cb, 16));
   return (flush, urgent) => {
     let done = false;
@@ -127,19 +147,21 @@ export function pacedFlush(minMs: number, busyFactor = BUSY_FACTOR, now: () => n
       done = true;
       const start = now();
       lastFlushAt = start;
-      flush();
+      lastBulk = (flush() ?? 0) >= BULK_CHARS;
       setTimeout(() => {
         if (lastFlushAt === start) lastCost = now() - start;
       }, 0);
     };
-    const gap = Math.max(minMs, lastCost * (1 + busyFactor));
+    const gap = Math.max(lastBulk ? bulkMs : minMs, lastCost * (1 + busyFactor));
     const wait = urgent ? 0 : lastFlushAt + gap - now();
     if (wait > 8) setTimeout(() => frame(run), wait - 8);
     else frame(run);
   };
 }
 export const flushOnFrame: Scheduler = pacedFlush(MIN_FLUSH_MS);
-export const flushNow: Scheduler = (flush) => flush();
+export const flushNow: Scheduler = (flush) => {
+  flush();
+};
 export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
 
 export class SessionStore {
@@ -166,6 +188,8 @@ export class SessionStore {
   private urgent = false;
   /** Acks of the batches applied since the last scheduled flush. */
   private shown: (() => void)[] = [];
+  /** Characters of streamed text applied since the last scheduled flush. */
+  private streamed = 0;
   private readonly scheduler: Scheduler;
 
   constructor(sessionId: string, scheduler: Scheduler = storeOptions.scheduler) {
@@ -251,11 +275,14 @@ export class SessionStore {
       if (!this.scheduled) return; // an earlier call of the same round flushed already
       this.scheduled = false;
       this.urgent = false;
+      const drawn = this.streamed;
+      this.streamed = 0;
       this.flush();
       // Even a batch that changed nothing on screen is acked, or the stream would stop.
       const acks = this.shown;
       this.shown = [];
       for (const ack of acks) ack();
+      return drawn;
     }, urgent);
   }
 
@@ -534,6 +561,7 @@ export class SessionStore {
     }
     this.items.set(itemId, { ...item, body: next });
     this.dirty.add(itemId);
+    this.streamed += text.length;
     const chunker = this.chunkers.get(itemId);
     if (chunker && next.kind === "agent_message" && isRow(item)) {
       const before = chunker.count();
