@@ -11,7 +11,8 @@
 //! # (AGENTDESK_WEBKIT_ACCELERATION=1: WebKit's own): one look only
 //! # CHAT_BENCH_PERF=1: perf record of the app and web process per phase (see `Perf`);
 //! #   CHAT_BENCH_PERF=syscalls: every system call instead of CPU samples
-//! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn
+//! # CHAT_BENCH_MUTATIONS=1: where the page's DOM changed during each turn (=attributes: attribute
+//! #   changes too, and when each kind came first and last)
 //! # CHAT_BENCH_ENV="K=V ...": more environment for the app (a setting under trial)
 //! # CHAT_BENCH_ROWS=1: the timeline's rows in the DOM after the answer, and their heights
 //! # CHAT_BENCH_SMAPS=1: what grew in each process during the answer, mapping by mapping
@@ -323,6 +324,21 @@ const COUNT_REGEXPS: &str = r#"
     };
 "#;
 
+/// `CHAT_BENCH_TYPING=1 CHAT_BENCH_MUTATIONS=attributes`: every DOM change while the prompt is
+/// typed, by kind and element.
+const WATCH_TYPING: &str = r#"
+    const seen = (window.__typing = {});
+    const name = (e) => e.nodeType === 1 ? e.tagName + '.' + (e.getAttribute('class') || '') : '#text';
+    window.__typingObserver = new MutationObserver((list) => {
+      for (const m of list) { const k = m.type + ' ' + (m.attributeName || '') + ' ' + name(m.target); seen[k] = (seen[k] || 0) + 1; }
+    });
+    window.__typingObserver.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
+"#;
+const TYPING_SEEN: &str = r#"
+    window.__typingObserver.disconnect();
+    return window.__typing;
+"#;
+
 /// `CHAT_BENCH_ROWS=1`: the timeline's rows in the DOM (index, height in px) and its viewport.
 const ROWS: &str = r#"
     const list = document.querySelector('[role="log"]');
@@ -343,7 +359,7 @@ const TOP_REGEXPS: &str = r#"
 /// at most once per 16 ms, and the check reads only the newest run line and the newest rows, so
 /// the measurer adds little to the CPU it measures (it used to poll the whole log every 50 ms).
 const SEND_AND_WAIT: &str = r#"
-    const [last, done] = [arguments[0], arguments[arguments.length - 1]];
+    const [last, attributes, done] = [arguments[0], arguments[1], arguments[arguments.length - 1]];
     const send = [...document.querySelectorAll('button')].find(
       (b) => (b.getAttribute('aria-label') || b.textContent).trim() === 'Send' && !b.disabled);
     if (!send) { done(-1); return; }
@@ -376,14 +392,16 @@ const SEND_AND_WAIT: &str = r#"
     };
     const observer = new MutationObserver((list) => {
       for (const m of list) {
-        const k = m.type + ' ' + name(m.target); where[k] = (where[k] || 0) + 1;
+        const k = m.type + (m.attributeName ? ' ' + m.attributeName : '') + ' ' + name(m.target); where[k] = (where[k] || 0) + 1;
+        // With attributes: when each kind changed first and last (ms after the click).
+        if (attributes) { const at = Math.round(performance.now() - t0); const w = (where['@ ' + k] ||= [at, at]); w[1] = at; }
         for (const a of m.addedNodes) { const i = a.getAttribute && a.getAttribute('data-index'); if (i) { const kk = '+' + i; where[kk] = (where[kk] || 0) + 1; } }
         for (const a of m.removedNodes) { const i = a.getAttribute && a.getAttribute('data-index'); if (i) { const kk = '-' + i; where[kk] = (where[kk] || 0) + 1; } }
       }
       wakes++;
       if (!pending) { pending = true; setTimeout(check, 16); }
     });
-    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: !!attributes });
     const t0 = performance.now();
     send.click();
 "#;
@@ -421,11 +439,41 @@ async fn type_message(app: &AppSession, text: &str) -> Result<(), BoxError> {
 
 /// Send → shown (ms); prints how often the DOM changed meanwhile (`CHAT_BENCH_MUTATIONS=1`:
 /// where, and which timeline rows were mounted and unmounted).
+/// `CHAT_BENCH_TYPING=1`: the answer's prompt is typed before its figures start, as a phase of
+/// its own ("typing": its CPU, and its perf record with `CHAT_BENCH_PERF`; `=x`: typed as real
+/// X key presses, 40 ms apart, instead of through WebDriver). Without it the
+/// answer's figures include typing the 19-character prompt (through WebDriver), as they
+/// always have.
+fn typed_apart() -> bool {
+    std::env::var_os("CHAT_BENCH_TYPING").is_some()
+}
+
+/// `CHAT_BENCH_MUTATIONS=attributes`: attribute changes too (the observer then wakes more
+/// often: a diagnostic, not a figure), with when each kind of change came first and last.
+fn mutations_with_attributes() -> bool {
+    std::env::var("CHAT_BENCH_MUTATIONS").as_deref() == Ok("attributes")
+}
+
 async fn send_and_wait(app: &AppSession, text: &str, last: &str) -> Result<f64, BoxError> {
-    type_message(app, text).await?;
+    send_typed(app, text, last, false).await
+}
+
+/// `send_and_wait` with the prompt already typed (`typed`) or not.
+async fn send_typed(
+    app: &AppSession,
+    text: &str,
+    last: &str,
+    typed: bool,
+) -> Result<f64, BoxError> {
+    if !typed {
+        type_message(app, text).await?;
+    }
     let got = app
         .client
-        .execute_async(SEND_AND_WAIT, vec![last.into()])
+        .execute_async(
+            SEND_AND_WAIT,
+            vec![last.into(), mutations_with_attributes().into()],
+        )
         .await?;
     let got = got.as_array().ok_or("no Send button")?;
     let n = |i: usize| got.get(i).and_then(|v| v.as_f64()).unwrap_or(f64::NAN);
@@ -531,9 +579,42 @@ async fn run_variant(
     if regexps {
         app.client.execute(COUNT_REGEXPS, vec![]).await?;
     }
+    if typed_apart() {
+        let perf = Perf::start(pid, "typing", &artifacts);
+        if mutations_with_attributes() {
+            app.client.execute(WATCH_TYPING, vec![]).await?;
+        }
+        let sampler = Sampler::start(pid);
+        if std::env::var("CHAT_BENCH_TYPING").as_deref() == Ok("x") {
+            // Real key presses from the X server, 40 ms apart, as a user types.
+            app.find("textarea[aria-label=Message]")
+                .await?
+                .click()
+                .await?;
+            let typed = tokio::process::Command::new("xdotool")
+                .args(["type", "--delay", "40", "Write a long answer"])
+                .env("DISPLAY", desktop.display_name())
+                .status()
+                .await?;
+            if !typed.success() {
+                return Err(format!("xdotool: {typed}").into());
+            }
+        } else {
+            type_message(&app, "Write a long answer").await?;
+        }
+        // The last key's redraw.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (_, cpu, _, by) = sampler.finish();
+        perf.stop();
+        println!("typing the prompt: {cpu:.2} CPU-s tree ({})", fmt_cpu(&by));
+        if mutations_with_attributes() {
+            let seen = app.client.execute(TYPING_SEEN, vec![]).await?;
+            println!("  mutations while typing: {seen}");
+        }
+    }
     let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
-    let big_ms = send_and_wait(&app, "Write a long answer", "THE-LAST-WORDS").await?;
+    let big_ms = send_typed(&app, "Write a long answer", "THE-LAST-WORDS", typed_apart()).await?;
     let (big_peak_kb, big_cpu_all, _, big_cpu_by, big_peak_by) = sampler.finish_with_peak();
     if regexps {
         let top = app.client.execute(TOP_REGEXPS, vec![]).await?;

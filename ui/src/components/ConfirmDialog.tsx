@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import { AboveApp } from "./AboveApp";
 import "./sidebar/sessionActions.css";
 
 /** A confirm that names what the action does; Cancel has the focus, Esc cancels. */
@@ -7,29 +8,31 @@ export function ConfirmDialog(p: { id: string; title: string; children: ReactNod
   const [busy, setBusy] = useState(false);
   useEffect(() => cancel.current?.focus(), []);
   return (
-    <div className="session-dialog-backdrop" onKeyDown={(e) => e.key === "Escape" && p.onCancel()}>
-      <div className="session-dialog" role="alertdialog" aria-modal="true" aria-labelledby={`${p.id}-title`} aria-describedby={`${p.id}-what`}>
-        <h2 id={`${p.id}-title`}>{p.title}</h2>
-        <div id={`${p.id}-what`} className="dialog-body">
-          {p.children}
-        </div>
-        <div className="session-dialog-actions">
-          <button ref={cancel} type="button" onClick={p.onCancel}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="danger-button"
-            disabled={busy}
-            onClick={() => {
-              setBusy(true);
-              void p.onConfirm().finally(() => setBusy(false));
-            }}
-          >
-            {p.confirm}
-          </button>
+    <AboveApp>
+      <div className="session-dialog-backdrop" onKeyDown={(e) => e.key === "Escape" && p.onCancel()}>
+        <div className="session-dialog" role="alertdialog" aria-modal="true" aria-labelledby={`${p.id}-title`} aria-describedby={`${p.id}-what`}>
+          <h2 id={`${p.id}-title`}>{p.title}</h2>
+          <div id={`${p.id}-what`} className="dialog-body">
+            {p.children}
+          </div>
+          <div className="session-dialog-actions">
+            <button ref={cancel} type="button" onClick={p.onCancel}>
+              Cancel
+            </button>
+            <button
+              type="button"
+              className="danger-button"
+              disabled={busy}
+              onClick={() => {
+                setBusy(true);
+                void p.onConfirm().finally(() => setBusy(false));
+              }}
+            >
+              {p.confirm}
+            </button>
+          </div>
         </div>
       </div>
-    </div>
+    </AboveApp>
   );
 }

@@ -3,6 +3,7 @@
 // a masked value that comes back unchanged.
 import { useCallback, useEffect, useReducer, useRef, useState } from "react";
 import type { Profile, Workspace } from "../../ipc";
+import { AboveApp } from "../AboveApp";
 import type { ProfileError } from "../../generated/ProfileError";
 import { profilesApi, toProfileError, type ProfilesApi } from "../../ipc/profiles";
 import { engineName, useEngineList } from "../../state/engines";
@@ -201,36 +202,38 @@ export function ProfilesView({ workspace, api = profilesApi, onChanged }: Props)
               </span>
             </div>
             {current && confirmDelete && (
-              <div className="profiles-confirm-backdrop">
-                <div
-                  className="profiles-confirm"
-                  role="alertdialog"
-                  aria-modal="true"
-                  aria-labelledby="confirm-delete-title"
-                  aria-describedby="confirm-delete-text"
-                  onKeyDown={(ev) => ev.key === "Escape" && setConfirmDelete(false)}
-                >
-                  <h2 id="confirm-delete-title">Delete the profile “{current.name}”?</h2>
-                  <p id="confirm-delete-text">
-                    Its settings{current.secretEnv.length ? " and saved secrets" : ""} are lost. Sessions that used it keep their history and run with the engine's
-                    defaults{current.isDefault && (profiles?.length ?? 0) > 1 ? "; another profile becomes the default" : ""}.
-                  </p>
-                  <div className="profiles-confirm-actions">
-                    <button type="button" onClick={() => setConfirmDelete(false)}>
-                      Cancel
-                    </button>
-                    <button
-                      type="button"
-                      ref={confirmRef}
-                      className="danger"
-                      disabled={busy}
-                      onClick={() => void act(async () => (await api.remove(current.id), undefined), "Deleted.")}
-                    >
-                      Delete profile
-                    </button>
+              <AboveApp>
+                <div className="profiles-confirm-backdrop">
+                  <div
+                    className="profiles-confirm"
+                    role="alertdialog"
+                    aria-modal="true"
+                    aria-labelledby="confirm-delete-title"
+                    aria-describedby="confirm-delete-text"
+                    onKeyDown={(ev) => ev.key === "Escape" && setConfirmDelete(false)}
+                  >
+                    <h2 id="confirm-delete-title">Delete the profile “{current.name}”?</h2>
+                    <p id="confirm-delete-text">
+                      Its settings{current.secretEnv.length ? " and saved secrets" : ""} are lost. Sessions that used it keep their history and run with the engine's
+                      defaults{current.isDefault && (profiles?.length ?? 0) > 1 ? "; another profile becomes the default" : ""}.
+                    </p>
+                    <div className="profiles-confirm-actions">
+                      <button type="button" onClick={() => setConfirmDelete(false)}>
+                        Cancel
+                      </button>
+                      <button
+                        type="button"
+                        ref={confirmRef}
+                        className="danger"
+                        disabled={busy}
+                        onClick={() => void act(async () => (await api.remove(current.id), undefined), "Deleted.")}
+                      >
+                        Delete profile
+                      </button>
+                    </div>
                   </div>
                 </div>
-              </div>
+              </AboveApp>
             )}
           </form>
         )}
