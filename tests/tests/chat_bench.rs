@@ -339,6 +339,10 @@ const TYPING_SEEN: &str = r#"
     return window.__typing;
 "#;
 
+/// The 20,000-delta answer's prompt, in the app and for codex alone (19 characters, typed key
+/// by key in the app).
+const PROMPT: &str = "Write a long answer";
+
 /// `CHAT_BENCH_ROWS=1`: the timeline's rows in the DOM (index, height in px) and its viewport.
 const ROWS: &str = r#"
     const list = document.querySelector('[role="log"]');
@@ -592,7 +596,7 @@ async fn run_variant(
                 .click()
                 .await?;
             let typed = tokio::process::Command::new("xdotool")
-                .args(["type", "--delay", "40", "Write a long answer"])
+                .args(["type", "--delay", "40", PROMPT])
                 .env("DISPLAY", desktop.display_name())
                 .status()
                 .await?;
@@ -600,7 +604,7 @@ async fn run_variant(
                 return Err(format!("xdotool: {typed}").into());
             }
         } else {
-            type_message(&app, "Write a long answer").await?;
+            type_message(&app, PROMPT).await?;
         }
         // The last key's redraw.
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -614,7 +618,7 @@ async fn run_variant(
     }
     let perf = Perf::start(pid, "big", &artifacts);
     let sampler = Sampler::start(pid);
-    let big_ms = send_typed(&app, "Write a long answer", "THE-LAST-WORDS", typed_apart()).await?;
+    let big_ms = send_typed(&app, PROMPT, "THE-LAST-WORDS", typed_apart()).await?;
     let (big_peak_kb, big_cpu_all, _, big_cpu_by, big_peak_by) = sampler.finish_with_peak();
     if regexps {
         let top = app.client.execute(TOP_REGEXPS, vec![]).await?;
@@ -693,7 +697,7 @@ async fn codex_alone(cli: &Path, bin: &Path) -> Result<(f64, f64, u64), BoxError
     let t0 = Instant::now();
     let child = std::process::Command::new(cli)
         .env("AGENTDESK_DATA_DIR", &env.data_dir)
-        .args(["run", "--workspace", &s(&work), "Write a long answer"])
+        .args(["run", "--workspace", &s(&work), PROMPT])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()?;

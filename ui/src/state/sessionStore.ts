@@ -123,19 +123,14 @@ export const BULK_CHARS = 6_000;
 export const BULK_FLUSH_MS = 500;
 
 /**
- * A scheduler that flushes on a frame at most once per `minMs` (`bulkMs` after a flush that
- * drew `BULK_CHARS` or more of streamed text), and no sooner than `busyFactor` times the cost
+ * A scheduler that flushes on a frame at most once per `minMs` (`BULK_FLUSH_MS` after a flush
+ * that drew `BULK_CHARS` or more of streamed text), and no sooner than `busyFactor` times the cost
  * of the previous flush after it ended (urgent flushes: next frame).
  * A flush's cost runs from its start to the first task after it: React's render (a microtask)
  * and the style and layout of the frame. WebKit's non-composited paint may come after that
  * task, so the cost is a lower bound.
  */
-export function pacedFlush(
-  minMs: number,
-  busyFactor = BUSY_FACTOR,
-  now: () => number = () => performance.now(),
-  bulkMs = BULK_FLUSH_MS,
-): Scheduler {
+export function pacedFlush(minMs: number, busyFactor = BUSY_FACTOR, now: () => number = () => performance.now()): Scheduler {
   let lastFlushAt = -Infinity;
   let lastCost = 0;
   let lastBulk = false;
@@ -152,16 +147,14 @@ export function pacedFlush(
         if (lastFlushAt === start) lastCost = now() - start;
       }, 0);
     };
-    const gap = Math.max(lastBulk ? bulkMs : minMs, lastCost * (1 + busyFactor));
+    const gap = Math.max(lastBulk ? BULK_FLUSH_MS : minMs, lastCost * (1 + busyFactor));
     const wait = urgent ? 0 : lastFlushAt + gap - now();
     if (wait > 8) setTimeout(() => frame(run), wait - 8);
     else frame(run);
   };
 }
 export const flushOnFrame: Scheduler = pacedFlush(MIN_FLUSH_MS);
-export const flushNow: Scheduler = (flush) => {
-  flush();
-};
+export const flushNow: Scheduler = (flush) => flush();
 export const storeOptions: { scheduler: Scheduler } = { scheduler: flushOnFrame };
 
 export class SessionStore {
